@@ -1,0 +1,21 @@
+/**
+ * cli: the `kovn` command, the composition root. Clocks, sockets, processes
+ * and randomness are created here (and in daemon mains) and passed down.
+ */
+import { Command } from 'commander';
+import { registerBench } from './bench.ts';
+
+const program = new Command()
+  .name('kovn')
+  .description('Kube-OVN re-imagined: a simulation-first SDN. One logical model, interchangeable backends (simulator, real OVN).')
+  .version('0.1.0')
+  .showHelpAfterError();
+
+registerBench(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  process.stderr.write(`kovn: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+}

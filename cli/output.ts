@@ -1,0 +1,17 @@
+/** Printing of the JSON contract objects (DESIGN.md "Benchmarks"). */
+
+export interface Report {
+  readonly name: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly metrics: Readonly<Record<string, unknown>>;
+}
+
+/** One JSON object on stdout with --json; otherwise `name  metric=value` lines. */
+export function printReport(report: Report, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
+  process.stdout.write(`${report.name} ${JSON.stringify(report.params)}\n`);
+  for (const [k, v] of Object.entries(report.metrics)) process.stdout.write(`  ${k.padEnd(24)} ${String(v)}\n`);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// The whole test suite, as README and .ci/run give it:
+//   1. installs Debian's OVN/OVS (and iproute2) when a binary is missing,
+//   2. type-checks (tsc --noEmit),
+//   3. runs every vitest test with KOVN_REQUIRE_OVN=1, so a test that needs
+//      OVN fails instead of skipping.
+// Options: --seed N (fast-check seed, default fixed), --runs N (cases per
+// property), anything else is passed to vitest (e.g. a path filter).
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+const NEEDED = ['ovsdb-server', 'ovsdb-tool', 'ovsdb-client', 'ovn-northd', 'ovn-nbctl', 'ovn-sbctl', 'ovn-trace', 'ovn-appctl', 'ovs-vswitchd', 'ovn-controller', 'ip'];
+const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2'];
+
+function onPath(bin) {
+  const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);
+  return dirs.some((d) => {
+    try {
+      accessSync(join(d, bin), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function run(cmd, args, env = process.env) {
+  process.stderr.write(`+ ${cmd} ${args.join(' ')}\n`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+}
+
+function ensureOvn() {
+  const missing = NEEDED.filter((b) => !onPath(b));
+  if (missing.length === 0) return;
+  process.stderr.write(`missing ${missing.join(', ')}: installing ${PACKAGES.join(' ')} from Debian\n`);
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const apt = (args) => (sudo.length ? run('sudo', ['apt-get', ...args], env) : run('apt-get', args, env));
+  if (apt(['update']) !== 0 || apt(['install', '-y', '--no-install-recommends', ...PACKAGES]) !== 0) {
+    process.stderr.write('apt-get failed; tests that need OVN will fail (KOVN_REQUIRE_OVN=1)\n');
+  }
+  // Debian's postinst may start the system daemons; tests start their own in temp dirs.
+}
+
+const args = process.argv.slice(2);
+const env = { ...process.env, KOVN_REQUIRE_OVN: '1', PATH: `${process.env.PATH}:/usr/sbin:/sbin` };
+const passthrough = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--seed') env.FC_SEED = args[++i];
+  else if (args[i] === '--runs') env.FC_NUM_RUNS = args[++i];
+  else passthrough.push(args[i]);
+}
+
+ensureOvn();
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+let status = run(npx, ['tsc', '--noEmit', '-p', '.'], env);
+if (status === 0) status = run(npx, ['vitest', 'run', ...passthrough], env);
+process.exit(status);

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkLayers, importsOf, type SourceFile } from './layers.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const TOP = ['model', 'sim', 'backends', 'controller', 'node', 'scenarios', 'bench', 'cli'];
+
+function sources(dir: string, out: SourceFile[] = []): SourceFile[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) sources(p, out);
+    else if (name.endsWith('.ts')) out.push({ path: relative(ROOT, p).split('\\').join('/'), source: readFileSync(p, 'utf8') });
+  }
+  return out;
+}
+
+describe('layer rule (DESIGN.md)', () => {
+  it('holds for every source file in the repository', () => {
+    const files = TOP.flatMap((t) => {
+      try {
+        return sources(join(ROOT, t));
+      } catch {
+        return [];
+      }
+    });
+    expect(files.length).toBeGreaterThan(0);
+    expect(checkLayers(files)).toEqual([]);
+  });
+
+  it('catches imports that cross a layer the wrong way', () => {
+    const v = checkLayers([
+      { path: 'model/ipam/x.ts', source: "import { Backend } from '../../backends/backend.ts';" },
+      { path: 'model/addr/y.ts', source: "import { readFileSync } from 'node:fs';" },
+      { path: 'sim/a.ts', source: "export { x } from '../backends/ovn/index.ts';" },
+      { path: 'sim/b.ts', source: "const m = await import('../controller/x.ts');" },
+      { path: 'controller/c.ts', source: "import { OvsdbClient } from '../backends/ovn/ovsdb/index.ts';" },
+      { path: 'model/match/arbitrary.ts', source: "import fc from 'fast-check';" },
+      { path: 'model/match/m.ts', source: "import fc from 'fast-check';" },
+      { path: 'sim/ok.ts', source: "import { parseIP } from '../model/addr/index.ts';" },
+      { path: 'controller/ok.ts', source: "import type { Backend } from '../backends/backend.ts';" },
+    ]);
+    expect(v.map((x) => [x.file, x.reason])).toEqual([
+      ['model/ipam/x.ts', 'model/ may not import backends/'],
+      ['model/addr/y.ts', 'model/ is pure: it may not import "node:fs"'],
+      ['sim/a.ts', 'sim/ may not import backends/'],
+      ['sim/b.ts', 'sim/ may not import controller/'],
+      ['controller/c.ts', 'controller/ may reach backends/ only through /^backends\\/backend\\.ts$/'],
+      ['model/match/m.ts', 'model/ is pure: it may not import "fast-check"'],
+    ]);
+  });
+
+  it('finds static, re-export, side-effect and dynamic imports', () => {
+    expect(
+      importsOf(`import a from './a.ts';\nimport type { B } from "../b.ts";\nexport * from './c.ts';\nimport './d.ts';\nawait import('./e.ts');
+import {
+  f,
+  g,
+} from './f.ts';`).sort(),
+    ).toEqual(['../b.ts', './a.ts', './c.ts', './d.ts', './e.ts', './f.ts']);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * The layer rule of DESIGN.md as data, and a checker over source files.
+ * `checkLayers` is pure (files in, violations out) so that its own test can
+ * feed it a violation and see it caught.
+ */
+
+export type Layer = 'model' | 'sim' | 'backends' | 'controller' | 'node' | 'scenarios' | 'bench' | 'cli' | 'test' | 'scripts';
+
+/** Which of our layers each layer may import (itself always allowed). */
+export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
+  model: [],
+  sim: ['model'],
+  backends: ['model', 'sim'],
+  controller: ['model', 'backends'],
+  node: ['model', 'backends'],
+  scenarios: ['model', 'sim', 'backends', 'controller', 'node'],
+  bench: ['model', 'sim', 'backends', 'controller', 'node', 'scenarios'],
+  cli: ['model', 'sim', 'backends', 'controller', 'node', 'scenarios', 'bench'],
+  test: ['model', 'sim', 'backends', 'controller', 'node', 'scenarios', 'bench', 'cli'],
+  scripts: [],
+};
+
+/**
+ * Narrower rules inside a permitted edge: the controller reaches backends only
+ * through the interface; the node agent only through the OVSDB client.
+ */
+const ONLY_PATHS: Partial<Record<Layer, Partial<Record<Layer, RegExp>>>> = {
+  controller: { backends: /^backends\/backend\.ts$/ },
+  node: { backends: /^backends\/(backend\.ts|ovn\/ovsdb\/)/ },
+};
+
+/** Pure layers must not do I/O: no Node built-ins, and only these packages. */
+const PURE_PACKAGES: Partial<Record<Layer, readonly string[]>> = {
+  model: [],
+  sim: [],
+};
+/** Test-only files of pure layers may use these. */
+const TEST_PACKAGES = ['vitest', 'fast-check'];
+
+export interface SourceFile {
+  /** Repository-relative, forward slashes. */
+  readonly path: string;
+  readonly source: string;
+}
+
+export interface Violation {
+  readonly file: string;
+  readonly specifier: string;
+  readonly reason: string;
+}
+
+const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+
+export function importsOf(source: string): string[] {
+  const out: string[] = [];
+  for (const m of source.matchAll(IMPORT_RE)) {
+    const spec = m[1] ?? m[2] ?? m[3];
+    if (spec) out.push(spec);
+  }
+  return out;
+}
+
+export function layerOf(path: string): Layer | undefined {
+  const top = path.split('/')[0] as Layer;
+  return top in ALLOWED ? top : undefined;
+}
+
+function resolveRelative(from: string, spec: string): string {
+  const parts = from.split('/').slice(0, -1);
+  for (const seg of spec.split('/')) {
+    if (seg === '..') parts.pop();
+    else if (seg !== '.') parts.push(seg);
+  }
+  return parts.join('/');
+}
+
+const isTestOnly = (path: string) => /\.test\.ts$|\/arbitrary\.ts$|^test\//.test(path);
+
+export function checkLayers(files: readonly SourceFile[]): Violation[] {
+  const violations: Violation[] = [];
+  for (const file of files) {
+    const from = layerOf(file.path);
+    if (!from) continue;
+    for (const spec of importsOf(file.source)) {
+      if (spec.startsWith('.')) {
+        const target = resolveRelative(file.path, spec);
+        const to = layerOf(target);
+        if (!to || to === from) continue;
+        if (to === 'test' && isTestOnly(file.path)) continue;
+        if (!ALLOWED[from].includes(to)) {
+          violations.push({ file: file.path, specifier: spec, reason: `${from}/ may not import ${to}/` });
+          continue;
+        }
+        const only = ONLY_PATHS[from]?.[to];
+        if (only && !only.test(target)) {
+          violations.push({ file: file.path, specifier: spec, reason: `${from}/ may reach ${to}/ only through ${only}` });
+        }
+        continue;
+      }
+      const allowedPkgs = PURE_PACKAGES[from];
+      if (allowedPkgs === undefined) continue;
+      const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec);
+      if (allowedPkgs.includes(pkg)) continue;
+      if (isTestOnly(file.path) && TEST_PACKAGES.includes(pkg)) continue;
+      violations.push({ file: file.path, specifier: spec, reason: `${from}/ is pure: it may not import ${JSON.stringify(pkg)}` });
+    }
+  }
+  return violations;
+}

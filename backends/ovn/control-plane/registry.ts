@@ -1,0 +1,153 @@
+/**
+ * Every daemon this process starts is tracked here until it is gone, and
+ * SIGKILLed when the process exits (normally, on an uncaught exception, or on
+ * SIGINT/SIGTERM/SIGHUP): a failing or interrupted test never leaks daemons.
+ *
+ * Most daemons are our children; ovn-trace must run --detach and so is not,
+ * and lingers as a zombie until init reaps it (here init reaps every ~2 s,
+ * and some containers never do). "Alive" therefore means: the pid exists, is
+ * not a zombie, and has the start time we recorded (so a recycled pid is
+ * never mistaken for, or killed as, our daemon).
+ */
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ControlPlaneError } from './errors.ts';
+
+export interface TrackedPid {
+  readonly pid: number;
+  readonly name: string;
+  /** Field 22 of /proc/<pid>/stat, or '' where /proc is unavailable. */
+  readonly startTime: string;
+  /** For our own children: settles once Node has reaped the process. */
+  readonly reaped?: Promise<unknown>;
+}
+
+const tracked = new Map<number, TrackedPid>();
+let hooksInstalled = false;
+
+interface ProcStat {
+  readonly state: string;
+  readonly startTime: string;
+}
+
+function readStat(pid: number): ProcStat | 'gone' | 'no-proc' {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ESRCH') return 'gone';
+    return 'no-proc';
+  }
+  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '', startTime: fields[19] ?? '' };
+}
+
+function signalExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Registers a freshly started daemon; returns its identity for later checks. */
+export function track(pid: number, name: string, reaped?: Promise<unknown>): TrackedPid {
+  installExitHooks();
+  const stat = readStat(pid);
+  const startTime = typeof stat === 'object' ? stat.startTime : '';
+  const t: TrackedPid = reaped === undefined ? { pid, name, startTime } : { pid, name, startTime, reaped };
+  tracked.set(pid, t);
+  return t;
+}
+
+/** True while the tracked process runs (not a zombie, same start time). */
+export function isAlive(t: TrackedPid): boolean {
+  const stat = readStat(t.pid);
+  if (stat === 'gone') return false;
+  if (stat === 'no-proc') return signalExists(t.pid);
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return t.startTime === '' || stat.startTime === t.startTime;
+}
+
+function send(t: TrackedPid, signal: NodeJS.Signals): void {
+  if (!isAlive(t)) return;
+  try {
+    process.kill(t.pid, signal);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+}
+
+/**
+ * Our own children are gone once reaped (then `kill -0` fails too); a
+ * detached daemon is gone once it is not alive: its zombie, if any, is the
+ * init process's to reap.
+ */
+async function waitGone(t: TrackedPid, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  let reaped = t.reaped === undefined;
+  void t.reaped?.then(() => (reaped = true));
+  while (!reaped || isAlive(t)) {
+    if (performance.now() >= deadline) return false;
+    await sleep(5);
+  }
+  return true;
+}
+
+/**
+ * Stops a tracked pid and waits until it is gone: `signal` first (default
+ * SIGTERM, which OVS daemons handle by removing their pidfile and sockets),
+ * then SIGKILL after `graceMs`.
+ */
+export async function stopPid(t: TrackedPid, opts: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
+  const signal = opts.signal ?? 'SIGTERM';
+  send(t, signal);
+  if (!(await waitGone(t, opts.graceMs ?? 5_000)) && signal !== 'SIGKILL') {
+    send(t, 'SIGKILL');
+  }
+  if (!(await waitGone(t, 5_000))) {
+    throw new ControlPlaneError('stop-failed', `${t.name} (pid ${t.pid}): still running after SIGKILL`);
+  }
+  tracked.delete(t.pid);
+}
+
+/**
+ * Pids started by this process and not yet stopped (for tests and diagnostics).
+ *
+ * @example
+ * expect(trackedPids().map((t) => t.pid)).not.toContain(oldPid);
+ */
+export function trackedPids(): readonly TrackedPid[] {
+  return [...tracked.values()];
+}
+
+/** Synchronous on purpose: 'exit' listeners cannot await. */
+export function killAllTrackedSync(): void {
+  for (const t of tracked.values()) {
+    try {
+      send(t, 'SIGKILL');
+    } catch {
+      // best effort at exit
+    }
+  }
+  tracked.clear();
+}
+
+function installExitHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.on('exit', killAllTrackedSync);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = (): void => {
+      killAllTrackedSync();
+      process.removeListener(signal, onSignal);
+      // Only re-raise when we were the sole listener: otherwise whoever else
+      // listens (a test runner) decides how the process ends.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+}

@@ -6,3 +6,9 @@
 export * from './types.ts';
 export * from './keys.ts';
 export * from './build.ts';
+export * from './refs.ts';
+export { validateTopology } from './validate.ts';
+export { matchEnvOf } from './validate-matches.ts';
+export { ACL_NAME_MAX } from './validate-rules.ts';
+export * from './plan.ts';
+export { COLUMNS, type ColumnKind, diffRow } from './row-diff.ts';

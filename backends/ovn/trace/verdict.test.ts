@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { packetToJSON } from '../../../sim/packet/format.ts';
+import { udpPacket } from '../../../sim/packet/build.ts';
+import { TraceParseError } from './errors.ts';
+import { flowMismatches, parseFlowLine } from './flow-line.ts';
+import { normalizeVerdict } from './normalize.ts';
+import { parseTrace } from './parse.ts';
+import { CASES, type TraceCase } from './trace-cases.ts';
+import { traceVerdict } from './verdict.ts';
+
+const read = (name: string) => readFileSync(new URL(`./fixtures/${name}.txt`, import.meta.url), 'utf8');
+
+/** What the tracer does with a saved text: parse, verdict (with the --lb-dst it used), normalize. */
+function offline(c: TraceCase, semantics: 'ovn' | 'ovn-trace' = 'ovn') {
+  const t = parseTrace(read(c.name));
+  const traced = parseFlowLine(t.flow);
+  const lb = c.expect.lbBackend === undefined ? {} : { lbDst: c.expect.lbBackend };
+  const v = traceVerdict(t, { input: c.packet, traced, semantics, ...lb });
+  return { t, ...normalizeVerdict(v, { input: c.packet, traced, stages: t.stages, ct: 'new' }) };
+}
+
+describe('verdicts of saved ovn-trace outputs (fixtures/, from tracer.test.ts runs)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: ${c.expect.verdict}`, () => {
+      const r = offline(c);
+      expect(r.verdict).toBe(c.expect.verdict);
+      const outs = [...r.outputs].sort((a, b) => a.outport.localeCompare(b.outport));
+      expect(outs.map((o) => o.outport)).toEqual(c.expect.outputs.map((o) => o.outport));
+      c.expect.outputs.forEach((want, i) => {
+        expect(packetToJSON(outs[i]!.packet)).toMatchObject(want.fields);
+        expect(outs[i]!.generatedBy).toBe(want.generatedBy);
+      });
+      expect(r.caveats.map((cv) => cv.rule)).toEqual(c.expect.caveats ?? []);
+      // The traced flow is the packet asked for.
+      expect(flowMismatches(c.packet, parseFlowLine(r.t.flow))).toEqual([]);
+    });
+  }
+
+  it('the input packet is delivered unchanged on L2, with every field (not just those checked)', () => {
+    const c = CASES.find((x) => x.name === 'l2-same-switch')!;
+    const { outputs } = offline(c);
+    expect(packetToJSON(outputs[0]!.packet)).toEqual(packetToJSON(c.packet));
+  });
+
+  it('semantics "ovn-trace" keeps ovn-trace\'s own seeds for generated packets', () => {
+    const tcpReject = offline(CASES.find((x) => x.name === 'acl-reject-tcp')!, 'ovn-trace');
+    expect(packetToJSON(tcpReject.outputs[0]!.packet)).toMatchObject({ 'tcp.src': '40000', 'tcp.dst': '23', 'tcp.flags': '0x4', 'ip.ttl': '255' });
+    const udpReject = offline(CASES.find((x) => x.name === 'acl-reject-udp')!, 'ovn-trace');
+    expect(packetToJSON(udpReject.outputs[0]!.packet)).toMatchObject({ 'icmp4.type': '3', 'icmp4.code': '1' });
+    const ns = offline(CASES.find((x) => x.name === 'nd-ns-for-unknown-nexthop')!, 'ovn-trace');
+    expect(packetToJSON(ns.outputs[0]!.packet)).toMatchObject({ 'ip6.src': 'fd00::2', 'ip6.dst': 'fd01::9', 'nd.target': 'fd01::9', 'nd.sll': '00:00:00:00:00:00' });
+  });
+
+  it('records the quirks met: generated packets, the gateway ct_snat stop, the --lb-dst early DNAT', () => {
+    expect(offline(CASES.find((x) => x.name === 'ttl-exceeded')!).quirks.map((q) => q.rule)).toEqual(['generated-packets']);
+    const stop = offline(CASES.find((x) => x.name === 'gw-snat-ip-inbound')!);
+    expect(stop.ends.map((e) => e.kind)).toEqual(['ct-snat-stop']);
+    expect(stop.ends[0]!.datapath).toBe('gw');
+    const lb = offline(CASES.find((x) => x.name === 'lb-vip-chosen-backend')!);
+    expect(lb.quirks.filter((q) => q.rule === 'lb-dst-early-dnat').length).toBeGreaterThanOrEqual(1);
+    expect(lb.caveats).toEqual([]);
+  });
+
+  it('multicast: each member of _MC_flood is its own output; the router member ends in a drop', () => {
+    const r = offline(CASES.find((x) => x.name === 'broadcast-flood')!);
+    expect(r.ends.map((e) => e.kind).sort()).toEqual(['drop', 'loopback']);
+    expect(r.outputs.every((o) => o.datapath === 'sw0' && o.type === '')).toBe(true);
+  });
+
+  it('a random ct_lb without a matching --lb-dst is an error naming the line, never a guess', () => {
+    const c = CASES.find((x) => x.name === 'lb-vip-default-backend')!;
+    // ls_in_lb as ovn-trace prints it without --lb-dst: one of two backends, chosen at random and not printed.
+    const random = [
+      '# tcp,reg14=0x1,vlan_tci=0x0000,dl_src=00:00:00:00:00:01,dl_dst=00:00:00:00:ff:00,nw_src=10.0.0.2,nw_dst=172.30.0.100,nw_tos=0,nw_ecn=0,nw_ttl=64,nw_frag=no,tp_src=40000,tp_dst=80,tcp_flags=syn',
+      '',
+      'ingress(dp="sw0", inport="p1")',
+      '------------------------------',
+      '12. ls_in_lb (northd.c:7558): ct.new && ip4.dst == 172.30.0.100 && tcp.dst == 80, priority 120, uuid dc71b042',
+      '    reg0[1] = 0;',
+      '    ct_lb_mark(backends=10.0.0.3:8080,10.0.0.4:8080);',
+      '',
+      'ct_lb_mark',
+      '----------',
+      '25. ls_in_l2_lkup (northd.c:9193): eth.dst == 00:00:00:00:ff:00, priority 50, uuid f0f69e2b',
+      '    outport = "sw0-lr0";',
+      '    output;',
+    ].join('\n');
+    const rt = parseTrace(random);
+    const err = (() => {
+      try {
+        traceVerdict(rt, { input: c.packet, traced: parseFlowLine(rt.flow) });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(TraceParseError);
+    expect((err as TraceParseError).code).toBe('lb-backend-unknown');
+    expect((err as TraceParseError).line).toBe(9);
+    const chosen = traceVerdict(rt, { input: c.packet, traced: parseFlowLine(rt.flow), lbDst: '10.0.0.4' });
+    expect(chosen.lbChoices).toEqual([{ backend: '10.0.0.4:8080', line: 9 }]);
+  });
+
+  it('DSCP/ECN that ovn-trace dropped from the microflow are restored on outputs, with a caveat', () => {
+    const c = CASES.find((x) => x.name === 'routed')!;
+    const input = { ...c.packet, 'ip.dscp': 10, 'ip.ecn': 1 } as typeof c.packet;
+    const t = parseTrace(read('routed'));
+    const traced = parseFlowLine(t.flow);
+    const n = normalizeVerdict(traceVerdict(t, { input, traced }), { input, traced, stages: t.stages, ct: 'new' });
+    expect(n.outputs[0]!.packet['ip.dscp']).toBe(10);
+    expect(n.caveats.map((x) => x.rule)).toEqual(['microflow-dscp-ecn-ignored']);
+  });
+
+  it('replies (ct est) through NAT get the no-unnat caveat', () => {
+    const c = CASES.find((x) => x.name === 'gw-dnat-inbound')!;
+    const t = parseTrace(read(c.name));
+    const traced = parseFlowLine(t.flow);
+    const n = normalizeVerdict(traceVerdict(t, { input: c.packet, traced }), { input: c.packet, traced, stages: t.stages, ct: 'est,rpl' });
+    expect(n.caveats.map((x) => x.rule)).toContain('no-unnat');
+  });
+
+  it('a packet field loaded from a register the text does not show is an error', () => {
+    const text = [
+      '# udp,reg14=0x1,vlan_tci=0x0000,dl_src=00:00:00:00:00:01,dl_dst=00:00:00:00:00:02,nw_src=10.0.0.2,nw_dst=10.0.0.3,nw_tos=0,nw_ecn=0,nw_ttl=64,nw_frag=no,tp_src=1,tp_dst=2',
+      '',
+      'ingress(dp="sw0", inport="p1")',
+      '------------------------------',
+      ' 0. ls_in_check_port_sec (northd.c:8432): 1, priority 50, uuid 335db7e0',
+      '    reg0[15] = check_in_port_sec();',
+      '    ip4.src = reg0;',
+      '    output;',
+    ].join('\n');
+    const t = parseTrace(text);
+    const p = udpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.2', dst: '10.0.0.3', sport: 1, dport: 2 });
+    expect(() => traceVerdict(t, { input: p, traced: parseFlowLine(t.flow) })).toThrow(/ip4.src loaded from a value the trace does not show/);
+  });
+});

@@ -1,0 +1,398 @@
+/**
+ * OvsdbSession: a cached, self-healing view of one database over a list of
+ * remotes (one server, or the members of a raft cluster).
+ *
+ * Connecting: remotes are tried in order, starting with the last one that
+ * worked; a member is used only if `_Server` says it suits us (cluster.ts:
+ * the leader, by default). A full pass without success waits (exponential
+ * backoff on injectable timers) and starts over.
+ *
+ * Resync: the cache is fed by `monitor_cond_since` from the last transaction
+ * id it saw. If the server still has that id (`found`), only the changes
+ * since arrive; otherwise (standalone servers keep no history, or it is too
+ * old) the reply is a full dump and the cache is replaced by it, deleted rows
+ * removed. `stats` counts which happened.
+ *
+ * Transactions are queued while disconnected and sent once synced, in
+ * submission order. One written to a connection that then breaks has an
+ * unknown outcome (raft commits are at-least-once): it is sent again only
+ * when replay.ts says a second application cannot duplicate anything (its
+ * inserts are guarded or uniquely indexed, its mutations idempotent);
+ * otherwise it fails with `OvsdbConnectionClosedError` (`maybeCommitted`).
+ * Errors of a replayed transaction carry `replayed: true`; a guard that
+ * fails on replay usually means the first attempt did commit
+ * ({@link isReplayedDuplicate}).
+ *
+ * Read-your-writes: when `transact` resolves, the cache already shows the
+ * transaction's effects. ovsdb-server sends a monitor's pending updates
+ * before any reply on the same connection (ovsdb-server(7) §4.1.5;
+ * `ovsdb_jsonrpc_session_send` flushes monitors first), we write only to the
+ * leader (or a standalone server), and the RPC layer applies notifications
+ * synchronously in stream order, so the updates are in the cache before the
+ * reply is seen. `transact` still checks what the operations and results
+ * tell for certain (effects.ts: inserted rows present, rows deleted by uuid
+ * gone) and, should that fail, waits for the cache up to
+ * `readYourWritesTimeoutMs` (servers that forward writes: followers, relays).
+ */
+import { OvsdbCache, type CacheRow } from './cache.ts';
+import { OvsdbClient } from './client.ts';
+import { OpBuilder } from './build.ts';
+import { replayVerdict } from './replay.ts';
+import { EffectWatch, expectedEffects } from './effects.ts';
+import { OvsdbUnsuitableServerError, suitability, watchServerDb } from './cluster.ts';
+import { type Timers, systemTimers } from './timers.ts';
+import { type Remote, type TlsCredentials, formatRemote, parseRemotes } from './transport.ts';
+import {
+  OvsdbCanceledError,
+  OvsdbClientError,
+  OvsdbConnectionClosedError,
+  OvsdbConstraintViolationError,
+  OvsdbNotLeaderError,
+  OvsdbServerError,
+  OvsdbTimedOutError,
+  OvsdbUnknownMethodError,
+} from './wire/errors.ts';
+import type { Operation } from './wire/operation.ts';
+import { type OperationResult, type ResultsOf, interpretTransactReply } from './wire/result.ts';
+import type { DatabaseSchema } from './wire/schema.ts';
+
+export interface SessionOptions {
+  /** `unix:…`, `tcp:…`, `ssl:…`, or a comma-separated list (a cluster). */
+  readonly remotes: string | readonly Remote[];
+  readonly db: string;
+  /** Tables to cache → columns (undefined: all). */
+  readonly tables: Readonly<Record<string, readonly string[] | undefined>>;
+  readonly indexes?: Readonly<Record<string, readonly string[]>>;
+  readonly tls?: TlsCredentials;
+  /** Use only the raft leader of a clustered database (default true). */
+  readonly leaderOnly?: boolean;
+  /** RPC inactivity probe (default 5000 ms; 0 disables). */
+  readonly probeIntervalMs?: number;
+  readonly timers?: Timers;
+  /** Reconnect backoff between full passes over the remotes (default 100 ms doubling to 4000 ms). */
+  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  readonly readYourWritesTimeoutMs?: number;
+  readonly connectTimeoutMs?: number;
+  /** `open` gives up (and closes the session) after this long without a first sync (default 60 s). */
+  readonly openTimeoutMs?: number;
+}
+
+export type SessionState = 'connecting' | 'synced' | 'closed';
+
+export interface SessionStats {
+  /** Successful syncs (connections that got as far as a monitored cache). */
+  connects: number;
+  /** Syncs where monitor_cond_since found our txn id: only changes were sent. */
+  resumed: number;
+  /** Syncs that replaced the cache with a full dump. */
+  fullResyncs: number;
+  /** Transactions sent again after a broken connection. */
+  replays: number;
+}
+
+export interface SessionTransactOptions {
+  /** `auto` (default): replay after a broken connection when replay.ts says it is safe; `never`: fail instead. */
+  readonly retry?: 'auto' | 'never';
+}
+
+interface PendingTxn {
+  readonly seq: number;
+  readonly ops: readonly Operation[];
+  readonly retry: 'auto' | 'never';
+  readonly resolve: (r: OperationResult[]) => void;
+  readonly reject: (e: Error) => void;
+  replayed: boolean;
+}
+
+const MONITOR_ID = 'kovn-cache';
+
+/**
+ * @example
+ * const s = await OvsdbSession.open<nb.Tables>({ remotes: 'tcp:127.0.0.1:6641,tcp:127.0.0.1:6643', db: 'OVN_Northbound', tables: { Logical_Switch: undefined }, indexes: { Logical_Switch: ['name'] } });
+ * await s.transact([s.ops.insert('Logical_Switch', { name: 'ls1' })]);
+ * s.cache.lookup('Logical_Switch', 'name', 'ls1') // [row]
+ * s.close();
+ */
+export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
+  readonly remotes: readonly Remote[];
+  readonly stats: SessionStats = { connects: 0, resumed: 0, fullResyncs: 0, replays: 0 };
+  private readonly timers: Timers;
+  private readonly opts: SessionOptions;
+  private client: OvsdbClient | undefined;
+  private preferred = 0;
+  private seq = 0;
+  private readonly queue: PendingTxn[] = [];
+  private stateValue: SessionState = 'connecting';
+  private readonly stateListeners = new Set<(s: SessionState) => void>();
+  private cacheValue: OvsdbCache<Tables> | undefined;
+  private opsValue: OpBuilder<Tables> | undefined;
+  private lastError: Error | undefined;
+  private wakeUp: (() => void) | undefined;
+
+  private constructor(opts: SessionOptions) {
+    this.opts = opts;
+    this.remotes = typeof opts.remotes === 'string' ? parseRemotes(opts.remotes) : opts.remotes;
+    this.timers = opts.timers ?? systemTimers;
+  }
+
+  /** Connects and resolves once the cache holds the database; rejects (and closes) after `openTimeoutMs`. */
+  static async open<T extends object = Record<string, CacheRow>>(opts: SessionOptions): Promise<OvsdbSession<T>> {
+    const s = new OvsdbSession<T>(opts);
+    s.run().catch((e: unknown) => {
+      // run() handles connection failures itself; anything else is a bug: stop rather than spin.
+      s.lastError = e as Error;
+      s.close();
+    });
+    try {
+      await s.waitSynced(opts.openTimeoutMs ?? 60_000);
+    } catch (e) {
+      s.close();
+      throw e;
+    }
+    return s;
+  }
+
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  get cache(): OvsdbCache<Tables> {
+    if (this.cacheValue === undefined) throw new OvsdbClientError('not-connected', 'ovsdb session: no schema yet');
+    return this.cacheValue;
+  }
+
+  /** Operation builder for the database's schema. */
+  get ops(): OpBuilder<Tables> {
+    if (this.opsValue === undefined) throw new OvsdbClientError('not-connected', 'ovsdb session: no schema yet');
+    return this.opsValue;
+  }
+
+  get schema(): DatabaseSchema {
+    return this.cache.schema;
+  }
+
+  /** The remote currently synced to, if any. */
+  get currentRemote(): string | undefined {
+    return this.stateValue === 'synced' ? formatRemote(this.remotes[this.preferred] as Remote) : undefined;
+  }
+
+  onState(listener: (s: SessionState) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  /** Resolves when synced (at once if already). */
+  waitSynced(timeoutMs: number): Promise<void> {
+    if (this.stateValue === 'synced') return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const timer = this.timers.setTimeout(() => {
+        off();
+        reject(new OvsdbConnectionClosedError(`no usable server among ${this.remotes.map(formatRemote).join(',')} within ${timeoutMs} ms${this.lastError ? ` (last error: ${this.lastError.message})` : ''}`, false, { cause: this.lastError }));
+      }, timeoutMs);
+      const off = this.onState((s) => {
+        if (s === 'connecting') return;
+        off();
+        this.timers.clearTimeout(timer);
+        if (s === 'synced') resolve();
+        else reject(new OvsdbConnectionClosedError('session closed'));
+      });
+    });
+  }
+
+  /**
+   * Runs a transaction on the current server (queued while reconnecting).
+   * Resolves with typed results once the cache shows the effects.
+   */
+  transact<const Ops extends readonly Operation[]>(ops: Ops, opts: SessionTransactOptions = {}): Promise<ResultsOf<Ops>> {
+    if (this.stateValue === 'closed') return Promise.reject(new OvsdbConnectionClosedError('session closed'));
+    return new Promise<OperationResult[]>((resolve, reject) => {
+      const txn: PendingTxn = { seq: this.seq++, ops, retry: opts.retry ?? 'auto', resolve, reject, replayed: false };
+      this.queue.push(txn);
+      this.flush();
+    }) as Promise<ResultsOf<Ops>>;
+  }
+
+  /** Drops the current connection (the session reconnects). For tests and operators. */
+  reconnect(): void {
+    this.client?.close(new OvsdbConnectionClosedError('reconnect requested'));
+  }
+
+  close(): void {
+    if (this.stateValue === 'closed') return;
+    this.setState('closed');
+    this.client?.close();
+    this.wakeUp?.();
+    for (const t of this.queue.splice(0)) t.reject(new OvsdbConnectionClosedError('session closed'));
+  }
+
+  private isClosed(): boolean {
+    return this.stateValue === 'closed';
+  }
+
+  private setState(s: SessionState): void {
+    if (this.stateValue === s || this.stateValue === 'closed') return;
+    this.stateValue = s;
+    for (const l of [...this.stateListeners]) l(s);
+  }
+
+  private async run(): Promise<void> {
+    let pass = 0;
+    while (this.stateValue !== 'closed') {
+      const client = await this.connectPass();
+      if (client === undefined) {
+        const { initialMs, maxMs } = this.opts.backoff ?? { initialMs: 100, maxMs: 4000 };
+        await this.sleep(Math.min(maxMs, initialMs * 2 ** pass++));
+        continue;
+      }
+      pass = 0;
+      await this.serve(client);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = this.timers.setTimeout(() => {
+        this.wakeUp = undefined;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        this.timers.clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  /** Tries every remote once, the last good one first; returns a synced client or undefined. */
+  private async connectPass(): Promise<OvsdbClient | undefined> {
+    for (let k = 0; k < this.remotes.length && this.stateValue !== 'closed'; k++) {
+      const i = (this.preferred + k) % this.remotes.length;
+      const remote = this.remotes[i] as Remote;
+      let client: OvsdbClient | undefined;
+      try {
+        client = await OvsdbClient.connect(remote, {
+          probeIntervalMs: this.opts.probeIntervalMs ?? 5000,
+          timers: this.timers,
+          ...(this.opts.tls === undefined ? {} : { tls: this.opts.tls }),
+          ...(this.opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: this.opts.connectTimeoutMs }),
+        });
+        this.client = client; // so close() can reach it while syncing
+        await this.sync(client, formatRemote(remote));
+        if (this.isClosed()) {
+          client.close();
+          break;
+        }
+        this.preferred = i;
+        return client;
+      } catch (e) {
+        this.lastError = e as Error;
+        client?.close();
+        this.client = undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** Checks the server suits us, then (re)builds the cache from a monitor. */
+  private async sync(client: OvsdbClient, remote: string): Promise<void> {
+    const db = this.opts.db;
+    const leaderOnly = this.opts.leaderOnly ?? true;
+    const status = await watchServerDb(client, db, (s) => {
+      const v = suitability(s, { db, leaderOnly });
+      if (!v.ok) client.close(new OvsdbUnsuitableServerError(remote, v.reason));
+    });
+    const verdict = suitability(status, { db, leaderOnly });
+    if (!verdict.ok) throw new OvsdbUnsuitableServerError(remote, verdict.reason);
+    if (this.cacheValue === undefined) {
+      const schema = await client.getSchema(db);
+      this.cacheValue = new OvsdbCache<Tables>({ schema, tables: this.opts.tables, ...(this.opts.indexes ? { indexes: this.opts.indexes } : {}) });
+      this.opsValue = new OpBuilder<Tables>(schema);
+    }
+    const cache = this.cacheValue;
+    // Monitors are cancelled rather than the connection dropped when the database changes; either way we resync.
+    await client.setDbChangeAware(true);
+    client.onMonitorCanceled(() => client.close(new OvsdbConnectionClosedError(`${remote}: monitor canceled by the server`)));
+    let found: boolean;
+    try {
+      found = (await client.monitorCondSince(db, MONITOR_ID, cache.monitorRequests(), cache.lastTxnId, (e) => cache.apply(e))).found;
+    } catch (e) {
+      if (!(e instanceof OvsdbUnknownMethodError)) throw e;
+      cache.lastTxnId = undefined; // a server without monitor_cond_since: full dumps only
+      await client.monitorCond(db, MONITOR_ID, cache.monitorRequests(), (ev) => cache.apply(ev));
+      found = false;
+    }
+    this.stats.connects++;
+    if (found) this.stats.resumed++;
+    else this.stats.fullResyncs++;
+  }
+
+  /** Uses a synced client until it closes. */
+  private async serve(client: OvsdbClient): Promise<void> {
+    const closed = new Promise<void>((resolve) => client.onClose(() => resolve()));
+    this.client = client;
+    this.setState('synced');
+    this.flush();
+    await closed;
+    this.client = undefined;
+    this.setState('connecting');
+  }
+
+  /** Sends every queued transaction, in submission order, when synced. */
+  private flush(): void {
+    const client = this.client;
+    if (client === undefined || client.closed || this.stateValue !== 'synced') return;
+    this.queue.sort((a, b) => a.seq - b.seq);
+    for (const txn of this.queue.splice(0)) this.send(client, txn);
+  }
+
+  private send(client: OvsdbClient, txn: PendingTxn): void {
+    const watch = new EffectWatch(this.cache, txn.ops); // before sending: see effects however soon they arrive
+    client
+      .transactRaw(this.opts.db, txn.ops)
+      .then(async (entries) => {
+        const results = interpretTransactReply(txn.ops, entries, txn.replayed) as OperationResult[];
+        await watch.wait(expectedEffects(this.cache, txn.ops, results), { timeoutMs: this.opts.readYourWritesTimeoutMs ?? 10_000, timers: this.timers });
+        txn.resolve(results);
+      })
+      .catch((err: unknown) => {
+        watch.dispose();
+        this.onSendError(client, txn, err as Error);
+      });
+  }
+
+  private onSendError(client: OvsdbClient, txn: PendingTxn, err: Error): void {
+    if (err instanceof OvsdbNotLeaderError) {
+      // Not applied: the member refused it. Find the leader and send it there.
+      client.close(new OvsdbConnectionClosedError(err.message));
+      this.requeue(txn, false);
+      return;
+    }
+    const unknownOutcome = (err instanceof OvsdbConnectionClosedError && err.maybeCommitted) || err instanceof OvsdbCanceledError;
+    if (err instanceof OvsdbConnectionClosedError && !err.maybeCommitted) return this.requeue(txn, false);
+    if (!unknownOutcome || this.stateValue === 'closed') return txn.reject(err);
+    const verdict = replayVerdict(this.cache.schema, txn.ops);
+    if (txn.retry === 'never' || !verdict.safe) {
+      const why = verdict.safe ? 'retry disabled' : `not replayed: ${verdict.reason}`;
+      return txn.reject(new OvsdbConnectionClosedError(`transaction outcome unknown (${why})`, true, { cause: err }));
+    }
+    this.requeue(txn, true);
+  }
+
+  private requeue(txn: PendingTxn, replay: boolean): void {
+    if (this.stateValue === 'closed') return txn.reject(new OvsdbConnectionClosedError('session closed'));
+    if (replay) {
+      txn.replayed = true;
+      this.stats.replays++;
+    }
+    this.queue.push(txn);
+    this.flush();
+  }
+}
+
+/**
+ * Whether an error says a replayed transaction found its own earlier
+ * attempt: a guard `wait` that timed out, or a unique index that rejected
+ * the insert, on a replay.
+ */
+export function isReplayedDuplicate(err: unknown): boolean {
+  return err instanceof OvsdbServerError && err.replayed && (err instanceof OvsdbTimedOutError || err instanceof OvsdbConstraintViolationError);
+}

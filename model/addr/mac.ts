@@ -10,13 +10,22 @@ export const MAC_BROADCAST = 0xffffffffffff;
 export function tryParseMAC(text: string): number | undefined {
   if (text.length !== 17) return undefined;
   let value = 0;
-  for (let i = 0; i < 6; i++) {
-    if (i > 0 && text[i * 3 - 1] !== ':') return undefined;
-    const byte = text.slice(i * 3, i * 3 + 2);
-    if (!/^[0-9a-fA-F]{2}$/.test(byte)) return undefined;
-    value = value * 256 + parseInt(byte, 16);
+  for (let i = 0; i < 17; i += 3) {
+    if (i > 0 && text.charCodeAt(i - 1) !== 58 /* ':' */) return undefined;
+    const hi = hexDigit(text.charCodeAt(i));
+    const lo = hexDigit(text.charCodeAt(i + 1));
+    if (hi < 0 || lo < 0) return undefined;
+    value = value * 256 + hi * 16 + lo;
   }
   return value;
+}
+
+/** Value of one hex digit's char code, or -1. */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
 }
 
 export function parseMAC(text: string): number {

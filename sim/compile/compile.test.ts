@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { parseIPv4 } from '../../model/addr/index.ts';
+import { MAC, TopoBuilder, twoSubnets } from '../fixtures.ts';
+import { candidateAcls } from './acl-index.ts';
+import { linkLocalOf, parsePortSecurity } from './addresses.ts';
+import { findVip } from './lb.ts';
+import { compileNetwork } from './network.ts';
+import { lookupRoute } from './routes.ts';
+
+describe('compileNetwork', () => {
+  it('files port-group ACLs under the ports they require, and attaches them to every switch of the group', () => {
+    const t = twoSubnets()
+      .portGroup('pg', ['p2', 'q1'])
+      .acl('pg', 'to-lport', 2000, 'outport == @pg && ip', 'drop')
+      .acl('pg', 'from-lport', 2000, 'inport == @pg && ip', 'drop')
+      .acl('sw1', 'to-lport', 1000, 'ip4.src == 10.0.0.0/8', 'allow')
+      .build();
+    const net = compileNetwork(t);
+    const sw1 = net.switches.get('sw1')!;
+    expect([...sw1.acls.out.byOutport.keys()].sort()).toEqual(['p2', 'q1']);
+    expect(sw1.acls.out.rest.map((r) => r.priority)).toEqual([2000]);
+    expect(candidateAcls(sw1.acls.out, 'p1', 'p2').map((r) => r.priority)).toEqual([3000, 2000]);
+    expect(candidateAcls(sw1.acls.out, 'p2', 'p1').map((r) => r.priority)).toEqual([2000]);
+    expect(net.switches.get('sw2')!.hasAcls).toBe(true);
+    expect(net.switches.get('sw2')!.hasStatefulAcl).toBe(false);
+  });
+
+  it('reports rows northd would ignore instead of failing', () => {
+    const t = twoSubnets()
+      .vif('bad', 'sw1', 'zz:zz', '10.0.1.50')
+      .route('r1', '8.8.8.0/24', '172.31.0.1')
+      .acl('sw1', 'to-lport', 1000, 'ip4.src == $nope', 'drop')
+      .build();
+    const codes = compileNetwork(t).issues.map((i) => i.code).sort();
+    expect(codes).toEqual(['sim-bad-address', 'sim-match-never', 'sim-route-ignored']);
+  });
+
+  it('route priorities: connected 3p+2, static 3p+1, src-ip 3p; tables scope static dst-ip routes only', () => {
+    const t = twoSubnets()
+      .route('r1', '10.0.0.0/8', '10.0.2.11')
+      .route('r1', '10.0.0.0/8', '10.0.2.11', { policy: 'src-ip' })
+      .route('r1', '0.0.0.0/0', '10.0.2.11', { routeTable: 'blue' })
+      .build();
+    const routes = compileNetwork(t).routers.get('r1')!.routes;
+    expect(routes.map((r) => [r.kind, r.priority, r.bySource, r.table])).toEqual([
+      ['connected', 74, false, undefined],
+      ['connected', 74, false, undefined],
+      ['static', 25, false, ''],
+      ['static', 24, true, undefined],
+      ['static', 1, false, 'blue'],
+    ]);
+    const dst = (d: string, table = '') => lookupRoute(routes, 4, parseIPv4('192.168.0.1'), parseIPv4(d), table)?.priority;
+    expect(dst('10.9.9.9')).toBe(25);
+    expect(dst('10.9.9.9', 'blue')).toBe(1);
+    expect(dst('172.16.0.1')).toBeUndefined();
+  });
+
+  it('ECMP groups static routes with the same prefix, policy and table', () => {
+    const t = twoSubnets().route('r1', '8.8.8.0/24', '10.0.2.11').route('r1', '8.8.8.0/24', '10.0.2.12').build();
+    const r = compileNetwork(t).routers.get('r1')!.routes.find((x) => x.kind === 'static')!;
+    expect(r.targets.map((x) => x.nexthop)).toEqual([parseIPv4('10.0.2.11'), parseIPv4('10.0.2.12')]);
+  });
+
+  it('finds VIP:port before a port-less VIP on the same address', () => {
+    const t = new TopoBuilder().lb('a', { '10.96.0.1': '10.0.0.1' }).lb('b', { '10.96.0.1:80': '10.0.0.2:8080' }).switch('s', ['a', 'b']).build();
+    const vips = compileNetwork(t).switches.get('s')!.vips;
+    expect(findVip(vips, parseIPv4('10.96.0.1'), 'tcp', 80)?.lb.name).toBe('b');
+    expect(findVip(vips, parseIPv4('10.96.0.1'), 'udp', 80)?.lb.name).toBe('a');
+  });
+
+  it('static ARP resolution covers VIFs, other router ports and peers', () => {
+    const t = twoSubnets().build();
+    const arp = compileNetwork(t).routers.get('r1')!.arpResolve;
+    expect(arp.get('r1-sw1')?.get(String(parseIPv4('10.0.1.12')))).toBe(0x000000000102);
+    expect(arp.get('r1-sw2')?.get(String(parseIPv4('10.0.1.12')))).toBeUndefined();
+    expect(MAC.p2).toBe('00:00:00:00:01:02');
+  });
+});
+
+describe('addresses', () => {
+  it('port security: an entry with host bits set is an exact address; host bits zero mean the subnet', () => {
+    const e = parsePortSecurity('0a:00:00:00:00:01 10.0.0.5/24 10.1.0.0/16 fd00::1')!;
+    expect(e.ip4.map((x) => x.subnet)).toEqual([false, true]);
+    expect(e.ip6[0]!.prefix).toBe(128);
+  });
+
+  it('derives the EUI-64 link-local address from a MAC', () => {
+    expect(linkLocalOf(0x00000000ff01).toString(16)).toBe('fe80000000000000020000fffe00ff01');
+  });
+});

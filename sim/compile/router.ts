@@ -1,0 +1,182 @@
+/**
+ * Compiling one logical router: routes (routes.ts), policies with resolved
+ * reroute next hops, NAT rules checked as northd's lrouter_check_nat_entry
+ * does (and bound to their gateway port on distributed routers), load
+ * balancer VIPs, and the address sets the ingress stages consult.
+ */
+import { tryParseCIDR, tryParseIP, tryParseMAC } from '../../model/addr/index.ts';
+import type { Issue } from '../../model/issues.ts';
+import { printMatch, type MatchEnv } from '../../model/match/index.ts';
+import { keyOf, type LogicalRouter, type NAT, type RouterPolicy, type Topology } from '../../model/topology/index.ts';
+import { inNetwork } from './addresses.ts';
+import { compileVips, indexVips } from './lb.ts';
+import { compilePredicate } from './match.ts';
+import { compileRoutes, portForNexthop } from './routes.ts';
+import type { LbVip, NatRule, PolicyRule, RouteTarget, RouterDp, RouterPortInfo } from './types.ts';
+
+function policyTargets(ports: readonly RouterPortInfo[], p: RouterPolicy): RouteTarget[] | undefined {
+  const targets: RouteTarget[] = [];
+  for (const nh of p.nexthops) {
+    const ip = tryParseIP(nh);
+    const target = ip === undefined ? undefined : portForNexthop(ports, ip.value);
+    if (target === undefined) return undefined;
+    targets.push(target);
+  }
+  const fams = new Set(targets.map((t) => (typeof t.nexthop === 'bigint' ? 6 : 4)));
+  return fams.size > 1 ? undefined : targets;
+}
+
+function compilePolicies(t: Topology, r: LogicalRouter, ports: readonly RouterPortInfo[], env: MatchEnv, issues: Issue[]): PolicyRule[] {
+  const out: PolicyRule[] = [];
+  for (const p of t.routerPolicy.values()) {
+    if (p.router !== r.name) continue;
+    const key = keyOf('routerPolicy', p);
+    let targets: RouteTarget[] = [];
+    if (p.action === 'reroute') {
+      const resolved = policyTargets(ports, p);
+      if (resolved === undefined || resolved.length === 0) {
+        issues.push({ code: 'sim-policy-ignored', path: ['routerPolicy', key], message: `router policy ${key}: no router port reaches next hop(s) ${p.nexthops.join(',')}; ignored as northd does` });
+        continue;
+      }
+      targets = resolved;
+    }
+    out.push({
+      key,
+      policy: p,
+      priority: p.priority,
+      test: compilePredicate(p.match, env, ['routerPolicy', key, 'match'], issues),
+      matchText: printMatch(p.match),
+      targets,
+    });
+  }
+  return out.sort((a, b) => b.priority - a.priority || (a.key < b.key ? -1 : 1));
+}
+
+function hostIP(text: string): { family: 4 | 6; ip: number | bigint } | undefined {
+  const c = tryParseCIDR(text, { allowBare: true });
+  if (c === undefined || c.prefix !== (c.family === 4 ? 32 : 128)) return undefined;
+  return { family: c.family, ip: c.ip };
+}
+
+function gatewayPortFor(nat: NAT, dgps: readonly RouterPortInfo[], ext: number | bigint): RouterPortInfo | undefined | null {
+  if (nat.gatewayPort !== undefined) return dgps.find((p) => p.name === nat.gatewayPort) ?? null;
+  if (dgps.length === 0) return undefined;
+  if (dgps.length === 1) return dgps[0];
+  return dgps.find((p) => p.networks.some((n) => inNetwork(n, ext))) ?? null;
+}
+
+function parsePortRange(text: string | undefined): NatRule['portRange'] {
+  const m = text === undefined ? null : /^(\d+)(?:-(\d+))?$/.exec(text);
+  if (!m) return undefined;
+  const lo = Number(m[1]);
+  return { lo, hi: m[2] === undefined ? lo : Number(m[2]) };
+}
+
+/** lrouter_check_nat_entry, plus the router-level condition (gateway router or a gateway port). */
+function compileNat(nat: NAT, gw: boolean, dgps: readonly RouterPortInfo[], issues: Issue[]): NatRule | undefined {
+  const key = keyOf('nat', nat);
+  const bad = (why: string): undefined => {
+    issues.push({ code: 'sim-nat-ignored', path: ['nat', key], message: `NAT ${key}: ${why}; ignored as northd does` });
+    return undefined;
+  };
+  if (!gw && dgps.length === 0) return bad('the router is neither a gateway router nor has a distributed gateway port');
+  const ext = hostIP(nat.externalIp);
+  if (ext === undefined) return bad('bad external_ip');
+  const logical = tryParseCIDR(nat.logicalIp, { allowBare: true });
+  if (logical === undefined || logical.family !== ext.family) return bad('bad logical_ip');
+  if (nat.type !== 'snat' && logical.prefix !== (logical.family === 4 ? 32 : 128)) return bad('logical_ip must be an address for dnat');
+  const gwPort = gw ? undefined : gatewayPortFor(nat, dgps, ext.ip);
+  if (gwPort === null) return bad('no distributed gateway port for it');
+  const mac = nat.externalMac === undefined ? undefined : tryParseMAC(nat.externalMac);
+  if (nat.externalMac !== undefined && mac === undefined && dgps.length > 0) return bad('bad external_mac');
+  const distributed = dgps.length > 0 && nat.type === 'dnat_and_snat' && nat.logicalPort !== undefined && mac !== undefined;
+  const range = parsePortRange(nat.externalPortRange);
+  return {
+    key,
+    nat,
+    family: ext.family,
+    externalIp: ext.ip,
+    logicalIp: logical.ip,
+    logicalPlen: logical.prefix,
+    stateless: nat.type === 'dnat_and_snat' && nat.options['stateless'] === 'true',
+    distributed,
+    ...(distributed ? { externalMac: mac } : {}),
+    ...(gwPort ? { gatewayPort: gwPort.name } : {}),
+    ...(range ? { portRange: range } : {}),
+  };
+}
+
+function forceSnat(text: string | undefined): { v4?: number; v6?: bigint } | undefined {
+  if (text === undefined) return undefined;
+  const out: { v4?: number; v6?: bigint } = {};
+  for (const w of text.split(/\s+/)) {
+    const ip = tryParseIP(w);
+    if (ip?.family === 4 && out.v4 === undefined) out.v4 = ip.value;
+    else if (ip?.family === 6 && out.v6 === undefined) out.v6 = ip.value;
+  }
+  return out.v4 === undefined && out.v6 === undefined ? undefined : out;
+}
+
+function routerVips(t: Topology, r: LogicalRouter, issues: Issue[]): LbVip[] {
+  const out: LbVip[] = [];
+  for (const name of r.loadBalancers) {
+    const lb = t.loadBalancer.get(name);
+    if (lb) out.push(...compileVips(lb, issues));
+  }
+  return out;
+}
+
+/** build_lrouter_lb_reachable_ips: the LB's options:neighbor_responder (reachable by default). */
+function reachable(vip: LbVip, ports: readonly RouterPortInfo[]): boolean {
+  const mode = vip.lb.options['neighbor_responder'] ?? 'reachable';
+  if (mode === 'all') return true;
+  if (mode === 'none') return false;
+  return ports.some((p) => p.networks.some((n) => inNetwork(n, vip.ip)));
+}
+
+export interface RouterCompileInput {
+  readonly t: Topology;
+  readonly router: LogicalRouter;
+  readonly ports: readonly RouterPortInfo[];
+  readonly env: MatchEnv;
+  readonly issues: Issue[];
+}
+
+export function compileRouter({ t, router, ports, env, issues }: RouterCompileInput): RouterDp {
+  const isGateway = router.options['chassis'] !== undefined;
+  const dgps = ports.filter((p) => p.isDgp);
+  const nats = [...t.nat.values()]
+    .filter((n) => n.router === router.name)
+    .flatMap((n) => compileNat(n, isGateway, dgps, issues) ?? []);
+  const vips = routerVips(t, router, issues);
+  const snatIps = new Set(nats.filter((n) => n.nat.type === 'snat').map((n) => String(n.externalIp)));
+  const dnatForceSnat = isGateway ? forceSnat(router.options['dnat_force_snat_ip']) : undefined;
+  const lbOpt = router.options['lb_force_snat_ip'];
+  const lbForceSnat = !isGateway ? undefined : lbOpt === 'router_ip' ? ('router_ip' as const) : forceSnat(lbOpt);
+  for (const f of [dnatForceSnat, lbForceSnat === 'router_ip' ? undefined : lbForceSnat]) {
+    if (f?.v4 !== undefined) snatIps.add(String(f.v4));
+    if (f?.v6 !== undefined) snatIps.add(String(f.v6));
+  }
+  const lbIps = new Set(vips.map((v) => String(v.ip)));
+  const snatOrLbRouterIps = new Set<string>();
+  for (const p of ports) for (const n of p.networks) if (snatIps.has(String(n.ip)) || lbIps.has(String(n.ip))) snatOrLbRouterIps.add(String(n.ip));
+  return {
+    kind: 'router',
+    name: router.name,
+    enabled: router.enabled !== false,
+    isGateway,
+    ports: ports.map((p) => p.name),
+    dgps: dgps.map((p) => p.name),
+    routes: compileRoutes(t, router, ports, issues),
+    policies: compilePolicies(t, router, ports, env, issues),
+    nats,
+    vips: indexVips(vips),
+    hasLbVip: vips.length > 0,
+    natExternalIps: new Set(nats.map((n) => String(n.externalIp))),
+    lbReachableIps: new Set(vips.filter((v) => reachable(v, ports)).map((v) => String(v.ip))),
+    snatOrLbRouterIps,
+    arpResolve: new Map(),
+    ...(dnatForceSnat ? { dnatForceSnat } : {}),
+    ...(lbForceSnat ? { lbForceSnat } : {}),
+  };
+}

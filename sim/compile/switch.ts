@@ -1,0 +1,189 @@
+/**
+ * Compiling one logical switch: its ACLs (its own and those of every port
+ * group with a port on it, as northd attaches them), load balancer VIPs, QoS
+ * rules, and the L2 tables (MAC → port, ARP/ND responder, router-owned IPs).
+ */
+import type { Issue } from '../../model/issues.ts';
+import { printMatch, type MatchEnv } from '../../model/match/index.ts';
+import { keyOf, type ACL, type LogicalSwitch, type Topology } from '../../model/topology/index.ts';
+import { indexAcls, portRequirement } from './acl-index.ts';
+import { compileVips, indexVips } from './lb.ts';
+import { compilePredicate } from './match.ts';
+import type { AclRule, AclStage, LbBackend, LbVip, QosRule, RouterPortInfo, SwitchDp, SwitchPortInfo } from './types.ts';
+
+/** Shared across switches: an ACL of a port group spanning switches is compiled once. */
+export interface AclCache {
+  readonly byKey: Map<string, AclRule>;
+}
+
+function aclStage(acl: ACL): AclStage {
+  if (acl.direction === 'to-lport') return 'out';
+  return acl.options['apply-after-lb'] === 'true' ? 'after_lb' : 'in';
+}
+
+function compileAcl(acl: ACL, ctx: SwitchCompileContext): AclRule {
+  const { env, issues, aclCache: cache } = ctx;
+  const key = keyOf('acl', acl);
+  const hit = cache.byKey.get(key);
+  if (hit) return hit;
+  const portReq = portRequirement(acl.match, ctx.portGroups);
+  const rule: AclRule = {
+    key,
+    acl,
+    stage: aclStage(acl),
+    priority: acl.priority + 1000,
+    test: compilePredicate(acl.match, env, ['acl', key, 'match'], issues),
+    matchText: printMatch(acl.match),
+    ...(portReq ? { portReq } : {}),
+  };
+  cache.byKey.set(key, rule);
+  return rule;
+}
+
+/** Port groups → switches their ports are on. */
+export function portGroupSwitches(t: Topology, switchPorts: ReadonlyMap<string, SwitchPortInfo>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const pg of t.portGroup.values()) {
+    const sws = new Set<string>();
+    for (const p of pg.ports) {
+      const sp = switchPorts.get(p);
+      if (sp) sws.add(sp.switch);
+    }
+    out.set(pg.name, sws);
+  }
+  return out;
+}
+
+export interface SwitchCompileContext {
+  readonly t: Topology;
+  readonly env: MatchEnv;
+  readonly portGroups: ReadonlyMap<string, readonly string[]>;
+  readonly switchPorts: ReadonlyMap<string, SwitchPortInfo>;
+  readonly routerPorts: ReadonlyMap<string, RouterPortInfo>;
+  readonly pgSwitches: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly aclCache: AclCache;
+  /** Per router: IPs its ports own beyond their networks (NAT external IPs, LB VIPs). */
+  readonly routerExtraIps: (router: string, port: RouterPortInfo) => readonly (number | bigint)[];
+  /** Distributed dnat_and_snat rules of a router (external MAC and logical port). */
+  readonly distributedNats: (router: string) => readonly { readonly mac: number; readonly logicalPort: string }[];
+  readonly issues: Issue[];
+}
+
+function switchAcls(ctx: SwitchCompileContext, sw: LogicalSwitch): AclRule[] {
+  const out: AclRule[] = [];
+  for (const acl of ctx.t.acl.values()) {
+    const on =
+      acl.attachTo.kind === 'switch'
+        ? acl.attachTo.name === sw.name
+        : (ctx.pgSwitches.get(acl.attachTo.name)?.has(sw.name) ?? false);
+    if (on) out.push(compileAcl(acl, ctx));
+  }
+  return out;
+}
+
+function switchQos(ctx: SwitchCompileContext, sw: string): SwitchDp['qos'] {
+  const rules: Record<'in' | 'out', QosRule[]> = { in: [], out: [] };
+  for (const q of ctx.t.qos.values()) {
+    if (q.switch !== sw || q.action.dscp === undefined) continue;
+    const key = keyOf('qos', q);
+    rules[q.direction === 'from-lport' ? 'in' : 'out'].push({
+      key,
+      priority: q.priority,
+      test: compilePredicate(q.match, ctx.env, ['qos', key, 'match'], ctx.issues),
+      dscp: q.action.dscp,
+    });
+  }
+  rules.in.sort((a, b) => b.priority - a.priority);
+  rules.out.sort((a, b) => b.priority - a.priority);
+  return rules;
+}
+
+interface L2Tables {
+  macToPort: Map<number, string>;
+  natMacs: Map<number, { port: string; logicalPort: string }>;
+  unknownPorts: string[];
+  arpTargets: Map<number, { port: string; mac: number }>;
+  ndTargets: Map<bigint, { port: string; mac: number; router: boolean }>;
+  routerOwnedIPs: Map<string, string>;
+  routerMacs: Set<number>;
+}
+
+function l2Tables(ctx: SwitchCompileContext, ports: readonly SwitchPortInfo[]): L2Tables {
+  const tables: L2Tables = {
+    macToPort: new Map(),
+    natMacs: new Map(),
+    unknownPorts: [],
+    arpTargets: new Map(),
+    ndTargets: new Map(),
+    routerOwnedIPs: new Map(),
+    routerMacs: new Set(),
+  };
+  for (const p of ports) {
+    if (p.hasUnknown && p.enabled) tables.unknownPorts.push(p.name);
+    const isRouter = p.type === 'router';
+    for (const a of p.addresses) {
+      if (!tables.macToPort.has(a.mac)) tables.macToPort.set(a.mac, p.name);
+      // northd answers ARP/ND only for ports without "unknown" (and never for external ports).
+      if (p.hasUnknown || p.type === 'external') continue;
+      for (const ip of a.ip4) if (!tables.arpTargets.has(ip)) tables.arpTargets.set(ip, { port: p.name, mac: a.mac });
+      for (const ip of a.ip6) if (!tables.ndTargets.has(ip)) tables.ndTargets.set(ip, { port: p.name, mac: a.mac, router: isRouter });
+    }
+    const rp = p.routerPort === undefined ? undefined : ctx.routerPorts.get(p.routerPort);
+    if (isRouter && rp && rp.enabled) {
+      tables.routerMacs.add(rp.mac);
+      for (const n of rp.networks) tables.routerOwnedIPs.set(String(n.ip), p.name);
+      for (const ip of ctx.routerExtraIps(rp.router, rp)) {
+        if (!tables.routerOwnedIPs.has(String(ip))) tables.routerOwnedIPs.set(String(ip), p.name);
+      }
+      for (const n of rp.isDgp ? ctx.distributedNats(rp.router) : []) {
+        tables.natMacs.set(n.mac, { port: p.name, logicalPort: n.logicalPort });
+      }
+    }
+  }
+  return tables;
+}
+
+function statelessOf(rules: readonly AclRule[], dir: 'in' | 'out'): AclRule[] {
+  return rules
+    .filter((r) => r.acl.action === 'allow-stateless' && (dir === 'out') === (r.stage === 'out'))
+    .sort((a, b) => b.priority - a.priority);
+}
+
+function backendIndex(vips: readonly LbVip[]): SwitchDp['lbBackends'] {
+  const out = new Map<string, { vip: LbVip; backend: LbBackend }[]>();
+  for (const vip of vips) {
+    for (const backend of vip.backends) {
+      const list = out.get(String(backend.ip)) ?? [];
+      list.push({ vip, backend });
+      out.set(String(backend.ip), list);
+    }
+  }
+  return out;
+}
+
+export function compileSwitch(ctx: SwitchCompileContext, sw: LogicalSwitch): SwitchDp {
+  const ports = [...ctx.switchPorts.values()].filter((p) => p.switch === sw.name);
+  const acls = switchAcls(ctx, sw);
+  const vips: LbVip[] = [];
+  for (const lbName of sw.loadBalancers) {
+    const lb = ctx.t.loadBalancer.get(lbName);
+    if (lb) vips.push(...compileVips(lb, ctx.issues));
+  }
+  const byStage = (s: AclStage) => indexAcls(acls.filter((r) => r.stage === s));
+  return {
+    kind: 'switch',
+    name: sw.name,
+    ports: ports.map((p) => p.name),
+    routerPorts: ports.filter((p) => p.type === 'router' && p.routerPort !== undefined).map((p) => p.name),
+    localnetPorts: ports.filter((p) => p.type === 'localnet').map((p) => p.name),
+    hasAcls: acls.length > 0,
+    hasStatefulAcl: acls.some((r) => r.acl.action === 'allow-related'),
+    hasLbVip: vips.length > 0,
+    acls: { in: byStage('in'), after_lb: byStage('after_lb'), out: byStage('out') },
+    statelessAcls: { in: statelessOf(acls, 'in'), out: statelessOf(acls, 'out') },
+    vips: indexVips(vips),
+    lbBackends: backendIndex(vips),
+    qos: switchQos(ctx, sw.name),
+    ...l2Tables(ctx, ports),
+  };
+}

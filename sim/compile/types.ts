@@ -1,0 +1,252 @@
+/**
+ * The compiled network: the topology turned once into indexed structures
+ * the pipelines read (ports with parsed addresses and peers, ACLs indexed by
+ * port, load balancer VIPs by address, routes sorted by OVN priority, NAT
+ * rules with their gateway port). Nothing here changes after compilation.
+ */
+import type { Issue } from '../../model/issues.ts';
+import type { ACL, LoadBalancer, NAT, RouterPolicy, StaticRoute, Topology } from '../../model/topology/index.ts';
+import type { LspAddress, PortSecurityEntry, RouterNetwork } from './addresses.ts';
+import type { Predicate } from './match.ts';
+
+export interface SwitchPortInfo {
+  readonly kind: 'lsp';
+  readonly name: string;
+  readonly switch: string;
+  readonly type: string;
+  readonly enabled: boolean;
+  /** Parsed "MAC IP..." entries; for `router` addresses, the peer router port's MAC and IPs. */
+  readonly addresses: readonly LspAddress[];
+  readonly hasUnknown: boolean;
+  readonly portSecurity: readonly PortSecurityEntry[];
+  /** For type router: the router port named by options:router-port. */
+  readonly routerPort?: string;
+  /** Conntrack zone of this port (switch ingress from it, egress to it). */
+  readonly zone: string;
+}
+
+export interface RouterPortInfo {
+  readonly kind: 'lrp';
+  readonly name: string;
+  readonly router: string;
+  readonly mac: number;
+  readonly networks: readonly RouterNetwork[];
+  readonly enabled: boolean;
+  /** The switch port of type router that attaches this port to a switch. */
+  readonly switchPort?: string;
+  /** Router-to-router peer (NB `peer`). */
+  readonly peer?: string;
+  /** A distributed gateway port (has gateway chassis or ha_chassis_group option). */
+  readonly isDgp: boolean;
+  /** `cr-<name>` for a distributed gateway port. */
+  readonly crName?: string;
+  /** options:route_table. */
+  readonly routeTable: string;
+}
+
+export type PortInfo = SwitchPortInfo | RouterPortInfo;
+
+export type AclStage = 'in' | 'after_lb' | 'out';
+
+export interface AclRule {
+  readonly key: string;
+  readonly acl: ACL;
+  readonly stage: AclStage;
+  /** ACL priority + 1000. */
+  readonly priority: number;
+  readonly test: Predicate;
+  readonly matchText: string;
+  /** Which port the match requires (for indexing), if it requires one. */
+  readonly portReq?: { readonly field: 'inport' | 'outport'; readonly ports: ReadonlySet<string> };
+}
+
+/** ACLs of one stage of one switch, indexed by the port their match requires. */
+export interface AclIndex {
+  readonly byInport: ReadonlyMap<string, readonly AclRule[]>;
+  readonly byOutport: ReadonlyMap<string, readonly AclRule[]>;
+  /** ACLs whose match names no single port requirement, by priority (highest first). */
+  readonly rest: readonly AclRule[];
+  readonly size: number;
+}
+
+export interface LbBackend {
+  readonly ip: number | bigint;
+  readonly port?: number;
+  readonly text: string;
+}
+
+export interface LbVip {
+  readonly lb: LoadBalancer;
+  readonly family: 4 | 6;
+  readonly ip: number | bigint;
+  readonly port?: number;
+  readonly proto: 'tcp' | 'udp' | 'sctp';
+  readonly backends: readonly LbBackend[];
+  readonly vipText: string;
+  /** options:reject with no backends: reject instead of drop. */
+  readonly reject: boolean;
+  readonly skipSnat: boolean;
+  readonly hairpinSnatIp?: { readonly v4?: number; readonly v6?: bigint };
+}
+
+/** VIPs by address (`String(ip)`), most specific (with port) first. */
+export type VipIndex = ReadonlyMap<string, readonly LbVip[]>;
+
+export interface QosRule {
+  readonly key: string;
+  readonly priority: number;
+  readonly test: Predicate;
+  readonly dscp?: number;
+}
+
+export interface SwitchDp {
+  readonly kind: 'switch';
+  readonly name: string;
+  readonly ports: readonly string[];
+  readonly routerPorts: readonly string[];
+  readonly localnetPorts: readonly string[];
+  readonly hasAcls: boolean;
+  readonly hasStatefulAcl: boolean;
+  readonly hasLbVip: boolean;
+  readonly acls: Readonly<Record<AclStage, AclIndex>>;
+  /** allow-stateless ACLs per direction, for the pre-ACL stateless bypass. */
+  readonly statelessAcls: Readonly<Record<'in' | 'out', readonly AclRule[]>>;
+  readonly vips: VipIndex;
+  /** Backends by address (`String(ip)`): for recognising hairpin replies. */
+  readonly lbBackends: ReadonlyMap<string, readonly { readonly vip: LbVip; readonly backend: LbBackend }[]>;
+  readonly qos: Readonly<Record<'in' | 'out', readonly QosRule[]>>;
+  /** L2 lookup: destination MAC → port (enabled or not: disabled ports drop). */
+  readonly macToPort: ReadonlyMap<number, string>;
+  /**
+   * Distributed NAT external MACs → the router port's switch port, valid only
+   * where the NAT's logical port is resident (build_lswitch_ip_unicast_lookup).
+   */
+  readonly natMacs: ReadonlyMap<number, { readonly port: string; readonly logicalPort: string }>;
+  /** Ports with `unknown` in addresses (the `_MC_unknown` group). */
+  readonly unknownPorts: readonly string[];
+  /** ARP responder: IPv4 → owning port + MAC. */
+  readonly arpTargets: ReadonlyMap<number, { readonly port: string; readonly mac: number }>;
+  /** ND responder: IPv6 → owning port + MAC. */
+  readonly ndTargets: ReadonlyMap<bigint, { readonly port: string; readonly mac: number; readonly router: boolean }>;
+  /** IPs owned by attached router ports (ARP/ND requests go to that port, plus the L2 flood). */
+  readonly routerOwnedIPs: ReadonlyMap<string, string>;
+  /** MACs of attached router ports (their ARP requests flood to non-router ports only). */
+  readonly routerMacs: ReadonlySet<number>;
+}
+
+export interface RouteTarget {
+  readonly outport: string;
+  /** Next hop; undefined means the packet's own destination (connected route). */
+  readonly nexthop?: number | bigint;
+  /** The router port address used as source for ARP/ND (reg1). */
+  readonly srcIp: number | bigint;
+  readonly mac: number;
+}
+
+export interface RouteEntry {
+  readonly key: string;
+  readonly kind: 'connected' | 'static' | 'discard';
+  readonly priority: number;
+  readonly family: 4 | 6;
+  readonly prefix: number | bigint;
+  readonly plen: number;
+  readonly bySource: boolean;
+  /** Route table name; undefined means the route matches whatever table (connected, main-table src-ip). */
+  readonly table?: string;
+  readonly targets: readonly RouteTarget[];
+  readonly text: string;
+  readonly rows: readonly StaticRoute[];
+}
+
+export interface PolicyRule {
+  readonly key: string;
+  readonly policy: RouterPolicy;
+  readonly priority: number;
+  readonly test: Predicate;
+  readonly matchText: string;
+  /** Resolved reroute targets; empty for allow/drop (or an unresolvable reroute, which northd skips). */
+  readonly targets: readonly RouteTarget[];
+}
+
+export interface NatRule {
+  readonly key: string;
+  readonly nat: NAT;
+  readonly family: 4 | 6;
+  readonly externalIp: number | bigint;
+  /** The logical IP or subnet (snat). */
+  readonly logicalIp: number | bigint;
+  readonly logicalPlen: number;
+  readonly stateless: boolean;
+  /** A distributed dnat_and_snat (logical_port + external_mac on a router with a gateway port). */
+  readonly distributed: boolean;
+  readonly externalMac?: number;
+  /** The gateway port this rule applies on (distributed routers). */
+  readonly gatewayPort?: string;
+  readonly portRange?: { readonly lo: number; readonly hi: number };
+}
+
+export interface RouterDp {
+  readonly kind: 'router';
+  readonly name: string;
+  readonly enabled: boolean;
+  /** options:chassis set: a gateway router (all of it lives on one chassis). */
+  readonly isGateway: boolean;
+  readonly ports: readonly string[];
+  readonly dgps: readonly string[];
+  readonly routes: readonly RouteEntry[];
+  readonly policies: readonly PolicyRule[];
+  readonly nats: readonly NatRule[];
+  readonly vips: VipIndex;
+  readonly hasLbVip: boolean;
+  /** NAT external IPs (ARP replies, unSNAT/DNAT candidates), as `String(ip)`. */
+  readonly natExternalIps: ReadonlySet<string>;
+  /** IPs the router answers ARP/ND for from LB VIPs it can reach. */
+  readonly lbReachableIps: ReadonlySet<string>;
+  /** Router-port IPs that are also SNAT or LB IPs (not dropped in ip_input). */
+  readonly snatOrLbRouterIps: ReadonlySet<string>;
+  /**
+   * lr_in_arp_resolve's static entries (priority 100): outport → next hop
+   * (`String(ip)`) → MAC, from VIF addresses on attached switches, peer and
+   * neighbouring router ports, and NAT external IPs on gateway ports.
+   */
+  readonly arpResolve: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  readonly dnatForceSnat?: { readonly v4?: number; readonly v6?: bigint };
+  readonly lbForceSnat?: { readonly v4?: number; readonly v6?: bigint } | 'router_ip';
+}
+
+export type Datapath = SwitchDp | RouterDp;
+
+export interface CompileOptions {
+  /**
+   * Whether a port is resident on "this" chassis (`is_chassis_resident`).
+   * Default: every port is, as ovn-trace assumes (or see `chassis`).
+   */
+  readonly isChassisResident?: (port: string) => boolean;
+  /**
+   * Simulate as seen on this chassis: a distributed gateway port's `cr-<port>`
+   * is resident iff its highest-priority gateway chassis is this one. Other
+   * ports (whose bindings the topology does not hold) count as resident.
+   * Ignored when `isChassisResident` is given.
+   */
+  readonly chassis?: string;
+  /** NB_Global options:default_acl_drop. */
+  readonly defaultAclDrop?: boolean;
+  /**
+   * Known neighbours (SB MAC_Binding / NB Static_MAC_Binding): router port →
+   * IP text → MAC text. Without an entry the router sends an ARP/ND request
+   * instead of forwarding (as OVN does).
+   */
+  readonly neighbors?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+export interface SimNetwork {
+  readonly topology: Topology;
+  readonly options: CompileOptions;
+  readonly ports: ReadonlyMap<string, PortInfo>;
+  readonly switches: ReadonlyMap<string, SwitchDp>;
+  readonly routers: ReadonlyMap<string, RouterDp>;
+  /** Neighbour MACs by router port then `String(ip)`. */
+  readonly neighbors: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** Rows the compiler could not use (bad addresses, unresolvable next hops, ...), as northd ignores them. */
+  readonly issues: readonly Issue[];
+}

@@ -1,0 +1,132 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseIPv4 } from '../../model/addr/index.ts';
+import { fcParams } from '../../test/fc.ts';
+import { icmpEcho, tcpPacket, udpPacket } from '../packet/build.ts';
+import { TCP_ACK, TCP_RST, TCP_SYN } from '../packet/fields.ts';
+import { withFields } from '../packet/packet.ts';
+import { innerOf } from '../pipeline/generate.ts';
+import { CS_DNAT, CS_EST, CS_INV, CS_NEW, CS_REL, CS_RPL, CS_TRK, ConntrackState, ConntrackTx, MARK_BLOCKED, formatCtState } from './state.ts';
+
+const A = '0a:00:00:00:00:01';
+const B = '0a:00:00:00:00:02';
+const syn = tcpPacket({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', sport: 1111, dport: 80 });
+const synAck = tcpPacket({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', sport: 80, dport: 1111, flags: TCP_SYN | TCP_ACK });
+const Z = 'lsp:a';
+
+describe('conntrack lookups', () => {
+  it('a first packet is new and leaves no entry unless committed', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    expect(tx.lookup(Z, syn, { nat: false }).state).toBe(CS_TRK | CS_NEW);
+    expect(tx.finish()).toBe(ConntrackState.EMPTY);
+  });
+
+  it('after a commit, replies are est|rpl and then the original direction is est', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    tx.commit(Z, syn);
+    expect(tx.lookup(Z, syn, { nat: false }).state).toBe(CS_TRK | CS_NEW);
+    expect(tx.lookup(Z, synAck, { nat: false }).state).toBe(CS_TRK | CS_EST | CS_RPL);
+    expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': TCP_ACK }), { nat: false }).state).toBe(CS_TRK | CS_EST);
+    expect(tx.lookup('lsp:other', synAck, { nat: false }).state).toBe(CS_TRK | CS_INV);
+  });
+
+  it('packets that cannot open a connection are invalid', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    expect(tx.lookup(Z, synAck, { nat: false }).state & CS_INV).toBeTruthy();
+    expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': TCP_RST }), { nat: false }).state & CS_INV).toBeTruthy();
+    expect(tx.lookup(Z, icmpEcho({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', kind: 'reply' }), { nat: false }).state & CS_INV).toBeTruthy();
+    expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': TCP_ACK }), { nat: false }).state).toBe(CS_TRK | CS_NEW); // loose pick-up
+    expect(tx.lookup(Z, udpPacket({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 2 }), { nat: false }).state).toBe(CS_TRK | CS_NEW);
+  });
+
+  it('ICMP echo: the reply matches the request by id', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    tx.commit(Z, icmpEcho({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', id: 9 }));
+    expect(tx.lookup(Z, icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', kind: 'reply', id: 9 }), { nat: false }).state).toBe(CS_TRK | CS_EST | CS_RPL);
+    expect(tx.lookup(Z, icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', kind: 'reply', id: 10 }), { nat: false }).state & CS_INV).toBeTruthy();
+  });
+
+  it('an ICMP error about a committed connection is related', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    tx.commit(Z, syn);
+    const err = { ...icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.254', dst: '10.0.0.1' }), 'icmp4.type': 11, inner: innerOf(syn) };
+    expect(tx.lookup(Z, err, { nat: false }).state).toBe(CS_TRK | CS_REL | CS_RPL);
+    const unrelated = { ...err, inner: innerOf(withFields(syn, { 'tcp.dst': 81 })) };
+    expect(tx.lookup(Z, unrelated, { nat: false }).state & CS_INV).toBeTruthy();
+  });
+});
+
+describe('conntrack NAT', () => {
+  it('DNAT rewrites the original direction and un-NATs replies', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    const vip = withFields(syn, { 'ip4.dst': parseIPv4('10.96.0.10') });
+    const c = tx.commit(Z, vip, { nat: { kind: 'dnat', ip: parseIPv4('10.0.0.2'), port: 8080 } });
+    expect(c.packet['ip4.dst']).toBe(parseIPv4('10.0.0.2'));
+    expect(c.packet['tcp.dst']).toBe(8080);
+    expect(c.state & CS_DNAT).toBeTruthy();
+    const reply = withFields(synAck, { 'tcp.src': 8080 });
+    const back = tx.lookup(Z, reply, { nat: true });
+    expect(back.packet['ip4.src']).toBe(parseIPv4('10.96.0.10'));
+    expect(back.packet['tcp.src']).toBe(80);
+    expect(tx.lookup(Z, reply, { nat: false }).packet).toBe(reply);
+  });
+
+  it('SNAT keeps the source port unless it is taken', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    const ext = parseIPv4('192.0.2.2');
+    const first = tx.commit(Z, syn, { nat: { kind: 'snat', ip: ext } });
+    expect(first.packet['ip4.src']).toBe(ext);
+    expect(first.packet['tcp.src']).toBe(1111);
+    // Another host using the same source port to the same server gets another port.
+    const other = withFields(syn, { 'ip4.src': parseIPv4('10.0.0.3') });
+    const second = tx.commit(Z, other, { nat: { kind: 'snat', ip: ext } });
+    expect(second.packet['tcp.src']).not.toBe(1111);
+  });
+
+  it('commit updates marks of an existing connection (blocked)', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    tx.commit(Z, syn);
+    tx.commit(Z, syn, { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } });
+    expect(tx.lookup(Z, synAck, { nat: false }).entry?.mark).toBe(MARK_BLOCKED);
+  });
+
+  it('a transaction never changes its base state', () => {
+    const tx1 = new ConntrackTx(ConntrackState.EMPTY);
+    tx1.commit(Z, syn);
+    const s1 = tx1.finish();
+    const tx2 = new ConntrackTx(s1);
+    tx2.lookup(Z, synAck, { nat: false });
+    tx2.commit('lsp:b', syn);
+    const s2 = tx2.finish();
+    expect(s1.size).toBe(1);
+    expect(s1.entries()[0]!.seenReply).toBe(false);
+    expect(s2.size).toBe(2);
+    expect(s2.zoneEntries(Z)[0]!.seenReply).toBe(true);
+  });
+
+  it('formats states as ovn-trace --ct flags', () => {
+    expect(formatCtState(CS_TRK | CS_EST | CS_RPL)).toBe('est|rpl|trk');
+  });
+
+  it('property: for any connection and DNAT target, the reply comes back from the original destination', () => {
+    const ip = fc.integer({ min: 1, max: 0xfffffffe });
+    const port = fc.integer({ min: 1, max: 65535 });
+    fc.assert(
+      fc.property(ip, ip, ip, port, port, port, (src, dst, target, sport, dport, tport) => {
+        fc.pre(src !== dst && src !== target);
+        const tx = new ConntrackTx(ConntrackState.EMPTY);
+        const p = withFields(syn, { 'ip4.src': src, 'ip4.dst': dst, 'tcp.src': sport, 'tcp.dst': dport });
+        const c = tx.commit(Z, p, { nat: { kind: 'dnat', ip: target, port: tport } });
+        const reply = withFields(synAck, { 'ip4.src': target, 'ip4.dst': src, 'tcp.src': tport, 'tcp.dst': sport });
+        const back = tx.lookup(Z, reply, { nat: true });
+        return (
+          c.packet['ip4.dst'] === target &&
+          (back.state & (CS_TRK | CS_EST | CS_RPL)) === (CS_TRK | CS_EST | CS_RPL) &&
+          back.packet['ip4.src'] === dst &&
+          back.packet['tcp.src'] === dport
+        );
+      }),
+      fcParams(200),
+    );
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * Routing stages as northd 23.03 builds them: lr_in_ip_routing_pre (route
+ * table of the inport), lr_in_ip_routing (+ _ecmp), lr_in_policy
+ * (+ _ecmp), lr_in_arp_resolve, lr_in_gw_redirect and lr_in_arp_request.
+ *
+ * Routing decrements TTL, sets the next hop, the source router address,
+ * eth.src and outport; policies then see that packet and may allow, drop, or
+ * reroute it (overriding the route); ARP resolution fills eth.dst from known
+ * addresses or, failing that, the router asks with ARP/ND and the packet
+ * waits (it is not forwarded in this simulation step, as in OVN).
+ */
+import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
+import { linkLocalOf } from '../compile/addresses.ts';
+import { lookupRoute } from '../compile/routes.ts';
+import type { RouteTarget, RouterDp } from '../compile/types.ts';
+import { familyOf, ipDst, ipSrc, isIP, isIPv4, isNdOrMld, type Packet } from '../packet/packet.ts';
+import type { TraceRule } from '../trace.ts';
+import { FLAG_LOOPBACK } from './context.ts';
+import { arpRequestFor, ndNsFor } from './generate.ts';
+import { natResident } from './router-nat.ts';
+import { resident, routerPort } from './router-input.ts';
+import type { StageRun } from './run.ts';
+
+type S = StageRun<RouterDp>;
+
+const builtin = (priority: number, match: string): TraceRule => ({ kind: 'builtin', priority, match });
+
+/** lr_in_ip_routing_pre. */
+export function routingPre(s: S): 'next' | 'stop' {
+  s.ctx.rt.routeTable = routerPort(s, s.ctx.inport)?.routeTable ?? '';
+  return 'next';
+}
+
+function applyTarget(s: S, t: RouteTarget, dst: number | bigint): void {
+  const { ctx } = s;
+  ctx.rt.nexthop = t.nexthop ?? dst;
+  ctx.rt.srcIp = t.srcIp;
+  ctx.outport = t.outport;
+  ctx.packet = { ...ctx.packet, 'eth.src': t.mac };
+  ctx.setFlag(FLAG_LOOPBACK);
+}
+
+function isMcast(p: Packet): boolean {
+  const dst = ipDst(p);
+  return isIPv4(p) ? (dst as number) >>> 28 === 0xe : ((dst as bigint) ?? 0n) >> 120n === 0xffn;
+}
+
+/** lr_in_ip_routing and lr_in_ip_routing_ecmp. */
+export function routing(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  const p = ctx.packet;
+  if (!isIP(p)) return s.drop('not IP', builtin(0, '1'));
+  if (isNdOrMld(p) && (p['icmp6.type'] === 133 || p['icmp6.type'] === 134)) return s.drop('router solicitation/advertisement', builtin(10550, 'nd_rs || nd_ra'));
+  if (isMcast(p)) return s.drop('multicast (no relay)', builtin(10450, 'ip4.mcast || ip6.mcast'));
+  const before = p;
+  const dst = ipDst(p)!;
+  const ttl = (p['ip.ttl'] ?? 1) - 1;
+  const fam = familyOf(p)!;
+  if (fam === 6 && (dst as bigint) >> 64n === 0xfe80000000000000n) {
+    const port = routerPort(s, ctx.inport)!;
+    ctx.packet = { ...p, 'ip.ttl': ttl };
+    applyTarget(s, { outport: port.name, srcIp: linkLocalOf(port.mac), mac: port.mac }, dst);
+    s.record({ rule: builtin(194, 'inport == P && ip6.dst == fe80::/64'), action: `link-local: out "${port.name}"`, before });
+    return 'next';
+  }
+  const route = lookupRoute(dp.routes, fam, ipSrc(p)!, dst, ctx.rt.routeTable);
+  if (route === undefined) return s.drop('no route', builtin(0, '1'));
+  const rule: TraceRule = { kind: 'route', key: route.key, priority: route.priority, match: route.text };
+  if (route.kind === 'discard') return s.drop('discard route', rule);
+  ctx.packet = { ...p, 'ip.ttl': ttl };
+  const i = s.run.select('ecmp-route', route.key, route.targets.length, ctx.packet);
+  applyTarget(s, route.targets[i]!, dst);
+  ctx.rt.decided = 'route';
+  const ecmp = route.targets.length > 1 ? ` (ECMP member ${i + 1}/${route.targets.length})` : '';
+  s.record({ rule, action: `ip.ttl--; next hop ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
+  return 'next';
+}
+
+function formatHop(ip: number | bigint): string {
+  return typeof ip === 'number' ? formatIPv4(ip) : formatIPv6(ip);
+}
+
+/** lr_in_policy and lr_in_policy_ecmp. */
+export function policy(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  for (const r of dp.policies) {
+    if (!r.test(ctx)) continue;
+    const rule: TraceRule = { kind: 'policy', key: r.key, priority: r.priority, match: r.matchText };
+    const action = r.policy.action;
+    if (action === 'drop') return s.drop('router policy drop', rule);
+    if (action === 'allow') {
+      s.record({ rule, action: 'allow' });
+      return 'next';
+    }
+    const before = ctx.packet;
+    const i = s.run.select('ecmp-policy', r.key, r.targets.length, ctx.packet);
+    applyTarget(s, r.targets[i]!, ipDst(ctx.packet)!);
+    ctx.rt.decided = 'policy';
+    const ecmp = r.targets.length > 1 ? ` (ECMP member ${i + 1}/${r.targets.length})` : '';
+    s.record({ rule, action: `reroute via ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
+    return 'next';
+  }
+  return 'next';
+}
+
+/** lr_in_arp_resolve. */
+export function arpResolve(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  const p = ctx.packet;
+  if (isMcast(p)) return 'next';
+  const dst = ipDst(p)!;
+  const out = ctx.outport;
+  const gwNat = dp.nats.find((n) => n.gatewayPort === out && ctx.inport === out && n.externalIp === dst);
+  if (gwNat !== undefined && !dp.isGateway) return s.drop('to a NAT address of the gateway port it came in on', { kind: 'nat', key: gwNat.key, priority: 150 });
+  const hop = ctx.rt.nexthop;
+  const before = p;
+  const known = hop === undefined ? undefined : dp.arpResolve.get(out)?.get(String(hop));
+  if (known !== undefined) {
+    ctx.packet = { ...p, 'eth.dst': known };
+    s.record({ rule: builtin(100, `outport == "${out}" && next hop == ${formatHop(hop!)}`), action: 'eth.dst = known MAC', before });
+    return 'next';
+  }
+  if (dp.snatOrLbRouterIps.has(String(dst))) return s.drop('to a router SNAT/LB address that was not unSNATed', builtin(2, 'ip.dst == router SNAT/LB address'));
+  const learned = hop === undefined ? undefined : s.net.neighbors.get(out)?.get(String(hop));
+  ctx.packet = { ...p, 'eth.dst': learned ?? 0 };
+  s.record({ rule: builtin(1, isIPv4(p) ? 'ip4' : 'ip6'), action: learned !== undefined ? 'get_arp: MAC binding' : 'get_arp: no MAC binding', before });
+  return 'next';
+}
+
+/** lr_in_gw_redirect: distributed NAT sources its traffic from the external MAC; the rest goes via the gateway. */
+export function gwRedirect(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  if (dp.isGateway || dp.dgps.length === 0 || !dp.dgps.includes(ctx.outport)) return 'next';
+  const src = ipSrc(ctx.packet);
+  const n = dp.nats.find((x) => x.distributed && x.logicalIp === src && x.gatewayPort === ctx.outport && natResident(s, x));
+  if (n !== undefined) {
+    const before = ctx.packet;
+    ctx.packet = { ...before, 'eth.src': n.externalMac! };
+    ctx.rt.srcIp = n.externalIp;
+    s.record({ rule: { kind: 'nat', key: n.key, priority: 100 }, action: 'eth.src = external_mac (distributed NAT)', before });
+    return 'next';
+  }
+  const port = routerPort(s, ctx.outport)!;
+  const local = resident(s, port.crName!);
+  ctx.rt.redirected = !local;
+  s.record({ rule: builtin(50, `outport == "${port.name}"`), action: `outport = "${port.crName}"`, note: local ? 'gateway port resident here' : 'tunnelled to the gateway chassis' });
+  return 'next';
+}
+
+/** lr_in_arp_request: ask for an unknown next hop, or output. */
+export function arpRequest(s: S): 'next' | 'stop' {
+  const { ctx } = s;
+  const p = ctx.packet;
+  if (p['eth.dst'] === 0 && isIP(p)) {
+    const hop = ctx.rt.nexthop!;
+    const req = isIPv4(p)
+      ? arpRequestFor(p['eth.src'], ctx.rt.srcIp as number, hop as number)
+      : ndNsFor(p['eth.src'], (ctx.rt.srcIp as bigint) ?? 0n, hop as bigint);
+    const kind = isIPv4(p) ? 'arp-request' : 'nd-ns';
+    s.record({ rule: builtin(100, `eth.dst == 00:00:00:00:00:00 && ${isIPv4(p) ? 'ip4' : 'ip6'}`), action: `${kind} for ${formatHop(hop)}`, note: 'the packet waits for the answer' });
+    s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: `next hop ${formatHop(hop)} unresolved (${kind} sent)` });
+    s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: req, carry: ctx.carry(), generated: kind, depth: s.job.depth, redirected: ctx.rt.redirected === true });
+    return 'stop';
+  }
+  s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: p, carry: ctx.carry(), depth: s.job.depth, redirected: ctx.rt.redirected === true });
+  return 'stop';
+}

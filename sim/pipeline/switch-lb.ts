@@ -1,0 +1,171 @@
+/**
+ * Switch load balancing as northd 23.03 builds it (build_pre_lb,
+ * build_pre_stateful, build_lb_rules, build_lb_hairpin):
+ *
+ * - with a VIP on the switch, every IP packet goes through conntrack with NAT
+ *   (`ct_lb_mark`) in the port's zone, so established LB traffic is DNATed
+ *   and replies are un-DNATed; router and localnet ports skip it (localnet
+ *   ports only when the switch has no VIP);
+ * - a new connection to VIP[:port] is DNATed to one backend (the selector
+ *   picks it) and committed (`ct_lb_mark(backends=...)`); a VIP without
+ *   backends drops (or rejects with options:reject);
+ * - hairpin: a client load-balanced to itself is SNATed to the VIP and sent
+ *   back out of its own port, and the backend's reply is un-SNATed.
+ */
+import { CS_DNAT, CS_EST, CS_NEW } from '../conntrack/state.ts';
+import { findVip } from '../compile/lb.ts';
+import type { LbVip, SwitchDp } from '../compile/types.ts';
+import { FLAG_LOOPBACK } from './context.ts';
+import { ctIs, tracked } from './ct-bits.ts';
+import { ctCommit, ctLookup } from './ct-ops.ts';
+import { dstPort, ipDst, ipSrc, isEthMcast, isIP, isNdOrMld, l4ProtoOf, srcPort } from '../packet/packet.ts';
+import { rejectReplyFor } from './generate.ts';
+import type { StageRun } from './run.ts';
+import { zoneOf } from './switch-acl.ts';
+import type { TraceRule } from '../trace.ts';
+
+type S = StageRun<SwitchDp>;
+
+export const hairpinZone = (sw: string): string => `ls:${sw}:snat`;
+
+/** ls_in_pre_lb / ls_out_pre_lb. */
+export function preLb(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  const p = ctx.packet;
+  if (isEthMcast(p) || isNdOrMld(p) || !isIP(p) || ctx.sw.aclStateless) return 'next';
+  const ingress = s.job.pipeline === 'ingress';
+  const port = ingress ? ctx.inport : ctx.outport;
+  const skip = dp.routerPorts.includes(port) || (!dp.hasLbVip && dp.localnetPorts.includes(port));
+  if (skip) {
+    // skip_port_from_conntrack: egress clears ct state unless the switch has stateful ACLs.
+    const clear = !ingress && !dp.hasStatefulAcl;
+    if (clear) ctx.ctClear();
+    if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 110, match: `ip && ${ingress ? 'inport' : 'outport'} == ${JSON.stringify(port)}` }, action: clear ? 'ct_clear; next' : 'next' });
+    return 'next';
+  }
+  if (dp.hasLbVip) ctx.sw.conntrackNat = true;
+  return 'next';
+}
+
+function vipOf(dp: SwitchDp, p: import('../packet/packet.ts').Packet): LbVip | undefined {
+  const dst = ipDst(p);
+  return dst === undefined ? undefined : findVip(dp.vips, dst, l4ProtoOf(p), dstPort(p));
+}
+
+/** ls_in_pre_stateful / ls_out_pre_stateful: send to conntrack as the hints say. */
+export function preStateful(s: S): 'next' | 'stop' {
+  const { ctx } = s;
+  const zone = zoneOf(s);
+  if (ctx.sw.conntrackNat) {
+    const vip = s.job.pipeline === 'ingress' ? vipOf(s.dp, ctx.packet) : undefined;
+    if (vip) {
+      ctx.sw.origDstIp = vip.ip;
+      if (vip.port !== undefined) ctx.sw.origDstPort = vip.port;
+    }
+    ctLookup(s, {
+      zone,
+      action: 'ct_lb_mark',
+      nat: true,
+      ...(s.tracing ? { rule: { kind: 'builtin', priority: vip ? 120 : 110, match: vip ? `reg0[2] == 1 && VIP ${vip.vipText}` : 'reg0[2] == 1' } } : {}),
+    });
+    return 'next';
+  }
+  if (ctx.sw.conntrackDefrag) {
+    ctLookup(s, { zone, action: 'ct_next', nat: false, rule: { kind: 'builtin', priority: 100, match: 'reg0[0] == 1' } });
+  }
+  return 'next';
+}
+
+const lbRule = (vip: LbVip): TraceRule => ({
+  kind: 'lb',
+  priority: vip.port !== undefined ? 120 : 110,
+  key: `${vip.lb.name}|${vip.vipText}`,
+  name: vip.lb.name,
+  match: `ct.new && ${vip.family === 4 ? 'ip4' : 'ip6'}.dst == ${vip.vipText}`,
+});
+
+/** ls_in_lb: a new connection to a VIP is DNATed to a backend. */
+export function lbStage(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  if (!dp.hasLbVip || !ctIs(ctx, CS_NEW)) return 'next';
+  const vip = vipOf(dp, ctx.packet);
+  if (vip === undefined) return 'next';
+  ctx.sw.conntrackCommit = false;
+  const rule = lbRule(vip);
+  if (vip.backends.length === 0) {
+    if (!vip.reject) return s.drop(`VIP ${vip.vipText} has no backends`, rule);
+    const { packet, kind } = rejectReplyFor(ctx.packet);
+    s.drop(`VIP ${vip.vipText} has no backends (reject)`, rule);
+    s.spawn({ dp, pipeline: 'egress', inport: '', outport: ctx.inport, packet, carry: { ctState: 0, ctMark: 0, ctLabel: 0n, flags: 0 }, generated: kind, startAt: 'ls_out_qos_mark' });
+    return 'stop';
+  }
+  const i = s.run.select('lb-backend', rule.key!, vip.backends.length, ctx.packet);
+  const be = vip.backends[i]!;
+  ctCommit(s, {
+    zone: zoneOf(s),
+    action: `ct_lb_mark(backends=${vip.backends.map((b) => b.text).join(',')})`,
+    nat: true,
+    rule,
+    note: `backend ${be.text}`,
+    commit: { nat: { kind: 'dnat', ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}) } },
+  });
+  return 'next';
+}
+
+/** ls_in_pre_hairpin: chk_lb_hairpin() and chk_lb_hairpin_reply(). */
+export function preHairpin(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  const p = ctx.packet;
+  if (!dp.hasLbVip || !isIP(p) || !tracked(ctx)) return 'next';
+  const src = ipSrc(p);
+  const dst = ipDst(p);
+  ctx.sw.hairpin = (ctx.ctState & CS_DNAT) !== 0 && src === dst;
+  const backends = dp.lbBackends.get(String(src));
+  ctx.sw.hairpinReply = false;
+  if (backends !== undefined) {
+    const sport = srcPort(p);
+    for (const { vip, backend } of backends) {
+      if (vip.ip === dst && (backend.port === undefined || backend.port === sport)) ctx.sw.hairpinReply = true;
+    }
+  }
+  if (ctx.sw.hairpin || ctx.sw.hairpinReply) {
+    s.record({ rule: { kind: 'builtin', priority: 100, match: 'ip && ct.trk' }, action: ctx.sw.hairpin ? 'hairpin (client balanced to itself)' : 'hairpin reply' });
+  }
+  return 'next';
+}
+
+function hairpinSnatIp(vip: LbVip | undefined, fallback: number | bigint): number | bigint {
+  const h = vip?.hairpinSnatIp;
+  const v = typeof fallback === 'number' ? h?.v4 : h?.v6;
+  return v ?? fallback;
+}
+
+/** ls_in_nat_hairpin: SNAT hairpinned traffic to the VIP (or hairpin_snat_ip). */
+export function natHairpin(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  if (!dp.hasLbVip || !isIP(ctx.packet)) return 'next';
+  const zone = hairpinZone(dp.name);
+  if (ctx.sw.hairpin && ctIs(ctx, CS_NEW) && ctx.sw.origDstIp !== undefined) {
+    const vip = [...(dp.vips.get(String(ctx.sw.origDstIp)) ?? [])][0];
+    const ip = hairpinSnatIp(vip, ctx.sw.origDstIp);
+    ctCommit(s, { zone, action: 'ct_snat_to_vip', nat: true, commit: { nat: { kind: 'snat', ip } }, rule: { kind: 'builtin', priority: 100, match: 'ip && ct.new && ct.trk && reg0[6] == 1' } });
+    return 'next';
+  }
+  if ((ctx.sw.hairpin && ctIs(ctx, CS_EST)) || ctx.sw.hairpinReply) {
+    ctLookup(s, { zone, action: 'ct_snat', nat: true, rule: { kind: 'builtin', priority: ctx.sw.hairpin ? 100 : 90, match: ctx.sw.hairpin ? 'ip && ct.est && ct.trk && reg0[6] == 1' : 'ip && reg0[12] == 1' } });
+  }
+  return 'next';
+}
+
+/** ls_in_hairpin: loop hairpinned packets back out of their own port. */
+export function hairpinStage(s: S): 'next' | 'stop' {
+  const { ctx } = s;
+  if (!ctx.sw.hairpin && !ctx.sw.hairpinReply) return 'next';
+  const before = ctx.packet;
+  ctx.packet = { ...before, 'eth.src': before['eth.dst'], 'eth.dst': before['eth.src'] };
+  ctx.outport = ctx.inport;
+  ctx.setFlag(FLAG_LOOPBACK);
+  s.record({ rule: { kind: 'builtin', priority: 1, match: '(reg0[6] == 1 || reg0[12] == 1)' }, action: 'eth.dst <-> eth.src; outport = inport; output', before });
+  s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: ctx.packet, carry: ctx.carry(), depth: s.job.depth });
+  return 'stop';
+}

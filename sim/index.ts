@@ -42,3 +42,4 @@ export * from './pipeline/index.ts';
 export * from './trace.ts';
 export * from './simulate.ts';
 export * from './result.ts';
+export * from './connection.ts';

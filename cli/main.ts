@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import { registerBench } from './bench.ts';
+import { registerSim } from './sim.ts';
 
 const program = new Command()
   .name('kovn')
@@ -11,6 +12,7 @@ const program = new Command()
   .version('0.1.0')
   .showHelpAfterError();
 
+registerSim(program);
 registerBench(program);
 
 try {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileNetwork } from './compile/index.ts';
 import { probeConnection, replyTo } from './connection.ts';
-import { MAC, twoSubnets } from './fixtures.ts';
+import { MAC, twoSubnets } from '../model/topology/index.ts';
 import { icmpEcho, tcpPacket, udpPacket } from './packet/build.ts';
 import { TCP_ACK, TCP_SYN } from './packet/fields.ts';
 

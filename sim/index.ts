@@ -28,10 +28,19 @@
  * differential test must normalise these): ovn-trace keeps ct_state across
  * patch ports and ORs new ct_lb states into it (OVS clears it:
  * controller/physical.c), clears logical flags between ingress and egress
- * (OVS keeps them), stops at a bare `ct_snat` on a gateway router, assumes
- * every port is chassis-resident, and emulates port security with exact
- * addresses only (ovn-controller admits a whole subnet for a port-security
- * CIDR whose host bits are zero).
+ * (OVS keeps them), stops at a bare `ct_snat` on a gateway router, and
+ * emulates port security with exact addresses only (ovn-controller admits a
+ * whole subnet for a port-security CIDR whose host bits are zero). Generated
+ * packets are built as pinctrl builds them, not as ovn-trace seeds them:
+ * TCP RST (RST|ACK) and SCTP ABORT with TTL 63 and ports swapped (ovn-trace:
+ * TTL 255, ports kept, RST only); `reject` of UDP gives ICMP port
+ * unreachable, of anything else code 1 (ovn-trace: always code 1); a
+ * router's NS comes from the link-local address of its port's MAC, to the
+ * solicited-node group, SLL = that MAC (ovn-trace keeps the packet's
+ * addresses). Like ovn-trace, every existing port is chassis-resident
+ * unless `isChassisResident`/`chassis` say otherwise, `@pg` means the
+ * group's members on the switch being evaluated (`$pg_ip4` all of them),
+ * and an ARP opcode keeps 8 bits (OVS's nw_proto).
  *
  * Pure: no I/O, no clock, no randomness. Imports only model/.
  */

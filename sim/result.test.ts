@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileNetwork } from './compile/network.ts';
-import { MAC, twoSubnets } from './fixtures.ts';
+import { MAC, twoSubnets } from '../model/topology/index.ts';
 import { icmpEcho } from './packet/build.ts';
 import { formatResult, resultToJSON } from './result.ts';
 import { simulate } from './simulate.ts';

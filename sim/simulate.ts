@@ -6,7 +6,7 @@
  */
 import { ConntrackState, ConntrackTx } from './conntrack/state.ts';
 import type { RouterDp, SimNetwork, SwitchDp } from './compile/types.ts';
-import type { Packet } from './packet/packet.ts';
+import { asOvsKeys, type Packet } from './packet/packet.ts';
 import { NO_CARRY, PipelineCtx } from './pipeline/context.ts';
 import { runRouter } from './pipeline/router.ts';
 import { MAX_PASSES, Run, StageRun, type CtLookupRecord, type Job, type Selector, type SimDrop, type SimOutput } from './pipeline/run.ts';
@@ -78,7 +78,8 @@ function runJob(run: Run, job: Job): void {
 export function simulate(net: SimNetwork, input: SimInput): SimResult {
   const tx = new ConntrackTx(input.conntrack ?? ConntrackState.EMPTY);
   const run = new Run(net, tx, input.select ?? FIRST, input.trace !== false);
-  run.push(firstJob(net, input.inport, input.packet));
+  // The packet as OVS would key it (an ARP opcode keeps 8 bits), as ovn-trace traces it.
+  run.push(firstJob(net, input.inport, asOvsKeys(input.packet)));
   for (let job = run.pop(); job !== undefined; job = run.pop()) {
     if (++run.passes > MAX_PASSES) {
       run.drops.push({ datapath: job.dp.name, stage: '-', reason: `more than ${MAX_PASSES} datapath passes (a forwarding loop)` });

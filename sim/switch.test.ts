@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileNetwork } from './compile/network.ts';
-import { MAC, TopoBuilder, twoSubnets } from './fixtures.ts';
+import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
 import { arpRequest, icmpEcho, tcpPacket, udpPacket } from './packet/build.ts';
 import { TCP_ACK, TCP_SYN } from './packet/fields.ts';
 import { simulate } from './simulate.ts';
@@ -52,6 +52,12 @@ describe('two pods on one switch', () => {
     expect(out.packet['arp.sha']).toBe(0x000000000102);
     expect(out.packet['eth.dst']).toBe(0x000000000101);
     expect(r.stages.find((s) => s.stage === 'ls_in_arp_rsp')).toBeDefined();
+  });
+
+  it('keys the ARP opcode in 8 bits as OVS does: op 0x101 is a request (settled with ovn-trace: arp_op=1, answered)', () => {
+    const req = { ...arpRequest({ sha: MAC.p1, spa: '10.0.1.11', tpa: '10.0.1.12' }), 'arp.op': 0x101 };
+    const r = simulate(net, { inport: 'p1', packet: req });
+    expect(r.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'arp-reply']]);
   });
 
   it('forwards an ARP request from the owner of the address instead of answering it', () => {

@@ -1,11 +1,13 @@
 /**
  * model/topology: the logical network as readonly values (one interface per
- * OVN Northbound table kovn writes), row keys, validation as data, and the
- * diff of two topologies into an ordered plan of operations.
+ * OVN Northbound table kovn writes), row keys, validation as data, the diff
+ * of two topologies into an ordered plan of operations, and TopoBuilder for
+ * writing small topologies by hand (tests, scenarios, benchmarks).
  */
 export * from './types.ts';
 export * from './keys.ts';
 export * from './build.ts';
+export { MAC, TopoBuilder, TopoBuilderError, twoSubnets, type VifOptions } from './builder.ts';
 export * from './refs.ts';
 export { validateTopology } from './validate.ts';
 export { matchEnvOf } from './validate-matches.ts';

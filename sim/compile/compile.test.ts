@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../../model/addr/index.ts';
-import { MAC, TopoBuilder, twoSubnets } from '../fixtures.ts';
+import { MAC, TopoBuilder, twoSubnets } from '../../model/topology/index.ts';
 import { candidateAcls } from './acl-index.ts';
 import { linkLocalOf, parsePortSecurity } from './addresses.ts';
 import { findVip } from './lb.ts';
@@ -8,7 +8,7 @@ import { compileNetwork } from './network.ts';
 import { lookupRoute } from './routes.ts';
 
 describe('compileNetwork', () => {
-  it('files port-group ACLs under the ports they require, and attaches them to every switch of the group', () => {
+  it('files port-group ACLs under the ports they require (its members on that switch), and attaches them to every switch of the group', () => {
     const t = twoSubnets()
       .portGroup('pg', ['p2', 'q1'])
       .acl('pg', 'to-lport', 2000, 'outport == @pg && ip', 'drop')
@@ -17,7 +17,8 @@ describe('compileNetwork', () => {
       .build();
     const net = compileNetwork(t);
     const sw1 = net.switches.get('sw1')!;
-    expect([...sw1.acls.out.byOutport.keys()].sort()).toEqual(['p2', 'q1']);
+    expect([...sw1.acls.out.byOutport.keys()].sort()).toEqual(['p2']);
+    expect([...net.switches.get('sw2')!.acls.out.byOutport.keys()]).toEqual(['q1']);
     expect(sw1.acls.out.rest.map((r) => r.priority)).toEqual([2000]);
     expect(candidateAcls(sw1.acls.out, 'p1', 'p2').map((r) => r.priority)).toEqual([3000, 2000]);
     expect(candidateAcls(sw1.acls.out, 'p2', 'p1').map((r) => r.priority)).toEqual([2000]);

@@ -13,7 +13,7 @@ import { buildMatchEnv } from './match.ts';
 import { compilePorts } from './ports.ts';
 import { compileRouter } from './router.ts';
 import { compileSwitch, portGroupSwitches } from './switch.ts';
-import type { CompileOptions, RouterDp, RouterPortInfo, SimNetwork, SwitchDp } from './types.ts';
+import type { CompileOptions, PortInfo, RouterDp, RouterPortInfo, SimNetwork, SwitchDp } from './types.ts';
 
 function compileNeighbors(opts: CompileOptions, issues: Issue[]): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
@@ -48,37 +48,50 @@ function extraIpsFn(routers: ReadonlyMap<string, RouterDp>) {
 }
 
 /**
+ * The `is_chassis_resident` predicate the network is simulated with. Given
+ * `isChassisResident`, that. Otherwise, as ovn-trace answers
+ * (ovntrace_is_chassis_resident: "assume any port that exists is
+ * resident"; an unknown port is not, nor for ovn-controller): true for ""
+ * and every port that exists, `cr-<port>` of gateway ports included; with
+ * `chassis`, a `cr-<port>` with gateway chassis only where the
+ * highest-priority one is that chassis.
+ */
+function residency(t: Topology, options: CompileOptions, ports: ReadonlyMap<string, PortInfo>): CompileOptions {
+  if (options.isChassisResident !== undefined) return options;
+  const exists = new Set<string>(['']);
+  const active = new Map<string, string>();
+  for (const p of ports.values()) {
+    exists.add(p.name);
+    if (p.kind !== 'lrp' || p.crName === undefined) continue;
+    exists.add(p.crName);
+    // (A gateway port bound by ha_chassis_group names no chassis here: resident, as before.)
+    const best = [...(t.routerPort.get(p.name)?.gatewayChassis ?? [])].sort((a, b) => b.priority - a.priority)[0];
+    if (best) active.set(p.crName, best.chassisName);
+  }
+  const here = options.chassis;
+  if (here === undefined) return { ...options, isChassisResident: (port) => exists.has(port) };
+  return { ...options, isChassisResident: (port) => (active.has(port) ? active.get(port) === here : exists.has(port)) };
+}
+
+/**
  * @example
  * const net = compileNetwork(topology);
  * const r = simulate(net, { inport: 'web-0.default', packet: tcpPacket({...}) });
  */
-/** `chassis` → an is_chassis_resident predicate over the gateway chassis of each gateway port. */
-function residency(t: Topology, options: CompileOptions): CompileOptions {
-  if (options.isChassisResident !== undefined || options.chassis === undefined) return options;
-  const active = new Map<string, string>();
-  for (const p of t.routerPort.values()) {
-    const best = [...p.gatewayChassis].sort((a, b) => b.priority - a.priority)[0];
-    if (best) active.set(`cr-${p.name}`, best.chassisName);
-  }
-  const here = options.chassis;
-  return { ...options, isChassisResident: (port) => (active.has(port) ? active.get(port) === here : true) };
-}
-
 export function compileNetwork(topology: Topology, opts: CompileOptions = {}): SimNetwork {
-  const options = residency(topology, opts);
   const issues: Issue[] = [];
   const { ports, switchPorts, routerPorts } = compilePorts(topology, issues);
-  const { env, portGroups } = buildMatchEnv(topology, switchPorts, options);
+  const options = residency(topology, opts, ports);
+  const envs = buildMatchEnv(topology, switchPorts, options);
   const routers = new Map<string, RouterDp>();
   for (const r of topology.router.values()) {
     const rports = [...routerPorts.values()].filter((p) => p.router === r.name);
-    routers.set(r.name, compileRouter({ t: topology, router: r, ports: rports, env, issues }));
+    routers.set(r.name, compileRouter({ t: topology, router: r, ports: rports, env: envs.base, issues }));
   }
   const switches = new Map<string, SwitchDp>();
   const ctx = {
     t: topology,
-    env,
-    portGroups,
+    envs,
     switchPorts,
     routerPorts,
     pgSwitches: portGroupSwitches(topology, switchPorts),

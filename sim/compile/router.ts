@@ -44,7 +44,8 @@ function compilePolicies(t: Topology, r: LogicalRouter, ports: readonly RouterPo
       key,
       policy: p,
       priority: p.priority,
-      test: compilePredicate(p.match, env, ['routerPolicy', key, 'match'], issues),
+      // A router has no port groups in OVN (they are per switch): `@pg` here never matches.
+      test: compilePredicate(p.match, env, ['routerPolicy', key, 'match'], issues, { datapath: `router ${r.name}`, groupExists: (n) => t.portGroup.has(n) }),
       matchText: printMatch(p.match),
       targets,
     });
@@ -134,6 +135,17 @@ function reachable(vip: LbVip, ports: readonly RouterPortInfo[]): boolean {
   return ports.some((p) => p.networks.some((n) => inNetwork(n, vip.ip)));
 }
 
+/** build_arp_request_flows_for_lrouter: static routes whose next hop parses as an IPv6 /128. */
+function ndNsNexthops(t: Topology, router: LogicalRouter): Set<string> {
+  const out = new Set<string>();
+  for (const r of t.staticRoute.values()) {
+    if (r.router !== router.name) continue;
+    const c = tryParseCIDR(r.nexthop, { allowBare: true });
+    if (c?.family === 6 && c.prefix === 128) out.add(String(c.ip));
+  }
+  return out;
+}
+
 export interface RouterCompileInput {
   readonly t: Topology;
   readonly router: LogicalRouter;
@@ -176,6 +188,7 @@ export function compileRouter({ t, router, ports, env, issues }: RouterCompileIn
     lbReachableIps: new Set(vips.filter((v) => reachable(v, ports)).map((v) => String(v.ip))),
     snatOrLbRouterIps,
     arpResolve: new Map(),
+    ndNsNexthops: ndNsNexthops(t, router),
     ...(dnatForceSnat ? { dnatForceSnat } : {}),
     ...(lbForceSnat ? { lbForceSnat } : {}),
   };

@@ -1,17 +1,18 @@
 /**
  * Compiling one logical switch: its ACLs (its own and those of every port
- * group with a port on it, as northd attaches them), load balancer VIPs, QoS
+ * group with a port on it, as northd attaches them, each match read in the
+ * switch's own environment), load balancer VIPs, QoS
  * rules, and the L2 tables (MAC → port, ARP/ND responder, router-owned IPs).
  */
 import type { Issue } from '../../model/issues.ts';
-import { printMatch, type MatchEnv } from '../../model/match/index.ts';
+import { printMatch, type MatchExpr } from '../../model/match/index.ts';
 import { keyOf, type ACL, type LogicalSwitch, type Topology } from '../../model/topology/index.ts';
 import { indexAcls, portRequirement } from './acl-index.ts';
 import { compileVips, indexVips } from './lb.ts';
-import { compilePredicate } from './match.ts';
+import { compilePredicate, namesPortGroup, type Predicate, type SimMatchEnv } from './match.ts';
 import type { AclRule, AclStage, LbBackend, LbVip, QosRule, RouterPortInfo, SwitchDp, SwitchPortInfo } from './types.ts';
 
-/** Shared across switches: an ACL of a port group spanning switches is compiled once. */
+/** Shared across switches: an ACL whose match names no port group is compiled once for all of them. */
 export interface AclCache {
   readonly byKey: Map<string, AclRule>;
 }
@@ -21,22 +22,30 @@ function aclStage(acl: ACL): AclStage {
   return acl.options['apply-after-lb'] === 'true' ? 'after_lb' : 'in';
 }
 
-function compileAcl(acl: ACL, ctx: SwitchCompileContext): AclRule {
-  const { env, issues, aclCache: cache } = ctx;
+/** A match in this switch's environment: `@pg` is the group's members here (see match.ts). */
+function switchPredicate(ctx: SwitchCompileContext, sw: string, expr: MatchExpr, where: readonly (string | number)[]): Predicate {
+  if (!namesPortGroup(expr)) return compilePredicate(expr, ctx.envs.base, where, ctx.issues);
+  const scope = { datapath: `switch ${sw}`, groupExists: (name: string) => ctx.t.portGroup.has(name) };
+  return compilePredicate(expr, ctx.envs.forSwitch(sw).env, where, ctx.issues, scope);
+}
+
+function compileAcl(acl: ACL, ctx: SwitchCompileContext, sw: string): AclRule {
   const key = keyOf('acl', acl);
-  const hit = cache.byKey.get(key);
+  const perSwitch = namesPortGroup(acl.match);
+  const cacheKey = perSwitch ? `${key}\u0000${sw}` : key;
+  const hit = ctx.aclCache.byKey.get(cacheKey);
   if (hit) return hit;
-  const portReq = portRequirement(acl.match, ctx.portGroups);
+  const portReq = portRequirement(acl.match, ctx.envs.forSwitch(sw).portGroups);
   const rule: AclRule = {
     key,
     acl,
     stage: aclStage(acl),
     priority: acl.priority + 1000,
-    test: compilePredicate(acl.match, env, ['acl', key, 'match'], issues),
+    test: switchPredicate(ctx, sw, acl.match, ['acl', key, 'match']),
     matchText: printMatch(acl.match),
     ...(portReq ? { portReq } : {}),
   };
-  cache.byKey.set(key, rule);
+  ctx.aclCache.byKey.set(cacheKey, rule);
   return rule;
 }
 
@@ -56,8 +65,7 @@ export function portGroupSwitches(t: Topology, switchPorts: ReadonlyMap<string, 
 
 export interface SwitchCompileContext {
   readonly t: Topology;
-  readonly env: MatchEnv;
-  readonly portGroups: ReadonlyMap<string, readonly string[]>;
+  readonly envs: SimMatchEnv;
   readonly switchPorts: ReadonlyMap<string, SwitchPortInfo>;
   readonly routerPorts: ReadonlyMap<string, RouterPortInfo>;
   readonly pgSwitches: ReadonlyMap<string, ReadonlySet<string>>;
@@ -76,7 +84,7 @@ function switchAcls(ctx: SwitchCompileContext, sw: LogicalSwitch): AclRule[] {
       acl.attachTo.kind === 'switch'
         ? acl.attachTo.name === sw.name
         : (ctx.pgSwitches.get(acl.attachTo.name)?.has(sw.name) ?? false);
-    if (on) out.push(compileAcl(acl, ctx));
+    if (on) out.push(compileAcl(acl, ctx, sw.name));
   }
   return out;
 }
@@ -89,7 +97,7 @@ function switchQos(ctx: SwitchCompileContext, sw: string): SwitchDp['qos'] {
     rules[q.direction === 'from-lport' ? 'in' : 'out'].push({
       key,
       priority: q.priority,
-      test: compilePredicate(q.match, ctx.env, ['qos', key, 'match'], ctx.issues),
+      test: switchPredicate(ctx, sw, q.match, ['qos', key, 'match']),
       dscp: q.action.dscp,
     });
   }

@@ -210,6 +210,12 @@ export interface RouterDp {
    * neighbouring router ports, and NAT external IPs on gateway ports.
    */
   readonly arpResolve: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /**
+   * IPv6 next hops (`String(ip)`) of the router's static routes written as
+   * one address: lr_in_arp_request has a priority-200 flow for each that
+   * sends the NS to the next hop's solicited-node group (not the packet's).
+   */
+  readonly ndNsNexthops: ReadonlySet<string>;
   readonly dnatForceSnat?: { readonly v4?: number; readonly v6?: bigint };
   readonly lbForceSnat?: { readonly v4?: number; readonly v6?: bigint } | 'router_ip';
 }
@@ -219,13 +225,16 @@ export type Datapath = SwitchDp | RouterDp;
 export interface CompileOptions {
   /**
    * Whether a port is resident on "this" chassis (`is_chassis_resident`).
-   * Default: every port is, as ovn-trace assumes (or see `chassis`).
+   * Default: every port that exists is (`cr-<port>` of gateway ports
+   * included) and an unknown one is not, as ovn-trace answers (or see
+   * `chassis`). `SimNetwork.options` always holds the predicate in use.
    */
   readonly isChassisResident?: (port: string) => boolean;
   /**
    * Simulate as seen on this chassis: a distributed gateway port's `cr-<port>`
    * is resident iff its highest-priority gateway chassis is this one. Other
-   * ports (whose bindings the topology does not hold) count as resident.
+   * existing ports (whose bindings the topology does not hold) count as
+   * resident, unknown ones do not.
    * Ignored when `isChassisResident` is given.
    */
   readonly chassis?: string;

@@ -52,6 +52,20 @@ export function withFields(p: Packet, patch: FieldPatch): Packet {
   return out as unknown as Packet;
 }
 
+/**
+ * The packet as OVS keys it. OVS holds the ARP opcode in the 8-bit
+ * `nw_proto`: setting the field keeps the low 8 bits (meta-flow
+ * mf_set_flow_value, MFF_ARP_OP; so ovn-trace traces `arp.op == 257` as
+ * opcode 1), and a frame whose opcode does not fit has none (see
+ * wire/arp.ts). `simulate()` applies this to the packet it is given.
+ *
+ * @example asOvsKeys(withFields(arpRequest(spec), { 'arp.op': 0x101 }))['arp.op'] // 1
+ */
+export function asOvsKeys(p: Packet): Packet {
+  const op = p['arp.op'];
+  return op !== undefined && op > 0xff ? withFields(p, { 'arp.op': op & 0xff }) : p;
+}
+
 export type L4Proto = 'tcp' | 'udp' | 'sctp' | 'icmp4' | 'icmp6';
 
 export const isIPv4 = (p: Packet): boolean => p['eth.type'] === ETH_TYPE_IP;

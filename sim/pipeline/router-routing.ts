@@ -147,17 +147,28 @@ export function gwRedirect(s: S): 'next' | 'stop' {
   return 'next';
 }
 
+/** The ARP request or NS lr_in_arp_request sends for the packet's unknown next hop. */
+function resolutionRequest(s: S, p: Packet, hop: number | bigint): { packet: Packet; rule: TraceRule } {
+  const { ctx } = s;
+  if (isIPv4(p)) {
+    return { packet: arpRequestFor(p['eth.src'], ctx.rt.srcIp as number, hop as number), rule: builtin(100, 'eth.dst == 00:00:00:00:00:00 && ip4') };
+  }
+  // Priority 200 for a static route's next hop (NS to its group), else 100 (NS to the packet's destination's group).
+  const own = s.dp.ndNsNexthops.has(String(hop));
+  const dst = own ? (hop as bigint) : (p['ip6.dst'] ?? 0n);
+  const match = own ? `eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == ${formatHop(hop)}` : 'eth.dst == 00:00:00:00:00:00 && ip6';
+  return { packet: ndNsFor({ mac: p['eth.src'], dst, target: hop as bigint }), rule: builtin(own ? 200 : 100, match) };
+}
+
 /** lr_in_arp_request: ask for an unknown next hop, or output. */
 export function arpRequest(s: S): 'next' | 'stop' {
   const { ctx } = s;
   const p = ctx.packet;
   if (p['eth.dst'] === 0 && isIP(p)) {
     const hop = ctx.rt.nexthop!;
-    const req = isIPv4(p)
-      ? arpRequestFor(p['eth.src'], ctx.rt.srcIp as number, hop as number)
-      : ndNsFor(p['eth.src'], (ctx.rt.srcIp as bigint) ?? 0n, hop as bigint);
+    const { packet: req, rule } = resolutionRequest(s, p, hop);
     const kind = isIPv4(p) ? 'arp-request' : 'nd-ns';
-    s.record({ rule: builtin(100, `eth.dst == 00:00:00:00:00:00 && ${isIPv4(p) ? 'ip4' : 'ip6'}`), action: `${kind} for ${formatHop(hop)}`, note: 'the packet waits for the answer' });
+    s.record({ rule, action: `${kind} for ${formatHop(hop)}`, note: 'the packet waits for the answer' });
     s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: `next hop ${formatHop(hop)} unresolved (${kind} sent)` });
     s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: req, carry: ctx.carry(), generated: kind, depth: s.job.depth, redirected: ctx.rt.redirected === true });
     return 'stop';

@@ -1,5 +1,8 @@
 /**
- * ARP for IPv4 over Ethernet (RFC 826): parse and emit.
+ * ARP for IPv4 over Ethernet (RFC 826): parse and emit. Parsing gives the
+ * fields as OVS keys them: OVS matches only the low 8 bits of the opcode
+ * and keys no opcode at all (0) for one above 0xff (lib/flow.c
+ * miniflow_extract, "We only match on the lower 8 bits of the opcode").
  */
 import { PacketParseError, type ByteReader, type ByteWriter } from './buffer.ts';
 import type { FieldPatch, Packet } from '../packet.ts';
@@ -18,5 +21,6 @@ export function parseArp(r: ByteReader): FieldPatch {
   if (htype !== 1 || ptype !== 0x0800 || hlen !== 6 || plen !== 4) {
     throw new PacketParseError('unsupported', r.offset - 6, 'ARP other than IPv4 over Ethernet');
   }
-  return { 'arp.op': r.u16(), 'arp.sha': r.u48(), 'arp.spa': r.u32(), 'arp.tha': r.u48(), 'arp.tpa': r.u32() };
+  const op = r.u16();
+  return { 'arp.op': op <= 0xff ? op : 0, 'arp.sha': r.u48(), 'arp.spa': r.u32(), 'arp.tha': r.u48(), 'arp.tpa': r.u32() };
 }

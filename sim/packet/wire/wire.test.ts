@@ -49,6 +49,12 @@ describe('wire format', () => {
     expect(parsePacket(emitPacket(p))['vlan.tci']).toBe(0x1064);
   });
 
+  it('reads an ARP opcode as OVS keys it: above 0xff there is none (flow.c keys only 8 bits)', () => {
+    const req = arpRequest({ sha: 1, spa: '10.0.0.1', tpa: '10.0.0.2' });
+    expect(parsePacket(emitPacket({ ...req, 'arp.op': 0x101 }))['arp.op']).toBe(0);
+    expect(parsePacket(emitPacket({ ...req, 'arp.op': 0xff }))['arp.op']).toBe(0xff);
+  });
+
   it('rejects truncated frames with a typed error', () => {
     const b = emitPacket(tcpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 80 }));
     expect(() => parsePacket(b.subarray(0, 30))).toThrow(PacketParseError);

@@ -14,8 +14,7 @@
  */
 import { formatIPv4, formatMAC } from '../model/addr/index.ts';
 import { IPAM, ownerKey, seededRandomBytes } from '../model/ipam/index.ts';
-import { validateTopology, type Topology } from '../model/topology/index.ts';
-import { TopoBuilder } from '../sim/fixtures.ts';
+import { TopoBuilder, validateTopology, type Topology } from '../model/topology/index.ts';
 import { compileNetwork, icmpEcho, probeConnection, tcpPacket, udpPacket, type Packet, type SimNetwork } from '../sim/index.ts';
 
 interface Pod {

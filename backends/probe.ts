@@ -21,6 +21,12 @@ export interface ProbeOutput {
 export interface ProbeVerdict {
   readonly verdict: 'delivered' | 'dropped';
   readonly outputs: readonly ProbeOutput[];
+  /**
+   * Parts of the verdict the backend could not observe (e.g. an ovn-trace
+   * artefact documented in backends/ovn/trace/normalize.ts). Empty or absent:
+   * the verdict is complete.
+   */
+  readonly caveats?: readonly string[];
 }
 
 export interface Prober {

@@ -68,9 +68,18 @@ export class TopoBuilder {
     return this;
   }
 
-  /** Router port `<router>-<switch>` and switch port `<switch>-<router>` of type router. */
-  connect(router: string, sw: string, mac: string, networks: readonly string[], opts: { gatewayChassis?: string; options?: Record<string, string> } = {}): this {
-    const lrp = `${router}-${sw}`;
+  /**
+   * Router port `<router>-<switch>` and switch port `<switch>-<router>` of type
+   * router (or the names given in `opts`).
+   */
+  connect(
+    router: string,
+    sw: string,
+    mac: string,
+    networks: readonly string[],
+    opts: { gatewayChassis?: string; options?: Record<string, string>; lrpName?: string; lspName?: string } = {},
+  ): this {
+    const lrp = opts.lrpName ?? `${router}-${sw}`;
     this.rows.routerPort.push({
       name: lrp,
       router,
@@ -80,7 +89,7 @@ export class TopoBuilder {
       options: opts.options ?? {},
       externalIds: {},
     });
-    this.rows.switchPort.push({ name: `${sw}-${router}`, switch: sw, type: 'router', addresses: ['router'], portSecurity: [], options: { 'router-port': lrp }, externalIds: {} });
+    this.rows.switchPort.push({ name: opts.lspName ?? `${sw}-${router}`, switch: sw, type: 'router', addresses: ['router'], portSecurity: [], options: { 'router-port': lrp }, externalIds: {} });
     return this;
   }
 

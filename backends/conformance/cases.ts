@@ -131,6 +131,14 @@ const LB_AND_NAT: readonly ConformanceProbe[] = [
     outputs: [out('c1', { ...eth(M.gwIn, M.c1), ...ip('172.16.0.50', '10.0.3.2', 63) })],
   },
   {
+    // No connection to un-SNAT: 23.03 has no drop for a gateway router's SNAT IP (lr_in_unsnat's
+    // `ct_snat;` finds nothing and the packet goes on), so the router routes it back out the
+    // connected network and ARPs for its own SNAT address. ovn-trace cannot show this: it ends
+    // the trace at a bare ct_snat (normalize.ts, gateway-ct-snat-stops).
+    name: 'gw-snat-ip-inbound-no-connection', inport: 'ext1', packet: tcp('ext1', M.gwExt, '172.16.0.50', '172.16.0.10', 80), verdict: 'delivered',
+    outputs: [out('ext1', { ...eth(M.gwExt, 'ff:ff:ff:ff:ff:ff'), 'arp.op': '1', 'arp.spa': '172.16.0.1', 'arp.tpa': '172.16.0.10' })],
+  },
+  {
     name: 'dgp-fip-outbound', inport: 'p1', verdict: 'delivered',
     packet: udpPacket({ ethSrc: M.p1, ethDst: M.lrp0, src: '10.0.0.2', dst: '172.17.0.50', sport: 5000, dport: 53 }),
     outputs: [out('e2', { ...eth(M.ext, M.e2), ...ip('172.17.0.30', '172.17.0.50', 63) })],

@@ -14,4 +14,29 @@ export function registerBench(program: Command): void {
       const { runIpamBench } = await import('../bench/ipam.ts');
       printReport(await runIpamBench({ allocations: opts.allocations }), opts.json ?? false);
     });
+
+  bench
+    .command('sim')
+    .description('simulator probes/s on 5,000 ports, 1,000 ACLs, 500 LBs, against ovn-trace on the same topology')
+    .option('--ports <n>', 'pod ports', (v) => Number(v))
+    .option('--acls <n>', 'ACLs', (v) => Number(v))
+    .option('--lbs <n>', 'load balancers', (v) => Number(v))
+    .option('--probes <n>', 'timed probes', (v) => Number(v))
+    .option('--seed <n>', 'topology and probe seed', (v) => Number(v))
+    .option('--ovn-traces <n>', 'ovn-trace sample size', (v) => Number(v))
+    .option('--no-ovn', 'skip the ovn-trace half')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { ports?: number; acls?: number; lbs?: number; probes?: number; seed?: number; ovnTraces?: number; ovn: boolean; json?: boolean }) => {
+      const { runSimBench } = await import('../bench/sim.ts');
+      const report = await runSimBench({
+        ...(opts.ports !== undefined ? { ports: opts.ports } : {}),
+        ...(opts.acls !== undefined ? { acls: opts.acls } : {}),
+        ...(opts.lbs !== undefined ? { lbs: opts.lbs } : {}),
+        ...(opts.probes !== undefined ? { probes: opts.probes } : {}),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        ...(opts.ovnTraces !== undefined ? { ovnTraces: opts.ovnTraces } : {}),
+        ovn: opts.ovn,
+      });
+      printReport(report, opts.json ?? false);
+    });
 }

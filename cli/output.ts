@@ -2,8 +2,8 @@
 
 export interface Report {
   readonly name: string;
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly metrics: Readonly<Record<string, unknown>>;
+  readonly params: object;
+  readonly metrics: object;
 }
 
 /** One JSON object on stdout with --json; otherwise `name  metric=value` lines. */

@@ -73,9 +73,12 @@ export class OpBuilder<Tables extends object = GenericTables> {
   /** Converts a native row to a wire row for `table`. */
   row<T extends ColumnOf<Tables>>(table: T, row: RowInput<Tables[T]>): Row {
     const out: Record<string, Value> = {};
-    for (const [c, v] of Object.entries(row as Record<string, unknown>)) {
-      if (v === undefined && this.type(table, c).min > 0) continue; // omitted: the server uses the default
-      out[c] = fromNative(this.type(table, c), v, `${table}.${c}`);
+    const r = row as Record<string, unknown>;
+    for (const c in r) {
+      const v = r[c];
+      const type = this.type(table, c);
+      if (v === undefined && type.min > 0) continue; // omitted: the server uses the default
+      out[c] = fromNative(type, v, `${table}.${c}`);
     }
     return out;
   }

@@ -241,6 +241,8 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
 
   private setRow(t: TableState, uuid: string, old: CacheRow | undefined, next: CacheRow | undefined): void {
     for (const ix of t.indexes.values()) {
+      // Unchanged columns keep their value object (modifyRow copies them), so this skips most index work.
+      if (old !== undefined && next !== undefined && old[ix.column] === next[ix.column]) continue;
       if (old !== undefined) for (const v of indexValues(ix, old)) ix.values.get(v)?.delete(uuid);
       if (next !== undefined) {
         for (const v of indexValues(ix, next)) {
@@ -289,13 +291,14 @@ function indexValues(ix: Pick<IndexDef, 'column' | 'mapKey'>, row: CacheRow): re
 
 /** A row from an initial/insert update: given columns converted, the other monitored ones defaulted. */
 function newRow(t: TableState, uuid: string, row: Row): CacheRow {
-  const entries: [string, NativeValue][] = [['_uuid', uuid]];
+  // Column names are schema identifiers (never "__proto__": OVSDB reserves names starting with "_").
+  const out: Record<string, NativeValue> = { _uuid: uuid };
   for (const c of t.columns) {
     const type = t.types.get(c) as ColumnType;
     const v = row[c];
-    entries.push([c, v === undefined ? defaultNative(type) : toNative(type, v, `${t.name}.${c}`)]);
+    out[c] = v === undefined ? defaultNative(type) : toNative(type, v, `${t.name}.${c}`);
   }
-  return Object.freeze(Object.fromEntries(entries)) as CacheRow;
+  return Object.freeze(out) as CacheRow;
 }
 
 /** A new row object: `old` with the diffs of a modify update applied. */
@@ -320,12 +323,22 @@ export function applyDiff(type: ColumnType, old: NativeValue, diff: NativeValue)
     }
     return Object.freeze(Object.fromEntries(out));
   }
-  const out = new Set((old ?? []) as readonly NativeAtom[]);
-  for (const a of (diff ?? []) as readonly NativeAtom[]) {
-    if (out.has(a)) out.delete(a);
-    else out.add(a);
+  // Native sets are sorted: merge the two, dropping atoms present in both (O(n), no re-sort of the old set).
+  const a = (old ?? []) as readonly NativeAtom[];
+  const d = [...((diff ?? []) as readonly NativeAtom[])].sort(compareAtoms);
+  const out: NativeAtom[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < d.length) {
+    const c = compareAtoms(a[i] as NativeAtom, d[j] as NativeAtom);
+    if (c === 0) {
+      i++;
+      j++;
+    } else out.push((c < 0 ? a[i++] : d[j++]) as NativeAtom);
   }
-  return Object.freeze([...out].sort(compareAtoms));
+  while (i < a.length) out.push(a[i++] as NativeAtom);
+  while (j < d.length) out.push(d[j++] as NativeAtom);
+  return Object.freeze(out);
 }
 
 export function rowEquals(a: CacheRow, b: CacheRow): boolean {

@@ -47,6 +47,7 @@ import {
   OvsdbClientError,
   OvsdbConnectionClosedError,
   OvsdbConstraintViolationError,
+  OvsdbDuplicateUuidError,
   OvsdbNotLeaderError,
   OvsdbServerError,
   OvsdbTimedOutError,
@@ -390,9 +391,13 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
 
 /**
  * Whether an error says a replayed transaction found its own earlier
- * attempt: a guard `wait` that timed out, or a unique index that rejected
- * the insert, on a replay.
+ * attempt: a guard `wait` that timed out, a unique index that rejected the
+ * insert, or an insert with a fixed `uuid` that already exists, on a replay.
  */
 export function isReplayedDuplicate(err: unknown): boolean {
-  return err instanceof OvsdbServerError && err.replayed && (err instanceof OvsdbTimedOutError || err instanceof OvsdbConstraintViolationError);
+  return (
+    err instanceof OvsdbServerError &&
+    err.replayed &&
+    (err instanceof OvsdbTimedOutError || err instanceof OvsdbConstraintViolationError || err instanceof OvsdbDuplicateUuidError)
+  );
 }

@@ -29,8 +29,16 @@ export const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 /** `<id>` of RFC 7047 §3.1: what a uuid-name may look like. */
 export const ID_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Same as `UUID_RE.test(text)`, by hand: it runs for every uuid on the wire, and the loop is several times faster. */
 export function isUuid(text: string): boolean {
-  return UUID_RE.test(text);
+  if (text.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = text.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 0x2d) return false;
+    } else if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46))) return false;
+  }
+  return true;
 }
 
 export function isAtom(value: unknown): value is Atom {

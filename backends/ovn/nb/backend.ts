@@ -1,0 +1,234 @@
+/**
+ * OvnBackend: the model's Backend on a real OVN Northbound database, through
+ * our OVSDB session (one server or a raft cluster, leader only).
+ *
+ * apply: the plan is cut into transactions of at most
+ * `maxOpsPerTransaction` plan operations each (so a plan of n operations
+ * takes ceil(n / max) transactions), in plan order. While one transaction is
+ * in flight the next one is built and, if both hold operations of one kind
+ * (the plan's creates, updates and deletes come in that order), sent at
+ * once: the server applies a connection's transactions in order, new rows
+ * have uuids chosen here so the next batch can name them already, and the
+ * client's work on one batch overlaps the server's on the other. A batch
+ * that starts a new kind waits until everything before it committed, so a
+ * failed create or update never has a delete after it committed.
+ *
+ * A transaction whose connection broke is replayed by the session when safe
+ * (every insert kovn sends has a fixed uuid, and is guarded or uniquely
+ * indexed); a replay that trips its guard means the first attempt committed,
+ * which is checked against the cache before going on. On an error the apply
+ * stops: the batches before the failed one are committed, the one sent
+ * after it (same kind) may be, and `plan(await read(), desired)` gives what
+ * is left.
+ *
+ * read: the topology from the cache, after waiting for the session to be in
+ * sync (so never a stale view during a reconnect).
+ */
+import type { ApplyOptions, ApplyResult, Backend } from '../../backend.ts';
+import type { Plan, Topology } from '../../../model/topology/index.ts';
+import {
+  OpBuilder,
+  OvsdbServerError,
+  OvsdbSession,
+  OvsdbTimedOutError,
+  type Remote,
+  type SessionOptions,
+  type TlsCredentials,
+  isReplayedDuplicate,
+  type nb,
+} from '../ovsdb/index.ts';
+import { randomUUID } from 'node:crypto';
+import { Batch, type InsertedRows } from './batch.ts';
+import { type ReadContext, memoParser } from './columns.ts';
+import { type ErrorSite, OvnBackendError, describeSite } from './errors.ts';
+import { type WaitForNorthdOptions, waitForNorthd } from './northd.ts';
+import { addOperation } from './ops.ts';
+import { readTopology } from './read.ts';
+import { INDEXES, MONITOR } from './tables.ts';
+import { NbView } from './view.ts';
+
+export interface OvnBackendOptions {
+  /** NB remote(s) as ovn-nbctl takes them: `unix:/x/nb.sock`, `tcp:127.0.0.1:6641`, or a comma list (a cluster). */
+  readonly remotes: string | readonly Remote[];
+  /** Plan operations per transaction (default 500). */
+  readonly maxOpsPerTransaction?: number;
+  readonly tls?: TlsCredentials;
+  /** Session tuning passed through (probe interval, backoff, timeouts, timers). */
+  readonly session?: Pick<SessionOptions, 'probeIntervalMs' | 'backoff' | 'readYourWritesTimeoutMs' | 'connectTimeoutMs' | 'openTimeoutMs' | 'timers'>;
+  /** How long apply/read wait for the session to (re)sync before failing (default 60 s). */
+  readonly syncTimeoutMs?: number;
+  /**
+   * Send a batch while the previous one is still in flight, when both hold
+   * operations of one kind (creates, updates or deletes). Default true.
+   */
+  readonly pipeline?: boolean;
+  /** The uuid of each new row (default crypto.randomUUID; injectable for tests). */
+  readonly newUuid?: () => string;
+}
+
+export interface OvnApplyResult extends ApplyResult {
+  /** OVSDB operations sent (comments, guards, inserts, parent mutations, ...). */
+  readonly ovsdbOperations: number;
+}
+
+export const DEFAULT_MAX_OPS_PER_TRANSACTION = 500;
+
+/**
+ * @example
+ * const be = await OvnBackend.connect({ remotes: cp.nb.remote });
+ * await be.apply(plan(await be.read(), desired), { label: 'pod web-0.default' });
+ * await be.waitForNorthd();
+ * await be.close();
+ */
+export class OvnBackend implements Backend {
+  readonly kind = 'ovn';
+  readonly maxOpsPerTransaction: number;
+  private readonly pipeline: boolean;
+  private readonly newUuid: () => string;
+  private readonly view: NbView;
+  private readonly ctx: ReadContext;
+  private readonly b: OpBuilder;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    /** The underlying session (for tests, tools and waits on the cache). */
+    readonly session: OvsdbSession<nb.Tables>,
+    private readonly opts: OvnBackendOptions,
+  ) {
+    this.maxOpsPerTransaction = Math.max(1, opts.maxOpsPerTransaction ?? DEFAULT_MAX_OPS_PER_TRANSACTION);
+    this.pipeline = opts.pipeline ?? true;
+    this.newUuid = opts.newUuid ?? randomUUID;
+    this.view = new NbView(session.cache);
+    this.ctx = { view: this.view, parse: memoParser() };
+    this.b = new OpBuilder(session.schema);
+  }
+
+  /** Connects (to the leader, for a cluster) and resolves once the cache holds NB. */
+  static async connect(opts: OvnBackendOptions): Promise<OvnBackend> {
+    const session = await OvsdbSession.open<nb.Tables>({
+      ...opts.session,
+      remotes: opts.remotes,
+      db: 'OVN_Northbound',
+      tables: MONITOR,
+      indexes: INDEXES,
+      leaderOnly: true,
+      ...(opts.tls === undefined ? {} : { tls: opts.tls }),
+    });
+    return new OvnBackend(session, opts);
+  }
+
+  /** Applies `plan` in batches; one apply at a time (later calls wait for earlier ones). */
+  apply(plan: Plan, opts: ApplyOptions = {}): Promise<OvnApplyResult> {
+    const run = this.queue.then(() => this.applyNow(plan, opts));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async read(): Promise<Topology> {
+    await this.synced();
+    return readTopology(this.ctx);
+  }
+
+  /** The topology as the cache holds it right now, without waiting for a resync (e.g. inside `cache.waitFor`). */
+  readCached(): Topology {
+    return readTopology(this.ctx);
+  }
+
+  /** The `ovn-nbctl --wait=sb sync` equivalent; resolves with the nb_cfg northd reached. */
+  waitForNorthd(opts: WaitForNorthdOptions = {}): Promise<number> {
+    const run = this.queue.then(() => waitForNorthd(this.session, opts));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.session.close();
+  }
+
+  private async synced(): Promise<void> {
+    if (this.session.state === 'closed') throw new OvnBackendError('closed', 'ovn backend: closed');
+    await this.session.waitSynced(this.opts.syncTimeoutMs ?? 60_000);
+  }
+
+  private async applyNow(plan: Plan, opts: ApplyOptions): Promise<OvnApplyResult> {
+    await this.synced();
+    const inserts: InsertedRows = new Map();
+    let transactions = 0;
+    let ovsdbOperations = 0;
+    let inflight: { readonly done: Promise<number>; readonly kind: string } | undefined;
+    const settle = async (f: { readonly done: Promise<number> }) => {
+      ovsdbOperations += await f.done;
+      transactions++;
+    };
+    try {
+      for (let i = 0; i < plan.length; ) {
+        const batch = new Batch(this.b, this.view, inserts, this.newUuid);
+        for (; i < plan.length && batch.planOps < this.maxOpsPerTransaction; i++) addOperation(batch, this.ctx, plan[i] as Plan[number], i);
+        // Overlap only batches of one kind (see the file header); otherwise the previous one must be done first.
+        const overlap = this.pipeline && inflight !== undefined && inflight.kind === batch.kind && batch.kind !== 'mixed';
+        if (inflight !== undefined && !overlap) {
+          const f = inflight;
+          inflight = undefined;
+          await settle(f);
+        }
+        const prev = inflight;
+        const done = this.commit(batch, opts.label);
+        done.catch(() => undefined); // awaited below or in the catch
+        inflight = { done, kind: batch.kind };
+        if (prev !== undefined) await settle(prev);
+      }
+      if (inflight !== undefined) await settle(inflight);
+    } catch (e) {
+      // Never leave a transaction unanswered behind a failure.
+      await inflight?.done.catch(() => undefined);
+      throw e;
+    }
+    return { operations: plan.length, transactions, ovsdbOperations };
+  }
+
+  /** Sends one batch; returns the number of OVSDB operations it took. */
+  private async commit(batch: Batch, label: string | undefined): Promise<number> {
+    const { ops, owners, counted } = batch.finish(label);
+    let results: readonly { count?: number }[];
+    try {
+      results = (await this.session.transact(ops)) as readonly { count?: number }[];
+    } catch (e) {
+      if (isReplayedDuplicate(e)) {
+        this.checkReplay(batch, e);
+        return ops.length;
+      }
+      throw this.wrap(batch, owners, e);
+    }
+    results.forEach((r, i) => {
+      if (!counted[i] || r.count === undefined || r.count > 0) return;
+      const op = ops[i];
+      const site = siteOf(batch, owners[i], op !== undefined && 'table' in op ? op.table : undefined);
+      throw new OvnBackendError('row-vanished', `${describeSite(site)}: ${ops[i]?.op} matched no kovn row (changed or deleted by someone else meanwhile?)`, site);
+    });
+    return ops.length;
+  }
+
+  /** A replay whose guard failed: fine if every row the batch creates is there (the first attempt committed). */
+  private checkReplay(batch: Batch, err: unknown): void {
+    const missing = batch.created.find((c) => this.view.find(c.table, c.key) === undefined);
+    if (missing === undefined) return;
+    const site = batch.site(missing.planIndex);
+    throw new OvnBackendError('replay-mismatch', `${describeSite(site)}: a replayed transaction failed its guard, but the row it creates is not in NB`, site, { cause: err });
+  }
+
+  private wrap(batch: Batch, owners: readonly (number | undefined)[], e: unknown): Error {
+    if (!(e instanceof OvsdbServerError)) return e as Error;
+    // Commit-time errors (referential integrity, constraints) have no operation index but name the row.
+    const owner = e.opIndex === undefined ? batch.ownerNamedIn(e.details) : owners[e.opIndex];
+    const site = siteOf(batch, owner, e.table);
+    if (e instanceof OvsdbTimedOutError && !e.replayed) {
+      return new OvnBackendError('name-clash', `${describeSite(site)}: a row with the same name or key appeared in NB before the insert`, site, { cause: e });
+    }
+    return new OvnBackendError('server-error', `${describeSite(site)}: ${e.message}`, site, { cause: e });
+  }
+}
+
+function siteOf(batch: Batch, owner: number | undefined, nbTable: string | undefined): ErrorSite {
+  const base = owner === undefined ? {} : batch.site(owner);
+  return nbTable === undefined ? base : { ...base, nbTable };
+}

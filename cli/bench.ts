@@ -39,4 +39,27 @@ export function registerBench(program: Command): void {
       });
       printReport(report, opts.json ?? false);
     });
+
+  bench
+    .command('ovsdb')
+    .description('NB write throughput: our client (batched) vs a bare JSON-RPC writer vs one ovn-nbctl per port')
+    .option('--ports <n>', 'logical switch ports to create', (v) => Number(v), 10000)
+    .option('--switches <n>', 'logical switches they spread over', (v) => Number(v))
+    .option('--batch <n>', 'operations per transaction', (v) => Number(v))
+    .option('--nbctl-sample <n>', 'ports written with ovn-nbctl', (v) => Number(v))
+    .option('--rounds <n>', 'timed rounds (median reported)', (v) => Number(v))
+    .option('--cluster', 'write to a 3-member raft NB instead of a standalone one')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { ports: number; switches?: number; batch?: number; nbctlSample?: number; rounds?: number; cluster?: boolean; json?: boolean }) => {
+      const { runOvsdbBench } = await import('../bench/ovsdb.ts');
+      const report = await runOvsdbBench({
+        ports: opts.ports,
+        ...(opts.switches !== undefined ? { switches: opts.switches } : {}),
+        ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
+        ...(opts.nbctlSample !== undefined ? { nbctlSample: opts.nbctlSample } : {}),
+        ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}),
+        cluster: opts.cluster ?? false,
+      });
+      printReport(report, opts.json ?? false);
+    });
 }

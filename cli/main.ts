@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { registerBench } from './bench.ts';
 import { registerSim } from './sim.ts';
+import { registerDifftest } from './difftest.ts';
 
 const program = new Command()
   .name('kovn')
@@ -14,6 +15,7 @@ const program = new Command()
 
 registerSim(program);
 registerBench(program);
+registerDifftest(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -47,6 +47,8 @@ export {
   QUIRKS,
   normalizeVerdict,
   firstDivergence,
+  portSecPrefixMismatch,
+  hairpinSnatAddress,
   type QuirkId,
   type QuirkRule,
   type Caveat,

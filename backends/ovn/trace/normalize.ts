@@ -13,6 +13,7 @@
  */
 import type { FieldName } from '../../../sim/packet/fields.ts';
 import type { Packet } from '../../../sim/packet/packet.ts';
+import { tryParseCIDR, tryParseMAC } from '../../../model/addr/index.ts';
 import { flowMismatches } from './flow-line.ts';
 import type { OvnTraceStage } from './parse.ts';
 import type { TraceVerdict } from './verdict.ts';
@@ -30,7 +31,11 @@ export type QuirkId =
   | 'nat-ports-ignored'
   | 'microflow-dscp-ecn-ignored'
   | 'nd-na-router-abort'
-  | 'daemon-reads-sb-once';
+  | 'daemon-reads-sb-once'
+  | 'port-sec-prefix-exact'
+  | 'chk-lb-hairpin-vip-port'
+  | 'ct-lb-ors-state'
+  | 'patch-keeps-ct-state';
 
 export interface QuirkRule {
   readonly id: QuirkId;
@@ -77,13 +82,13 @@ export const QUIRKS: readonly QuirkRule[] = [
     id: 'generated-packets',
     what: 'The packet ovn-trace seeds for generating actions differs from what pinctrl sends: tcp_reset keeps the ports, TTL 255, flags RST (pinctrl: ports swapped, TTL 63, RST|ACK); sctp_abort keeps the ports, TTL 255 (pinctrl: swapped, 63); reject of UDP gives ICMP code 1 (pinctrl: 3, IPv6: 4); nd_ns keeps the IPv6 addresses and SLL 0 (pinctrl: from the link-local address to the solicited-node group, SLL = eth.src, target = the original destination); ovn-trace keeps DSCP/ECN/flow label (pinctrl: 0) and the TTL for nd_na/nd_ns (pinctrl: 255).',
     why: 'execute_tcp_reset/execute_icmp4/execute_nd_ns in ovn-trace.c vs pinctrl_handle_tcp_reset/pinctrl_handle_icmp/pinctrl_handle_nd_ns in pinctrl.c.',
-    handling: 'verdict.ts seeds generated packets as pinctrl does (`semantics: "ovn"`, the default) and records the rule; `semantics: "ovn-trace"` keeps ovn-trace\'s seeds.',
+    handling: 'verdict.ts seeds generated packets as pinctrl does (`semantics: "ovn"`, the default) and records the rule; `semantics: "ovn-trace"` keeps ovn-trace\'s seeds. The flows a generated packet meets after that are still matched against ovn-trace\'s seed: where a tcp_reset/sctp_abort branch meets a flow on L4 ports (a to-lport reject ACL on the port), or the reply answers a non-IP frame (a reject ACL matching ARP: ovn-trace\'s ICMPv6 keeps the ARP flow, pinctrl sends IPv6 from :: to ::, which port security drops), the differential test does not compare that branch\'s outputs.',
   },
   {
     id: 'ct-snat-to-vip-not-applied',
     what: '`ct_snat_to_vip` (LB hairpin) only prints "/* nat(src=VIP) */"; the flow keeps its source address.',
     why: 'execute_ct_snat_to_vip() appends a comment and changes nothing.',
-    handling: 'With semantics "ovn" the source is set to the VIP, as OVS does.',
+    handling: 'With semantics "ovn" the source is set to the VIP, as OVS does, unless the load balancer has options:hairpin_snat_ip: then OVS uses its first address of the family (controller/lflow.c add_lb_vip_hairpin_flows: snat_vip = hairpin_snat_ips[0]). The trace does not name the load balancer, so a caller that knows the topology substitutes that address with hairpinSnatAddress() (the differential test does). Flows after it were matched with the old source: where one matches a source address, the differential test does not compare what follows.',
   },
   {
     id: 'ttl-underflow-continues',
@@ -120,6 +125,30 @@ export const QUIRKS: readonly QuirkRule[] = [
     what: 'The ovn-trace daemon reads the southbound DB when it starts and never again.',
     why: 'main(): read_db() runs once (`already_read`).',
     handling: 'OvnTracer.reload() restarts its daemons; call it after every NB change has reached the SB.',
+  },
+  {
+    id: 'port-sec-prefix-exact',
+    what: 'check_in_port_sec()/check_out_port_sec() compare the packet\'s address with each port_security IP exactly, ignoring its prefix: an entry "MAC 10.0.0.0/24" lets only 10.0.0.0 through (ovn-controller lets the whole subnet through), and only the first entry with a matching MAC is tried (ovn-controller tries every entry).',
+    why: 'execute_check_in_port_sec() / check_in_port_sec_ip4() in ovn-trace.c compare uflow->nw_src == ipv4_addrs[i].addr; controller/lflow.c build_in_port_sec_ip4_flows() (and the ARP, IPv6, ND and out_port_sec variants) match the masked network when the host bits are zero (found by the differential test).',
+    handling: 'portSecPrefixMismatch() tells, for a port\'s entries and a packet, whether ovn-trace denies what ovn-controller allows. Where it does and the trace dropped in that port\'s ls_in/ls_out_apply_port_sec, the rest of that branch is unknown: the differential test compares the other branches\' outputs and requires the simulator not to drop there.',
+  },
+  {
+    id: 'chk-lb-hairpin-vip-port',
+    what: 'chk_lb_hairpin() is 0 for a load-balanced packet sent back to its own source through a VIP without a port (ovn-controller\'s hairpin flows match it: the client is hairpinned, SNATed to the VIP and sent back out of its port); it also checks only the first VIP with the original destination address of any load balancer.',
+    why: 'execute_chk_lb_hairpin() in ovn-trace.c ANDs the result with `vip_port == ct_tp_dst`, and a VIP without a port has vip_port 0; controller/lflow.c add_lb_vip_hairpin_flows() adds the port match only when the backend has a port (found by the differential test).',
+    handling: 'Where a trace load-balances a packet to its own source through a port-less VIP, what follows ls_in_pre_hairpin is not OVN\'s: the differential test requires the simulator to hairpin there and compares nothing after it.',
+  },
+  {
+    id: 'ct-lb-ors-state',
+    what: 'ct_lb/ct_lb_mark OR the next --ct state into the flow\'s ct_state (and ct_dnat/ct_snat keep it when the flow is tracked) instead of replacing it, and a packet generated by reject/icmp4/tcp_reset/sctp_abort keeps the ct_state of the packet it answers; so a generated reply meeting a ct_lb_mark (a switch with load balancers) still has ct.new whatever --ct says, where OVN\'s conntrack finds it related or established.',
+    why: 'execute_ct_lb(): `ct_lb_flow.ct_state |= next_ct_state(...)`; execute_ct_nat(): a state only `if (!(ct_flow.ct_state & CS_TRACKED))`; execute_tcp4_reset()/execute_icmp4() start from a copy of the flow. pinctrl sends a fresh packet, and OVS\'s ct() sets ct_state from its lookup (found by the differential test).',
+    handling: 'With only ct_next on a generated packet\'s path, the differential test traces again with per-action --ct states (rule ct-states-consumed). With a ct_lb*/ct_dnat/ct_snat there, the generated packet\'s branch is not OVN\'s: its outputs are not compared, the other outputs are, and the simulator must reach the generating stage.',
+  },
+  {
+    id: 'patch-keeps-ct-state',
+    what: 'Crossing a patch port (switch ↔ router) keeps the flow\'s ct_state, conntrack tuple, registers and flags; ovn-controller clears them (ct_clear, zones, flags, registers) before the peer\'s ingress pipeline. So a switch entered from a router that did ct_dnat/ct_lb_mark still sees ct.trk (ls_in_acl_hint picks `ct.new && !ct.est` instead of `!ct.trk`; chk_lb_hairpin() can find the router\'s VIP and hairpin a packet OVN would not).',
+    why: 'execute_output() in ovn-trace.c copies the flow to the peer with only inport/outport changed; controller/physical.c consider_port_binding() puts ct_clear and register/flag loads on patch ports (found by the differential test).',
+    handling: 'When a trace disagrees and an ingress pipeline entered over a patch matched conntrack state before its own first ct action, the differential test does not compare what follows (the simulator must reach that datapath).',
   },
 ];
 
@@ -195,4 +224,64 @@ export function firstDivergence(
     }
   }
   return undefined;
+}
+
+/** An "IP/plen" port-security entry with zero host bits matches its whole network in ovn-controller. */
+function prefixOf(word: string): { readonly family: 4 | 6; readonly net: bigint; readonly plen: number } | undefined {
+  const c = tryParseCIDR(word);
+  if (c === undefined) return undefined;
+  const max = c.family === 4 ? 32 : 128;
+  const value = BigInt(c.ip);
+  const host = (1n << BigInt(max - c.prefix)) - 1n;
+  if (c.prefix === max || (value & host) !== 0n) return undefined;
+  return { family: c.family, net: value, plen: c.prefix };
+}
+
+/**
+ * Rule `port-sec-prefix-exact`: does ovn-trace deny `packet` at a port with
+ * these port_security `entries` where ovn-controller allows it? The
+ * address checked is ip4.src / arp.spa / ip6.src going in, ip4.dst /
+ * ip6.dst going out, against the entries whose MAC is the packet's (eth.src
+ * in, eth.dst out). ovn-controller: some such entry has no IP at all, or
+ * holds the address (a zero-host-bits prefix as its network). ovn-trace:
+ * the first such entry has no IP, or lists the address exactly.
+ *
+ * @example portSecPrefixMismatch(['0a:00:00:00:00:01 10.0.0.0/24'], udpFrom('10.0.0.5'), 'in') // true
+ */
+export function portSecPrefixMismatch(entries: readonly string[], packet: Packet, direction: 'in' | 'out'): boolean {
+  const mac = direction === 'in' ? packet['eth.src'] : packet['eth.dst'];
+  const addr =
+    direction === 'in'
+      ? (packet['ip4.src'] ?? packet['arp.spa'] ?? packet['ip6.src'])
+      : (packet['ip4.dst'] ?? packet['ip6.dst']);
+  if (addr === undefined) return false;
+  const family = typeof addr === 'bigint' ? 6 : 4;
+  const value = BigInt(addr);
+  const matching = entries.map((e) => e.trim().split(/\s+/)).filter(([m]) => m !== undefined && tryParseMAC(m) === mac);
+  const ips = (words: readonly string[]) => words.slice(1).flatMap((w) => tryParseCIDR(w, { allowBare: true }) ?? []);
+  const exact = (words: readonly string[]) => ips(words).some((c) => c.family === family && BigInt(c.ip) === value);
+  const masked = (words: readonly string[]) =>
+    words.slice(1).some((w) => {
+      const p = prefixOf(w);
+      if (p === undefined || p.family !== family) return false;
+      const shift = BigInt((family === 4 ? 32 : 128) - p.plen);
+      return value >> shift === p.net >> shift;
+    });
+  const first = matching[0];
+  if (first === undefined) return false;
+  const traceAllows = ips(first).length === 0 || exact(first);
+  const controllerAllows = matching.some((w) => ips(w).length === 0 || exact(w) || masked(w));
+  return controllerAllows && !traceAllows;
+}
+
+/**
+ * Rule `ct-snat-to-vip-not-applied`: the address OVS really SNATs a
+ * hairpinned packet to, given the load balancer's options: its first
+ * hairpin_snat_ip of the family, else undefined (the VIP itself).
+ *
+ * @example hairpinSnatAddress({ hairpin_snat_ip: '169.254.0.5 fd69::5' }, 6) // 'fd69::5'
+ */
+export function hairpinSnatAddress(options: Readonly<Record<string, string>>, family: 4 | 6): string | undefined {
+  const list = (options.hairpin_snat_ip ?? '').split(/[\s,]+/).filter((w) => w !== '');
+  return list.find((w) => (w.includes(':') ? 6 : 4) === family);
 }

@@ -1,0 +1,227 @@
+/**
+ * Applies the ovn-trace quirks of normalize.ts that need the case (the
+ * topology's port security, the packet, the LB backend agreed on) to tell
+ * where a trace stops being OVN's verdict, as {@link PartialRule}s for the
+ * comparison, and finds the artefacts evaluate.ts looks for when a trace
+ * disagrees (generated branches, stale conntrack state over patch ports,
+ * the source ct_snat_to_vip left unchanged). The rules themselves, with
+ * their reasons, are documented in backends/ovn/trace/normalize.ts; nothing
+ * here skips a case.
+ */
+import { tryParseIP, tryParseMAC } from '../../model/addr/index.ts';
+import { ipDst, ipSrc, type Packet, withFields, withIPs } from '../../sim/packet/packet.ts';
+import { hairpinSnatAddress, type OvnTraceResult, type TraceNode, lbSelectorOf, parseTrace, portSecPrefixMismatch } from '../ovn/trace/index.ts';
+import type { DiffCase } from './case.ts';
+import type { Observed, PartialRule } from './compare.ts';
+
+interface PortSecDrop {
+  readonly datapath: string;
+  readonly stage: 'ls_in_apply_port_sec' | 'ls_out_apply_port_sec';
+  readonly port: string;
+  /** The drop was in the first pipeline the packet entered (so the packet is the input packet). */
+  readonly first: boolean;
+}
+
+/** Drops in ls_in/ls_out_apply_port_sec, with the pipeline's inport/outport. */
+function portSecDrops(nodes: readonly TraceNode[], pipe: { dp: string; inport?: string; outport?: string; first: boolean } | undefined, out: PortSecDrop[]): void {
+  for (const n of nodes) {
+    if (n.kind === 'pipeline') {
+      const first = pipe === undefined && n.pipeline === 'ingress';
+      portSecDrops(n.children, { dp: n.datapath, ...(n.inport ? { inport: n.inport } : {}), ...(n.outport ? { outport: n.outport } : {}), first }, out);
+      continue;
+    }
+    if (n.kind === 'leaf') continue;
+    if (n.kind === 'table' && pipe && (n.stage === 'ls_in_apply_port_sec' || n.stage === 'ls_out_apply_port_sec')) {
+      const port = n.stage === 'ls_in_apply_port_sec' ? pipe.inport : pipe.outport;
+      if (port && n.children.some((c) => c.kind === 'leaf' && c.text === 'drop;')) out.push({ datapath: pipe.dp, stage: n.stage, port, first: pipe.first });
+    }
+    portSecDrops(n.children, pipe && { ...pipe, first: pipe.first && n.kind === 'table' }, out);
+  }
+}
+
+/**
+ * The packet as it may reach an egress port security check: in the first
+ * switch the input packet (its destination possibly load-balanced); after a
+ * router, addressed to the port's MAC, its destination possibly DNATed.
+ */
+function egressCandidates(c: DiffCase, entries: readonly string[], first: boolean, lbBackend: string | undefined): Packet[] {
+  const base: Packet[] = [c.packet];
+  if (lbBackend !== undefined) {
+    const be = lbSelectorOf(lbBackend);
+    base.push(withIPs(c.packet, undefined, be.ip));
+  }
+  if (first) return base;
+  // After a router, the packet may carry a DNAT rule's logical IP instead of the external IP it was sent to.
+  const dst = ipDst(c.packet);
+  const natted = [...c.topology.nat.values()].flatMap((n) => {
+    const ext = tryParseIP(n.externalIp);
+    const logical = tryParseIP(n.logicalIp);
+    return n.type !== 'snat' && ext !== undefined && logical !== undefined && ext.value === dst ? [withIPs(c.packet, undefined, logical.value)] : [];
+  });
+  const mac = tryParseMAC(entries[0]?.trim().split(/\s+/)[0] ?? '');
+  return mac === undefined ? [] : [...base, ...natted].map((p) => withFields(p, { 'eth.dst': mac }));
+}
+
+function portSecRule(c: DiffCase, raw: string, lbBackend: string | undefined): PartialRule | undefined {
+  const drops: PortSecDrop[] = [];
+  portSecDrops(parseTrace(raw).root, undefined, drops);
+  const at = drops.filter((d) => {
+    const entries = c.topology.switchPort.get(d.port)?.portSecurity ?? [];
+    if (d.stage === 'ls_in_apply_port_sec') return d.first && portSecPrefixMismatch(entries, c.packet, 'in');
+    const firstSwitch = d.datapath === c.datapath;
+    return egressCandidates(c, entries, firstSwitch, lbBackend).some((p) => portSecPrefixMismatch(entries, p, 'out'));
+  });
+  return at.length ? { rule: 'port-sec-prefix-exact', at: at.map(({ datapath, stage, port }) => ({ datapath, stage, port })) } : undefined;
+}
+
+/** A port-less VIP load-balancing the packet to its own source (chk_lb_hairpin in ovn-trace says no). */
+function hairpinRule(c: DiffCase, r: Pick<OvnTraceResult, 'stages' | 'lbBackend'>): PartialRule | undefined {
+  const src = ipSrc(c.packet);
+  if (src === undefined) return undefined;
+  for (const s of r.stages) {
+    if (s.stage !== 'ls_in_lb' || s.match === undefined || /\b(tcp|udp|sctp)\.dst\b/.test(s.match)) continue;
+    const list = s.actions.map((a) => /^ct_lb(_mark)?\(backends=([^;)]*)/.exec(a)?.[2]).find((x) => x !== undefined);
+    if (list === undefined) continue;
+    const backends = list.split(',').map((b) => lbSelectorOf(b.trim()));
+    const chosen = r.lbBackend === undefined ? (backends.length === 1 ? backends[0] : undefined) : lbSelectorOf(r.lbBackend);
+    if (chosen !== undefined && chosen.ip === src) return { rule: 'chk-lb-hairpin-vip-port', switch: s.datapath };
+  }
+  return undefined;
+}
+
+/**
+ * The parts of OVN's verdict this trace cannot show.
+ *
+ * @example partialRules(c, traced) // [{ rule: 'port-sec-prefix-exact', at: [{ datapath: 'ls0', stage: 'ls_in_apply_port_sec', port: 'pod0.ls0' }] }]
+ */
+export function partialRules(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'stages' | 'ends' | 'lbBackend'>): PartialRule[] {
+  const out: PartialRule[] = [];
+  const routers = [...new Set(r.ends.filter((e) => e.kind === 'ct-snat-stop').map((e) => e.datapath))];
+  if (routers.length) out.push({ rule: 'gateway-ct-snat-stops', routers });
+  const ps = portSecRule(c, r.raw, r.lbBackend);
+  if (ps) out.push(ps);
+  const hp = hairpinRule(c, r);
+  if (hp) out.push(hp);
+  return out;
+}
+
+/**
+ * Rule ct-snat-to-vip-not-applied: verdict.ts sets a hairpinned packet's
+ * source to the VIP; with the VIP's load balancer's options:hairpin_snat_ip
+ * OVS uses that address instead. Rewrites OVN's outputs accordingly.
+ */
+export function withHairpinSnatIp(c: DiffCase, r: Pick<OvnTraceResult, 'quirks'>, o: Observed): Observed {
+  const vips = r.quirks.filter((q) => q.rule === 'ct-snat-to-vip-not-applied').map((q) => q.detail);
+  if (vips.length === 0) return o;
+  const swap = new Map<string, string>();
+  for (const vip of vips) {
+    const family = vip.includes(':') ? 6 : 4;
+    const lb = [...c.topology.loadBalancer.values()].find((l) => Object.keys(l.vips).some((k) => vipAddress(k) === vip));
+    const to = lb && hairpinSnatAddress(lb.options, family);
+    if (to !== undefined) swap.set(vip, to);
+  }
+  if (swap.size === 0) return o;
+  const outputs = o.outputs.map((out) => {
+    const field = out.packet['ip4.src'] !== undefined ? 'ip4.src' : 'ip6.src';
+    const to = swap.get(out.packet[field] ?? '');
+    return to === undefined || out.generated !== undefined ? out : { ...out, packet: { ...out.packet, [field]: to } };
+  });
+  return { ...o, outputs };
+}
+
+/** The address of a VIP key ("10.0.0.1:80", "[fd00::1]:80", "10.0.0.1"). */
+function vipAddress(key: string): string {
+  const v6 = /^\[([^\]]+)\]/.exec(key);
+  if (v6) return v6[1] ?? '';
+  return key.includes('.') ? (key.split(':')[0] ?? '') : key;
+}
+
+/** A packet generated in the trace (reject/icmp4/tcp_reset/...) and what its branch meets. */
+export interface GeneratedBranch {
+  /** The datapath and stage of the flow whose action generated it. */
+  readonly datapath: string;
+  readonly stage: string;
+  readonly kind: string;
+  /** ct actions on the branch (ct_next gets its --ct state assigned; the others OR or keep it: rule ct-lb-ors-state). */
+  readonly cts: readonly string[];
+  /** The branch meets flows matched on fields where ovn-trace's seed differs from pinctrl's (rule generated-packets): L4 ports tcp_reset/sctp_abort keep unswapped, or anything when answering a non-IP frame. */
+  readonly portSensitive: boolean;
+}
+
+const GENERATING = /^(icmp4|icmp6|tcp_reset|sctp_abort|reject)\b/;
+
+function tablesUnder(nodes: readonly TraceNode[]): Extract<TraceNode, { kind: 'table' }>[] {
+  return nodes.flatMap((n) => (n.kind === 'leaf' ? [] : [...(n.kind === 'table' ? [n] : []), ...tablesUnder(n.children)]));
+}
+
+function ctsUnder(nodes: readonly TraceNode[]): string[] {
+  return nodes.flatMap((n) => (n.kind === 'leaf' ? [] : [...(n.kind === 'transform' && /^ct_/.test(n.text) ? [n.text] : []), ...ctsUnder(n.children)]));
+}
+
+/**
+ * @param nonIpInput the traced packet is not IP (an ARP a reject answers): ovn-trace's seed of the
+ *   generated ICMP keeps the ARP flow's fields, so no flow the branch meets is matched as OVN would.
+ */
+export function generatedBranches(raw: string, nonIpInput = false): GeneratedBranch[] {
+  const out: GeneratedBranch[] = [];
+  const walk = (nodes: readonly TraceNode[], dp: string, stage: string): void => {
+    for (const n of nodes) {
+      if (n.kind === 'leaf') continue;
+      if (n.kind === 'transform' && GENERATING.test(n.text)) {
+        const kind = GENERATING.exec(n.text)?.[1] ?? n.text;
+        const ported = kind === 'tcp_reset' || kind === 'sctp_abort';
+        const portSensitive = nonIpInput || (ported && tablesUnder(n.children).some((t) => /\b(tcp|sctp)\.(src|dst)\b/.test(t.match ?? '')));
+        out.push({ datapath: dp, stage, kind, cts: ctsUnder(n.children), portSensitive });
+        continue;
+      }
+      walk(n.children, n.kind === 'pipeline' ? n.datapath : dp, n.kind === 'table' ? (n.stage ?? stage) : stage);
+    }
+  };
+  walk(parseTrace(raw).root, '', '');
+  return out;
+}
+
+/** A match that needs a conntrack state bit set (not just `!ct.trk`). */
+const POSITIVE_CT = /(^|[^!])\bct\.(trk|new|est|rel|rpl|inv)\b/;
+
+/**
+ * Rule patch-keeps-ct-state: flows of an ingress pipeline entered over a
+ * patch port (or by a generated packet), before that pipeline's first ct
+ * action, that ovn-trace matched on conntrack state OVN has cleared.
+ */
+export function staleCtStages(raw: string): { datapath: string; stage: string }[] {
+  const out: { datapath: string; stage: string }[] = [];
+  const chain = (nodes: readonly TraceNode[], dp: string): void => {
+    for (const n of nodes) {
+      if (n.kind !== 'table') continue;
+      // The flow's match (and a chk_lb_hairpin, which reads the conntrack tuple) come before its actions.
+      if (POSITIVE_CT.test(n.match ?? '') || n.children.some((c) => c.kind === 'leaf' && /chk_lb_hairpin/.test(c.text))) {
+        out.push({ datapath: dp, stage: n.stage ?? String(n.table) });
+        return;
+      }
+      if (n.children.some((c) => (c.kind === 'transform' || c.kind === 'leaf') && /^ct_/.test(c.text))) return;
+      chain(n.children, dp);
+    }
+  };
+  const walk = (nodes: readonly TraceNode[], nested: boolean): void => {
+    for (const n of nodes) {
+      if (n.kind === 'leaf') continue;
+      if (n.kind === 'pipeline' && n.pipeline === 'ingress' && nested) chain(n.children, n.datapath);
+      walk(n.children, true);
+    }
+  };
+  walk(parseTrace(raw).root, false);
+  return out;
+}
+
+/**
+ * Rule ct-snat-to-vip-not-applied, past the outputs: ovn-trace goes on with
+ * the client's source address after ct_snat_to_vip, so a later flow that
+ * matches the source saw the wrong one. The switch where it happened.
+ */
+export function snatToVipStale(r: Pick<OvnTraceResult, 'stages'>): string | undefined {
+  const i = r.stages.findIndex((s) => s.actions.some((a) => a.startsWith('ct_snat_to_vip')));
+  if (i < 0) return undefined;
+  const later = r.stages.slice(i + 1).some((s) => /\b(ip4|ip6|ip)\.src\b|\$/.test(s.match ?? ''));
+  return later ? r.stages[i]!.datapath : undefined;
+}

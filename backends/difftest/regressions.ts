@@ -1,0 +1,85 @@
+/**
+ * Regression cases: every disagreement the differential test ever found,
+ * minimized, as one JSON file each under `regressions/` (named by a hash
+ * of the case, so finding it again overwrites rather than duplicates). The
+ * expected verdict is OVN's, as ovn-trace gave it when the case was found;
+ * regressions.test.ts requires the simulator to give it (and, where OVN is
+ * installed, ovn-trace to still give it).
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { caseFromJSON, caseToJSON, type DiffCase, type DiffCaseJSON } from './case.ts';
+import { compareObserved, type Observed, observeSim, type VerdictDiff } from './compare.ts';
+import { simulateCase } from './simulate-case.ts';
+
+/** backends/difftest/regressions of this checkout. */
+export const REGRESSIONS_DIR = fileURLToPath(new URL('./regressions/', import.meta.url));
+
+export interface RegressionFile {
+  /** How it was found, e.g. "kovn difftest --seed 7, case 12, minimized in 40 shrinks". */
+  readonly found: string;
+  readonly case: DiffCaseJSON;
+  /** OVN's verdict (ovn-trace, normalized): what the simulator must give. */
+  readonly expected: Observed;
+  /** What the simulator gave when the case was found, and the diff. */
+  readonly simAtDiscovery: Observed;
+  readonly diff?: VerdictDiff;
+  /** Analysis, filled in by whoever looks at it (which stage is wrong). */
+  readonly note?: string;
+}
+
+const withoutPath = (o: Observed): Observed => {
+  const { path: _path, ...rest } = o;
+  return rest;
+};
+
+/** Writes a regression file; returns its path. */
+export async function writeRegression(
+  dir: string,
+  r: { found: string; case: DiffCase; expected: Observed; sim: Observed; diff?: VerdictDiff; note?: string },
+): Promise<string> {
+  const json = caseToJSON(r.case);
+  const hash = createHash('sha256').update(JSON.stringify(json)).digest('hex').slice(0, 12);
+  const file: RegressionFile = {
+    found: r.found,
+    case: json,
+    expected: withoutPath(r.expected),
+    simAtDiscovery: withoutPath(r.sim),
+    ...(r.diff ? { diff: r.diff } : {}),
+    ...(r.note ? { note: r.note } : {}),
+  };
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, `case-${hash}.json`);
+  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+  return path;
+}
+
+export async function readRegressions(dir: string = REGRESSIONS_DIR): Promise<{ path: string; file: RegressionFile }[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  return Promise.all(names.map(async (n) => ({ path: join(dir, n), file: JSON.parse(await readFile(join(dir, n), 'utf8')) as RegressionFile })));
+}
+
+/**
+ * The simulator against a regression's expected verdict: undefined when
+ * some simulator run (over the ECMP members) gives it.
+ *
+ * @example for (const { file } of await readRegressions()) expect(checkRegression(file)).toBeUndefined();
+ */
+export function checkRegression(file: RegressionFile): VerdictDiff | undefined {
+  const c = caseFromJSON(file.case);
+  let first: VerdictDiff | undefined;
+  for (const run of simulateCase(c)) {
+    const d = compareObserved(observeSim(run.result), file.expected);
+    if (d === undefined) return undefined;
+    first ??= d;
+  }
+  return first;
+}

@@ -4,14 +4,17 @@
  *
  * apply: the plan is cut into transactions of at most
  * `maxOpsPerTransaction` plan operations each (so a plan of n operations
- * takes ceil(n / max) transactions), in plan order. While one transaction is
- * in flight the next one is built and, if both hold operations of one kind
- * (the plan's creates, updates and deletes come in that order), sent at
- * once: the server applies a connection's transactions in order, new rows
- * have uuids chosen here so the next batch can name them already, and the
- * client's work on one batch overlaps the server's on the other. A batch
- * that starts a new kind waits until everything before it committed, so a
- * failed create or update never has a delete after it committed.
+ * takes ceil(n / max) transactions), in plan order. Batches holding
+ * operations of one kind (the plan's creates, updates and deletes come in
+ * that order) are pipelined: the next one is built while the previous two
+ * are in flight and sent as soon as the older of those is answered, so the
+ * server always has the next transaction queued while the client decodes
+ * the monitor updates of the last one. This is safe because the server
+ * applies a connection's transactions in order and new rows have uuids
+ * chosen here, so a batch can name rows of batches still in flight. A
+ * batch that is mixed or starts a new kind is built and sent only once
+ * everything before it committed, so a failed create or update never has a
+ * delete after it committed.
  *
  * A transaction whose connection broke is replayed by the session when safe
  * (every insert kovn sends has a fixed uuid, and is guarded or uniquely
@@ -37,13 +40,13 @@ import {
   isReplayedDuplicate,
   type nb,
 } from '../ovsdb/index.ts';
-import { randomUUID } from 'node:crypto';
 import { Batch, type InsertedRows } from './batch.ts';
 import { type ReadContext, memoParser } from './columns.ts';
 import { type ErrorSite, OvnBackendError, describeSite } from './errors.ts';
 import { type WaitForNorthdOptions, waitForNorthd } from './northd.ts';
 import { addOperation } from './ops.ts';
 import { readTopology } from './read.ts';
+import { randomRowUuid } from './uuid.ts';
 import { INDEXES, MONITOR } from './tables.ts';
 import { NbView } from './view.ts';
 
@@ -62,7 +65,7 @@ export interface OvnBackendOptions {
    * operations of one kind (creates, updates or deletes). Default true.
    */
   readonly pipeline?: boolean;
-  /** The uuid of each new row (default crypto.randomUUID; injectable for tests). */
+  /** The uuid of each new row (default: random version-4 uuids, uuid.ts; injectable for tests). */
   readonly newUuid?: () => string;
 }
 
@@ -97,7 +100,7 @@ export class OvnBackend implements Backend {
   ) {
     this.maxOpsPerTransaction = Math.max(1, opts.maxOpsPerTransaction ?? DEFAULT_MAX_OPS_PER_TRANSACTION);
     this.pipeline = opts.pipeline ?? true;
-    this.newUuid = opts.newUuid ?? randomUUID;
+    this.newUuid = opts.newUuid ?? randomRowUuid;
     this.view = new NbView(session.cache);
     this.ctx = { view: this.view, parse: memoParser() };
     this.b = new OpBuilder(session.schema);
@@ -155,32 +158,31 @@ export class OvnBackend implements Backend {
     const inserts: InsertedRows = new Map();
     let transactions = 0;
     let ovsdbOperations = 0;
-    let inflight: { readonly done: Promise<number>; readonly kind: string } | undefined;
-    const settle = async (f: { readonly done: Promise<number> }) => {
-      ovsdbOperations += await f.done;
+    /** Sent, not yet settled, oldest first. */
+    const inflight: { readonly done: Promise<number>; readonly kind: string }[] = [];
+    const settleOldest = async () => {
+      ovsdbOperations += await (inflight.shift() as { readonly done: Promise<number> }).done;
       transactions++;
     };
     try {
       for (let i = 0; i < plan.length; ) {
+        const end = Math.min(plan.length, i + this.maxOpsPerTransaction);
+        // Overlap only batches of one kind (see the file header): a batch that is mixed or starts a new
+        // kind is built and sent once everything before it has settled. One of the same kind is built
+        // while the previous two are in flight (its rows refer to theirs by the uuids chosen here).
+        const kind = kindOf(plan, i, end);
+        if (!this.pipeline || kind === 'mixed' || inflight.some((f) => f.kind !== kind)) while (inflight.length > 0) await settleOldest();
         const batch = new Batch(this.b, this.view, inserts, this.newUuid);
-        for (; i < plan.length && batch.planOps < this.maxOpsPerTransaction; i++) addOperation(batch, this.ctx, plan[i] as Plan[number], i);
-        // Overlap only batches of one kind (see the file header); otherwise the previous one must be done first.
-        const overlap = this.pipeline && inflight !== undefined && inflight.kind === batch.kind && batch.kind !== 'mixed';
-        if (inflight !== undefined && !overlap) {
-          const f = inflight;
-          inflight = undefined;
-          await settle(f);
-        }
-        const prev = inflight;
+        for (; i < end; i++) addOperation(batch, this.ctx, plan[i] as Plan[number], i);
+        while (inflight.length >= MAX_IN_FLIGHT) await settleOldest();
         const done = this.commit(batch, opts.label);
-        done.catch(() => undefined); // awaited below or in the catch
-        inflight = { done, kind: batch.kind };
-        if (prev !== undefined) await settle(prev);
+        done.catch(() => undefined); // awaited in settleOldest or in the catch
+        inflight.push({ done, kind });
       }
-      if (inflight !== undefined) await settle(inflight);
+      while (inflight.length > 0) await settleOldest();
     } catch (e) {
       // Never leave a transaction unanswered behind a failure.
-      await inflight?.done.catch(() => undefined);
+      await Promise.all(inflight.map((f) => f.done.catch(() => undefined)));
       throw e;
     }
     return { operations: plan.length, transactions, ovsdbOperations };
@@ -226,6 +228,16 @@ export class OvnBackend implements Backend {
     }
     return new OvnBackendError('server-error', `${describeSite(site)}: ${e.message}`, site, { cause: e });
   }
+}
+
+/** Transactions sent and not yet answered, at most (the one being answered and the next one). */
+const MAX_IN_FLIGHT = 2;
+
+/** The kind of plan operations [from, to): one kind, or 'mixed'. */
+function kindOf(plan: Plan, from: number, to: number): Plan[number]['op'] | 'mixed' {
+  const kind = (plan[from] as Plan[number]).op;
+  for (let i = from + 1; i < to; i++) if ((plan[i] as Plan[number]).op !== kind) return 'mixed';
+  return kind;
 }
 
 function siteOf(batch: Batch, owner: number | undefined, nbTable: string | undefined): ErrorSite {

@@ -18,7 +18,7 @@
  * - Every operation remembers which plan operation it came from, so a server
  *   error can name it.
  */
-import type { Operation as PlanOperation, TableName } from '../../../model/topology/index.ts';
+import type { TableName } from '../../../model/topology/index.ts';
 import type { NativeCondition, OpBuilder, Operation } from '../ovsdb/index.ts';
 import { type ErrorSite, OvnBackendError, describeSite } from './errors.ts';
 import { NB_TABLE, type NbTable, VENDOR, VENDOR_KEY } from './tables.ts';
@@ -53,7 +53,6 @@ export class Batch {
   private readonly sites = new Map<number, () => ErrorSite>();
   private readonly parents = new Map<string, ParentMutation>();
   private readonly deleted = new Set<string>();
-  private readonly kinds = new Set<PlanOperation['op']>();
   /** Row uuid → the plan operation that inserts, updates or deletes it (commit-time errors name rows, not operations). */
   private readonly rowOwners = new Map<string, number>();
 
@@ -66,15 +65,9 @@ export class Batch {
     readonly newUuid: () => string,
   ) {}
 
-  /** The kind of plan operations in the batch: one kind, or 'mixed'. */
-  get kind(): PlanOperation['op'] | 'mixed' {
-    return this.kinds.size === 1 ? ([...this.kinds][0] as PlanOperation['op']) : 'mixed';
-  }
-
-  /** Records the kind of plan operation `index` and how to describe it (for error messages). */
-  begin(index: number, kind: PlanOperation['op'], site: () => ErrorSite): void {
+  /** Records plan operation `index` and how to describe it (for error messages). */
+  begin(index: number, site: () => ErrorSite): void {
     this.sites.set(index, site);
-    this.kinds.add(kind);
     this.planOps++;
   }
 

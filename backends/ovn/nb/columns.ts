@@ -36,7 +36,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const strs = (v: unknown): string[] => [...((v ?? []) as readonly string[])];
 const attrs = (v: unknown): Record<string, string> => ({ ...((v ?? {}) as Record<string, string>) });
-const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
+const uniq = (xs: readonly string[]): string[] => (xs.length < 2 ? [...xs] : [...new Set(xs)]);
 /** Drops undefined fields so rows read back look like rows written by hand. */
 const clean = <R>(o: Record<string, unknown>): R => {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];

@@ -73,7 +73,7 @@ function parentOf(table: TableName, row: Tables[TableName]): ParentRef | undefin
 
 /** Adds plan operation `op` (number `index` of the plan) to `batch`. */
 export function addOperation(batch: Batch, ctx: ReadContext, op: PlanOperation, index: number): void {
-  batch.begin(index, op.op, () => ({ op: op.op, modelTable: op.table, key: op.key, nbTable: NB_TABLE[op.table] }));
+  batch.begin(index, () => ({ op: op.op, modelTable: op.table, key: op.key, nbTable: NB_TABLE[op.table] }));
   if (op.op === 'create') addCreate(batch, op.table, op.key, op.row, index);
   else if (op.op === 'update') addUpdate(batch, ctx, op.table, op.key, op.changes, index);
   else addDelete(batch, ctx, op.table, op.key, index);

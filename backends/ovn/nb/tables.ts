@@ -167,14 +167,15 @@ export function isOwned(row: { readonly external_ids?: Ids }): boolean {
  */
 export function encodeIds(model: Ids, tags: Readonly<Record<string, string>>, explicit: readonly string[], where: () => string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(model)) {
+  for (const k of Object.keys(model)) {
+    const v = model[k];
     if (v === undefined) continue;
     if (RESERVED.has(k)) throw new OvnBackendError('reserved-key', `${where()}: externalIds key ${JSON.stringify(k)} is reserved for kovn's own bookkeeping`);
     if (k === VENDOR_KEY) out[SHADOW_VENDOR_ID] = v;
     else out[k] = v;
   }
   out[VENDOR_KEY] = VENDOR;
-  Object.assign(out, tags);
+  for (const k of Object.keys(tags)) out[k] = tags[k] as string;
   if (explicit.length > 0) out[EXPLICIT_ID] = explicit.join(',');
   return out;
 }

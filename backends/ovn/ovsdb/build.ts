@@ -8,7 +8,7 @@
  * transaction (see datum.ts).
  */
 import { type ColumnType, type DatabaseSchema, columnType } from './wire/schema.ts';
-import { type Value, fromNative } from './wire/datum.ts';
+import { type Value, fromNative, nativeEncoder } from './wire/datum.ts';
 import type { Condition, ConditionFunction } from './wire/condition.ts';
 import type { Mutation, Mutator } from './wire/mutation.ts';
 import type {
@@ -68,23 +68,32 @@ export type UniqueSpec = readonly string[];
  * await client.transact(schema.name, ops);
  */
 export class OpBuilder<Tables extends object = GenericTables> {
+  /** table → column → its compiled encoder (datum.ts `nativeEncoder`). */
+  private readonly encoders = new Map<string, Map<string, (native: unknown) => Value | undefined>>();
+
   constructor(readonly schema: DatabaseSchema) {}
 
   /** Converts a native row to a wire row for `table`. */
   row<T extends ColumnOf<Tables>>(table: T, row: RowInput<Tables[T]>): Row {
     const out: Record<string, Value> = {};
     const r = row as Record<string, unknown>;
+    let encoders = this.encoders.get(table);
+    if (encoders === undefined) this.encoders.set(table, (encoders = new Map()));
     for (const c in r) {
-      const v = r[c];
-      const type = this.type(table, c);
-      if (v === undefined && type.min > 0) continue; // omitted: the server uses the default
-      out[c] = fromNative(type, v, `${table}.${c}`);
+      let encode = encoders.get(c);
+      if (encode === undefined) encoders.set(c, (encode = nativeEncoder(this.type(table, c), `${table}.${c}`)));
+      const v = encode(r[c]);
+      if (v !== undefined) out[c] = v; // undefined: a required column left out, the server uses the default
     }
     return out;
   }
 
   insert<T extends ColumnOf<Tables>>(table: T, row: RowInput<Tables[T]>, opts: { uuidName?: string; uuid?: string } = {}): InsertOp {
-    return { op: 'insert', table, row: this.row(table, row), ...opts };
+    // Built member by member rather than spread: this runs for every row kovn writes.
+    const op: { -readonly [K in keyof InsertOp]: InsertOp[K] } = { op: 'insert', table, row: this.row(table, row) };
+    if (opts.uuidName !== undefined) op.uuidName = opts.uuidName;
+    if (opts.uuid !== undefined) op.uuid = opts.uuid;
+    return op;
   }
 
   select<T extends ColumnOf<Tables>>(table: T, where: readonly NativeCondition<Tables[T]>[] = [], columns?: readonly (ColumnOf<Tables[T]> | '_uuid' | '_version')[]): SelectOp {

@@ -16,15 +16,16 @@
  * - Listeners get each update message's changes as one batch.
  */
 import type { MonitorEvent } from './client.ts';
+import { type CacheRow, type RowCodec, type UpdateKind, rowEquals, tableCodec, walkUpdatesJson, walkUpdatesParsed } from './cache-rows.ts';
 import { type Timers, systemTimers } from './timers.ts';
 import { OvsdbClientError, OvsdbProtocolError, OvsdbSchemaError } from './wire/errors.ts';
-import { type NativeAtom, type NativeValue, compareAtoms, defaultNative, toNative } from './wire/datum.ts';
+import { type NativeAtom, compareAtoms } from './wire/datum.ts';
 import type { MonitorCondRequests } from './wire/monitor.ts';
 import type { Row } from './wire/operation.ts';
-import { type ColumnType, type DatabaseSchema, isCompositeType, tableSchema } from './wire/schema.ts';
+import { type ColumnType, type DatabaseSchema, tableSchema } from './wire/schema.ts';
 import type { TableUpdates2 } from './wire/update.ts';
 
-export type CacheRow = { readonly _uuid: string } & { readonly [column: string]: NativeValue };
+export { type CacheRow, applyDiff, rowEquals } from './cache-rows.ts';
 
 export interface RowChange {
   readonly table: string;
@@ -48,16 +49,21 @@ export interface CacheOptions {
 interface IndexDef {
   readonly column: string;
   readonly mapKey: string | undefined;
-  readonly values: Map<NativeAtom, Set<string>>;
+  /** Index value → the uuid of the one row that has it, or the uuids of several (most values name one row: no Set for those). */
+  readonly values: Map<NativeAtom, string | Set<string>>;
 }
 
 interface TableState {
   readonly name: string;
   readonly columns: readonly string[];
   readonly types: ReadonlyMap<string, ColumnType>;
+  readonly codec: RowCodec;
   readonly rows: Map<string, CacheRow>;
   readonly indexes: ReadonlyMap<string, IndexDef>;
 }
+
+/** Where an update message comes from: JSON as received, or parsed wire values. */
+type Source = { readonly json: unknown; readonly path: string } | { readonly parsed: TableUpdates2 };
 
 /**
  * @example
@@ -78,16 +84,10 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
     this.onListenerError = opts.onListenerError ?? ((err) => queueMicrotask(() => { throw err; }));
     for (const [name, cols] of Object.entries(opts.tables)) {
       const ts = tableSchema(opts.schema, name);
-      const columns = cols === undefined ? Object.keys(ts.columns) : [...cols];
-      const types = new Map<string, ColumnType>();
-      for (const c of columns) {
-        const cs = ts.columns[c];
-        if (cs === undefined) throw new OvsdbSchemaError(`${name}.${c}`, `no column ${c} in table ${name}`);
-        types.set(c, cs.type);
-      }
+      const codec = tableCodec(name, cols === undefined ? Object.keys(ts.columns) : cols, ts.columns);
       const indexes = new Map<string, IndexDef>();
-      for (const key of opts.indexes?.[name] ?? []) indexes.set(key, indexDef(name, key, types));
-      this.state.set(name, { name, columns, types, rows: new Map(), indexes });
+      for (const key of opts.indexes?.[name] ?? []) indexes.set(key, indexDef(name, key, codec.types));
+      this.state.set(name, { name, columns: codec.columns, types: codec.types, codec, rows: new Map(), indexes });
     }
   }
 
@@ -128,7 +128,9 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
       const def = indexDef(table, key, t.types);
       return [...t.rows.values()].filter((r) => indexValues(def, r).includes(value)) as unknown as Tables[T][];
     }
-    return [...(ix.values.get(value) ?? [])].map((u) => t.rows.get(u)) as unknown as Tables[T][];
+    const hit = ix.values.get(value);
+    const uuids = hit === undefined ? [] : typeof hit === 'string' ? [hit] : [...hit];
+    return uuids.map((u) => t.rows.get(u)) as unknown as Tables[T][];
   }
 
   /** Subscribes to change batches; returns the unsubscribe function. */
@@ -137,54 +139,71 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
     return () => this.listeners.delete(listener);
   }
 
-  /** Feeds a monitor event (the handler of `monitorCond`/`monitorCondSince`). */
+  /**
+   * Feeds a monitor event (the handler of `monitorCond`/`monitorCondSince`).
+   * An event is applied whole or not at all: every row is decoded before
+   * the first one changes, so a malformed message leaves the cache as it was.
+   */
   apply(event: MonitorEvent): readonly RowChange[] {
     const full = event.kind === 'reply' && event.found !== true;
-    const changes = full ? this.replaceAll(event.updates) : this.applyUpdates(event.updates);
+    const source: Source = event.json === undefined ? { parsed: event.updates } : { json: event.json, path: event.kind === 'reply' ? 'monitor reply' : 'update' };
+    const changes = full ? this.replaceFrom(source) : this.applyFrom(source);
     if (event.lastTxnId !== undefined) this.lastTxnId = event.lastTxnId;
     return changes;
   }
 
   /** Applies incremental updates (update2/update3, or a monitor_cond_since reply with found=true). */
   applyUpdates(updates: TableUpdates2): readonly RowChange[] {
+    return this.applyFrom({ parsed: updates });
+  }
+
+  /** Replaces every cached table with `updates` (a full dump): the cache ends equal to it. */
+  replaceAll(updates: TableUpdates2): readonly RowChange[] {
+    return this.replaceFrom({ parsed: updates });
+  }
+
+  private applyFrom(source: Source): readonly RowChange[] {
+    // Decode everything first (changes[i] happens in tables[i]), then change the cache.
     const changes: RowChange[] = [];
-    for (const [table, rows] of Object.entries(updates)) {
-      const t = this.tableState(table);
-      for (const [uuid, u] of Object.entries(rows)) {
-        const old = t.rows.get(uuid);
-        let next: CacheRow | undefined;
-        if (u.kind === 'delete') {
-          if (old === undefined) continue;
-        } else if (u.kind === 'modify') {
-          if (old === undefined) throw new OvsdbProtocolError(`modify of ${table} row ${uuid}, which the cache does not have`);
-          next = modifyRow(t, old, u.row);
-        } else {
-          next = newRow(t, uuid, u.row);
-        }
-        this.setRow(t, uuid, old, next);
-        changes.push({ table, uuid, old, new: next });
+    const tables: TableState[] = [];
+    this.walk(source, (t, uuid, kind, body) => {
+      const old = t.rows.get(uuid);
+      let next: CacheRow | undefined;
+      if (kind === 'delete') {
+        if (old === undefined) return;
+      } else if (kind === 'modify') {
+        if (old === undefined) throw new OvsdbProtocolError(`modify of ${t.name} row ${uuid}, which the cache does not have`);
+        next = 'json' in source ? t.codec.modifyJson(old, body, t.name) : t.codec.modifyWire(old, body as Row);
+      } else {
+        next = this.rowOf(source, t, uuid, body);
       }
+      changes.push({ table: t.name, uuid, old, new: next });
+      tables.push(t);
+    });
+    for (let i = 0; i < changes.length; i++) {
+      const c = changes[i] as RowChange;
+      this.setRow(tables[i] as TableState, c.uuid, c.old, c.new);
     }
     this.emit(changes);
     return changes;
   }
 
-  /** Replaces every cached table with `updates` (a full dump): the cache ends equal to it. */
-  replaceAll(updates: TableUpdates2): readonly RowChange[] {
-    for (const table of Object.keys(updates)) this.tableState(table);
+  private replaceFrom(source: Source): readonly RowChange[] {
+    const incoming = new Map<TableState, Map<string, CacheRow | undefined>>();
+    for (const t of this.state.values()) incoming.set(t, new Map());
+    this.walk(source, (t, uuid, kind, body) => {
+      (incoming.get(t) as Map<string, CacheRow | undefined>).set(uuid, kind === 'delete' ? undefined : this.rowOf(source, t, uuid, body));
+    });
     const changes: RowChange[] = [];
-    for (const t of this.state.values()) {
-      const incoming = updates[t.name] ?? {};
+    for (const [t, rows] of incoming) {
       for (const [uuid, old] of [...t.rows]) {
-        if (incoming[uuid] === undefined || incoming[uuid]?.kind === 'delete') {
-          this.setRow(t, uuid, old, undefined);
-          changes.push({ table: t.name, uuid, old, new: undefined });
-        }
+        if (rows.get(uuid) !== undefined) continue;
+        this.setRow(t, uuid, old, undefined);
+        changes.push({ table: t.name, uuid, old, new: undefined });
       }
-      for (const [uuid, u] of Object.entries(incoming)) {
-        if (u.kind === 'delete') continue;
+      for (const [uuid, next] of rows) {
+        if (next === undefined) continue;
         const old = t.rows.get(uuid);
-        const next = newRow(t, uuid, u.row);
         if (old !== undefined && rowEquals(old, next)) continue;
         this.setRow(t, uuid, old, next);
         changes.push({ table: t.name, uuid, old, new: next });
@@ -192,6 +211,17 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
     }
     this.emit(changes);
     return changes;
+  }
+
+  private walk(source: Source, visit: (t: TableState, uuid: string, kind: UpdateKind, body: unknown) => void): void {
+    const each = (table: string, uuid: string, kind: UpdateKind, body: unknown) => visit(this.tableState(table), uuid, kind, body);
+    if ('json' in source) walkUpdatesJson(source.json, source.path, each);
+    else walkUpdatesParsed(source.parsed, each);
+  }
+
+  /** A whole row (initial/insert; in a full dump, any kind but delete). */
+  private rowOf(source: Source, t: TableState, uuid: string, body: unknown): CacheRow {
+    return 'json' in source ? t.codec.fromJson(uuid, body, t.name) : t.codec.fromWire(uuid, body as Row);
   }
 
   /** Empties the cache (change events for every row) and forgets the txn id. */
@@ -230,7 +260,7 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
 
   /** Converts wire rows (e.g. a `select` result) to cache rows, for comparisons. */
   rowFromWire(table: string, uuid: string, row: Row): CacheRow {
-    return newRow(this.tableState(table), uuid, row);
+    return this.tableState(table).codec.fromWire(uuid, row);
   }
 
   private tableState(table: string): TableState {
@@ -243,14 +273,8 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
     for (const ix of t.indexes.values()) {
       // Unchanged columns keep their value object (modifyRow copies them), so this skips most index work.
       if (old !== undefined && next !== undefined && old[ix.column] === next[ix.column]) continue;
-      if (old !== undefined) for (const v of indexValues(ix, old)) ix.values.get(v)?.delete(uuid);
-      if (next !== undefined) {
-        for (const v of indexValues(ix, next)) {
-          let set = ix.values.get(v);
-          if (set === undefined) ix.values.set(v, (set = new Set()));
-          set.add(uuid);
-        }
-      }
+      if (old !== undefined) for (const v of indexValues(ix, old)) unindex(ix.values, v, uuid);
+      if (next !== undefined) for (const v of indexValues(ix, next)) index(ix.values, v, uuid);
     }
     if (next === undefined) t.rows.delete(uuid);
     else t.rows.set(uuid, next);
@@ -279,6 +303,22 @@ function indexDef(table: string, key: string, types: ReadonlyMap<string, ColumnT
   return { column, mapKey: colon < 0 ? undefined : key.slice(colon + 1), values: new Map() };
 }
 
+function index(values: Map<NativeAtom, string | Set<string>>, v: NativeAtom, uuid: string): void {
+  const hit = values.get(v);
+  if (hit === undefined) values.set(v, uuid);
+  else if (typeof hit !== 'string') hit.add(uuid);
+  else if (hit !== uuid) values.set(v, new Set([hit, uuid]));
+}
+
+function unindex(values: Map<NativeAtom, string | Set<string>>, v: NativeAtom, uuid: string): void {
+  const hit = values.get(v);
+  if (hit === uuid) values.delete(v);
+  else if (typeof hit === 'object') {
+    hit.delete(uuid);
+    if (hit.size === 0) values.delete(v);
+  }
+}
+
 function indexValues(ix: Pick<IndexDef, 'column' | 'mapKey'>, row: CacheRow): readonly NativeAtom[] {
   const v = row[ix.column];
   if (ix.mapKey !== undefined) {
@@ -287,72 +327,4 @@ function indexValues(ix: Pick<IndexDef, 'column' | 'mapKey'>, row: CacheRow): re
   }
   if (v === undefined) return [];
   return Array.isArray(v) ? (v as readonly NativeAtom[]) : [v as NativeAtom];
-}
-
-/** A row from an initial/insert update: given columns converted, the other monitored ones defaulted. */
-function newRow(t: TableState, uuid: string, row: Row): CacheRow {
-  // Column names are schema identifiers (never "__proto__": OVSDB reserves names starting with "_").
-  const out: Record<string, NativeValue> = { _uuid: uuid };
-  for (const c of t.columns) {
-    const type = t.types.get(c) as ColumnType;
-    const v = row[c];
-    out[c] = v === undefined ? defaultNative(type) : toNative(type, v, `${t.name}.${c}`);
-  }
-  return Object.freeze(out) as CacheRow;
-}
-
-/** A new row object: `old` with the diffs of a modify update applied. */
-function modifyRow(t: TableState, old: CacheRow, diff: Row): CacheRow {
-  const next: Record<string, NativeValue> = { ...old };
-  for (const [c, v] of Object.entries(diff)) {
-    const type = t.types.get(c);
-    if (type === undefined) continue; // a column we did not ask for
-    const d = toNative(isCompositeType(type) ? { ...type, min: 0 } : type, v, `${t.name}.${c}`);
-    next[c] = isCompositeType(type) ? applyDiff(type, old[c], d) : d;
-  }
-  return Object.freeze(next) as CacheRow;
-}
-
-/** Applies an update2 diff to a set (symmetric difference) or map (add / remove same pair / change value). */
-export function applyDiff(type: ColumnType, old: NativeValue, diff: NativeValue): NativeValue {
-  if (type.value !== undefined) {
-    const out = new Map(Object.entries((old ?? {}) as Record<string, NativeAtom>));
-    for (const [k, v] of Object.entries((diff ?? {}) as Record<string, NativeAtom>)) {
-      if (!out.has(k) || out.get(k) !== v) out.set(k, v);
-      else out.delete(k);
-    }
-    return Object.freeze(Object.fromEntries(out));
-  }
-  // Native sets are sorted: merge the two, dropping atoms present in both (O(n), no re-sort of the old set).
-  const a = (old ?? []) as readonly NativeAtom[];
-  const d = [...((diff ?? []) as readonly NativeAtom[])].sort(compareAtoms);
-  const out: NativeAtom[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < d.length) {
-    const c = compareAtoms(a[i] as NativeAtom, d[j] as NativeAtom);
-    if (c === 0) {
-      i++;
-      j++;
-    } else out.push((c < 0 ? a[i++] : d[j++]) as NativeAtom);
-  }
-  while (i < a.length) out.push(a[i++] as NativeAtom);
-  while (j < d.length) out.push(d[j++] as NativeAtom);
-  return Object.freeze(out);
-}
-
-export function rowEquals(a: CacheRow, b: CacheRow): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => valueEquals(a[k], b[k]));
-}
-
-function valueEquals(a: NativeValue, b: NativeValue): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
-  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && !Array.isArray(a) && !Array.isArray(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && (a as Record<string, NativeAtom>)[k] === (b as Record<string, NativeAtom>)[k]);
-  }
-  return false;
 }

@@ -8,7 +8,7 @@ import { RpcConnection, type RpcConnectionOptions } from './rpc.ts';
 import { type ConnectOptions, type Remote, connectRemote, formatRemote, parseRemote } from './transport.ts';
 import { OvsdbProtocolError, OvsdbRemoteError } from './wire/errors.ts';
 import { expectArray, expectObject, expectString, preview } from './wire/json.ts';
-import { type MonitorCondRequests, emitMonitorCondRequests, parseMonitorCondSinceReply, ZERO_TXN_ID } from './wire/monitor.ts';
+import { type MonitorCondRequests, emitMonitorCondRequests, parseMonitorCondSinceHead, ZERO_TXN_ID } from './wire/monitor.ts';
 import { type Operation, emitOperation } from './wire/operation.ts';
 import { type ReplyEntry, type ResultsOf, interpretTransactReply, parseTransactReply } from './wire/result.ts';
 import { type DatabaseSchema, parseSchema } from './wire/schema.ts';
@@ -18,16 +18,22 @@ import { isUuid } from './wire/atom.ts';
 /**
  * What a monitor's handler receives, synchronously and in stream order: first
  * the reply to the monitor request, then each update notification.
+ *
+ * Events from the client carry the `<table-updates2>` as received (`json`)
+ * and parse `updates` from it only when asked: the cache decodes `json`
+ * straight into its rows (and checks it as thoroughly as the parser would).
+ * Events built by hand may give `updates` alone.
  */
 export type MonitorEvent =
   | {
       readonly kind: 'reply';
       readonly updates: TableUpdates2;
+      readonly json?: unknown;
       /** monitor_cond_since only: whether `updates` are changes since our txn id (else a full dump). */
       readonly found?: boolean;
       readonly lastTxnId?: string;
     }
-  | { readonly kind: 'update'; readonly updates: TableUpdates2; readonly lastTxnId?: string };
+  | { readonly kind: 'update'; readonly updates: TableUpdates2; readonly json?: unknown; readonly lastTxnId?: string };
 
 export type MonitorHandler = (event: MonitorEvent) => void;
 
@@ -109,12 +115,12 @@ export class OvsdbClient {
    * then every `update2`. Resolves with the initial contents.
    */
   async monitorCond(db: string, monitorId: string, requests: MonitorCondRequests, handler: MonitorHandler): Promise<TableUpdates2> {
-    let initial: TableUpdates2 = {};
+    let initial: MonitorEvent | undefined;
     await this.startMonitor(monitorId, handler, 'monitor_cond', [db, monitorId, emitMonitorCondRequests(requests)], (result) => {
-      initial = parseTableUpdates2(result, 'monitor_cond result');
-      handler({ kind: 'reply', updates: initial });
+      initial = withLazyUpdates({ kind: 'reply' }, result, 'monitor_cond result');
+      handler(initial);
     });
-    return initial;
+    return initial?.updates ?? {};
   }
 
   /**
@@ -128,12 +134,15 @@ export class OvsdbClient {
     requests: MonitorCondRequests,
     lastTxnId: string | undefined,
     handler: MonitorHandler,
-  ): Promise<{ found: boolean; lastTxnId: string; updates: TableUpdates2 }> {
-    let reply = { found: false, lastTxnId: ZERO_TXN_ID, updates: {} as TableUpdates2 };
+  ): Promise<{ readonly found: boolean; readonly lastTxnId: string; readonly updates: TableUpdates2 }> {
+    let reply: { found: boolean; lastTxnId: string; updates: TableUpdates2 } = { found: false, lastTxnId: ZERO_TXN_ID, updates: {} };
     const params = [db, monitorId, emitMonitorCondRequests(requests), lastTxnId ?? ZERO_TXN_ID];
     await this.startMonitor(monitorId, handler, 'monitor_cond_since', params, (result) => {
-      reply = parseMonitorCondSinceReply(result);
-      handler({ kind: 'reply', ...reply });
+      const path = 'monitor_cond_since reply';
+      const [found, txnId, updates] = parseMonitorCondSinceHead(result, path);
+      const event = withLazyUpdates({ kind: 'reply', found, lastTxnId: txnId }, updates, `${path}[2]`);
+      reply = event as typeof reply;
+      handler(event);
     });
     return reply;
   }
@@ -225,11 +234,11 @@ export class OvsdbClient {
     if (handler === undefined) throw new OvsdbProtocolError(`${method} for unknown monitor ${preview(p[0])}`);
     if (method === 'update2') {
       if (p.length !== 2) throw new OvsdbProtocolError(`update2 params: expected [id, updates], got ${p.length} elements`);
-      handler({ kind: 'update', updates: parseTableUpdates2(p[1], 'update2 params[1]') });
+      handler(withLazyUpdates({ kind: 'update' }, p[1], 'update2 params[1]'));
     } else {
       if (p.length !== 3) throw new OvsdbProtocolError(`update3 params: expected [id, last-txn-id, updates], got ${p.length} elements`);
       const lastTxnId = expectString(p[1], 'update3 params[1]');
-      handler({ kind: 'update', lastTxnId, updates: parseTableUpdates2(p[2], 'update3 params[2]') });
+      handler(withLazyUpdates({ kind: 'update', lastTxnId }, p[2], 'update3 params[2]'));
     }
   }
 }
@@ -238,4 +247,16 @@ function lockedResult(result: unknown, method: string): boolean {
   const locked = expectObject(result, `${method} result`).locked;
   if (typeof locked !== 'boolean') throw new OvsdbProtocolError(`${method} result: expected {locked: boolean}, got ${preview(result)}`);
   return locked;
+}
+
+/**
+ * A monitor event carrying `json` (the `<table-updates2>` as received) and
+ * parsing `updates` from it on first access (then kept).
+ */
+function withLazyUpdates<E extends { readonly kind: MonitorEvent['kind'] }>(head: E, json: unknown, path: string): MonitorEvent {
+  let parsed: TableUpdates2 | undefined;
+  return Object.defineProperty({ ...head, json }, 'updates', {
+    enumerable: true,
+    get: () => (parsed ??= parseTableUpdates2(json, path)),
+  }) as unknown as MonitorEvent;
 }

@@ -56,4 +56,15 @@ describe('EffectWatch', () => {
     await expect(p2).rejects.toMatchObject({ code: 'cache-timeout' });
     expect(timers.pending).toBe(0);
   });
+  it('counts a delete as seen even if the row came back before the check, and ignores tables the schema lacks', () => {
+    const c = cache();
+    c.apply({ kind: 'update', updates: { Logical_Switch: { [U1]: { kind: 'insert', row: { name: 'a' } } } } });
+    const ops = [b.delete('Logical_Switch', [b.whereUuid(U1)]), { op: 'insert' as const, table: 'No_Such_Table', row: {} }];
+    const watch = new EffectWatch(c, ops);
+    c.apply({ kind: 'update', updates: { Logical_Switch: { [U1]: { kind: 'delete' } } } });
+    c.apply({ kind: 'update', updates: { Logical_Switch: { [U1]: { kind: 'insert', row: { name: 'a' } } } } }); // re-created meanwhile
+    expect(watch.seen({ present: [], absent: [['Logical_Switch', U1]] })).toBe(true);
+    expect(watch.seen({ present: [], absent: [['Logical_Switch', U2]] })).toBe(true); // never there
+    watch.dispose();
+  });
 });

@@ -40,20 +40,24 @@ export function expectedEffects(cache: OvsdbCache<object>, ops: readonly Operati
   const cached = new Set(cache.cachedTables());
   const present: [string, string][] = [];
   const absent: [string, string][] = [];
-  const deletes = ops.flatMap((o, i) => (o.op === 'delete' ? [{ i, op: o }] : []));
-  ops.forEach((op, i) => {
+  const deletes: { i: number; op: DeleteOp }[] = [];
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i] as Operation;
+    if (op.op === 'delete') deletes.push({ i, op });
+  }
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i] as Operation;
     if (op.op === 'insert') {
       const uuid = results[i]?.uuid;
-      if (!cached.has(op.table) || uuid === undefined) return;
       // Unreferenced rows of non-root tables are garbage-collected in the same commit, and a later
       // delete in the transaction may remove the row again: neither ever shows up.
-      const mayVanish = !isRootTable(cache.schema, op.table) || deletes.some((d) => d.i > i && d.op.table === op.table && mayDelete(d.op, op, uuid));
-      if (!mayVanish) present.push([op.table, uuid]);
+      if (!cached.has(op.table) || uuid === undefined || !isRootTable(cache.schema, op.table)) continue;
+      if (!deletes.some((d) => d.i > i && d.op.table === op.table && mayDelete(d.op, op, uuid))) present.push([op.table, uuid]);
     } else if (op.op === 'delete' && cached.has(op.table)) {
       const target = deletedUuid(op);
       if (target instanceof OvsUuid) absent.push([op.table, target.uuid]);
     }
-  });
+  }
   return { present, absent };
 }
 
@@ -72,9 +76,31 @@ function mayDelete(del: DeleteOp, ins: InsertOp, uuid: string): boolean {
   return true;
 }
 
-/** Tables whose changes may matter for `ops` (those it inserts into or deletes from). */
-function touchedTables(ops: readonly Operation[]): Set<string> {
-  return new Set(ops.flatMap((op) => (op.op === 'insert' || op.op === 'delete' ? [op.table] : [])));
+/**
+ * The tables whose changes may matter for `ops`, and which kind: inserts
+ * into root tables (rows of other tables are never expected present, see
+ * expectedEffects) and deletes from any table.
+ */
+function watchedTables(cache: OvsdbCache<object>, ops: readonly Operation[]): Map<string, Watched> {
+  const out = new Map<string, Watched>();
+  for (const op of ops) {
+    // A table the schema lacks: the server rejects the transaction, nothing to watch.
+    const inserts = op.op === 'insert' && cache.schema.tables[op.table] !== undefined && isRootTable(cache.schema, op.table);
+    if (!inserts && op.op !== 'delete') continue;
+    let w = out.get(op.table);
+    if (w === undefined) out.set(op.table, (w = { inserts: false, deletes: false, inserted: new Set(), deleted: new Set() }));
+    if (inserts) w.inserts = true;
+    else w.deletes = true;
+  }
+  return out;
+}
+
+interface Watched {
+  inserts: boolean;
+  deletes: boolean;
+  /** Uuids inserted / deleted since the watch started. */
+  readonly inserted: Set<string>;
+  readonly deleted: Set<string>;
 }
 
 /**
@@ -82,23 +108,25 @@ function touchedTables(ops: readonly Operation[]): Set<string> {
  * touches the cache inserted or deleted.
  */
 export class EffectWatch {
-  private readonly inserted = new Set<string>();
-  private readonly deleted = new Set<string>();
+  private readonly watched: ReadonlyMap<string, Watched>;
   private readonly off: () => void;
 
   constructor(
     private readonly cache: OvsdbCache<object>,
     ops: readonly Operation[],
   ) {
-    const tables = touchedTables(ops);
+    const watched = watchedTables(cache, ops);
+    this.watched = watched;
     this.off =
-      tables.size === 0
+      watched.size === 0
         ? () => {}
         : cache.onChange((changes) => {
             for (const c of changes) {
-              if (!tables.has(c.table)) continue;
-              if (c.old === undefined && c.new !== undefined) this.inserted.add(`${c.table}/${c.uuid}`);
-              else if (c.new === undefined) this.deleted.add(`${c.table}/${c.uuid}`);
+              const w = watched.get(c.table);
+              if (w === undefined) continue;
+              if (c.old === undefined) {
+                if (w.inserts && c.new !== undefined) w.inserted.add(c.uuid);
+              } else if (c.new === undefined && w.deletes) w.deleted.add(c.uuid);
             }
           });
   }
@@ -106,8 +134,8 @@ export class EffectWatch {
   /** Whether every expected effect has been applied to the cache. */
   seen(expected: ExpectedEffects): boolean {
     return (
-      expected.present.every(([t, u]) => this.inserted.has(`${t}/${u}`) || this.cache.has(t, u)) &&
-      expected.absent.every(([t, u]) => this.deleted.has(`${t}/${u}`) || !this.cache.has(t, u))
+      expected.present.every(([t, u]) => this.watched.get(t)?.inserted.has(u) === true || this.cache.has(t, u)) &&
+      expected.absent.every(([t, u]) => this.watched.get(t)?.deleted.has(u) === true || !this.cache.has(t, u))
     );
   }
 

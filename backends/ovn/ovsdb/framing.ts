@@ -57,20 +57,18 @@ export class JsonSplitter {
   push(chunk: Buffer): unknown[] {
     const out: unknown[] = [];
     const stack = this.stack;
+    const n = chunk.length;
     let start = stack.length > 0 ? 0 : -1; // start of the current value within `chunk`
-    for (let i = 0; i < chunk.length; i++) {
+    let i = this.inString ? this.skipString(chunk, 0) : 0;
+    for (; i < n; i++) {
       const b = chunk[i] as number;
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (b === BACKSLASH) this.escaped = true;
-        else if (b === QUOTE) this.inString = false;
-      } else if (b === OPEN_OBJ || b === OPEN_ARR) {
+      if (b === OPEN_OBJ || b === OPEN_ARR) {
         if (stack.length === 0) start = i;
         stack.push(b);
       } else if (stack.length === 0) {
         if (!isJsonSpace(b)) this.fail(`unexpected byte 0x${b.toString(16)} between messages`);
       } else if (b === QUOTE) {
-        this.inString = true;
+        i = this.skipString(chunk, i + 1) - 1;
       } else if (b === CLOSE_OBJ || b === CLOSE_ARR) {
         if (stack.pop() !== (b === CLOSE_OBJ ? OPEN_OBJ : OPEN_ARR)) this.fail(`mismatched '${String.fromCharCode(b)}'`);
         if (stack.length === 0) {
@@ -81,6 +79,28 @@ export class JsonSplitter {
     }
     if (stack.length > 0 && start >= 0) this.keep(chunk.subarray(start));
     return out;
+  }
+
+  /**
+   * Inside a string from `from`: the index just past its closing quote, or
+   * the chunk's length if it does not close here (the state says so). A tight
+   * loop of its own: most bytes of an OVSDB message are inside strings.
+   */
+  private skipString(chunk: Buffer, from: number): number {
+    let escaped = this.escaped;
+    for (let i = from; i < chunk.length; i++) {
+      const b = chunk[i] as number;
+      if (escaped) escaped = false;
+      else if (b === BACKSLASH) escaped = true;
+      else if (b === QUOTE) {
+        this.inString = false;
+        this.escaped = false;
+        return i + 1;
+      }
+    }
+    this.inString = true;
+    this.escaped = escaped;
+    return chunk.length;
   }
 
   /** Drops any partial value (after a reconnect). */

@@ -23,6 +23,7 @@ const RANK: Record<string, number> = {
   'rpc.ts': 2,
   'transport.ts': 2,
   'client.ts': 3,
+  'cache-rows.ts': 1,
   'cache.ts': 4,
   'cluster.ts': 5,
   'effects.ts': 5,

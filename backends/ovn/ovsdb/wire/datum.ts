@@ -57,11 +57,20 @@ export function parseValue(json: unknown, path = 'value'): Value {
   return parseAtom(json, path);
 }
 
-/** Emits a value as JSON. Inverse of {@link parseValue}. */
+/**
+ * Emits a value as JSON. Inverse of {@link parseValue}. Atoms that are
+ * their own JSON (strings, numbers, booleans) are not copied: a set of
+ * strings emits its own (readonly) items array, a string map its own pairs,
+ * so the result must be treated as read-only too.
+ */
 export function emitValue(value: Value): unknown {
-  if (value instanceof OvsSet) return ['set', value.items.map(emitAtom)];
-  if (value instanceof OvsMap) return ['map', value.pairs.map(([k, v]) => [emitAtom(k), emitAtom(v)])];
+  if (value instanceof OvsSet) return ['set', value.items.every(isPlainAtom) ? value.items : value.items.map(emitAtom)];
+  if (value instanceof OvsMap) return ['map', value.pairs.map((p) => (isPlainAtom(p[0]) && isPlainAtom(p[1]) ? p : [emitAtom(p[0]), emitAtom(p[1])]))];
   return emitAtom(value);
+}
+
+function isPlainAtom(a: Atom): boolean {
+  return typeof a !== 'object';
 }
 
 // ---- wire → native -------------------------------------------------------
@@ -193,6 +202,43 @@ function mapFromNative(type: ColumnType, native: unknown, path: string, opts: Fr
   });
   checkSize(type, pairs.length, path, opts);
   return new OvsMap(pairs);
+}
+
+/**
+ * {@link fromNative} for one column, compiled once: the common shapes
+ * (strings, sets of strings, string→string maps) skip the generic checks;
+ * anything else goes through fromNative itself, so results and errors are
+ * the same. Returns undefined for a required column left undefined (omit it:
+ * the server uses the default), as `OpBuilder.row` does.
+ *
+ * @example nativeEncoder(mapOfStrings, 'Logical_Switch.external_ids')({ vendor: 'kovn' }) // OvsMap
+ */
+export function nativeEncoder(type: ColumnType, path: string): (native: unknown) => Value | undefined {
+  const generic = (native: unknown): Value | undefined => (native === undefined && type.min > 0 ? undefined : fromNative(type, native, path));
+  if (type.key.type !== 'string') return generic;
+  if (type.value !== undefined) {
+    if (type.value.type !== 'string') return generic;
+    return (native) => {
+      if (typeof native !== 'object' || native === null || Object.getPrototypeOf(native) !== Object.prototype) return generic(native);
+      const keys = Object.keys(native);
+      if (keys.length < type.min || keys.length > type.max) return generic(native);
+      const pairs = new Array<readonly [Atom, Atom]>(keys.length);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as string;
+        const v = (native as Record<string, unknown>)[k];
+        if (typeof v !== 'string') return generic(native);
+        pairs[i] = [k, v];
+      }
+      return new OvsMap(pairs);
+    };
+  }
+  const single = type.min === 1 && type.max === 1;
+  return (native) => {
+    if (typeof native === 'string') return native;
+    if (single || !Array.isArray(native) || native.length < type.min || native.length > type.max) return generic(native);
+    for (let i = 0; i < native.length; i++) if (typeof native[i] !== 'string') return generic(native);
+    return new OvsSet(native.slice() as string[]);
+  };
 }
 
 /** Record keys are strings; turn them back into the key type's atoms. */

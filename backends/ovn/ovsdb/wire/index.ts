@@ -15,3 +15,4 @@ export * from './result.ts';
 export * from './update.ts';
 export * from './monitor.ts';
 export * from './jsonrpc.ts';
+export * from './decode.ts';

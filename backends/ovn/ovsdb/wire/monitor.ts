@@ -80,11 +80,17 @@ export interface MonitorCondSinceReply {
  * @example parseMonitorCondSinceReply([true, txnId, {}])
  */
 export function parseMonitorCondSinceReply(json: unknown, path = 'monitor_cond_since reply'): MonitorCondSinceReply {
+  const [found, lastTxnId, updates] = parseMonitorCondSinceHead(json, path);
+  return { found, lastTxnId, updates: parseTableUpdates2(updates, `${path}[2]`) };
+}
+
+/** The reply's `found` and last txn id checked, its `<table-updates2>` as received (for decoders that read it directly). */
+export function parseMonitorCondSinceHead(json: unknown, path = 'monitor_cond_since reply'): [found: boolean, lastTxnId: string, updates: unknown] {
   const a = expectArray(json, path);
   if (a.length !== 3) throw new OvsdbProtocolError(`${path}: expected [found, last-txn-id, updates], got ${preview(json)}`);
   const lastTxnId = expectString(a[1], `${path}[1]`);
   if (!isUuid(lastTxnId)) throw new OvsdbProtocolError(`${path}[1]: not a uuid: ${preview(lastTxnId)}`);
-  return { found: expectBoolean(a[0], `${path}[0]`), lastTxnId, updates: parseTableUpdates2(a[2], `${path}[2]`) };
+  return [expectBoolean(a[0], `${path}[0]`), lastTxnId, a[2]];
 }
 
 export function emitMonitorCondSinceReply(r: MonitorCondSinceReply): unknown {

@@ -132,24 +132,28 @@ export function interpretTransactReply<const Ops extends readonly Operation[]>(o
   const err = firstError(ops, entries, replayed);
   if (err !== undefined) throw err;
   if (entries.length < ops.length) throw new OvsdbProtocolError(`transact reply has ${entries.length} results for ${ops.length} operations`);
-  return ops.map((op, i) => checkShape(op, entries[i] as OperationResult | null, i)) as ResultsOf<Ops>;
+  const out = new Array<OperationResult>(ops.length);
+  for (let i = 0; i < ops.length; i++) out[i] = checkShape(ops[i] as Operation, entries[i] as OperationResult | null, i);
+  return out as ResultsOf<Ops>;
 }
 
 function checkShape(op: Operation, r: OperationResult | null, i: number): OperationResult {
-  const bad = (what: string): never => {
-    throw new OvsdbProtocolError(`result[${i}] of ${op.op}: ${what}`);
-  };
-  if (r === null) return bad('missing');
+  if (r === null) return badShape(op, i, 'missing');
   switch (op.op) {
     case 'insert':
-      return r.uuid !== undefined && isUuid(r.uuid) ? { uuid: r.uuid } : bad('no uuid');
+      return r.uuid !== undefined && isUuid(r.uuid) ? { uuid: r.uuid } : badShape(op, i, 'no uuid');
     case 'select':
-      return r.rows !== undefined ? { rows: r.rows } : bad('no rows');
+      return r.rows !== undefined ? { rows: r.rows } : badShape(op, i, 'no rows');
     case 'update':
     case 'mutate':
     case 'delete':
-      return r.count !== undefined ? { count: r.count } : bad('no count');
+      return r.count !== undefined ? { count: r.count } : badShape(op, i, 'no count');
     default:
       return {};
   }
+}
+
+// A function of its own, not a closure in checkShape: that runs for every operation of every reply.
+function badShape(op: Operation, i: number, what: string): never {
+  throw new OvsdbProtocolError(`result[${i}] of ${op.op}: ${what}`);
 }

@@ -42,6 +42,14 @@
  * group's members on the switch being evaluated (`$pg_ip4` all of them),
  * and an ARP opcode keeps 8 bits (OVS's nw_proto).
  *
+ * Throughput (`kovn bench sim`): the compiled network indexes ACLs and
+ * router policies by the port or address their match requires
+ * (compile/acl-index.ts) and resolves ports, patch links and MAC tables
+ * once; packets travel in one object shape (packet/canonical.ts, what the
+ * builders return); conntrack transactions copy no tables
+ * (conntrack/tx.ts); a run reuses its pass state, and untraced passes skip
+ * stages that could only add trace lines.
+ *
  * Pure: no I/O, no clock, no randomness. Imports only model/.
  */
 export * from './packet/index.ts';

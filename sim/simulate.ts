@@ -4,12 +4,14 @@
  * conntrack state comes in and a new one goes out; choices (LB backends,
  * ECMP members) are made by the injected selector.
  */
-import { ConntrackState, ConntrackTx } from './conntrack/state.ts';
+import { ConntrackState } from './conntrack/state.ts';
+import { ConntrackTx } from './conntrack/tx.ts';
 import type { RouterDp, SimNetwork, SwitchDp } from './compile/types.ts';
+import { SimPacket } from './packet/canonical.ts';
 import { asOvsKeys, type Packet } from './packet/packet.ts';
-import { NO_CARRY, PipelineCtx } from './pipeline/context.ts';
+import { NO_CARRY } from './pipeline/context.ts';
 import { runRouter } from './pipeline/router.ts';
-import { MAX_PASSES, Run, StageRun, type CtLookupRecord, type Job, type Selector, type SimDrop, type SimOutput } from './pipeline/run.ts';
+import { MAX_PASSES, makeJob, Run, type StageRun, type CtLookupRecord, type Job, type Selector, type SimDrop, type SimOutput } from './pipeline/run.ts';
 import { runSwitch } from './pipeline/switch.ts';
 import type { TraceStage } from './trace.ts';
 
@@ -55,17 +57,17 @@ export class SimulationError extends Error {
 const FIRST: Selector = () => 0;
 
 function firstJob(net: SimNetwork, inport: string, packet: Packet): Job {
-  const port = net.ports.get(inport);
-  if (port === undefined) throw new SimulationError('unknown-inport', `simulate: inport ${JSON.stringify(inport)} is not a port of the network`);
-  const dp: SwitchDp | RouterDp | undefined = port.kind === 'lsp' ? net.switches.get(port.switch) : net.routers.get(port.router);
-  if (dp === undefined) throw new SimulationError('unknown-inport', `simulate: the datapath of port ${inport} is missing`);
-  return { dp, pipeline: 'ingress', inport, outport: '', packet, carry: NO_CARRY, depth: 0 };
+  const place = net.places.get(inport);
+  if (place === undefined && !net.ports.has(inport)) throw new SimulationError('unknown-inport', `simulate: inport ${JSON.stringify(inport)} is not a port of the network`);
+  if (place === undefined) throw new SimulationError('unknown-inport', `simulate: the datapath of port ${inport} is missing`);
+  return makeJob({ dp: place.dp, pipeline: 'ingress', inport, outport: '', packet, carry: NO_CARRY, inInfo: place.info }, 0, undefined);
 }
 
 function runJob(run: Run, job: Job): void {
-  const ctx = new PipelineCtx(job.packet, job.inport, job.outport, job.carry, job.generated, job.dp.kind);
-  if (job.dp.kind === 'switch') runSwitch(new StageRun(run, job.dp, job, ctx));
-  else runRouter(new StageRun(run, job.dp, job, ctx));
+  const s = run.stages;
+  s.begin(job);
+  if (job.dp.kind === 'switch') runSwitch(s as StageRun<SwitchDp>);
+  else runRouter(s as StageRun<RouterDp>);
 }
 
 /**
@@ -79,7 +81,7 @@ export function simulate(net: SimNetwork, input: SimInput): SimResult {
   const tx = new ConntrackTx(input.conntrack ?? ConntrackState.EMPTY);
   const run = new Run(net, tx, input.select ?? FIRST, input.trace !== false);
   // The packet as OVS would key it (an ARP opcode keeps 8 bits), as ovn-trace traces it.
-  run.push(firstJob(net, input.inport, asOvsKeys(input.packet)));
+  run.push(firstJob(net, input.inport, SimPacket.of(asOvsKeys(input.packet))));
   for (let job = run.pop(); job !== undefined; job = run.pop()) {
     if (++run.passes > MAX_PASSES) {
       run.drops.push({ datapath: job.dp.name, stage: '-', reason: `more than ${MAX_PASSES} datapath passes (a forwarding loop)` });
@@ -87,6 +89,7 @@ export function simulate(net: SimNetwork, input: SimInput): SimResult {
     }
     runJob(run, job);
   }
+  run.release();
   return {
     verdict: run.outputs.length > 0 ? 'delivered' : 'dropped',
     outputs: run.outputs,

@@ -28,6 +28,15 @@ export interface PortSecurityEntry {
   readonly ip6: readonly PsIP<bigint>[];
 }
 
+/**
+ * A Map/Set key for an address of either family. Keys are equal exactly when
+ * the numeric values are (as `String(ip)` keys were: an IPv6 address below
+ * 2^32 meets the IPv4 address of the same value), and an IPv4 address is
+ * its own key, so the hot path converts nothing.
+ */
+export type IpKey = number | bigint;
+export const ipKey = (ip: number | bigint): IpKey => (typeof ip === 'number' ? ip : ip <= 0xffffffffn ? Number(ip) : ip);
+
 /** A router port network: the port's own address and its subnet. */
 export interface RouterNetwork {
   readonly family: 4 | 6;

@@ -13,10 +13,11 @@
  *   distributed NAT, else the gateway port's MAC).
  */
 import type { Topology } from '../../model/topology/index.ts';
-import { inNetwork } from './addresses.ts';
+import { inNetwork, type IpKey, ipKey } from './addresses.ts';
+import { IpTable } from './int-table.ts';
 import type { PortInfo, RouterDp, RouterPortInfo, SwitchDp } from './types.ts';
 
-type Table = Map<string, Map<string, number>>;
+type Table = Map<string, Map<IpKey, number>>;
 
 function put(t: Table, outport: string, ip: number | bigint, mac: number): void {
   let m = t.get(outport);
@@ -24,7 +25,7 @@ function put(t: Table, outport: string, ip: number | bigint, mac: number): void 
     m = new Map();
     t.set(outport, m);
   }
-  if (!m.has(String(ip))) m.set(String(ip), mac);
+  if (!m.has(ipKey(ip))) m.set(ipKey(ip), mac);
 }
 
 function addrsOf(rp: RouterPortInfo): (number | bigint)[] {
@@ -77,6 +78,8 @@ export function buildArpResolve(
         put(table, gp.name, n.externalIp, n.distributed && n.externalMac !== undefined ? n.externalMac : gp.mac);
       }
     }
-    routers.set(name, { ...r, arpResolve: table });
+    const tables = new Map<string, IpTable<number>>();
+    for (const [port, m] of table) tables.set(port, IpTable.of(m));
+    routers.set(name, { ...r, arpResolve: tables });
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../../model/addr/index.ts';
 import { MAC, TopoBuilder, twoSubnets } from '../../model/topology/index.ts';
-import { candidateAcls } from './acl-index.ts';
+import { candidateAcls, newAclScratch } from './acl-index.ts';
 import { linkLocalOf, parsePortSecurity } from './addresses.ts';
 import { findVip } from './lb.ts';
 import { compileNetwork } from './network.ts';
@@ -19,9 +19,15 @@ describe('compileNetwork', () => {
     const sw1 = net.switches.get('sw1')!;
     expect([...sw1.acls.out.byOutport.keys()].sort()).toEqual(['p2']);
     expect([...net.switches.get('sw2')!.acls.out.byOutport.keys()]).toEqual(['q1']);
-    expect(sw1.acls.out.rest.map((r) => r.priority)).toEqual([2000]);
-    expect(candidateAcls(sw1.acls.out, 'p1', 'p2').map((r) => r.priority)).toEqual([3000, 2000]);
-    expect(candidateAcls(sw1.acls.out, 'p2', 'p1').map((r) => r.priority)).toEqual([2000]);
+    // The ip4.src ACL is filed under its /8; none is left to try for every packet.
+    expect(sw1.acls.out.rest).toEqual([]);
+    expect(sw1.acls.out.bySrc.map((b) => [b.mask, [...b.byValue.keys()]])).toEqual([[0xff000000, [parseIPv4('10.0.0.0')]]]);
+    const out = sw1.acls.out;
+    const priorities = (inport: string, outport: string, src: string) =>
+      candidateAcls(out, inport, outport, { 'eth.src': 0, 'eth.dst': 0, 'eth.type': 0x800, 'ip4.src': parseIPv4(src) }, newAclScratch()).map((i) => out.rules[i]!.priority);
+    expect(priorities('p1', 'p2', '10.1.2.3')).toEqual([3000, 2000]);
+    expect(priorities('p1', 'p2', '192.168.0.1')).toEqual([3000]);
+    expect(priorities('p2', 'p1', '10.1.2.3')).toEqual([2000]);
     expect(net.switches.get('sw2')!.hasAcls).toBe(true);
     expect(net.switches.get('sw2')!.hasStatefulAcl).toBe(false);
   });
@@ -72,8 +78,8 @@ describe('compileNetwork', () => {
   it('static ARP resolution covers VIFs, other router ports and peers', () => {
     const t = twoSubnets().build();
     const arp = compileNetwork(t).routers.get('r1')!.arpResolve;
-    expect(arp.get('r1-sw1')?.get(String(parseIPv4('10.0.1.12')))).toBe(0x000000000102);
-    expect(arp.get('r1-sw2')?.get(String(parseIPv4('10.0.1.12')))).toBeUndefined();
+    expect(arp.get('r1-sw1')?.get(parseIPv4('10.0.1.12'))).toBe(0x000000000102);
+    expect(arp.get('r1-sw2')?.get(parseIPv4('10.0.1.12'))).toBeUndefined();
     expect(MAC.p2).toBe('00:00:00:00:01:02');
   });
 });

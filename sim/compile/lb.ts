@@ -7,6 +7,7 @@
 import { tryParseIP } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
 import type { LoadBalancer } from '../../model/topology/index.ts';
+import { type IpKey, ipKey } from './addresses.ts';
 import type { LbBackend, LbVip, VipIndex } from './types.ts';
 
 interface Endpoint {
@@ -72,7 +73,8 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
         issues.push({ code: 'sim-bad-backend', path: ['loadBalancer', lb.name, 'vips', vipText], message: `load balancer ${lb.name}: bad backend ${JSON.stringify(b)} for ${vipText}; ignored` });
         continue;
       }
-      backends.push({ ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}), text: b });
+      const dnat: LbBackend['dnat'] = { nat: { kind: 'dnat', ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}) } };
+      backends.push({ ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}), text: b, dnat });
     }
     const hairpin = hairpinSnatIp(lb);
     out.push({
@@ -83,6 +85,7 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
       proto,
       backends,
       vipText,
+      key: `${lb.name}|${vipText}`,
       reject: lb.options['reject'] === 'true',
       skipSnat: lb.options['skip_snat'] === 'true',
       ...(hairpin ? { hairpinSnatIp: hairpin } : {}),
@@ -93,9 +96,9 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
 
 /** Index VIPs by address; within an address, VIPs with a port come first (priority 120 over 110). */
 export function indexVips(vips: readonly LbVip[]): VipIndex {
-  const m = new Map<string, LbVip[]>();
+  const m = new Map<IpKey, LbVip[]>();
   for (const v of vips) {
-    const k = String(v.ip);
+    const k = ipKey(v.ip);
     const list = m.get(k) ?? [];
     list.push(v);
     m.set(k, list);
@@ -108,8 +111,8 @@ export function indexVips(vips: readonly LbVip[]): VipIndex {
  * The VIP a packet to `dst` (`proto`, `dport`) hits: first an exact
  * VIP:port of the packet's protocol, then a port-less VIP.
  */
-export function findVip(index: VipIndex, dst: number | bigint, proto: string | undefined, dport: number | undefined): LbVip | undefined {
-  const list = index.get(String(dst));
+export function findVip(index: Pick<VipIndex, 'get'>, dst: number | bigint, proto: string | undefined, dport: number | undefined): LbVip | undefined {
+  const list = index.get(ipKey(dst));
   if (list === undefined) return undefined;
   for (const v of list) {
     if (v.port === undefined) return v;

@@ -7,18 +7,19 @@
 import { tryParseIP, tryParseMAC } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
 import type { Topology } from '../../model/topology/index.ts';
-import { inNetwork } from './addresses.ts';
+import { inNetwork, type IpKey, ipKey } from './addresses.ts';
 import { buildArpResolve } from './arp-resolve.ts';
+import { buildLinks } from './links.ts';
 import { buildMatchEnv } from './match.ts';
 import { compilePorts } from './ports.ts';
 import { compileRouter } from './router.ts';
 import { compileSwitch, portGroupSwitches } from './switch.ts';
 import type { CompileOptions, PortInfo, RouterDp, RouterPortInfo, SimNetwork, SwitchDp } from './types.ts';
 
-function compileNeighbors(opts: CompileOptions, issues: Issue[]): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
+function compileNeighbors(opts: CompileOptions, issues: Issue[]): Map<string, Map<IpKey, number>> {
+  const out = new Map<string, Map<IpKey, number>>();
   for (const [port, entries] of Object.entries(opts.neighbors ?? {})) {
-    const m = new Map<string, number>();
+    const m = new Map<IpKey, number>();
     for (const [ipText, macText] of Object.entries(entries)) {
       const ip = tryParseIP(ipText);
       const mac = tryParseMAC(macText);
@@ -26,7 +27,7 @@ function compileNeighbors(opts: CompileOptions, issues: Issue[]): Map<string, Ma
         issues.push({ code: 'sim-bad-neighbor', path: ['options', 'neighbors', port, ipText], message: `neighbor ${ipText} → ${macText} on ${port}: bad IP or MAC; ignored` });
         continue;
       }
-      m.set(String(ip.value), mac);
+      m.set(ipKey(ip.value), mac);
     }
     out.set(port, m);
   }
@@ -96,6 +97,7 @@ export function compileNetwork(topology: Topology, opts: CompileOptions = {}): S
     routerPorts,
     pgSwitches: portGroupSwitches(topology, switchPorts),
     aclCache: { byKey: new Map() },
+    lbCache: new Map(),
     routerExtraIps: extraIpsFn(routers),
     distributedNats: (router: string) =>
       (routers.get(router)?.nats ?? []).flatMap((n) => (n.distributed ? [{ mac: n.externalMac!, logicalPort: n.nat.logicalPort! }] : [])),
@@ -109,6 +111,7 @@ export function compileNetwork(topology: Topology, opts: CompileOptions = {}): S
     ports,
     switches,
     routers,
+    ...buildLinks(ports, switches, routers),
     neighbors: compileNeighbors(options, issues),
     issues,
   };

@@ -35,9 +35,11 @@ function routerPortInfo(p: LogicalRouterPort, issues: Issue[]): RouterPortInfo |
     mac,
     networks,
     enabled: p.enabled !== false,
-    ...(p.peer ? { peer: p.peer } : {}),
+    // Optional fields are always present (undefined when unset): one object shape for every port.
+    switchPort: undefined,
+    peer: p.peer ? p.peer : undefined,
     isDgp,
-    ...(isDgp ? { crName: `cr-${p.name}` } : {}),
+    crName: isDgp ? `cr-${p.name}` : undefined,
     routeTable: p.options['route_table'] ?? '',
   };
 }
@@ -88,7 +90,7 @@ function switchPortInfo(
     addresses,
     hasUnknown,
     portSecurity,
-    ...(routerPort !== undefined && routerPorts.has(routerPort) ? { routerPort } : {}),
+    routerPort: routerPort !== undefined && routerPorts.has(routerPort) ? routerPort : undefined,
     zone: lspZone(p.name),
   };
 }

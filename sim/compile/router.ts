@@ -8,7 +8,8 @@ import { tryParseCIDR, tryParseIP, tryParseMAC } from '../../model/addr/index.ts
 import type { Issue } from '../../model/issues.ts';
 import { printMatch, type MatchEnv } from '../../model/match/index.ts';
 import { keyOf, type LogicalRouter, type NAT, type RouterPolicy, type Topology } from '../../model/topology/index.ts';
-import { inNetwork } from './addresses.ts';
+import { broadcastOf, inNetwork, type IpKey, ipKey, linkLocalOf } from './addresses.ts';
+import { aclRequirement, indexAcls } from './acl-index.ts';
 import { compileVips, indexVips } from './lb.ts';
 import { compilePredicate } from './match.ts';
 import { compileRoutes, portForNexthop } from './routes.ts';
@@ -25,6 +26,9 @@ function policyTargets(ports: readonly RouterPortInfo[], p: RouterPolicy): Route
   const fams = new Set(targets.map((t) => (typeof t.nexthop === 'bigint' ? 6 : 4)));
   return fams.size > 1 ? undefined : targets;
 }
+
+/** A router has no port groups (`@pg` never matches there). */
+const NO_PORT_GROUPS: ReadonlyMap<string, readonly string[]> = new Map();
 
 function compilePolicies(t: Topology, r: LogicalRouter, ports: readonly RouterPortInfo[], env: MatchEnv, issues: Issue[]): PolicyRule[] {
   const out: PolicyRule[] = [];
@@ -48,6 +52,7 @@ function compilePolicies(t: Topology, r: LogicalRouter, ports: readonly RouterPo
       test: compilePredicate(p.match, env, ['routerPolicy', key, 'match'], issues, { datapath: `router ${r.name}`, groupExists: (n) => t.portGroup.has(n) }),
       matchText: printMatch(p.match),
       targets,
+      req: aclRequirement(p.match, NO_PORT_GROUPS, env),
     });
   }
   return out.sort((a, b) => b.priority - a.priority || (a.key < b.key ? -1 : 1));
@@ -136,14 +141,33 @@ function reachable(vip: LbVip, ports: readonly RouterPortInfo[]): boolean {
 }
 
 /** build_arp_request_flows_for_lrouter: static routes whose next hop parses as an IPv6 /128. */
-function ndNsNexthops(t: Topology, router: LogicalRouter): Set<string> {
-  const out = new Set<string>();
+function ndNsNexthops(t: Topology, router: LogicalRouter): Set<IpKey> {
+  const out = new Set<IpKey>();
   for (const r of t.staticRoute.values()) {
     if (r.router !== router.name) continue;
     const c = tryParseCIDR(r.nexthop, { allowBare: true });
-    if (c?.family === 6 && c.prefix === 128) out.add(String(c.ip));
+    if (c?.family === 6 && c.prefix === 128) out.add(ipKey(c.ip));
   }
   return out;
+}
+
+/** The addresses ip_input treats as the router's own. */
+function ownAddresses(ports: readonly RouterPortInfo[]): Pick<RouterDp, 'ownV4' | 'ownV4OrBroadcast' | 'ownV6'> {
+  const ownV4 = new Set<number>();
+  const ownV4OrBroadcast = new Set<number>();
+  const ownV6 = new Set<bigint>();
+  for (const p of ports) {
+    ownV6.add(linkLocalOf(p.mac));
+    for (const n of p.networks) {
+      if (n.family === 6) ownV6.add(n.ip as bigint);
+      else {
+        ownV4.add(n.ip as number);
+        ownV4OrBroadcast.add(n.ip as number);
+        ownV4OrBroadcast.add(broadcastOf(n) as number);
+      }
+    }
+  }
+  return { ownV4, ownV4OrBroadcast, ownV6 };
 }
 
 export interface RouterCompileInput {
@@ -161,31 +185,36 @@ export function compileRouter({ t, router, ports, env, issues }: RouterCompileIn
     .filter((n) => n.router === router.name)
     .flatMap((n) => compileNat(n, isGateway, dgps, issues) ?? []);
   const vips = routerVips(t, router, issues);
-  const snatIps = new Set(nats.filter((n) => n.nat.type === 'snat').map((n) => String(n.externalIp)));
+  // Routes, then policies: the order their issues are reported in.
+  const routes = compileRoutes(t, router, ports, issues);
+  const policies = compilePolicies(t, router, ports, env, issues);
+  const snatIps = new Set<IpKey>(nats.filter((n) => n.nat.type === 'snat').map((n) => ipKey(n.externalIp)));
   const dnatForceSnat = isGateway ? forceSnat(router.options['dnat_force_snat_ip']) : undefined;
   const lbOpt = router.options['lb_force_snat_ip'];
   const lbForceSnat = !isGateway ? undefined : lbOpt === 'router_ip' ? ('router_ip' as const) : forceSnat(lbOpt);
   for (const f of [dnatForceSnat, lbForceSnat === 'router_ip' ? undefined : lbForceSnat]) {
-    if (f?.v4 !== undefined) snatIps.add(String(f.v4));
-    if (f?.v6 !== undefined) snatIps.add(String(f.v6));
+    if (f?.v4 !== undefined) snatIps.add(ipKey(f.v4));
+    if (f?.v6 !== undefined) snatIps.add(ipKey(f.v6));
   }
-  const lbIps = new Set(vips.map((v) => String(v.ip)));
-  const snatOrLbRouterIps = new Set<string>();
-  for (const p of ports) for (const n of p.networks) if (snatIps.has(String(n.ip)) || lbIps.has(String(n.ip))) snatOrLbRouterIps.add(String(n.ip));
+  const lbIps = new Set(vips.map((v) => ipKey(v.ip)));
+  const snatOrLbRouterIps = new Set<IpKey>();
+  for (const p of ports) for (const n of p.networks) if (snatIps.has(ipKey(n.ip)) || lbIps.has(ipKey(n.ip))) snatOrLbRouterIps.add(ipKey(n.ip));
   return {
     kind: 'router',
     name: router.name,
     enabled: router.enabled !== false,
     isGateway,
     ports: ports.map((p) => p.name),
+    ...ownAddresses(ports),
     dgps: dgps.map((p) => p.name),
-    routes: compileRoutes(t, router, ports, issues),
-    policies: compilePolicies(t, router, ports, env, issues),
+    routes,
+    policies,
+    policyIndex: indexAcls(policies),
     nats,
     vips: indexVips(vips),
     hasLbVip: vips.length > 0,
-    natExternalIps: new Set(nats.map((n) => String(n.externalIp))),
-    lbReachableIps: new Set(vips.filter((v) => reachable(v, ports)).map((v) => String(v.ip))),
+    natExternalIps: new Set(nats.map((n) => ipKey(n.externalIp))),
+    lbReachableIps: new Set(vips.filter((v) => reachable(v, ports)).map((v) => ipKey(v.ip))),
     snatOrLbRouterIps,
     arpResolve: new Map(),
     ndNsNexthops: ndNsNexthops(t, router),

@@ -39,7 +39,9 @@ function connectedRoutes(ports: readonly RouterPortInfo[]): RouteEntry[] {
         prefix: n.network,
         plen: n.prefix,
         bySource: false,
-        targets: [{ outport: p.name, srcIp: n.ip, mac: p.mac }],
+        // Every field present, in one order, in every route and target (one object shape for the pipelines).
+        table: undefined,
+        targets: [{ outport: p.name, nexthop: undefined, srcIp: n.ip, mac: p.mac }],
         text: `${n.family === 4 ? 'ip4' : 'ip6'}.dst == ${formatIP(n.family === 4 ? v4(n.network as number) : v6(n.network as bigint))}/${n.prefix}`,
         rows: [],
       });
@@ -108,7 +110,7 @@ function staticEntry(group: readonly ParsedRoute[]): RouteEntry {
     prefix: first.prefix,
     plen: first.plen,
     bySource: first.bySource,
-    ...(matchesTable ? { table } : {}),
+    table: matchesTable ? table : undefined,
     targets: first.discard ? [] : group.map((g) => g.target!),
     text: `${fam}.${first.bySource ? 'src' : 'dst'} == ${first.row.ipPrefix}${table ? ` (table ${table})` : ''}`,
     rows: group.map((g) => g.row),

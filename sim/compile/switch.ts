@@ -7,10 +7,12 @@
 import type { Issue } from '../../model/issues.ts';
 import { printMatch, type MatchExpr } from '../../model/match/index.ts';
 import { keyOf, type ACL, type LogicalSwitch, type Topology } from '../../model/topology/index.ts';
-import { indexAcls, portRequirement } from './acl-index.ts';
+import { aclRequirement, byPriorityThenKey, indexAcls } from './acl-index.ts';
+import { type IpKey, ipKey } from './addresses.ts';
 import { compileVips, indexVips } from './lb.ts';
+import { IntTable, IpTable } from './int-table.ts';
 import { compilePredicate, namesPortGroup, type Predicate, type SimMatchEnv } from './match.ts';
-import type { AclRule, AclStage, LbBackend, LbVip, QosRule, RouterPortInfo, SwitchDp, SwitchPortInfo } from './types.ts';
+import type { AclIndex, AclRule, AclStage, LbBackend, LbVip, QosRule, RouterPortInfo, SwitchDp, SwitchPortInfo } from './types.ts';
 
 /** Shared across switches: an ACL whose match names no port group is compiled once for all of them. */
 export interface AclCache {
@@ -35,15 +37,19 @@ function compileAcl(acl: ACL, ctx: SwitchCompileContext, sw: string): AclRule {
   const cacheKey = perSwitch ? `${key}\u0000${sw}` : key;
   const hit = ctx.aclCache.byKey.get(cacheKey);
   if (hit) return hit;
-  const portReq = portRequirement(acl.match, ctx.envs.forSwitch(sw).portGroups);
+  const local = ctx.envs.forSwitch(sw);
+  const req = aclRequirement(acl.match, local.portGroups, local.env);
+  const matchText = printMatch(acl.match);
+  const priority = acl.priority + 1000;
   const rule: AclRule = {
     key,
     acl,
     stage: aclStage(acl),
-    priority: acl.priority + 1000,
+    priority,
     test: switchPredicate(ctx, sw, acl.match, ['acl', key, 'match']),
-    matchText: printMatch(acl.match),
-    ...(portReq ? { portReq } : {}),
+    matchText,
+    req,
+    traceRule: { kind: 'acl', priority, key, ...(acl.name ? { name: acl.name } : {}), match: matchText },
   };
   ctx.aclCache.byKey.set(cacheKey, rule);
   return rule;
@@ -70,6 +76,8 @@ export interface SwitchCompileContext {
   readonly routerPorts: ReadonlyMap<string, RouterPortInfo>;
   readonly pgSwitches: ReadonlyMap<string, ReadonlySet<string>>;
   readonly aclCache: AclCache;
+  /** Load balancer lists already compiled (see switchLbs). */
+  readonly lbCache: Map<string, SwitchLbs>;
   /** Per router: IPs its ports own beyond their networks (NAT external IPs, LB VIPs). */
   readonly routerExtraIps: (router: string, port: RouterPortInfo) => readonly (number | bigint)[];
   /** Distributed dnat_and_snat rules of a router (external MAC and logical port). */
@@ -107,18 +115,18 @@ function switchQos(ctx: SwitchCompileContext, sw: string): SwitchDp['qos'] {
 }
 
 interface L2Tables {
-  macToPort: Map<number, string>;
+  macToPort: IntTable<SwitchPortInfo | null>;
   natMacs: Map<number, { port: string; logicalPort: string }>;
   unknownPorts: string[];
   arpTargets: Map<number, { port: string; mac: number }>;
   ndTargets: Map<bigint, { port: string; mac: number; router: boolean }>;
-  routerOwnedIPs: Map<string, string>;
+  routerOwnedIPs: Map<IpKey, string>;
   routerMacs: Set<number>;
 }
 
 function l2Tables(ctx: SwitchCompileContext, ports: readonly SwitchPortInfo[]): L2Tables {
   const tables: L2Tables = {
-    macToPort: new Map(),
+    macToPort: new IntTable(),
     natMacs: new Map(),
     unknownPorts: [],
     arpTargets: new Map(),
@@ -130,7 +138,8 @@ function l2Tables(ctx: SwitchCompileContext, ports: readonly SwitchPortInfo[]): 
     if (p.hasUnknown && p.enabled) tables.unknownPorts.push(p.name);
     const isRouter = p.type === 'router';
     for (const a of p.addresses) {
-      if (!tables.macToPort.has(a.mac)) tables.macToPort.set(a.mac, p.name);
+      // A router port of the same name shadows the switch port (compilePorts): its MAC leads nowhere.
+      if (!tables.macToPort.has(a.mac)) tables.macToPort.set(a.mac, ctx.routerPorts.has(p.name) ? null : p);
       // northd answers ARP/ND only for ports without "unknown" (and never for external ports).
       if (p.hasUnknown || p.type === 'external') continue;
       for (const ip of a.ip4) if (!tables.arpTargets.has(ip)) tables.arpTargets.set(ip, { port: p.name, mac: a.mac });
@@ -139,9 +148,9 @@ function l2Tables(ctx: SwitchCompileContext, ports: readonly SwitchPortInfo[]): 
     const rp = p.routerPort === undefined ? undefined : ctx.routerPorts.get(p.routerPort);
     if (isRouter && rp && rp.enabled) {
       tables.routerMacs.add(rp.mac);
-      for (const n of rp.networks) tables.routerOwnedIPs.set(String(n.ip), p.name);
+      for (const n of rp.networks) tables.routerOwnedIPs.set(ipKey(n.ip), p.name);
       for (const ip of ctx.routerExtraIps(rp.router, rp)) {
-        if (!tables.routerOwnedIPs.has(String(ip))) tables.routerOwnedIPs.set(String(ip), p.name);
+        if (!tables.routerOwnedIPs.has(ipKey(ip))) tables.routerOwnedIPs.set(ipKey(ip), p.name);
       }
       for (const n of rp.isDgp ? ctx.distributedNats(rp.router) : []) {
         tables.natMacs.set(n.mac, { port: p.name, logicalPort: n.logicalPort });
@@ -151,33 +160,56 @@ function l2Tables(ctx: SwitchCompileContext, ports: readonly SwitchPortInfo[]): 
   return tables;
 }
 
-function statelessOf(rules: readonly AclRule[], dir: 'in' | 'out'): AclRule[] {
-  return rules
-    .filter((r) => r.acl.action === 'allow-stateless' && (dir === 'out') === (r.stage === 'out'))
-    .sort((a, b) => b.priority - a.priority);
+/** The pre-ACL bypass tries them by priority, ties in row order (a stable sort). */
+function statelessOf(rules: readonly AclRule[], dir: 'in' | 'out'): AclIndex {
+  return indexAcls(rules.filter((r) => r.acl.action === 'allow-stateless' && (dir === 'out') === (r.stage === 'out')).sort((a, b) => b.priority - a.priority));
 }
 
-function backendIndex(vips: readonly LbVip[]): SwitchDp['lbBackends'] {
-  const out = new Map<string, { vip: LbVip; backend: LbBackend }[]>();
+function backendIndex(vips: readonly LbVip[]): Map<IpKey, { vip: LbVip; backend: LbBackend }[]> {
+  const out = new Map<IpKey, { vip: LbVip; backend: LbBackend }[]>();
   for (const vip of vips) {
     for (const backend of vip.backends) {
-      const list = out.get(String(backend.ip)) ?? [];
+      const list = out.get(ipKey(backend.ip)) ?? [];
       list.push({ vip, backend });
-      out.set(String(backend.ip), list);
+      out.set(ipKey(backend.ip), list);
     }
   }
   return out;
 }
 
+/** The VIP tables of a list of load balancers, shared by every switch with that list (Kube-OVN attaches the same ones to all). */
+export interface SwitchLbs {
+  readonly count: number;
+  readonly vips: SwitchDp['vips'];
+  readonly vipTable: SwitchDp['vipTable'];
+  readonly lbBackends: SwitchDp['lbBackends'];
+  /** What compiling them reported (reported again for each switch, as when each compiled its own). */
+  readonly issues: readonly Issue[];
+}
+
+function switchLbs(ctx: SwitchCompileContext, names: readonly string[]): SwitchLbs {
+  const key = names.join('\u0000');
+  let hit = ctx.lbCache.get(key);
+  if (hit === undefined) {
+    const issues: Issue[] = [];
+    const vips: LbVip[] = [];
+    for (const lbName of names) {
+      const lb = ctx.t.loadBalancer.get(lbName);
+      if (lb) vips.push(...compileVips(lb, issues));
+    }
+    const index = indexVips(vips);
+    hit = { count: vips.length, vips: index, vipTable: IpTable.of(index), lbBackends: IpTable.of(backendIndex(vips)), issues };
+    ctx.lbCache.set(key, hit);
+  }
+  for (const i of hit.issues) ctx.issues.push({ ...i });
+  return hit;
+}
+
 export function compileSwitch(ctx: SwitchCompileContext, sw: LogicalSwitch): SwitchDp {
   const ports = [...ctx.switchPorts.values()].filter((p) => p.switch === sw.name);
   const acls = switchAcls(ctx, sw);
-  const vips: LbVip[] = [];
-  for (const lbName of sw.loadBalancers) {
-    const lb = ctx.t.loadBalancer.get(lbName);
-    if (lb) vips.push(...compileVips(lb, ctx.issues));
-  }
-  const byStage = (s: AclStage) => indexAcls(acls.filter((r) => r.stage === s));
+  const lbs = switchLbs(ctx, sw.loadBalancers);
+  const byStage = (s: AclStage) => indexAcls(acls.filter((r) => r.stage === s).sort(byPriorityThenKey));
   return {
     kind: 'switch',
     name: sw.name,
@@ -186,11 +218,12 @@ export function compileSwitch(ctx: SwitchCompileContext, sw: LogicalSwitch): Swi
     localnetPorts: ports.filter((p) => p.type === 'localnet').map((p) => p.name),
     hasAcls: acls.length > 0,
     hasStatefulAcl: acls.some((r) => r.acl.action === 'allow-related'),
-    hasLbVip: vips.length > 0,
+    hasLbVip: lbs.count > 0,
     acls: { in: byStage('in'), after_lb: byStage('after_lb'), out: byStage('out') },
     statelessAcls: { in: statelessOf(acls, 'in'), out: statelessOf(acls, 'out') },
-    vips: indexVips(vips),
-    lbBackends: backendIndex(vips),
+    vips: lbs.vips,
+    vipTable: lbs.vipTable,
+    lbBackends: lbs.lbBackends,
     qos: switchQos(ctx, sw.name),
     ...l2Tables(ctx, ports),
   };

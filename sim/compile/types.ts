@@ -6,7 +6,9 @@
  */
 import type { Issue } from '../../model/issues.ts';
 import type { ACL, LoadBalancer, NAT, RouterPolicy, StaticRoute, Topology } from '../../model/topology/index.ts';
-import type { LspAddress, PortSecurityEntry, RouterNetwork } from './addresses.ts';
+import type { IpKey, LspAddress, PortSecurityEntry, RouterNetwork } from './addresses.ts';
+import type { CommitOptions } from '../conntrack/state.ts';
+import type { TraceRule } from '../trace.ts';
 import type { Predicate } from './match.ts';
 
 export interface SwitchPortInfo {
@@ -56,23 +58,49 @@ export interface AclRule {
   readonly priority: number;
   readonly test: Predicate;
   readonly matchText: string;
-  /** Which port the match requires (for indexing), if it requires one. */
-  readonly portReq?: { readonly field: 'inport' | 'outport'; readonly ports: ReadonlySet<string> };
+  /** What the match requires of every packet it matches (for indexing), if it says. */
+  readonly req?: AclRequirement | undefined;
+  /** The rule as traces and drops name it. */
+  readonly traceRule: TraceRule;
 }
 
-/** ACLs of one stage of one switch, indexed by the port their match requires. */
-export interface AclIndex {
-  readonly byInport: ReadonlyMap<string, readonly AclRule[]>;
-  readonly byOutport: ReadonlyMap<string, readonly AclRule[]>;
-  /** ACLs whose match names no single port requirement, by priority (highest first). */
-  readonly rest: readonly AclRule[];
-  readonly size: number;
+/** A top-level conjunct of an ACL's match: one of these ports, or one of these IPv4 values under a mask. */
+export type AclRequirement =
+  | { readonly kind: 'port'; readonly field: 'inport' | 'outport'; readonly ports: ReadonlySet<string> }
+  | { readonly kind: 'ip'; readonly field: 'ip4.src' | 'ip4.dst'; readonly mask: number; readonly values: ReadonlySet<number> };
+
+/** Ranks of the ACLs filed under `(address & mask)`. */
+export interface IpBuckets {
+  readonly mask: number;
+  readonly byValue: ReadonlyMap<number, readonly number[]>;
+  /** 1,024 bits, one set per value's hash (acl-index.ts `bit`): a clear bit means no list, without a Map lookup. */
+  readonly filter: Uint32Array;
 }
+
+/**
+ * Rules of one table (a switch ACL stage, the pre-ACL stateless bypass, a
+ * router's policies), indexed by what their match requires. Lists hold
+ * ranks into `rules`, ascending.
+ */
+export interface RuleIndex<R> {
+  /** Every rule, in the order they are tried (highest priority first). */
+  readonly rules: readonly R[];
+  readonly byInport: ReadonlyMap<string, readonly number[]>;
+  readonly byOutport: ReadonlyMap<string, readonly number[]>;
+  readonly bySrc: readonly IpBuckets[];
+  readonly byDst: readonly IpBuckets[];
+  /** Rules whose match names no requirement the index knows. */
+  readonly rest: readonly number[];
+}
+
+export type AclIndex = RuleIndex<AclRule>;
 
 export interface LbBackend {
   readonly ip: number | bigint;
   readonly port?: number;
   readonly text: string;
+  /** The commit a new connection to this backend makes (`ct_lb_mark`'s DNAT). */
+  readonly dnat: CommitOptions;
 }
 
 export interface LbVip {
@@ -83,14 +111,16 @@ export interface LbVip {
   readonly proto: 'tcp' | 'udp' | 'sctp';
   readonly backends: readonly LbBackend[];
   readonly vipText: string;
+  /** `<lb name>|<vip text>`: the choice key of this VIP's backend pick. */
+  readonly key: string;
   /** options:reject with no backends: reject instead of drop. */
   readonly reject: boolean;
   readonly skipSnat: boolean;
   readonly hairpinSnatIp?: { readonly v4?: number; readonly v6?: bigint };
 }
 
-/** VIPs by address (`String(ip)`), most specific (with port) first. */
-export type VipIndex = ReadonlyMap<string, readonly LbVip[]>;
+/** VIPs by address (`ipKey(ip)`), most specific (with port) first. */
+export type VipIndex = ReadonlyMap<IpKey, readonly LbVip[]>;
 
 export interface QosRule {
   readonly key: string;
@@ -109,14 +139,16 @@ export interface SwitchDp {
   readonly hasStatefulAcl: boolean;
   readonly hasLbVip: boolean;
   readonly acls: Readonly<Record<AclStage, AclIndex>>;
-  /** allow-stateless ACLs per direction, for the pre-ACL stateless bypass. */
-  readonly statelessAcls: Readonly<Record<'in' | 'out', readonly AclRule[]>>;
+  /** allow-stateless ACLs per direction, for the pre-ACL stateless bypass (priority order, ties in row order). */
+  readonly statelessAcls: Readonly<Record<'in' | 'out', AclIndex>>;
   readonly vips: VipIndex;
-  /** Backends by address (`String(ip)`): for recognising hairpin replies. */
-  readonly lbBackends: ReadonlyMap<string, readonly { readonly vip: LbVip; readonly backend: LbBackend }[]>;
+  /** `vips` again, as a table the per-packet lookups read faster. */
+  readonly vipTable: Pick<VipIndex, 'get'>;
+  /** Backends by address (`ipKey(ip)`): for recognising hairpin replies. */
+  readonly lbBackends: { get(ip: IpKey): readonly { readonly vip: LbVip; readonly backend: LbBackend }[] | undefined };
   readonly qos: Readonly<Record<'in' | 'out', readonly QosRule[]>>;
-  /** L2 lookup: destination MAC → port (enabled or not: disabled ports drop). */
-  readonly macToPort: ReadonlyMap<number, string>;
+  /** L2 lookup: destination MAC → port (enabled or not: disabled ports drop); null: a router port shadows its name. */
+  readonly macToPort: { get(mac: number): SwitchPortInfo | null | undefined };
   /**
    * Distributed NAT external MACs → the router port's switch port, valid only
    * where the NAT's logical port is resident (build_lswitch_ip_unicast_lookup).
@@ -129,7 +161,7 @@ export interface SwitchDp {
   /** ND responder: IPv6 → owning port + MAC. */
   readonly ndTargets: ReadonlyMap<bigint, { readonly port: string; readonly mac: number; readonly router: boolean }>;
   /** IPs owned by attached router ports (ARP/ND requests go to that port, plus the L2 flood). */
-  readonly routerOwnedIPs: ReadonlyMap<string, string>;
+  readonly routerOwnedIPs: ReadonlyMap<IpKey, string>;
   /** MACs of attached router ports (their ARP requests flood to non-router ports only). */
   readonly routerMacs: ReadonlySet<number>;
 }
@@ -166,6 +198,8 @@ export interface PolicyRule {
   readonly matchText: string;
   /** Resolved reroute targets; empty for allow/drop (or an unresolvable reroute, which northd skips). */
   readonly targets: readonly RouteTarget[];
+  /** What the match requires of every packet it matches (for indexing), if it says. */
+  readonly req?: AclRequirement | undefined;
 }
 
 export interface NatRule {
@@ -192,30 +226,36 @@ export interface RouterDp {
   /** options:chassis set: a gateway router (all of it lives on one chassis). */
   readonly isGateway: boolean;
   readonly ports: readonly string[];
+  /** The router's own addresses (ip_input): IPv4 networks' addresses; those plus their broadcasts; IPv6 ones plus each port's link-local. */
+  readonly ownV4: ReadonlySet<number>;
+  readonly ownV4OrBroadcast: ReadonlySet<number>;
+  readonly ownV6: ReadonlySet<bigint>;
   readonly dgps: readonly string[];
   readonly routes: readonly RouteEntry[];
+  /** By priority (ties by key); `policyIndex.rules` is the same list, indexed. */
   readonly policies: readonly PolicyRule[];
+  readonly policyIndex: RuleIndex<PolicyRule>;
   readonly nats: readonly NatRule[];
   readonly vips: VipIndex;
   readonly hasLbVip: boolean;
-  /** NAT external IPs (ARP replies, unSNAT/DNAT candidates), as `String(ip)`. */
-  readonly natExternalIps: ReadonlySet<string>;
+  /** NAT external IPs (ARP replies, unSNAT/DNAT candidates), as `ipKey(ip)`. */
+  readonly natExternalIps: ReadonlySet<IpKey>;
   /** IPs the router answers ARP/ND for from LB VIPs it can reach. */
-  readonly lbReachableIps: ReadonlySet<string>;
+  readonly lbReachableIps: ReadonlySet<IpKey>;
   /** Router-port IPs that are also SNAT or LB IPs (not dropped in ip_input). */
-  readonly snatOrLbRouterIps: ReadonlySet<string>;
+  readonly snatOrLbRouterIps: ReadonlySet<IpKey>;
   /**
    * lr_in_arp_resolve's static entries (priority 100): outport → next hop
-   * (`String(ip)`) → MAC, from VIF addresses on attached switches, peer and
+   * (`ipKey(ip)`) → MAC, from VIF addresses on attached switches, peer and
    * neighbouring router ports, and NAT external IPs on gateway ports.
    */
-  readonly arpResolve: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  readonly arpResolve: ReadonlyMap<string, { get(ip: IpKey): number | undefined }>;
   /**
-   * IPv6 next hops (`String(ip)`) of the router's static routes written as
+   * IPv6 next hops (`ipKey(ip)`) of the router's static routes written as
    * one address: lr_in_arp_request has a priority-200 flow for each that
    * sends the NS to the next hop's solicited-node group (not the packet's).
    */
-  readonly ndNsNexthops: ReadonlySet<string>;
+  readonly ndNsNexthops: ReadonlySet<IpKey>;
   readonly dnatForceSnat?: { readonly v4?: number; readonly v6?: bigint };
   readonly lbForceSnat?: { readonly v4?: number; readonly v6?: bigint } | 'router_ip';
 }
@@ -248,14 +288,26 @@ export interface CompileOptions {
   readonly neighbors?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
+/** A port and the datapath it belongs to. */
+export interface PortPlace {
+  readonly dp: Datapath;
+  readonly port: string;
+  /** That port's info. */
+  readonly info: PortInfo;
+}
+
 export interface SimNetwork {
   readonly topology: Topology;
   readonly options: CompileOptions;
   readonly ports: ReadonlyMap<string, PortInfo>;
   readonly switches: ReadonlyMap<string, SwitchDp>;
   readonly routers: ReadonlyMap<string, RouterDp>;
-  /** Neighbour MACs by router port then `String(ip)`. */
-  readonly neighbors: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** Each port with its datapath. */
+  readonly places: ReadonlyMap<string, PortPlace>;
+  /** Patch ports (switch ports of type router, router ports) → the port a packet leaving through them enters. */
+  readonly links: ReadonlyMap<string, PortPlace>;
+  /** Neighbour MACs by router port then `ipKey(ip)`. */
+  readonly neighbors: ReadonlyMap<string, ReadonlyMap<IpKey, number>>;
   /** Rows the compiler could not use (bad addresses, unresolvable next hops, ...), as northd ignores them. */
   readonly issues: readonly Issue[];
 }

@@ -6,7 +6,8 @@ import { icmpEcho, tcpPacket, udpPacket } from '../packet/build.ts';
 import { TCP_ACK, TCP_RST, TCP_SYN } from '../packet/fields.ts';
 import { withFields } from '../packet/packet.ts';
 import { innerOf } from '../pipeline/generate.ts';
-import { CS_DNAT, CS_EST, CS_INV, CS_NEW, CS_REL, CS_RPL, CS_TRK, ConntrackState, ConntrackTx, MARK_BLOCKED, formatCtState } from './state.ts';
+import { CS_DNAT, CS_EST, CS_INV, CS_NEW, CS_REL, CS_RPL, CS_TRK, ConntrackState, MARK_BLOCKED, formatCtState } from './state.ts';
+import { ConntrackTx } from './tx.ts';
 
 const A = '0a:00:00:00:00:01';
 const B = '0a:00:00:00:00:02';
@@ -127,6 +128,41 @@ describe('conntrack NAT', () => {
         );
       }),
       fcParams(200),
+    );
+  });
+
+  it('property: splitting the same operations over a chain of transactions changes no result', () => {
+    const tcp = fc.record({ src: fc.integer({ min: 1, max: 3 }), dst: fc.integer({ min: 1, max: 3 }), sport: fc.integer({ min: 1, max: 2 }), dport: fc.integer({ min: 1, max: 2 }), ack: fc.boolean() });
+    const op = fc.record({
+      commit: fc.boolean(),
+      zone: fc.constantFrom('z1', 'z2'),
+      p: tcp,
+      nat: fc.constantFrom(undefined, { kind: 'dnat' as const, ip: 9, port: 7 }, { kind: 'snat' as const, ip: 8, port: 1, portMax: 3 }),
+      mark: fc.boolean(),
+    });
+    const run = (ops: readonly (typeof op extends fc.Arbitrary<infer T> ? T : never)[], cuts: ReadonlySet<number>) => {
+      let state = ConntrackState.EMPTY;
+      let tx = new ConntrackTx(state);
+      const seen: unknown[] = [];
+      ops.forEach((o, i) => {
+        if (cuts.has(i)) {
+          state = tx.finish();
+          tx = new ConntrackTx(state);
+        }
+        const p = withFields(syn, { 'ip4.src': o.p.src, 'ip4.dst': o.p.dst, 'tcp.src': o.p.sport, 'tcp.dst': o.p.dport, 'tcp.flags': o.p.ack ? TCP_SYN | TCP_ACK : TCP_SYN });
+        const r = o.commit
+          ? tx.commit(o.zone, p, { ...(o.nat ? { nat: o.nat } : {}), ...(o.mark ? { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } } : {}) })
+          : tx.lookup(o.zone, p, { nat: o.nat !== undefined });
+        seen.push([r.state, r.entry, r.reply === true, r.packet['ip4.src'], r.packet['ip4.dst'], r.packet['tcp.src'], r.packet['tcp.dst']]);
+      });
+      const end = tx.finish();
+      return { seen, entries: end.entries(), zones: ['z1', 'z2'].map((z) => end.zoneEntries(z).map((e) => e.id)), size: end.size };
+    };
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 12 }), fc.uniqueArray(fc.nat(12)), (ops, cuts) => {
+        expect(run(ops, new Set(cuts))).toEqual(run(ops, new Set()));
+      }),
+      fcParams(300),
     );
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Packet builders for tests, scenarios and probes. Addresses may be given as
  * text ("10.0.0.1", "fd00::1", "0a:00:00:00:00:01") or as values; the IP
- * family follows the source address.
+ * family follows the source address. They return packets in the
+ * simulator's working form (canonical.ts), which simulate() takes as is.
  */
 import { MAC_BROADCAST, parseIPv4, parseIPv6, parseMAC } from '../../model/addr/index.ts';
 import {
@@ -23,6 +24,7 @@ import {
   ND_NS,
   TCP_SYN,
 } from './fields.ts';
+import { SimPacket } from './canonical.ts';
 import type { Packet } from './packet.ts';
 
 export type MacLike = string | number;
@@ -80,20 +82,20 @@ export interface TcpPacketSpec extends L4PacketSpec {
  * @example tcpPacket({ ethSrc: '0a:00:00:00:00:01', ethDst: '0a:00:00:00:00:02', src: '10.16.0.2', dst: '10.16.0.3', sport: 40000, dport: 80 })
  */
 export function tcpPacket(spec: TcpPacketSpec): Packet {
-  return {
+  return SimPacket.of({
     ...ipHeaders(spec, IPPROTO_TCP),
     'tcp.src': spec.sport,
     'tcp.dst': spec.dport,
     'tcp.flags': spec.flags ?? TCP_SYN,
-  };
+  });
 }
 
 export function udpPacket(spec: L4PacketSpec): Packet {
-  return { ...ipHeaders(spec, IPPROTO_UDP), 'udp.src': spec.sport, 'udp.dst': spec.dport };
+  return SimPacket.of({ ...ipHeaders(spec, IPPROTO_UDP), 'udp.src': spec.sport, 'udp.dst': spec.dport });
 }
 
 export function sctpPacket(spec: L4PacketSpec): Packet {
-  return { ...ipHeaders(spec, IPPROTO_SCTP), 'sctp.src': spec.sport, 'sctp.dst': spec.dport };
+  return SimPacket.of({ ...ipHeaders(spec, IPPROTO_SCTP), 'sctp.src': spec.sport, 'sctp.dst': spec.dport });
 }
 
 export interface IcmpEchoSpec extends IPPacketSpec {
@@ -107,19 +109,19 @@ export interface IcmpEchoSpec extends IPPacketSpec {
 export function icmpEcho(spec: IcmpEchoSpec): Packet {
   const reply = spec.kind === 'reply';
   if (ipFamily(spec.src) === 4) {
-    return {
+    return SimPacket.of({
       ...ipHeaders(spec, IPPROTO_ICMP),
       'icmp4.type': reply ? ICMP4_ECHO_REPLY : ICMP4_ECHO_REQUEST,
       'icmp4.code': 0,
       'icmp.id': spec.id ?? 1,
-    };
+    });
   }
-  return {
+  return SimPacket.of({
     ...ipHeaders(spec, IPPROTO_ICMPV6),
     'icmp6.type': reply ? ICMP6_ECHO_REPLY : ICMP6_ECHO_REQUEST,
     'icmp6.code': 0,
     'icmp.id': spec.id ?? 1,
-  };
+  });
 }
 
 export interface ArpSpec {
@@ -134,7 +136,7 @@ export interface ArpSpec {
 
 /** A broadcast ARP request "who has tpa? tell spa". */
 export function arpRequest(spec: ArpSpec): Packet {
-  return {
+  return SimPacket.of({
     'eth.src': mac(spec.sha),
     'eth.dst': spec.ethDst === undefined ? MAC_BROADCAST : mac(spec.ethDst),
     'eth.type': ETH_TYPE_ARP,
@@ -143,11 +145,11 @@ export function arpRequest(spec: ArpSpec): Packet {
     'arp.spa': ip4(spec.spa),
     'arp.tha': spec.tha === undefined ? 0 : mac(spec.tha),
     'arp.tpa': ip4(spec.tpa),
-  };
+  });
 }
 
 export function arpReply(spec: ArpSpec & { readonly tha: MacLike }): Packet {
-  return {
+  return SimPacket.of({
     'eth.src': mac(spec.sha),
     'eth.dst': spec.ethDst === undefined ? mac(spec.tha) : mac(spec.ethDst),
     'eth.type': ETH_TYPE_ARP,
@@ -156,7 +158,7 @@ export function arpReply(spec: ArpSpec & { readonly tha: MacLike }): Packet {
     'arp.spa': ip4(spec.spa),
     'arp.tha': mac(spec.tha),
     'arp.tpa': ip4(spec.tpa),
-  };
+  });
 }
 
 /** The solicited-node multicast address ff02::1:ffXX:XXXX of an IPv6 address. */
@@ -179,14 +181,14 @@ export interface NsSpec {
 export function ndNs(spec: NsSpec): Packet {
   const target = ip6(spec.target);
   const dst = solicitedNode(target);
-  return {
+  return SimPacket.of({
     ...ipHeaders({ ethSrc: spec.ethSrc, ethDst: ipv6McastMac(dst), src: ip6(spec.src), dst, ttl: 255 }, IPPROTO_ICMPV6),
     'icmp6.type': ND_NS,
     'icmp6.code': 0,
     'nd.target': target,
     'nd.sll': mac(spec.ethSrc),
     'nd.tll': 0,
-  };
+  });
 }
 
 export interface NaSpec {
@@ -198,12 +200,12 @@ export interface NaSpec {
 }
 
 export function ndNa(spec: NaSpec): Packet {
-  return {
+  return SimPacket.of({
     ...ipHeaders({ ethSrc: spec.ethSrc, ethDst: spec.ethDst, src: ip6(spec.src), dst: ip6(spec.dst), ttl: 255 }, IPPROTO_ICMPV6),
     'icmp6.type': ND_NA,
     'icmp6.code': 0,
     'nd.target': ip6(spec.target),
     'nd.sll': 0,
     'nd.tll': mac(spec.ethSrc),
-  };
+  });
 }

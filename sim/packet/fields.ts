@@ -5,7 +5,9 @@
  * 128-bit IPv6 values (bigint). MACs are 48-bit numbers (see model/addr).
  *
  * Which fields are present says which headers the packet has: `ip4.src`
- * exists iff the packet is IPv4, `tcp.src` iff it carries TCP, and so on.
+ * is set iff the packet is IPv4, `tcp.src` iff it carries TCP, and so on. A
+ * field is absent when its value is `undefined`: the simulator's working
+ * form (`SimPacket`, what the builders return) keeps every key.
  * The predicates OVN derives (`ip4`, `tcp`, `nd_ns`, `eth.mcast`, ...) follow
  * from `eth.type`, `ip.proto`, `icmp*.type` and friends.
  */

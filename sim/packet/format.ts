@@ -131,6 +131,8 @@ export function microflowFor(p: Packet, inport: string): Microflow {
   const have = carried(p, text);
   const omitted: (FieldName | 'inner')[] = [];
   for (const k of Object.keys(p)) {
+    // A field whose value is undefined is absent (SimPacket keeps every key).
+    if ((p as unknown as Record<string, unknown>)[k] === undefined) continue;
     if (k === 'inner') omitted.push('inner');
     else if (!have.has(k)) omitted.push(k as FieldName);
   }

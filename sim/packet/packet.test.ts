@@ -6,7 +6,7 @@ import { fcParams } from '../../test/fc.ts';
 import { arpRequest, icmpEcho, ndNa, ndNs, sctpPacket, solicitedNode, tcpPacket, udpPacket } from './build.ts';
 import { FIELD_ORDER } from './fields.ts';
 import { describePacket, packetToJSON, toMicroflow } from './format.ts';
-import { changedFields, isEthMcast, isNd, isNdNs, l4ProtoOf, withFields, withPorts, type Packet } from './packet.ts';
+import { changedFields, isEthMcast, isMcastMac, isNd, isNdNs, l4ProtoOf, withFields, withPorts, type Packet } from './packet.ts';
 
 const A = '0a:00:00:00:00:01';
 const B = '0a:00:00:00:00:02';
@@ -90,6 +90,16 @@ describe('packets', () => {
         return FIELD_ORDER.every((f) => p[f] === undefined || ['eth.type', 'ip.proto', 'icmp.id', 'ip.dscp', 'ip.ecn', 'ip.frag', 'ip6.label', 'nd.sll', 'nd.tll'].includes(f) || text.includes(`${f} ==`));
       }),
       fcParams(100),
+    );
+  });
+
+  it('property: the group bit of a MAC is bit 40 (eth.mcast), for any value a field may hold', () => {
+    const value = fc.oneof(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.integer({ min: -(2 ** 48), max: -1 }), fc.constantFrom(Number.NaN, 0x010000000000, 0xffffffffffff));
+    fc.assert(
+      fc.property(value, (mac) => {
+        expect(isMcastMac(mac)).toBe(Math.floor(mac / 0x10000000000) % 2 === 1);
+      }),
+      fcParams(300),
     );
   });
 });

@@ -26,6 +26,7 @@ import {
   type InnerTuple,
   type PacketFields,
 } from './fields.ts';
+import { SimPacket } from './canonical.ts';
 
 export interface Packet extends PacketFields {
   /** For ICMP errors: the tuple of the packet the error is about. */
@@ -43,6 +44,12 @@ export type FieldPatch = { -readonly [K in FieldName]?: PacketFields[K] | undefi
  * @example withFields(p, { 'ip.ttl': 63, 'eth.src': 0x0a0000000001 })
  */
 export function withFields(p: Packet, patch: FieldPatch): Packet {
+  if (p instanceof SimPacket) {
+    // The working form keeps every field: a removed one is set to undefined.
+    const q = new SimPacket(p) as unknown as Record<string, unknown>;
+    for (const k in patch) q[k] = (patch as Record<string, unknown>)[k];
+    return q as unknown as Packet;
+  }
   const out: Record<string, unknown> = { ...p };
   for (const k in patch) {
     const v = (patch as Record<string, unknown>)[k];
@@ -78,9 +85,19 @@ export function familyOf(p: Packet): 4 | 6 | undefined {
   return isIPv4(p) ? 4 : isIPv6(p) ? 6 : undefined;
 }
 
+/**
+ * The group bit of a 48-bit MAC (bit 40 as a number). Integer `&` on the
+ * high byte, not `% 2` on a double (a C call in V8, and this runs several
+ * times per packet); a negative or non-numeric value has no group bit.
+ */
+export function isMcastMac(mac: number): boolean {
+  const high = Math.floor(mac / 0x10000000000);
+  return high >= 0 && (high & 1) === 1;
+}
+
 /** OVN's `eth.mcast`: the group bit of the destination MAC (broadcast included). */
 export function isEthMcast(p: Packet): boolean {
-  return Math.floor(p['eth.dst'] / 0x10000000000) % 2 === 1;
+  return isMcastMac(p['eth.dst']);
 }
 
 export const isEthBcast = (p: Packet): boolean => p['eth.dst'] === 0xffffffffffff;
@@ -122,6 +139,13 @@ export function dstPort(p: Packet): number | undefined {
 
 /** A packet with its IP source and/or destination replaced (family kept). */
 export function withIPs(p: Packet, src: number | bigint | undefined, dst: number | bigint | undefined): Packet {
+  if (p instanceof SimPacket) {
+    const q = new SimPacket(p);
+    const v4 = isIPv4(p);
+    if (src !== undefined) v4 ? (q['ip4.src'] = src as number) : (q['ip6.src'] = src as bigint);
+    if (dst !== undefined) v4 ? (q['ip4.dst'] = dst as number) : (q['ip6.dst'] = dst as bigint);
+    return q;
+  }
   if (isIPv4(p)) {
     return withFields(p, {
       ...(src !== undefined ? { 'ip4.src': src as number } : {}),
@@ -138,6 +162,20 @@ export function withIPs(p: Packet, src: number | bigint | undefined, dst: number
 export function withPorts(p: Packet, sport: number | undefined, dport: number | undefined): Packet {
   const proto = l4ProtoOf(p);
   if (proto !== 'tcp' && proto !== 'udp' && proto !== 'sctp') return p;
+  if (p instanceof SimPacket) {
+    const q = new SimPacket(p);
+    if (proto === 'tcp') {
+      if (sport !== undefined) q['tcp.src'] = sport;
+      if (dport !== undefined) q['tcp.dst'] = dport;
+    } else if (proto === 'udp') {
+      if (sport !== undefined) q['udp.src'] = sport;
+      if (dport !== undefined) q['udp.dst'] = dport;
+    } else {
+      if (sport !== undefined) q['sctp.src'] = sport;
+      if (dport !== undefined) q['sctp.dst'] = dport;
+    }
+    return q;
+  }
   const patch: FieldPatch = {};
   if (sport !== undefined) patch[`${proto}.src`] = sport;
   if (dport !== undefined) patch[`${proto}.dst`] = dport;

@@ -8,6 +8,7 @@
  * ACL or policy reads fields straight from it.
  */
 import type { MatchStorageKey } from '../../model/match/index.ts';
+import type { LbVip } from '../compile/types.ts';
 import type { Packet } from '../packet/packet.ts';
 
 /** Packets the pipelines make themselves rather than forward. */
@@ -45,8 +46,11 @@ export interface SwitchRegs {
   hairpin: boolean;
   hairpinReply: boolean;
   /** reg1/reg2 (xxreg1 for IPv6): the VIP and port a new LB connection was sent to. */
-  origDstIp?: number | bigint;
-  origDstPort?: number;
+  origDstIp?: number | bigint | undefined;
+  origDstPort?: number | undefined;
+  /** Not a register: the VIP pre_stateful found for `vipPacket`, so ls_in_lb need not look it up again. */
+  vipPacket?: Packet | undefined;
+  vip?: LbVip | undefined;
 }
 
 /** Registers of the router pipeline, by meaning. */
@@ -54,9 +58,9 @@ export interface RouterRegs {
   /** xreg0[0..47]: the MAC of the port the packet came in on. */
   inportMac: number;
   /** reg0 / xxreg0: next hop. */
-  nexthop?: number | bigint;
+  nexthop?: number | bigint | undefined;
   /** reg1 / xxreg1: router address to source ARP/ND from. */
-  srcIp?: number | bigint;
+  srcIp?: number | bigint | undefined;
   /** reg7: the route table of the inport. */
   routeTable: string;
   /** reg9[4]: REGBIT_DST_NAT_IP_LOCAL. */
@@ -64,9 +68,9 @@ export interface RouterRegs {
   /** reg9[0]: REGBIT_EGRESS_LOOPBACK (the packet re-entered from lr_out_egr_loop). */
   egressLoopback: boolean;
   /** The route or policy that set outport (for trace and ECMP). */
-  decided?: 'route' | 'policy';
+  decided?: 'route' | 'policy' | undefined;
   /** lr_in_gw_redirect sent the packet to a gateway port resident elsewhere. */
-  redirected?: boolean;
+  redirected?: boolean | undefined;
 }
 
 export const freshSwitchRegs = (): SwitchRegs => ({
@@ -84,18 +88,52 @@ export const freshSwitchRegs = (): SwitchRegs => ({
   label: 0,
   hairpin: false,
   hairpinReply: false,
+  origDstIp: undefined,
+  origDstPort: undefined,
+  vipPacket: undefined,
+  vip: undefined,
 });
 
 /** Placeholders for the registers a pass does not use: frozen, so a stray write throws. */
 const NO_SWITCH_REGS: SwitchRegs = Object.freeze(freshSwitchRegs());
-const NO_ROUTER_REGS: RouterRegs = Object.freeze({ inportMac: 0, routeTable: '', dnatLocal: false, egressLoopback: false });
 
 export const freshRouterRegs = (): RouterRegs => ({
   inportMac: 0,
+  nexthop: undefined,
+  srcIp: undefined,
   routeTable: '',
   dnatLocal: false,
   egressLoopback: false,
+  decided: undefined,
+  redirected: undefined,
 });
+
+const NO_ROUTER_REGS: RouterRegs = Object.freeze(freshRouterRegs());
+
+function resetSwitchRegs(r: SwitchRegs): void {
+  r.portSecDrop = r.conntrackDefrag = r.conntrackNat = r.conntrackCommit = r.aclStateless = false;
+  r.hintAllowNew = r.hintAllow = r.hintDrop = r.hintBlock = r.aclAllowRel = r.aclLabel = false;
+  r.label = 0;
+  r.hairpin = r.hairpinReply = false;
+  r.origDstIp = undefined;
+  r.origDstPort = undefined;
+  r.vipPacket = undefined;
+  r.vip = undefined;
+}
+
+function resetRouterRegs(r: RouterRegs): void {
+  r.inportMac = 0;
+  r.nexthop = undefined;
+  r.srcIp = undefined;
+  r.routeTable = '';
+  r.dnatLocal = false;
+  r.egressLoopback = false;
+  r.decided = undefined;
+  r.redirected = undefined;
+}
+
+/** Placeholder before the first pass. */
+const NO_PACKET: Packet = Object.freeze({ 'eth.src': 0, 'eth.dst': 0, 'eth.type': 0 });
 
 /** What a packet carries from one pipeline to the next within a datapath (registers do not survive). */
 export interface Carry {
@@ -109,34 +147,48 @@ export interface Carry {
   readonly flags: number;
 }
 
-export const NO_CARRY: Carry = { ctState: 0, ctMark: 0, ctLabel: 0n, flags: 0 };
+export const NO_CARRY: Carry = Object.freeze({ ctState: 0, ctMark: 0, ctLabel: 0n, ctZone: undefined, ctEntry: undefined, ctReply: false, flags: 0 });
 
+/**
+ * One pass's state. A simulation run keeps one and resets it per pass
+ * (`begin`), so a pass allocates nothing here; the register objects are
+ * reset in place.
+ */
 export class PipelineCtx {
-  ctState: number;
-  ctMark: number;
-  ctLabel: bigint;
+  packet: Packet = NO_PACKET;
+  inport = '';
+  outport = '';
+  ctState = 0;
+  ctMark = 0;
+  ctLabel = 0n;
   /** Zone of the last ct action (for commits that follow a lookup). */
-  ctZone: string | undefined;
+  ctZone: string | undefined = undefined;
   /** Entry attached by the last ct action: a later ct action in the same zone reuses it. */
-  ctEntry: number | undefined;
-  ctReply: boolean;
-  flags: number;
-  sw: SwitchRegs = freshSwitchRegs();
+  ctEntry: number | undefined = undefined;
+  ctReply = false;
+  flags = 0;
+  sw: SwitchRegs = NO_SWITCH_REGS;
   /** Set once this pass turned the packet into one the network generated (e.g. an echo reply). */
-  generated: GeneratedKind | undefined;
-  rt: RouterRegs = freshRouterRegs();
+  generated: GeneratedKind | undefined = undefined;
+  rt: RouterRegs = NO_ROUTER_REGS;
+  private readonly swRegs: SwitchRegs = freshSwitchRegs();
+  private readonly rtRegs: RouterRegs = freshRouterRegs();
 
-  constructor(
-    public packet: Packet,
-    public inport: string,
-    public outport: string,
-    carry: Carry,
-    generated?: GeneratedKind,
-    kind: 'switch' | 'router' = 'switch',
-  ) {
+  /** Start a pass: the job's packet, ports and carried state; fresh registers of the datapath's kind. */
+  begin(packet: Packet, inport: string, outport: string, carry: Carry, generated: GeneratedKind | undefined, kind: 'switch' | 'router'): void {
+    this.packet = packet;
+    this.inport = inport;
+    this.outport = outport;
     this.generated = generated;
-    this.sw = kind === 'switch' ? freshSwitchRegs() : NO_SWITCH_REGS;
-    this.rt = kind === 'router' ? freshRouterRegs() : NO_ROUTER_REGS;
+    if (kind === 'switch') {
+      resetSwitchRegs(this.swRegs);
+      this.sw = this.swRegs;
+      this.rt = NO_ROUTER_REGS;
+    } else {
+      resetRouterRegs(this.rtRegs);
+      this.rt = this.rtRegs;
+      this.sw = NO_SWITCH_REGS;
+    }
     this.ctState = carry.ctState;
     this.ctMark = carry.ctMark;
     this.ctLabel = carry.ctLabel;
@@ -170,6 +222,9 @@ export class PipelineCtx {
 
   /** MatchPacket: field values by storage key. Registers read as zero (NB rows never match on them). */
   get(key: MatchStorageKey): number | bigint | undefined {
+    // Header fields first (most reads); no header field shares a name with the metadata below.
+    const v = (this.packet as unknown as Record<string, number | bigint | undefined>)[key];
+    if (v !== undefined) return v;
     switch (key) {
       case 'ct_state':
         return this.ctState;
@@ -186,7 +241,7 @@ export class PipelineCtx {
       case 'pkt.mark':
         return 0;
       default:
-        return this.packet[key];
+        return undefined;
     }
   }
 }

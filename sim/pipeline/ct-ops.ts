@@ -33,8 +33,8 @@ export interface CtActionSpec {
   readonly action: string;
   /** Apply the NAT of an existing connection. */
   readonly nat: boolean;
-  readonly rule?: import('../trace.ts').TraceRule;
-  readonly note?: string;
+  readonly rule?: import('../trace.ts').TraceRule | undefined;
+  readonly note?: string | undefined;
 }
 
 /** A lookup action (ct_next, ct_lb_mark, ct_dnat, ct_snat without arguments). */

@@ -12,11 +12,11 @@
  *   addresses drops (unless it is a SNAT/LB address, handled by NAT later);
  *   TTL 0/1 gets ICMP time exceeded back out of the inport.
  */
-import { broadcastOf, inNetwork, linkLocalOf, type RouterNetwork } from '../compile/addresses.ts';
+import { inNetwork, ipKey, linkLocalOf } from '../compile/addresses.ts';
 import type { RouterDp, RouterPortInfo } from '../compile/types.ts';
 import { solicitedNode } from '../packet/build.ts';
 import { ICMP4_ECHO_REPLY, ICMP4_TIME_EXCEEDED, ICMP6_ECHO_REPLY, ICMP6_TIME_EXCEEDED } from '../packet/fields.ts';
-import { ipDst, isArp, isEthBcast, isEthMcast, isIPv4, isIPv6, isIcmpEcho, isNd, isNdNs, type Packet } from '../packet/packet.ts';
+import { withFields, ipDst, isArp, isEthBcast, isEthMcast, isIPv4, isIPv6, isIcmpEcho, isMcastMac, isNd, isNdNs, type Packet } from '../packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { FLAG_LOOPBACK } from './context.ts';
 import { arpReplyTo, icmpErrorFor, ndNaTo, rejectReplyFor } from './generate.ts';
@@ -27,7 +27,7 @@ type S = StageRun<RouterDp>;
 const builtin = (priority: number, match: string): TraceRule => ({ kind: 'builtin', priority, match });
 
 export function routerPort(s: S, name: string): RouterPortInfo | undefined {
-  const p = s.net.ports.get(name);
+  const p = s.port(name);
   return p?.kind === 'lrp' ? p : undefined;
 }
 
@@ -38,7 +38,7 @@ export const resident = (s: S, port: string): boolean =>
 export function admission(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   const p = ctx.packet;
-  if (isEthMcast({ ...p, 'eth.dst': p['eth.src'] }) || (p['vlan.tci'] ?? 0) & 0x1000) return s.drop('multicast source MAC or VLAN tag', builtin(100, 'vlan.present || eth.src[40]'));
+  if (isMcastMac(p['eth.src']) || (p['vlan.tci'] ?? 0) & 0x1000) return s.drop('multicast source MAC or VLAN tag', builtin(100, 'vlan.present || eth.src[40]'));
   const port = routerPort(s, ctx.inport);
   if (!dp.enabled || port === undefined || !port.enabled) return s.drop(`router ${dp.name} or port ${ctx.inport} is disabled`);
   ctx.rt.inportMac = port.mac;
@@ -55,16 +55,12 @@ export function admission(s: S): 'next' | 'stop' {
 const ownsV6 = (p: RouterPortInfo, ip: bigint | undefined): boolean =>
   ip !== undefined && (ip === linkLocalOf(p.mac) || p.networks.some((n) => n.family === 6 && n.ip === ip));
 
-function allPorts(s: S): RouterPortInfo[] {
-  return s.dp.ports.flatMap((n) => routerPort(s, n) ?? []);
-}
-
 function reply(s: S, packet: Packet, kind: GeneratedKind, rule: TraceRule): 'stop' {
   const before = s.ctx.packet;
   s.ctx.packet = packet;
   s.ctx.outport = s.ctx.inport;
   s.ctx.setFlag(FLAG_LOOPBACK);
-  s.record({ rule, action: `${kind}; outport = inport; output`, before });
+  if (s.tracing) s.record({ rule, action: `${kind}; outport = inport; output`, before });
   s.spawn({ dp: s.dp, pipeline: 'egress', inport: s.ctx.inport, outport: s.ctx.inport, packet, carry: s.ctx.carry(), generated: kind, depth: s.job.depth });
   return 'stop';
 }
@@ -89,7 +85,7 @@ function arpInput(s: S, port: RouterPortInfo): 'next' | 'stop' {
     if (who !== undefined && !resident(s, who)) return s.drop('NAT address answered only where its gateway is resident', { kind: 'nat', key: nat.key, priority: 91 });
     return reply(s, arpReplyTo(p, mac, tpa), 'arp-reply', { kind: 'nat', key: nat.key, priority: onGw ? 92 : 90, match: 'arp.op == 1 && arp.tpa == external_ip' });
   }
-  if (dp.lbReachableIps.has(String(tpa)) && (!port.isDgp || resident(s, port.crName!))) {
+  if (dp.lbReachableIps.has(ipKey(tpa)) && (!port.isDgp || resident(s, port.crName!))) {
     return reply(s, arpReplyTo(p, port.mac, tpa), 'arp-reply', builtin(90, 'arp.op == 1 && arp.tpa == LB VIP'));
   }
   return s.drop('ARP request not for a router address', builtin(85, 'arp || nd'));
@@ -119,7 +115,7 @@ function badAddress(s: S, port: RouterPortInfo): 'stop' | undefined {
   const mart = src >>> 28 === 0xe || src === 0xffffffff || src >>> 24 === 127 || dst >>> 24 === 127 || src >>> 24 === 0 || dst >>> 24 === 0;
   if (mart) return s.drop('martian address (multicast/broadcast/loopback/zero)', builtin(100, 'ip4.src_mcast || ... 127.0.0.0/8 ... 0.0.0.0/8'));
   if (s.ctx.rt.egressLoopback) return undefined;
-  const own = allPorts(s).some((rp) => rp.networks.some((n: RouterNetwork) => n.family === 4 && (n.ip === src || broadcastOf(n) === src)));
+  const own = s.dp.ownV4OrBroadcast.has(src);
   if (own) return s.drop('source is a router address', builtin(100, 'ip4.src == {router addresses} && reg9[0] == 0'));
   return undefined;
 }
@@ -129,16 +125,15 @@ function echoReply(s: S): 'next' | undefined {
   const p = ctx.packet;
   if (isIcmpEcho(p) !== 'request' || (p['icmp4.code'] ?? p['icmp6.code']) !== 0) return undefined;
   const dst = ipDst(p);
-  const ports = allPorts(s);
-  const own = isIPv4(p) ? ports.some((rp) => rp.networks.some((n) => n.family === 4 && n.ip === dst)) : ports.some((rp) => ownsV6(rp, dst as bigint));
+  const own = isIPv4(p) ? s.dp.ownV4.has(dst as number) : s.dp.ownV6.has(dst as bigint);
   if (!own) return undefined;
   const before = p;
   ctx.packet = isIPv4(p)
-    ? { ...p, 'ip4.src': p['ip4.dst']!, 'ip4.dst': p['ip4.src']!, 'ip.ttl': 255, 'icmp4.type': ICMP4_ECHO_REPLY }
-    : { ...p, 'ip6.src': p['ip6.dst']!, 'ip6.dst': p['ip6.src']!, 'ip.ttl': 255, 'icmp6.type': ICMP6_ECHO_REPLY };
+    ? withFields(p, { 'ip4.src': p['ip4.dst']!, 'ip4.dst': p['ip4.src']!, 'ip.ttl': 255, 'icmp4.type': ICMP4_ECHO_REPLY })
+    : withFields(p, { 'ip6.src': p['ip6.dst']!, 'ip6.dst': p['ip6.src']!, 'ip.ttl': 255, 'icmp6.type': ICMP6_ECHO_REPLY });
   ctx.setFlag(FLAG_LOOPBACK);
   ctx.generated = 'icmp-echo-reply';
-  s.record({ rule: builtin(90, 'ip.dst == router address && icmp echo request'), action: 'echo reply (routed back)', before });
+  if (s.tracing) s.record({ rule: builtin(90, 'ip.dst == router address && icmp echo request'), action: 'echo reply (routed back)', before });
   return 'next';
 }
 
@@ -162,8 +157,9 @@ function toRouterAddress(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   const p = ctx.packet;
   const dst = ipDst(p);
-  const own = allPorts(s).some((rp) => rp.networks.some((n) => n.ip === dst)) || (isIPv6(p) && allPorts(s).some((rp) => ownsV6(rp, dst as bigint)));
-  if (!own || dp.snatOrLbRouterIps.has(String(dst))) return 'next';
+  // (An IPv4 destination can only equal an IPv4 network address, an IPv6 one an IPv6 address or link-local.)
+  const own = isIPv4(p) ? dp.ownV4.has(dst as number) : dp.ownV6.has(dst as bigint);
+  if (!own || (dst !== undefined && dp.snatOrLbRouterIps.has(ipKey(dst)))) return 'next';
   if (!dp.isGateway && dp.dgps.length === 0) {
     // TCP: RST; UDP: port unreachable; SCTP: ABORT (80); anything else: protocol unreachable (70).
     const l4 = p['tcp.src'] !== undefined || p['udp.src'] !== undefined || p['sctp.src'] !== undefined;
@@ -173,7 +169,7 @@ function toRouterAddress(s: S): 'next' | 'stop' {
     ctx.packet = packet;
     ctx.generated = kind;
     s.run.drops.push({ datapath: dp.name, stage: s.stage, reason: `to a router address (${kind} sent back)` });
-    s.record({ rule: builtin(l4 ? 80 : 70, 'ip.dst == router address'), action: `${kind} (routed back)`, before });
+    if (s.tracing) s.record({ rule: builtin(l4 ? 80 : 70, 'ip.dst == router address'), action: `${kind} (routed back)`, before });
     return 'next';
   }
   return s.drop('to a router address', builtin(60, 'ip.dst == {router addresses}'));

@@ -16,11 +16,12 @@
  */
 import { CS_EST, CS_NEW, CS_REL, MARK_FORCE_SNAT, MARK_NATTED, MARK_SKIP_SNAT } from '../conntrack/state.ts';
 import { findVip } from '../compile/lb.ts';
+import { ipKey } from '../compile/addresses.ts';
 import { dnatZone, snatZone } from '../compile/ports.ts';
 import type { LbVip, NatRule, RouterDp } from '../compile/types.ts';
-import { dstPort, ipDst, ipSrc, isIP, l4ProtoOf, srcPort, withIPs } from '../packet/packet.ts';
+import { dstPort, ipDst, ipSrc, isIP, l4ProtoOf, srcPort, withFields, withIPs } from '../packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
-import { FLAG_FORCE_SNAT_FOR_DNAT, FLAG_FORCE_SNAT_FOR_LB, FLAG_LOOPBACK, FLAG_SKIP_SNAT_FOR_LB, FLAG_USE_SNAT_ZONE } from './context.ts';
+import { FLAG_FORCE_SNAT_FOR_DNAT, FLAG_FORCE_SNAT_FOR_LB, FLAG_LOOPBACK, FLAG_SKIP_SNAT_FOR_LB, FLAG_USE_SNAT_ZONE, NO_CARRY } from './context.ts';
 import { ctIs, ctNot } from './ct-bits.ts';
 import { ctCommit, ctLookup } from './ct-ops.ts';
 import { rejectReplyFor } from './generate.ts';
@@ -49,19 +50,19 @@ export function unsnat(s: S): 'next' | 'stop' {
   const nat = dp.nats.find((n) => n.nat.type !== 'dnat' && n.externalIp === dst);
   if (dp.isGateway) {
     const vip = findVip(dp.vips, dst, l4ProtoOf(p), dstPort(p));
-    if (vip?.port !== undefined && dp.natExternalIps.has(String(dst))) return 'next'; // 120: LB VIP on a NAT address
+    if (vip?.port !== undefined && dp.natExternalIps.has(ipKey(dst))) return 'next'; // 120: LB VIP on a NAT address
     const force = forceSnatUnsnat(s, dst);
     if (force) return force;
     if (nat === undefined) return 'next';
     if (nat.stateless) return 'next';
-    ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: natRule(nat, 90) });
+    ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: s.tracing ? natRule(nat, 90) : undefined });
     return 'next';
   }
   if (nat === undefined || nat.gatewayPort !== ctx.inport || !natResident(s, nat) || nat.stateless) return 'next';
   if (!ctx.hasFlag(FLAG_LOOPBACK)) {
-    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_snat_in_czone', nat: true, rule: natRule(nat, 100) });
+    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_snat_in_czone', nat: true, rule: s.tracing ? natRule(nat, 100) : undefined });
   } else if (ctx.hasFlag(FLAG_USE_SNAT_ZONE)) {
-    ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: natRule(nat, 100) });
+    ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: s.tracing ? natRule(nat, 100) : undefined });
   }
   return 'next';
 }
@@ -76,7 +77,7 @@ function forceSnatUnsnat(s: S, dst: number | bigint): 'next' | undefined {
     hit = port?.networks.find((n) => n.family === 4)?.ip === dst;
   }
   if (!hit) return undefined;
-  ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: { kind: 'builtin', priority: 110, match: 'ip.dst == force SNAT address' } });
+  ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 110, match: 'ip.dst == force SNAT address' } : undefined });
   return 'next';
 }
 
@@ -85,19 +86,19 @@ export function defrag(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   if (!dp.hasLbVip || !isIP(ctx.packet)) return 'next';
   const dst = ipDst(ctx.packet)!;
-  if (!dp.vips.has(String(dst))) return 'next';
-  ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat', nat: true, rule: { kind: 'builtin', priority: 100, match: 'ip && ip.dst == LB VIP' } });
+  if (!dp.vips.has(ipKey(dst))) return 'next';
+  ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'ip && ip.dst == LB VIP' } : undefined });
   return 'next';
 }
 
 function lbDnat(s: S, vip: LbVip): 'next' | 'stop' {
   const { dp, ctx } = s;
-  const rule: TraceRule = { kind: 'lb', priority: vip.port !== undefined ? 120 : 110, key: `${vip.lb.name}|${vip.vipText}`, name: vip.lb.name, match: `ct.new && !ct.rel && ip.dst == ${vip.vipText}` };
+  const rule: TraceRule = { kind: 'lb', priority: vip.port !== undefined ? 120 : 110, key: vip.key, name: vip.lb.name, match: `ct.new && !ct.rel && ip.dst == ${vip.vipText}` };
   if (vip.backends.length === 0) {
     if (!vip.reject) return s.drop(`VIP ${vip.vipText} has no backends`, rule);
     const { packet, kind } = rejectReplyFor(ctx.packet);
     s.drop(`VIP ${vip.vipText} has no backends (reject)`, rule);
-    s.spawn({ dp, pipeline: 'egress', inport: '', outport: ctx.inport, packet, carry: { ctState: 0, ctMark: 0, ctLabel: 0n, flags: FLAG_LOOPBACK }, generated: kind, startAt: 'lr_out_snat' });
+    s.spawn({ dp, pipeline: 'egress', inport: '', outport: ctx.inport, packet, carry: { ...NO_CARRY, flags: FLAG_LOOPBACK }, generated: kind, startAt: 'lr_out_snat' });
     return 'stop';
   }
   let mark = MARK_NATTED;
@@ -130,7 +131,7 @@ function natDnat(s: S, n: NatRule): 'next' | 'stop' {
   if (n.stateless) {
     const before = ctx.packet;
     ctx.packet = withIPs(before, undefined, n.logicalIp);
-    s.record({ rule: natRule(n, 100), action: 'ip.dst = logical_ip (stateless)', before });
+    if (s.tracing) s.record({ rule: natRule(n, 100), action: 'ip.dst = logical_ip (stateless)', before });
     return 'next';
   }
   const range = n.portRange;
@@ -138,7 +139,7 @@ function natDnat(s: S, n: NatRule): 'next' | 'stop' {
     zone: dnatZone(dp.name),
     action: dp.isGateway ? 'ct_dnat(logical_ip)' : 'ct_dnat_in_czone(logical_ip)',
     nat: true,
-    rule: natRule(n, 100),
+    rule: s.tracing ? natRule(n, 100) : undefined,
     commit: { nat: { kind: 'dnat', ip: n.logicalIp, ...(range ? { port: range.lo, portMax: range.hi } : {}) } },
   });
   return 'next';
@@ -163,7 +164,7 @@ export function dnat(s: S): 'next' | 'stop' {
     return 'next';
   }
   if (dp.hasLbVip && ctIs(ctx, CS_REL) && ctNot(ctx, CS_EST) && ctNot(ctx, CS_NEW)) {
-    ctLookup(s, { zone: ctx.ctZone ?? dnatZone(dp.name), action: 'ct_commit_nat', nat: true, rule: { kind: 'builtin', priority: 50, match: 'ct.rel && !ct.est && !ct.new' } });
+    ctLookup(s, { zone: ctx.ctZone ?? dnatZone(dp.name), action: 'ct_commit_nat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ct.rel && !ct.est && !ct.new' } : undefined });
   }
   return 'next';
 }
@@ -189,21 +190,21 @@ export function undnat(s: S): 'next' | 'stop' {
   if (dp.isGateway) {
     if (dp.nats.length === 0 && !dp.hasLbVip) return 'next';
     ctx.setFlag(FLAG_LOOPBACK);
-    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat', nat: true, rule: { kind: 'builtin', priority: 50, match: 'ip' } });
+    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ip' } : undefined });
     return 'next';
   }
   if (dp.dgps.length === 0) return 'next';
   const src = ipSrc(p)!;
   const gw = routerPort(s, dp.dgps[0]!);
   if (dp.hasLbVip && ctx.outport === gw?.name && resident(s, gw.crName!) && isLbBackendReply(dp, src, srcPort(p))) {
-    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat_in_czone', nat: true, rule: { kind: 'builtin', priority: 120, match: 'ip.src == LB backend && outport == gateway port' } });
+    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat_in_czone', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 120, match: 'ip.src == LB backend && outport == gateway port' } : undefined });
     return 'next';
   }
   const n = dp.nats.find((x) => x.nat.type !== 'snat' && x.logicalIp === src && x.gatewayPort === ctx.outport && natResident(s, x));
   if (n === undefined) return 'next';
-  if (n.distributed) ctx.packet = { ...ctx.packet, 'eth.src': n.externalMac! };
+  if (n.distributed) ctx.packet = withFields(ctx.packet, { 'eth.src': n.externalMac! });
   if (n.stateless) return 'next';
-  ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat_in_czone', nat: true, rule: natRule(n, 100) });
+  ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat_in_czone', nat: true, rule: s.tracing ? natRule(n, 100) : undefined });
   return 'next';
 }
 
@@ -218,6 +219,6 @@ function isLbBackendReply(dp: RouterDp, src: number | bigint, sport: number | un
 export function postUndnat(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   if (!dp.isGateway || (dp.nats.length === 0 && !dp.hasLbVip) || !isIP(ctx.packet) || !ctIs(ctx, CS_NEW)) return 'next';
-  ctCommit(s, { zone: dnatZone(dp.name), action: 'ct_commit', nat: false, commit: {}, rule: { kind: 'builtin', priority: 50, match: 'ip && ct.new' } });
+  ctCommit(s, { zone: dnatZone(dp.name), action: 'ct_commit', nat: false, commit: {}, rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ip && ct.new' } : undefined });
   return 'next';
 }

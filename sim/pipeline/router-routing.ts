@@ -10,10 +10,12 @@
  * waits (it is not forwarded in this simulation step, as in OVN).
  */
 import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
-import { linkLocalOf } from '../compile/addresses.ts';
+import { ipKey, linkLocalOf } from '../compile/addresses.ts';
+import { candidateAcls } from '../compile/acl-index.ts';
 import { lookupRoute } from '../compile/routes.ts';
-import type { RouteTarget, RouterDp } from '../compile/types.ts';
-import { familyOf, ipDst, ipSrc, isIP, isIPv4, isNdOrMld, type Packet } from '../packet/packet.ts';
+import type { RouteEntry, RouteTarget, RouterDp } from '../compile/types.ts';
+import { copyPacket } from '../packet/canonical.ts';
+import { familyOf, ipDst, ipSrc, isIP, isIPv4, isNdOrMld, type Packet, withFields } from '../packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { FLAG_LOOPBACK } from './context.ts';
 import { arpRequestFor, ndNsFor } from './generate.ts';
@@ -31,12 +33,16 @@ export function routingPre(s: S): 'next' | 'stop' {
   return 'next';
 }
 
-function applyTarget(s: S, t: RouteTarget, dst: number | bigint): void {
+/** Route to `t`: next hop, source address, outport, and the packet from `from` with the port's MAC as source (and `ttl`, when given). */
+function applyTarget(s: S, t: RouteTarget, dst: number | bigint, from: Packet, ttl?: number): void {
   const { ctx } = s;
   ctx.rt.nexthop = t.nexthop ?? dst;
   ctx.rt.srcIp = t.srcIp;
   ctx.outport = t.outport;
-  ctx.packet = { ...ctx.packet, 'eth.src': t.mac };
+  const q = copyPacket(from);
+  if (ttl !== undefined) q['ip.ttl'] = ttl;
+  q['eth.src'] = t.mac;
+  ctx.packet = q;
   ctx.setFlag(FLAG_LOOPBACK);
 }
 
@@ -58,23 +64,23 @@ export function routing(s: S): 'next' | 'stop' {
   const fam = familyOf(p)!;
   if (fam === 6 && (dst as bigint) >> 64n === 0xfe80000000000000n) {
     const port = routerPort(s, ctx.inport)!;
-    ctx.packet = { ...p, 'ip.ttl': ttl };
-    applyTarget(s, { outport: port.name, srcIp: linkLocalOf(port.mac), mac: port.mac }, dst);
-    s.record({ rule: builtin(194, 'inport == P && ip6.dst == fe80::/64'), action: `link-local: out "${port.name}"`, before });
+    applyTarget(s, { outport: port.name, srcIp: linkLocalOf(port.mac), mac: port.mac }, dst, p, ttl);
+    if (s.tracing) s.record({ rule: builtin(194, 'inport == P && ip6.dst == fe80::/64'), action: `link-local: out "${port.name}"`, before });
     return 'next';
   }
   const route = lookupRoute(dp.routes, fam, ipSrc(p)!, dst, ctx.rt.routeTable);
   if (route === undefined) return s.drop('no route', builtin(0, '1'));
-  const rule: TraceRule = { kind: 'route', key: route.key, priority: route.priority, match: route.text };
-  if (route.kind === 'discard') return s.drop('discard route', rule);
-  ctx.packet = { ...p, 'ip.ttl': ttl };
-  const i = s.run.select('ecmp-route', route.key, route.targets.length, ctx.packet);
-  applyTarget(s, route.targets[i]!, dst);
+  if (route.kind === 'discard') return s.drop('discard route', routeRule(route));
+  // The selector sees the packet with its TTL decremented (before the MAC rewrite).
+  const i = route.targets.length > 1 ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl })) : 0;
+  applyTarget(s, route.targets[i]!, dst, p, ttl);
   ctx.rt.decided = 'route';
   const ecmp = route.targets.length > 1 ? ` (ECMP member ${i + 1}/${route.targets.length})` : '';
-  s.record({ rule, action: `ip.ttl--; next hop ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
+  if (s.tracing) s.record({ rule: routeRule(route), action: `ip.ttl--; next hop ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
   return 'next';
 }
+
+const routeRule = (route: RouteEntry): TraceRule => ({ kind: 'route', key: route.key, priority: route.priority, match: route.text });
 
 function formatHop(ip: number | bigint): string {
   return typeof ip === 'number' ? formatIPv4(ip) : formatIPv6(ip);
@@ -83,21 +89,24 @@ function formatHop(ip: number | bigint): string {
 /** lr_in_policy and lr_in_policy_ecmp. */
 export function policy(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
-  for (const r of dp.policies) {
+  const index = dp.policyIndex;
+  const ranks = candidateAcls(index, ctx.inport, ctx.outport, ctx.packet, s.aclScratch);
+  for (let k = 0; k < ranks.length; k++) {
+    const r = index.rules[ranks[k]!]!;
     if (!r.test(ctx)) continue;
     const rule: TraceRule = { kind: 'policy', key: r.key, priority: r.priority, match: r.matchText };
     const action = r.policy.action;
     if (action === 'drop') return s.drop('router policy drop', rule);
     if (action === 'allow') {
-      s.record({ rule, action: 'allow' });
+      if (s.tracing) s.record({ rule, action: 'allow' });
       return 'next';
     }
     const before = ctx.packet;
     const i = s.run.select('ecmp-policy', r.key, r.targets.length, ctx.packet);
-    applyTarget(s, r.targets[i]!, ipDst(ctx.packet)!);
+    applyTarget(s, r.targets[i]!, ipDst(ctx.packet)!, ctx.packet);
     ctx.rt.decided = 'policy';
     const ecmp = r.targets.length > 1 ? ` (ECMP member ${i + 1}/${r.targets.length})` : '';
-    s.record({ rule, action: `reroute via ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
+    if (s.tracing) s.record({ rule, action: `reroute via ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
     return 'next';
   }
   return 'next';
@@ -110,20 +119,24 @@ export function arpResolve(s: S): 'next' | 'stop' {
   if (isMcast(p)) return 'next';
   const dst = ipDst(p)!;
   const out = ctx.outport;
-  const gwNat = dp.nats.find((n) => n.gatewayPort === out && ctx.inport === out && n.externalIp === dst);
+  const gwNat = dp.nats.length === 0 || ctx.inport !== out ? undefined : dp.nats.find((n) => n.gatewayPort === out && n.externalIp === dst);
   if (gwNat !== undefined && !dp.isGateway) return s.drop('to a NAT address of the gateway port it came in on', { kind: 'nat', key: gwNat.key, priority: 150 });
   const hop = ctx.rt.nexthop;
   const before = p;
-  const known = hop === undefined ? undefined : dp.arpResolve.get(out)?.get(String(hop));
+  const known = hop === undefined ? undefined : dp.arpResolve.get(out)?.get(ipKey(hop));
   if (known !== undefined) {
-    ctx.packet = { ...p, 'eth.dst': known };
-    s.record({ rule: builtin(100, `outport == "${out}" && next hop == ${formatHop(hop!)}`), action: 'eth.dst = known MAC', before });
+    const q = copyPacket(p);
+    q['eth.dst'] = known;
+    ctx.packet = q;
+    if (s.tracing) s.record({ rule: builtin(100, `outport == "${out}" && next hop == ${formatHop(hop!)}`), action: 'eth.dst = known MAC', before });
     return 'next';
   }
-  if (dp.snatOrLbRouterIps.has(String(dst))) return s.drop('to a router SNAT/LB address that was not unSNATed', builtin(2, 'ip.dst == router SNAT/LB address'));
-  const learned = hop === undefined ? undefined : s.net.neighbors.get(out)?.get(String(hop));
-  ctx.packet = { ...p, 'eth.dst': learned ?? 0 };
-  s.record({ rule: builtin(1, isIPv4(p) ? 'ip4' : 'ip6'), action: learned !== undefined ? 'get_arp: MAC binding' : 'get_arp: no MAC binding', before });
+  if (dp.snatOrLbRouterIps.has(ipKey(dst))) return s.drop('to a router SNAT/LB address that was not unSNATed', builtin(2, 'ip.dst == router SNAT/LB address'));
+  const learned = hop === undefined ? undefined : s.net.neighbors.get(out)?.get(ipKey(hop));
+  const q = copyPacket(p);
+  q['eth.dst'] = learned ?? 0;
+  ctx.packet = q;
+  if (s.tracing) s.record({ rule: builtin(1, isIPv4(p) ? 'ip4' : 'ip6'), action: learned !== undefined ? 'get_arp: MAC binding' : 'get_arp: no MAC binding', before });
   return 'next';
 }
 
@@ -135,15 +148,15 @@ export function gwRedirect(s: S): 'next' | 'stop' {
   const n = dp.nats.find((x) => x.distributed && x.logicalIp === src && x.gatewayPort === ctx.outport && natResident(s, x));
   if (n !== undefined) {
     const before = ctx.packet;
-    ctx.packet = { ...before, 'eth.src': n.externalMac! };
+    ctx.packet = withFields(before, { 'eth.src': n.externalMac! });
     ctx.rt.srcIp = n.externalIp;
-    s.record({ rule: { kind: 'nat', key: n.key, priority: 100 }, action: 'eth.src = external_mac (distributed NAT)', before });
+    if (s.tracing) s.record({ rule: { kind: 'nat', key: n.key, priority: 100 }, action: 'eth.src = external_mac (distributed NAT)', before });
     return 'next';
   }
   const port = routerPort(s, ctx.outport)!;
   const local = resident(s, port.crName!);
   ctx.rt.redirected = !local;
-  s.record({ rule: builtin(50, `outport == "${port.name}"`), action: `outport = "${port.crName}"`, note: local ? 'gateway port resident here' : 'tunnelled to the gateway chassis' });
+  if (s.tracing) s.record({ rule: builtin(50, `outport == "${port.name}"`), action: `outport = "${port.crName}"`, note: local ? 'gateway port resident here' : 'tunnelled to the gateway chassis' });
   return 'next';
 }
 
@@ -154,7 +167,7 @@ function resolutionRequest(s: S, p: Packet, hop: number | bigint): { packet: Pac
     return { packet: arpRequestFor(p['eth.src'], ctx.rt.srcIp as number, hop as number), rule: builtin(100, 'eth.dst == 00:00:00:00:00:00 && ip4') };
   }
   // Priority 200 for a static route's next hop (NS to its group), else 100 (NS to the packet's destination's group).
-  const own = s.dp.ndNsNexthops.has(String(hop));
+  const own = s.dp.ndNsNexthops.has(ipKey(hop));
   const dst = own ? (hop as bigint) : (p['ip6.dst'] ?? 0n);
   const match = own ? `eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == ${formatHop(hop)}` : 'eth.dst == 00:00:00:00:00:00 && ip6';
   return { packet: ndNsFor({ mac: p['eth.src'], dst, target: hop as bigint }), rule: builtin(own ? 200 : 100, match) };
@@ -168,7 +181,7 @@ export function arpRequest(s: S): 'next' | 'stop' {
     const hop = ctx.rt.nexthop!;
     const { packet: req, rule } = resolutionRequest(s, p, hop);
     const kind = isIPv4(p) ? 'arp-request' : 'nd-ns';
-    s.record({ rule, action: `${kind} for ${formatHop(hop)}`, note: 'the packet waits for the answer' });
+    if (s.tracing) s.record({ rule, action: `${kind} for ${formatHop(hop)}`, note: 'the packet waits for the answer' });
     s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: `next hop ${formatHop(hop)} unresolved (${kind} sent)` });
     s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: req, carry: ctx.carry(), generated: kind, depth: s.job.depth, redirected: ctx.rt.redirected === true });
     return 'stop';

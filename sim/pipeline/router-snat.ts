@@ -12,11 +12,11 @@ import { CS_RPL } from '../conntrack/state.ts';
 import { inPrefix } from '../compile/addresses.ts';
 import { dnatZone, snatZone } from '../compile/ports.ts';
 import type { NatRule, RouterDp } from '../compile/types.ts';
-import { ipDst, ipSrc, isIP, isIPv4, isNdNs, withIPs } from '../packet/packet.ts';
+import { ipDst, ipSrc, isIP, isIPv4, isNdNs, withFields, withIPs } from '../packet/packet.ts';
 import { FLAG_FORCE_SNAT_FOR_DNAT, FLAG_FORCE_SNAT_FOR_LB, FLAG_LOOPBACK, FLAG_SKIP_SNAT_FOR_LB, FLAG_USE_SNAT_ZONE, NO_CARRY } from './context.ts';
 import { ctIs, tracked } from './ct-bits.ts';
 import { ctCommit } from './ct-ops.ts';
-import { patchFromRouterPort } from './patch.ts';
+import { crossPatch } from './patch.ts';
 import { isDistributed, natResident, natRule } from './router-nat.ts';
 import { routerPort } from './router-input.ts';
 import type { StageRun } from './run.ts';
@@ -35,12 +35,12 @@ function forceSnat(s: S): 'next' | undefined {
   const pick = (f: { v4?: number; v6?: bigint } | undefined) => (v4 ? f?.v4 : f?.v6);
   if (ctx.hasFlag(FLAG_FORCE_SNAT_FOR_LB) && dp.lbForceSnat === 'router_ip' && v4) {
     const ip = routerPort(s, ctx.outport)?.networks.find((n) => n.family === 4)?.ip;
-    if (ip !== undefined) return snatTo(s, snatZone(dp.name), ip, 'ct_snat(router port IP)', { kind: 'builtin', priority: 110, match: 'flags.force_snat_for_lb == 1' });
+    if (ip !== undefined) return snatTo(s, snatZone(dp.name), ip, 'ct_snat(router port IP)', s.tracing ? { kind: 'builtin', priority: 110, match: 'flags.force_snat_for_lb == 1' } : undefined);
   }
   const dnatIp = ctx.hasFlag(FLAG_FORCE_SNAT_FOR_DNAT) ? pick(dp.dnatForceSnat) : undefined;
-  if (dnatIp !== undefined) return snatTo(s, snatZone(dp.name), dnatIp, 'ct_snat(dnat_force_snat_ip)', { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_dnat == 1' });
+  if (dnatIp !== undefined) return snatTo(s, snatZone(dp.name), dnatIp, 'ct_snat(dnat_force_snat_ip)', s.tracing ? { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_dnat == 1' } : undefined);
   const lbIp = ctx.hasFlag(FLAG_FORCE_SNAT_FOR_LB) && dp.lbForceSnat !== 'router_ip' ? pick(dp.lbForceSnat) : undefined;
-  if (lbIp !== undefined) return snatTo(s, snatZone(dp.name), lbIp, 'ct_snat(lb_force_snat_ip)', { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_lb == 1' });
+  if (lbIp !== undefined) return snatTo(s, snatZone(dp.name), lbIp, 'ct_snat(lb_force_snat_ip)', s.tracing ? { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_lb == 1' } : undefined);
   return undefined;
 }
 
@@ -71,22 +71,22 @@ export function snat(s: S): 'next' | 'stop' {
   const n = snatRuleFor(s, ipSrc(p)!);
   if (n === undefined) return 'next';
   const prio = n.logicalPlen + 1 + (dp.isGateway ? 0 : 128);
-  if (n.distributed) ctx.packet = { ...ctx.packet, 'eth.src': n.externalMac! };
+  if (n.distributed) ctx.packet = withFields(ctx.packet, { 'eth.src': n.externalMac! });
   if (n.stateless) {
     const before = p;
     ctx.packet = withIPs(ctx.packet, n.externalIp, undefined);
-    s.record({ rule: natRule(n, prio), action: 'ip.src = external_ip (stateless)', before });
+    if (s.tracing) s.record({ rule: natRule(n, prio), action: 'ip.src = external_ip (stateless)', before });
     return 'next';
   }
   if (dp.isGateway) {
     if (tracked(ctx) && ctIs(ctx, CS_RPL)) return 'next';
-    return snatTo(s, snatZone(dp.name), n.externalIp, 'ct_snat(external_ip)', natRule(n, prio), n.portRange);
+    return snatTo(s, snatZone(dp.name), n.externalIp, 'ct_snat(external_ip)', s.tracing ? natRule(n, prio) : undefined, n.portRange);
   }
   if (ctx.rt.dnatLocal) {
     ctx.rt.dnatLocal = false;
-    return snatTo(s, snatZone(dp.name), n.externalIp, 'ct_snat(external_ip)', natRule(n, prio + 1), n.portRange);
+    return snatTo(s, snatZone(dp.name), n.externalIp, 'ct_snat(external_ip)', s.tracing ? natRule(n, prio + 1) : undefined, n.portRange);
   }
-  return snatTo(s, dnatZone(dp.name), n.externalIp, 'ct_snat_in_czone(external_ip)', natRule(n, prio), n.portRange);
+  return snatTo(s, dnatZone(dp.name), n.externalIp, 'ct_snat_in_czone(external_ip)', s.tracing ? natRule(n, prio) : undefined, n.portRange);
 }
 
 /** lr_out_egr_loop: traffic to the router's own NAT address out of its gateway port loops back in. */
@@ -97,8 +97,8 @@ export function egressLoop(s: S): 'next' | 'stop' {
   const n = dp.nats.find((x) => x.externalIp === dst && x.gatewayPort === ctx.outport && natResident(s, x));
   if (n === undefined) return 'next';
   const before = ctx.packet;
-  const packet = { ...before, 'eth.src': before['eth.dst'], 'eth.dst': before['eth.src'] };
-  s.record({ rule: natRule(n, 100), action: 'clone { ct_clear; inport = outport; eth.dst <-> eth.src; next(pipeline=ingress) }' });
+  const packet = withFields(before, { 'eth.src': before['eth.dst'], 'eth.dst': before['eth.src'] });
+  if (s.tracing) s.record({ rule: natRule(n, 100), action: 'clone { ct_clear; inport = outport; eth.dst <-> eth.src; next(pipeline=ingress) }' });
   const flags = FLAG_LOOPBACK | (ctx.rt.dnatLocal ? FLAG_USE_SNAT_ZONE : 0);
   s.spawn({ dp, pipeline: 'ingress', inport: ctx.outport, outport: '', packet, carry: { ...NO_CARRY, flags }, egressLoopback: true });
   return 'stop';
@@ -108,7 +108,7 @@ export function egressLoop(s: S): 'next' | 'stop' {
 export function delivery(s: S): 'next' | 'stop' {
   const port = routerPort(s, s.ctx.outport);
   if (port === undefined || !port.enabled) return s.drop(`router port ${s.ctx.outport} is disabled or unknown`, { kind: 'builtin', priority: 0, match: '1' });
-  s.record({ rule: { kind: 'builtin', priority: 100, match: `outport == ${JSON.stringify(port.name)}` }, action: 'output' });
-  if (!patchFromRouterPort(s, port.name)) return s.drop(`router port ${port.name} is attached to nothing`);
+  if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 100, match: `outport == ${JSON.stringify(port.name)}` }, action: 'output' });
+  if (!crossPatch(s, port.name)) return s.drop(`router port ${port.name} is attached to nothing`);
   return 'stop';
 }

@@ -2,14 +2,19 @@
  * One simulation run: the work list of pipeline passes (a packet entering a
  * datapath's ingress or egress pipeline), the conntrack transaction, the
  * outputs and drops, and the trace. Stages are plain functions keyed by OVN
- * stage name; `runPipeline` walks them until one stops the packet.
+ * stage name; `runPipeline` walks a datapath's plan of them until one stops
+ * the packet.
  *
  * Passes are taken depth-first, so outputs and trace come in the order
- * ovn-trace prints them.
+ * ovn-trace prints them. A run keeps one StageRun (context, registers,
+ * scratch space) and resets it per pass; jobs and lookup results have one
+ * object shape each, so the hot paths stay monomorphic.
  */
-import type { ConntrackTx } from '../conntrack/state.ts';
+import type { ConntrackTx } from '../conntrack/tx.ts';
+import { type AclScratch, newAclScratch } from '../compile/acl-index.ts';
 import { formatCtState } from '../conntrack/state.ts';
-import type { Datapath, RouterDp, SimNetwork, SwitchDp } from '../compile/types.ts';
+import type { Datapath, PortInfo, RouterDp, SimNetwork, SwitchDp } from '../compile/types.ts';
+import { publicPacket } from '../packet/canonical.ts';
 import { changedFields, type Packet } from '../packet/packet.ts';
 import { fieldChange, type PipelineName, type TraceRule, type TraceStage } from '../trace.ts';
 import { type Carry, type GeneratedKind, PipelineCtx } from './context.ts';
@@ -41,6 +46,20 @@ export interface Choice {
   readonly packet: Packet;
 }
 
+/** A choice whose packet is put in the public form only if the selector reads it. */
+class PendingChoice implements Choice {
+  constructor(
+    readonly kind: Choice['kind'],
+    readonly key: string,
+    readonly count: number,
+    private readonly working: Packet,
+  ) {}
+
+  get packet(): Packet {
+    return publicPacket(this.working);
+  }
+}
+
 /** Picks an index in [0, count). Must be deterministic; the default picks 0. */
 export type Selector = (choice: Choice) => number;
 
@@ -64,13 +83,16 @@ export interface Job {
   /** Router regs that survive a re-entry (lr_out_egr_loop sets REGBIT_EGRESS_LOOPBACK). */
   readonly egressLoopback?: boolean;
   /** Resume at this stage (OVN's `next(pipeline=..., table=...)`), skipping the earlier ones. */
-  readonly startAt?: string;
+  readonly startAt?: string | undefined;
   /**
    * Sent to a chassisredirect port: the egress pipeline runs on the gateway
    * chassis, where the gateway port is resident whatever chassis the
    * simulation is compiled for.
    */
   readonly redirected?: boolean;
+  /** `net.ports.get(inport)` / `(outport)` when the spawner knew it (saves the pass a lookup by name). */
+  readonly inInfo?: PortInfo | undefined;
+  readonly outInfo?: PortInfo | undefined;
 }
 
 export interface RecordSpec {
@@ -84,12 +106,36 @@ export interface RecordSpec {
 /** Maximum datapath passes per simulation (a routing loop ends here). */
 export const MAX_PASSES = 256;
 
+/** What a stage hands to another pass; `depth` defaults to one deeper, `generated` to the pass's own. */
+export type JobSpec = Omit<Job, 'depth'> & { readonly depth?: number };
+
+/** A job with every field present (one object shape for all jobs). */
+export function makeJob(j: JobSpec, depth: number, generated: GeneratedKind | undefined): Job {
+  return {
+    dp: j.dp,
+    pipeline: j.pipeline,
+    inport: j.inport,
+    outport: j.outport,
+    packet: j.packet,
+    carry: j.carry,
+    depth,
+    generated,
+    egressLoopback: j.egressLoopback === true,
+    startAt: j.startAt,
+    redirected: j.redirected === true,
+    inInfo: j.inInfo,
+    outInfo: j.outInfo,
+  };
+}
+
 export class Run {
   readonly outputs: SimOutput[] = [];
   readonly drops: SimDrop[] = [];
   readonly ctLookups: CtLookupRecord[] = [];
   readonly choices: { kind: Choice['kind']; key: string; index: number }[] = [];
   readonly trace: TraceStage[] | undefined;
+  /** The one stage state, reset per pass (taken from the spares; `release` gives it back). */
+  readonly stages: StageRun;
   private readonly stack: Job[] = [];
   passes = 0;
 
@@ -100,15 +146,17 @@ export class Run {
     withTrace: boolean,
   ) {
     this.trace = withTrace ? [] : undefined;
+    this.stages = spareStages.pop() ?? new StageRun();
+    this.stages.attach(this);
+  }
+
+  /** Done: the stage state may serve another run. */
+  release(): void {
+    if (spareStages.length < MAX_SPARE_STAGES) spareStages.push(this.stages);
   }
 
   push(job: Job): void {
     this.stack.push(job);
-  }
-
-  /** Jobs pushed during one pass run in push order (depth-first overall). */
-  pushAll(jobs: readonly Job[]): void {
-    for (let i = jobs.length - 1; i >= 0; i--) this.stack.push(jobs[i]!);
   }
 
   pop(): Job | undefined {
@@ -117,32 +165,76 @@ export class Run {
 
   select(kind: Choice['kind'], key: string, count: number, packet: Packet): number {
     if (count <= 1) return 0;
-    const raw = this.selector({ kind, key, count, packet });
+    const raw = this.selector(new PendingChoice(kind, key, count, packet));
     const index = Number.isInteger(raw) && raw >= 0 && raw < count ? raw : 0;
     this.choices.push({ kind, key, index });
     return index;
   }
 }
 
-/** The state a stage function works with. */
+/**
+ * Stage states of finished runs, reused: a run allocates its context,
+ * registers and scratch space once this way, not per simulation. Nothing
+ * carries over (`attach` and `begin` reset everything a pass reads); a run
+ * that never releases (it threw) just leaves one fewer spare.
+ */
+const spareStages: StageRun[] = [];
+const MAX_SPARE_STAGES = 8;
+
+/** The state a stage function works with: one per run, reset for every pass. */
 export class StageRun<D extends Datapath = Datapath> {
   stage = '';
-  stopped = false;
+  run: Run = undefined as unknown as Run;
+  net: SimNetwork = undefined as unknown as SimNetwork;
+  readonly ctx = new PipelineCtx();
+  tracing = false;
+  /** Space for merging ACL candidate lists. */
+  readonly aclScratch: AclScratch = newAclScratch();
+  dp: D = undefined as unknown as D;
+  job: Job = undefined as unknown as Job;
+  // The last two ports looked up (a pass asks for the same one or two again and again).
+  private lastName = NO_NAME;
+  private lastInfo: PortInfo | undefined = undefined;
+  private prevName = NO_NAME;
+  private prevInfo: PortInfo | undefined = undefined;
 
-  constructor(
-    readonly run: Run,
-    readonly dp: D,
-    readonly job: Job,
-    readonly ctx: PipelineCtx,
-  ) {}
-
-  get net(): SimNetwork {
-    return this.run.net;
+  /** Serve `run` (forgetting the ports remembered for another network). */
+  attach(run: Run): void {
+    this.run = run;
+    if (this.net !== run.net) {
+      this.lastName = this.prevName = NO_NAME;
+      this.lastInfo = this.prevInfo = undefined;
+    }
+    this.net = run.net;
+    this.tracing = run.trace !== undefined;
   }
 
-  /** Whether records are kept (build record specs only when this is true, on hot paths). */
-  get tracing(): boolean {
-    return this.run.trace !== undefined;
+  /** `net.ports.get(name)`, remembering the last two answers. */
+  port(name: string): PortInfo | undefined {
+    if (name === this.lastName) return this.lastInfo;
+    if (name === this.prevName) return this.prevInfo;
+    const info = this.net.ports.get(name);
+    this.prevName = this.lastName;
+    this.prevInfo = this.lastInfo;
+    this.lastName = name;
+    this.lastInfo = info;
+    return info;
+  }
+
+  /** Start a pass of `job`. */
+  begin(job: Job): void {
+    this.dp = job.dp as D;
+    this.job = job;
+    this.stage = '';
+    if (job.outInfo !== undefined) {
+      this.prevName = job.outport;
+      this.prevInfo = job.outInfo;
+    }
+    if (job.inInfo !== undefined) {
+      this.lastName = job.inport;
+      this.lastInfo = job.inInfo;
+    }
+    this.ctx.begin(job.packet, job.inport, job.outport, job.carry, job.generated, job.dp.kind);
   }
 
   record(spec: RecordSpec): void {
@@ -172,32 +264,64 @@ export class StageRun<D extends Datapath = Datapath> {
   /** Drop the packet here. */
   drop(reason: string, rule?: TraceRule): 'stop' {
     if (this.run.trace !== undefined) this.record({ ...(rule ? { rule } : {}), action: 'drop', note: reason });
-    this.run.drops.push({ datapath: this.dp.name, stage: this.stage, reason, ...(rule ? { rule } : {}) });
-    this.stopped = true;
+    this.run.drops.push(rule ? { datapath: this.dp.name, stage: this.stage, reason, rule } : { datapath: this.dp.name, stage: this.stage, reason });
     return 'stop';
   }
 
   /** Hand a packet to another pass (this datapath's egress, a peer's ingress). */
-  spawn(job: Omit<Job, 'depth'> & { readonly depth?: number }): void {
-    const generated = job.generated ?? this.ctx.generated;
-    this.run.push({ ...job, depth: job.depth ?? this.job.depth + 1, ...(generated ? { generated } : {}) });
+  spawn(job: JobSpec): void {
+    this.run.push(makeJob(job, job.depth ?? this.job.depth + 1, job.generated ?? this.ctx.generated));
   }
 }
+
+/** No port has this name (ports are named by NB rows). */
+const NO_NAME = '\u0000';
 
 export type StageFn<D extends Datapath> = (s: StageRun<D>) => 'next' | 'stop';
 
 export interface Stage<D extends Datapath> {
   readonly name: string;
   readonly run: StageFn<D>;
+  /**
+   * Whether the stage can do anything on this datapath besides recording a
+   * trace line; when false, untraced passes leave it out.
+   */
+  readonly needed: (dp: D) => boolean;
 }
 
-/** Run stages in order until one stops the packet. */
-export function runPipeline<D extends Datapath>(stages: readonly Stage<D>[], s: StageRun<D>): void {
-  let i = 0;
-  if (s.job.startAt !== undefined) {
-    i = stages.findIndex((st) => st.name === s.job.startAt);
-    if (i < 0) throw new Error(`pipeline has no stage ${s.job.startAt}`);
+/** The stages a pass walks, and where each stage name starts (`startAt`). */
+export interface Plan<D extends Datapath> {
+  readonly stages: readonly Stage<D>[];
+  /** Stage name → index in `stages` of it or, if it was left out, of the next kept stage. */
+  readonly start: ReadonlyMap<string, number>;
+}
+
+/** The plan of `all` for `dp` (the stages it needs), or every stage without `dp`. */
+export function planOf<D extends Datapath>(all: readonly Stage<D>[], dp?: D): Plan<D> {
+  const stages: Stage<D>[] = [];
+  const start = new Map<string, number>();
+  const pending: string[] = [];
+  for (const st of all) {
+    pending.push(st.name);
+    if (dp !== undefined && !st.needed(dp)) continue;
+    for (const name of pending) start.set(name, stages.length);
+    pending.length = 0;
+    stages.push(st);
   }
+  for (const name of pending) start.set(name, stages.length);
+  return { stages, start };
+}
+
+/** Run a plan's stages in order until one stops the packet. */
+export function runPipeline<D extends Datapath>(plan: Plan<D>, s: StageRun<D>): void {
+  let i = 0;
+  const startAt = s.job.startAt;
+  if (startAt !== undefined) {
+    const k = plan.start.get(startAt);
+    if (k === undefined) throw new Error(`pipeline has no stage ${startAt}`);
+    i = k;
+  }
+  const stages = plan.stages;
   for (; i < stages.length; i++) {
     const st = stages[i]!;
     s.stage = st.name;

@@ -17,9 +17,10 @@ import { CS_EST, CS_INV, CS_NEW, CS_REL, CS_RPL, MARK_BLOCKED } from '../conntra
 import { candidateAcls } from '../compile/acl-index.ts';
 import { lspZone } from '../compile/ports.ts';
 import type { AclRule, AclStage, SwitchDp } from '../compile/types.ts';
-import { isEthMcast, isIP, isNdOrMld, type Packet } from '../packet/packet.ts';
+import { isEthMcast, isIP, isNdOrMld, type Packet, withFields } from '../packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { blocked, ctIs, ctNot, tracked } from './ct-bits.ts';
+import { NO_CARRY } from './context.ts';
 import { ctCommit, ctLookup } from './ct-ops.ts';
 import { rejectReplyFor } from './generate.ts';
 import type { StageRun } from './run.ts';
@@ -28,32 +29,46 @@ type S = StageRun<SwitchDp>;
 
 const builtin = (priority: number, match: string): TraceRule => ({ kind: 'builtin', priority, match });
 
-const aclRule = (r: AclRule): TraceRule => ({
-  kind: 'acl',
-  priority: r.priority,
-  key: r.key,
-  ...(r.acl.name ? { name: r.acl.name } : {}),
-  match: r.matchText,
-});
-
 const isDhcpv6 = (p: Packet): boolean => p['udp.src'] === 546 && p['udp.dst'] === 547;
 
-/** The switch port whose conntrack zone this pipeline uses. */
-export const zoneOf = (s: S): string => lspZone(s.job.pipeline === 'ingress' ? s.ctx.inport : s.ctx.outport);
-
-function skipsConntrack(s: S, port: string): boolean {
-  return s.dp.routerPorts.includes(port) || s.dp.localnetPorts.includes(port);
+/** The conntrack zone of the switch port this pipeline uses (the compiled one: no string built per packet). */
+export function zoneOf(s: S): string {
+  const name = s.job.pipeline === 'ingress' ? s.ctx.inport : s.ctx.outport;
+  const port = s.port(name);
+  return port?.kind === 'lsp' ? port.zone : lspZone(name);
 }
+
+/**
+ * `dp.routerPorts.includes(port)` / `dp.localnetPorts.includes(port)`, read
+ * from the port's info when it is a port of this switch (no string search).
+ */
+export function isRouterPort(s: S, port: string): boolean {
+  const info = s.port(port);
+  if (info?.kind === 'lsp' && info.switch === s.dp.name) return info.type === 'router' && info.routerPort !== undefined;
+  return s.dp.routerPorts.includes(port);
+}
+
+export function isLocalnetPort(s: S, port: string): boolean {
+  if (s.dp.localnetPorts.length === 0) return false;
+  const info = s.port(port);
+  if (info?.kind === 'lsp' && info.switch === s.dp.name) return info.type === 'localnet';
+  return s.dp.localnetPorts.includes(port);
+}
+
+const skipsConntrack = (s: S, port: string): boolean => isRouterPort(s, port) || isLocalnetPort(s, port);
 
 /** ls_in_pre_acl / ls_out_pre_acl. */
 export function preAcl(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   const dir = s.job.pipeline === 'ingress' ? 'in' : 'out';
   if (!dp.hasStatefulAcl && !dp.hasLbVip) return 'next';
-  for (const r of dp.statelessAcls[dir]) {
+  const stateless = dp.statelessAcls[dir];
+  const ranks = candidateAcls(stateless, ctx.inport, ctx.outport, ctx.packet, s.aclScratch);
+  for (let i = 0; i < ranks.length; i++) {
+    const r = stateless.rules[ranks[i]!]!;
     if (r.test(ctx)) {
       ctx.sw.aclStateless = true;
-      s.record({ rule: aclRule(r), action: 'allow-stateless: skip conntrack' });
+      if (s.tracing) s.record({ rule: r.traceRule, action: 'allow-stateless: skip conntrack' });
       return 'next';
     }
   }
@@ -98,7 +113,7 @@ function stateful65532(s: S, stage: AclStage): 'next' | 'stop' | undefined {
   const { ctx } = s;
   if (stage === 'after_lb') {
     if (!ctx.sw.aclAllowRel) return undefined;
-    s.record({ rule: builtin(65532, 'reg0[17] == 1'), action: 'next (reply or related)' });
+    if (s.tracing) s.record({ rule: builtin(65532, 'reg0[17] == 1'), action: 'next (reply or related)' });
     return 'next';
   }
   if (ctIs(ctx, CS_INV) || (ctIs(ctx, CS_EST) && ctIs(ctx, CS_RPL) && blocked(ctx))) {
@@ -110,12 +125,12 @@ function stateful65532(s: S, stage: AclStage): 'next' | 'stop' | undefined {
       ctx.sw.hintDrop = ctx.sw.hintBlock = false;
       ctx.sw.aclAllowRel = true;
     }
-    s.record({ rule: builtin(65532, 'ct.est && !ct.rel && !ct.new && !ct.inv && ct.rpl && ct_mark.blocked == 0'), action: 'next (reply of a committed connection)' });
+    if (s.tracing) s.record({ rule: builtin(65532, 'ct.est && !ct.rel && !ct.new && !ct.inv && ct.rpl && ct_mark.blocked == 0'), action: 'next (reply of a committed connection)' });
     return 'next';
   }
   if (clean && ctNot(ctx, CS_EST) && ctIs(ctx, CS_REL)) {
     if (stage === 'in') ctx.sw.aclAllowRel = true;
-    ctLookup(s, { zone: ctx.ctZone ?? zoneOf(s), action: 'ct_commit_nat (related)', nat: true, rule: builtin(65532, '!ct.est && ct.rel && !ct.new && !ct.inv && ct_mark.blocked == 0') });
+    ctLookup(s, { zone: ctx.ctZone ?? zoneOf(s), action: 'ct_commit_nat (related)', nat: true, rule: s.tracing ? builtin(65532, '!ct.est && ct.rel && !ct.new && !ct.inv && ct_mark.blocked == 0') : undefined });
     return 'next';
   }
   return undefined;
@@ -150,9 +165,9 @@ function aclEffect(s: S, r: AclRule, hasStateful: boolean): Effect {
 }
 
 /** Same-priority ACLs that would act differently: OVS picks one arbitrarily; we say so. */
-function ambiguity(s: S, chosen: AclRule, rules: readonly AclRule[], from: number): string | undefined {
-  for (let i = from; i < rules.length; i++) {
-    const r = rules[i]!;
+function ambiguity(s: S, chosen: AclRule, rules: readonly AclRule[], ranks: readonly number[], from: number): string | undefined {
+  for (let i = from; i < ranks.length; i++) {
+    const r = rules[ranks[i]!]!;
     if (r.priority !== chosen.priority) break;
     if (r.acl.action !== chosen.acl.action && r.test(s.ctx)) return `also matches at the same priority: ${r.key} (${r.acl.action}); OVS picks either`;
   }
@@ -161,7 +176,7 @@ function ambiguity(s: S, chosen: AclRule, rules: readonly AclRule[], from: numbe
 
 function reject(s: S, rule: TraceRule): 'stop' {
   const { packet, kind } = rejectReplyFor(s.ctx.packet);
-  s.record({ rule, action: `reject (${kind} back to the sender)` });
+  if (s.tracing) s.record({ rule, action: `reject (${kind} back to the sender)` });
   s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: 'rejected by ACL', rule });
   const ingress = s.job.pipeline === 'ingress';
   // Ingress: output <-> inport, resume at ls_out_qos_mark. Egress: resume at ls_in_l2_lkup.
@@ -171,7 +186,7 @@ function reject(s: S, rule: TraceRule): 'stop' {
     inport: ingress ? '' : s.ctx.outport,
     outport: ingress ? s.ctx.inport : '',
     packet,
-    carry: { ctState: 0, ctMark: 0, ctLabel: 0n, flags: 0 },
+    carry: NO_CARRY,
     generated: kind,
     startAt: ingress ? 'ls_out_qos_mark' : 'ls_in_l2_lkup',
   });
@@ -184,7 +199,7 @@ function applyDefault(s: S, stage: AclStage, hasStateful: boolean): 'next' | 'st
   if (hasStateful && stage !== 'after_lb' && isIP(ctx.packet)) {
     if (ctIs(ctx, CS_EST) && blocked(ctx)) {
       ctx.sw.conntrackCommit = true;
-      s.record({ rule: builtin(1, 'ip && ct.est && ct_mark.blocked == 1'), action: 'next (commit: unblock)' });
+      if (s.tracing) s.record({ rule: builtin(1, 'ip && ct.est && ct_mark.blocked == 1'), action: 'next (commit: unblock)' });
       return 'next';
     }
     if (ctNot(ctx, CS_EST)) {
@@ -209,14 +224,16 @@ export function aclStage(stage: AclStage): (s: S) => 'next' | 'stop' {
       const r = stateful65532(s, stage);
       if (r !== undefined) return r;
     }
-    const rules = candidateAcls(dp.acls[stage], ctx.inport, ctx.outport);
-    for (let i = 0; i < rules.length; i++) {
-      const rule = rules[i]!;
+    const index = dp.acls[stage];
+    const rules = index.rules;
+    const ranks = candidateAcls(index, ctx.inport, ctx.outport, ctx.packet, s.aclScratch);
+    for (let i = 0; i < ranks.length; i++) {
+      const rule = rules[ranks[i]!]!;
       if (!rule.test(ctx)) continue;
       const effect = aclEffect(s, rule, hasStateful);
       if (effect === 'nomatch') continue;
-      const tr = aclRule(rule);
-      const note = s.tracing ? ambiguity(s, rule, rules, i + 1) : undefined;
+      const tr = rule.traceRule;
+      const note = s.tracing ? ambiguity(s, rule, rules, ranks, i + 1) : undefined;
       if (effect === 'reject') return reject(s, tr);
       if (effect === 'drop') return s.drop(`dropped by ACL${note ? `; ${note}` : ''}`, tr);
       if (s.tracing) s.record({ rule: tr, action: `${rule.acl.action}${ctx.sw.conntrackCommit ? ' (commit)' : ''}`, ...(note ? { note } : {}) });
@@ -226,17 +243,20 @@ export function aclStage(stage: AclStage): (s: S) => 'next' | 'stop' {
   };
 }
 
+const UNBLOCK = { value: 0, mask: MARK_BLOCKED } as const;
+const COMMIT_UNBLOCKED = { mark: UNBLOCK } as const;
+
 /** ls_in_stateful / ls_out_stateful: commit what the ACLs asked to (blocked = 0, label). */
 export function statefulStage(s: S): 'next' | 'stop' {
   const { ctx } = s;
   if (!ctx.sw.conntrackCommit || !tracked(ctx)) return 'next';
-  const label = ctx.sw.aclLabel ? { label: { value: BigInt(ctx.sw.label) << 96n, mask: 0xffffffffn << 96n } } : {};
+  const label = ctx.sw.aclLabel;
   ctCommit(s, {
     zone: zoneOf(s),
-    action: ctx.sw.aclLabel ? `ct_commit { ct_mark.blocked = 0; ct_label.label = ${ctx.sw.label} }` : 'ct_commit { ct_mark.blocked = 0 }',
+    action: label ? `ct_commit { ct_mark.blocked = 0; ct_label.label = ${ctx.sw.label} }` : 'ct_commit { ct_mark.blocked = 0 }',
     nat: false,
-    ...(s.tracing ? { rule: builtin(100, `reg0[1] == 1 && reg0[13] == ${ctx.sw.aclLabel ? 1 : 0}`) } : {}),
-    commit: { mark: { value: 0, mask: MARK_BLOCKED }, ...label },
+    rule: s.tracing ? builtin(100, `reg0[1] == 1 && reg0[13] == ${label ? 1 : 0}`) : undefined,
+    commit: label ? { mark: UNBLOCK, label: { value: BigInt(ctx.sw.label) << 96n, mask: 0xffffffffn << 96n } } : COMMIT_UNBLOCKED,
   });
   return 'next';
 }
@@ -247,8 +267,8 @@ export function qosMark(s: S): 'next' | 'stop' {
   for (const q of s.dp.qos[dir]) {
     if (q.dscp === undefined || !q.test(s.ctx)) continue;
     const before = s.ctx.packet;
-    if (isIP(before)) s.ctx.packet = { ...before, 'ip.dscp': q.dscp };
-    s.record({ rule: { kind: 'qos', priority: q.priority, key: q.key }, action: `ip.dscp = ${q.dscp}`, before });
+    if (isIP(before)) s.ctx.packet = withFields(before, { 'ip.dscp': q.dscp });
+    if (s.tracing) s.record({ rule: { kind: 'qos', priority: q.priority, key: q.key }, action: `ip.dscp = ${q.dscp}`, before });
     return 'next';
   }
   return 'next';

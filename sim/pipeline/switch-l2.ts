@@ -12,12 +12,14 @@
  *   port owning the destination MAC;
  * - ls_in_l2_unknown: unknown unicast goes to the `unknown` ports, or drops.
  */
+import { type IpKey, ipKey } from '../compile/addresses.ts';
 import type { SwitchDp, SwitchPortInfo } from '../compile/types.ts';
 import { isArp, isEthMcast, isNdNs, type Packet } from '../packet/packet.ts';
 import { solicitedNode } from '../packet/build.ts';
 import { FLAG_LOOPBACK } from './context.ts';
 import { arpReplyTo, ndNaTo } from './generate.ts';
-import type { GeneratedKind, StageRun } from './run.ts';
+import { isLocalnetPort } from './switch-acl.ts';
+import { type GeneratedKind, makeJob, type StageRun } from './run.ts';
 import type { TraceRule } from '../trace.ts';
 
 type S = StageRun<SwitchDp>;
@@ -29,7 +31,7 @@ function answer(s: S, reply: Packet, kind: GeneratedKind, rule: TraceRule): 'sto
   s.ctx.packet = reply;
   s.ctx.outport = s.ctx.inport;
   s.ctx.setFlag(FLAG_LOOPBACK);
-  s.record({ rule, action: `${kind}; outport = inport; output`, before });
+  if (s.tracing) s.record({ rule, action: `${kind}; outport = inport; output`, before });
   s.spawn({ dp: s.dp, pipeline: 'egress', inport: s.ctx.inport, outport: s.ctx.inport, packet: reply, carry: s.ctx.carry(), generated: kind, depth: s.job.depth });
   return 'stop';
 }
@@ -38,7 +40,7 @@ function answer(s: S, reply: Packet, kind: GeneratedKind, rule: TraceRule): 'sto
 export function arpRsp(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   const p = ctx.packet;
-  if (dp.localnetPorts.includes(ctx.inport)) return 'next';
+  if (isLocalnetPort(s, ctx.inport)) return 'next';
   if (isArp(p) && p['arp.op'] === 1) {
     const tpa = p['arp.tpa'] ?? 0;
     const t = dp.arpTargets.get(tpa);
@@ -56,7 +58,7 @@ export function arpRsp(s: S): 'next' | 'stop' {
 }
 
 function portInfo(s: S, name: string): SwitchPortInfo | undefined {
-  const p = s.net.ports.get(name);
+  const p = s.port(name);
   return p?.kind === 'lsp' ? p : undefined;
 }
 
@@ -64,7 +66,8 @@ function portInfo(s: S, name: string): SwitchPortInfo | undefined {
 type Describe = () => { note: string; rule: TraceRule };
 const NO_DESCRIPTION: Describe = () => ({ note: '', rule: builtin(0, '') });
 
-function outputTo(s: S, ports: readonly string[], describe: Describe): 'stop' {
+/** `known`: the port info of a single target, handed to its pass (no lookup by name there). */
+function outputTo(s: S, ports: readonly string[], describe: Describe, known?: SwitchPortInfo): 'stop' {
   const { ctx } = s;
   const loopback = ctx.hasFlag(FLAG_LOOPBACK);
   const targets = ports.length === 1 && (ports[0] !== ctx.inport || loopback) ? ports : ports.filter((p) => p !== ctx.inport || loopback);
@@ -77,8 +80,11 @@ function outputTo(s: S, ports: readonly string[], describe: Describe): 'stop' {
   }
   const carry = ctx.carry();
   const depth = s.job.depth + (targets.length > 1 ? 1 : 0);
+  const inInfo = s.port(ctx.inport);
   for (let i = targets.length - 1; i >= 0; i--) {
-    s.run.push({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: targets[i]!, packet: ctx.packet, carry, depth, generated: ctx.generated });
+    const outport = targets[i]!;
+    const outInfo = known !== undefined && known.name === outport ? known : undefined;
+    s.run.push(makeJob({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport, packet: ctx.packet, carry, inInfo, outInfo }, depth, ctx.generated));
   }
   return 'stop';
 }
@@ -90,17 +96,19 @@ function floodPorts(s: S, l2Only: boolean): string[] {
   });
 }
 
-/** The address an ARP request or NS asks about, as `String(ip)`. */
-function requestedAddress(p: Packet): string | undefined {
-  if (isArp(p) && p['arp.op'] === 1) return String(p['arp.tpa']);
-  if (isNdNs(p)) return String(p['nd.target']);
+/** The address an ARP request or NS asks about; NaN (no address's key) when the field is missing. */
+function requestedAddress(p: Packet): IpKey | undefined {
+  if (isArp(p) && p['arp.op'] === 1) return keyOrNaN(p['arp.tpa']);
+  if (isNdNs(p)) return keyOrNaN(p['nd.target']);
   return undefined;
 }
+
+const keyOrNaN = (ip: number | bigint | undefined): IpKey => (ip === undefined ? Number.NaN : ipKey(ip));
 
 /** Whether a router port's MAC lookup is conditioned on chassis residency (DGP peer on a switch with localnet). */
 function routerPortResident(s: S, port: SwitchPortInfo): boolean {
   if (port.type !== 'router' || port.routerPort === undefined || s.dp.localnetPorts.length === 0) return true;
-  const rp = s.net.ports.get(port.routerPort);
+  const rp = s.port(port.routerPort);
   if (rp?.kind !== 'lrp' || !rp.isDgp) return true;
   return (s.net.options.isChassisResident ?? (() => true))(rp.crName!);
 }
@@ -120,12 +128,11 @@ export function l2Lookup(s: S): 'next' | 'stop' {
     }
   }
   if (isEthMcast(p)) return outputTo(s, floodPorts(s, false), s.tracing ? () => ({ note: '_MC_flood', rule: builtin(70, 'eth.mcast') }) : NO_DESCRIPTION);
-  const name = dp.macToPort.get(p['eth.dst']);
-  const port = name === undefined ? undefined : portInfo(s, name);
+  const port = dp.macToPort.get(p['eth.dst']) ?? undefined;
   if (port !== undefined && routerPortResident(s, port)) {
     if (!port.enabled) return s.drop(`port ${port.name} is disabled`, builtin(50, `eth.dst == MAC of ${port.name}`));
     ctx.outport = port.name;
-    return outputTo(s, [port.name], s.tracing ? () => ({ note: port.name, rule: builtin(50, `eth.dst == MAC of ${port.name}`) }) : NO_DESCRIPTION);
+    return outputTo(s, [port.name], s.tracing ? () => ({ note: port.name, rule: builtin(50, `eth.dst == MAC of ${port.name}`) }) : NO_DESCRIPTION, port);
   }
   const nat = dp.natMacs.get(p['eth.dst']);
   if (nat !== undefined && (s.net.options.isChassisResident ?? (() => true))(nat.logicalPort)) {

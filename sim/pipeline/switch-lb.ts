@@ -13,15 +13,16 @@
  *   back out of its own port, and the backend's reply is un-SNATed.
  */
 import { CS_DNAT, CS_EST, CS_NEW } from '../conntrack/state.ts';
+import { ipKey } from '../compile/addresses.ts';
 import { findVip } from '../compile/lb.ts';
 import type { LbVip, SwitchDp } from '../compile/types.ts';
-import { FLAG_LOOPBACK } from './context.ts';
+import { FLAG_LOOPBACK, NO_CARRY } from './context.ts';
 import { ctIs, tracked } from './ct-bits.ts';
 import { ctCommit, ctLookup } from './ct-ops.ts';
-import { dstPort, ipDst, ipSrc, isEthMcast, isIP, isNdOrMld, l4ProtoOf, srcPort } from '../packet/packet.ts';
+import { dstPort, ipDst, ipSrc, isEthMcast, isIP, isNdOrMld, l4ProtoOf, type Packet, srcPort, withFields } from '../packet/packet.ts';
 import { rejectReplyFor } from './generate.ts';
 import type { StageRun } from './run.ts';
-import { zoneOf } from './switch-acl.ts';
+import { isLocalnetPort, isRouterPort, zoneOf } from './switch-acl.ts';
 import type { TraceRule } from '../trace.ts';
 
 type S = StageRun<SwitchDp>;
@@ -35,7 +36,7 @@ export function preLb(s: S): 'next' | 'stop' {
   if (isEthMcast(p) || isNdOrMld(p) || !isIP(p) || ctx.sw.aclStateless) return 'next';
   const ingress = s.job.pipeline === 'ingress';
   const port = ingress ? ctx.inport : ctx.outport;
-  const skip = dp.routerPorts.includes(port) || (!dp.hasLbVip && dp.localnetPorts.includes(port));
+  const skip = isRouterPort(s, port) || (!dp.hasLbVip && isLocalnetPort(s, port));
   if (skip) {
     // skip_port_from_conntrack: egress clears ct state unless the switch has stateful ACLs.
     const clear = !ingress && !dp.hasStatefulAcl;
@@ -47,9 +48,15 @@ export function preLb(s: S): 'next' | 'stop' {
   return 'next';
 }
 
-function vipOf(dp: SwitchDp, p: import('../packet/packet.ts').Packet): LbVip | undefined {
+/** The VIP a packet is addressed to (remembered for the pass: pre_stateful and lb ask about the same packet). */
+function vipOf(s: S, p: Packet): LbVip | undefined {
+  const r = s.ctx.sw;
+  if (r.vipPacket === p) return r.vip;
   const dst = ipDst(p);
-  return dst === undefined ? undefined : findVip(dp.vips, dst, l4ProtoOf(p), dstPort(p));
+  const vip = dst === undefined ? undefined : findVip(s.dp.vipTable, dst, l4ProtoOf(p), dstPort(p));
+  r.vipPacket = p;
+  r.vip = vip;
+  return vip;
 }
 
 /** ls_in_pre_stateful / ls_out_pre_stateful: send to conntrack as the hints say. */
@@ -57,7 +64,7 @@ export function preStateful(s: S): 'next' | 'stop' {
   const { ctx } = s;
   const zone = zoneOf(s);
   if (ctx.sw.conntrackNat) {
-    const vip = s.job.pipeline === 'ingress' ? vipOf(s.dp, ctx.packet) : undefined;
+    const vip = s.job.pipeline === 'ingress' ? vipOf(s, ctx.packet) : undefined;
     if (vip) {
       ctx.sw.origDstIp = vip.ip;
       if (vip.port !== undefined) ctx.sw.origDstPort = vip.port;
@@ -66,12 +73,12 @@ export function preStateful(s: S): 'next' | 'stop' {
       zone,
       action: 'ct_lb_mark',
       nat: true,
-      ...(s.tracing ? { rule: { kind: 'builtin', priority: vip ? 120 : 110, match: vip ? `reg0[2] == 1 && VIP ${vip.vipText}` : 'reg0[2] == 1' } } : {}),
+      rule: s.tracing ? { kind: 'builtin', priority: vip ? 120 : 110, match: vip ? `reg0[2] == 1 && VIP ${vip.vipText}` : 'reg0[2] == 1' } : undefined,
     });
     return 'next';
   }
   if (ctx.sw.conntrackDefrag) {
-    ctLookup(s, { zone, action: 'ct_next', nat: false, rule: { kind: 'builtin', priority: 100, match: 'reg0[0] == 1' } });
+    ctLookup(s, { zone, action: 'ct_next', nat: false, rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'reg0[0] == 1' } : undefined });
   }
   return 'next';
 }
@@ -79,7 +86,7 @@ export function preStateful(s: S): 'next' | 'stop' {
 const lbRule = (vip: LbVip): TraceRule => ({
   kind: 'lb',
   priority: vip.port !== undefined ? 120 : 110,
-  key: `${vip.lb.name}|${vip.vipText}`,
+  key: vip.key,
   name: vip.lb.name,
   match: `ct.new && ${vip.family === 4 ? 'ip4' : 'ip6'}.dst == ${vip.vipText}`,
 });
@@ -88,26 +95,26 @@ const lbRule = (vip: LbVip): TraceRule => ({
 export function lbStage(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   if (!dp.hasLbVip || !ctIs(ctx, CS_NEW)) return 'next';
-  const vip = vipOf(dp, ctx.packet);
+  const vip = vipOf(s, ctx.packet);
   if (vip === undefined) return 'next';
   ctx.sw.conntrackCommit = false;
-  const rule = lbRule(vip);
   if (vip.backends.length === 0) {
+    const rule = lbRule(vip);
     if (!vip.reject) return s.drop(`VIP ${vip.vipText} has no backends`, rule);
     const { packet, kind } = rejectReplyFor(ctx.packet);
     s.drop(`VIP ${vip.vipText} has no backends (reject)`, rule);
-    s.spawn({ dp, pipeline: 'egress', inport: '', outport: ctx.inport, packet, carry: { ctState: 0, ctMark: 0, ctLabel: 0n, flags: 0 }, generated: kind, startAt: 'ls_out_qos_mark' });
+    s.spawn({ dp, pipeline: 'egress', inport: '', outport: ctx.inport, packet, carry: NO_CARRY, generated: kind, startAt: 'ls_out_qos_mark' });
     return 'stop';
   }
-  const i = s.run.select('lb-backend', rule.key!, vip.backends.length, ctx.packet);
+  const i = s.run.select('lb-backend', vip.key, vip.backends.length, ctx.packet);
   const be = vip.backends[i]!;
   ctCommit(s, {
     zone: zoneOf(s),
-    action: `ct_lb_mark(backends=${vip.backends.map((b) => b.text).join(',')})`,
+    action: s.tracing ? `ct_lb_mark(backends=${vip.backends.map((b) => b.text).join(',')})` : 'ct_lb_mark',
     nat: true,
-    rule,
-    note: `backend ${be.text}`,
-    commit: { nat: { kind: 'dnat', ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}) } },
+    rule: s.tracing ? lbRule(vip) : undefined,
+    note: s.tracing ? `backend ${be.text}` : undefined,
+    commit: be.dnat,
   });
   return 'next';
 }
@@ -120,7 +127,7 @@ export function preHairpin(s: S): 'next' | 'stop' {
   const src = ipSrc(p);
   const dst = ipDst(p);
   ctx.sw.hairpin = (ctx.ctState & CS_DNAT) !== 0 && src === dst;
-  const backends = dp.lbBackends.get(String(src));
+  const backends = src === undefined ? undefined : dp.lbBackends.get(ipKey(src));
   ctx.sw.hairpinReply = false;
   if (backends !== undefined) {
     const sport = srcPort(p);
@@ -129,7 +136,7 @@ export function preHairpin(s: S): 'next' | 'stop' {
     }
   }
   if (ctx.sw.hairpin || ctx.sw.hairpinReply) {
-    s.record({ rule: { kind: 'builtin', priority: 100, match: 'ip && ct.trk' }, action: ctx.sw.hairpin ? 'hairpin (client balanced to itself)' : 'hairpin reply' });
+    if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 100, match: 'ip && ct.trk' }, action: ctx.sw.hairpin ? 'hairpin (client balanced to itself)' : 'hairpin reply' });
   }
   return 'next';
 }
@@ -146,13 +153,13 @@ export function natHairpin(s: S): 'next' | 'stop' {
   if (!dp.hasLbVip || !isIP(ctx.packet)) return 'next';
   const zone = hairpinZone(dp.name);
   if (ctx.sw.hairpin && ctIs(ctx, CS_NEW) && ctx.sw.origDstIp !== undefined) {
-    const vip = [...(dp.vips.get(String(ctx.sw.origDstIp)) ?? [])][0];
+    const vip = dp.vipTable.get(ipKey(ctx.sw.origDstIp))?.[0];
     const ip = hairpinSnatIp(vip, ctx.sw.origDstIp);
-    ctCommit(s, { zone, action: 'ct_snat_to_vip', nat: true, commit: { nat: { kind: 'snat', ip } }, rule: { kind: 'builtin', priority: 100, match: 'ip && ct.new && ct.trk && reg0[6] == 1' } });
+    ctCommit(s, { zone, action: 'ct_snat_to_vip', nat: true, commit: { nat: { kind: 'snat', ip } }, rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'ip && ct.new && ct.trk && reg0[6] == 1' } : undefined });
     return 'next';
   }
   if ((ctx.sw.hairpin && ctIs(ctx, CS_EST)) || ctx.sw.hairpinReply) {
-    ctLookup(s, { zone, action: 'ct_snat', nat: true, rule: { kind: 'builtin', priority: ctx.sw.hairpin ? 100 : 90, match: ctx.sw.hairpin ? 'ip && ct.est && ct.trk && reg0[6] == 1' : 'ip && reg0[12] == 1' } });
+    ctLookup(s, { zone, action: 'ct_snat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: ctx.sw.hairpin ? 100 : 90, match: ctx.sw.hairpin ? 'ip && ct.est && ct.trk && reg0[6] == 1' : 'ip && reg0[12] == 1' } : undefined });
   }
   return 'next';
 }
@@ -162,10 +169,10 @@ export function hairpinStage(s: S): 'next' | 'stop' {
   const { ctx } = s;
   if (!ctx.sw.hairpin && !ctx.sw.hairpinReply) return 'next';
   const before = ctx.packet;
-  ctx.packet = { ...before, 'eth.src': before['eth.dst'], 'eth.dst': before['eth.src'] };
+  ctx.packet = withFields(before, { 'eth.src': before['eth.dst'], 'eth.dst': before['eth.src'] });
   ctx.outport = ctx.inport;
   ctx.setFlag(FLAG_LOOPBACK);
-  s.record({ rule: { kind: 'builtin', priority: 1, match: '(reg0[6] == 1 || reg0[12] == 1)' }, action: 'eth.dst <-> eth.src; outport = inport; output', before });
+  if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 1, match: '(reg0[6] == 1 || reg0[12] == 1)' }, action: 'eth.dst <-> eth.src; outport = inport; output', before });
   s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: ctx.packet, carry: ctx.carry(), depth: s.job.depth });
   return 'stop';
 }

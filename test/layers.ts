@@ -35,7 +35,7 @@ const PURE_PACKAGES: Partial<Record<Layer, readonly string[]>> = {
   sim: [],
 };
 /** Test-only files of pure layers may use these. */
-const TEST_PACKAGES = ['vitest', 'fast-check'];
+const TEST_PACKAGES = ['vitest', 'fast-check', 'ip-num'];
 
 export interface SourceFile {
   /** Repository-relative, forward slashes. */

@@ -201,3 +201,33 @@ export class DaemonProcess implements ProcessHandle {
     this.#current = undefined;
   }
 }
+
+/**
+ * Base of the handles that wrap one {@link DaemonProcess} (an ovsdb-server,
+ * the ovn-trace daemon): the ProcessHandle fields come from the daemon.
+ */
+export abstract class DaemonHandle implements ProcessHandle {
+  constructor(readonly daemon: DaemonProcess) {}
+
+  get name(): string {
+    return this.daemon.name;
+  }
+  get pid(): number {
+    return this.daemon.pid;
+  }
+  get pidfile(): string {
+    return this.daemon.pidfile;
+  }
+  get ctl(): string {
+    return this.daemon.ctl;
+  }
+  get logFile(): string {
+    return this.daemon.logFile;
+  }
+  get running(): boolean {
+    return this.daemon.running;
+  }
+
+  abstract stop(): Promise<void>;
+  abstract kill(signal?: NodeJS.Signals): Promise<void>;
+}

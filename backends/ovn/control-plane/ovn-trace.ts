@@ -18,7 +18,7 @@
  * - Errors in the datapath or microflow come back as ordinary reply text;
  *   a real trace starts with "# <flow>", so anything else is an error.
  */
-import { DaemonProcess, type ProcessHandle } from './daemon.ts';
+import { DaemonHandle, DaemonProcess, type ProcessHandle } from './daemon.ts';
 import { ControlPlaneError } from './errors.ts';
 import { logTail, runTool } from './exec.ts';
 
@@ -63,35 +63,13 @@ function checkOutput(text: string, args: TraceArgs): string {
   );
 }
 
-class TraceDaemon implements OvnTraceDaemon {
-  readonly daemon: DaemonProcess;
+class TraceDaemon extends DaemonHandle implements OvnTraceDaemon {
   readonly stats = { daemonTraces: 0, oneShotTraces: 0 };
 
   constructor(readonly opts: OvnTraceOptions) {
-    this.daemon = new DaemonProcess({
-      dir: opts.dir,
-      name: opts.name ?? 'ovn-trace',
-      binary: 'ovn-trace',
-      args: [`--db=${opts.sbRemote}`],
-      detach: true,
-    });
+    super(new DaemonProcess({ dir: opts.dir, name: opts.name ?? 'ovn-trace', binary: 'ovn-trace', args: [`--db=${opts.sbRemote}`], detach: true }));
   }
 
-  get name(): string {
-    return this.daemon.name;
-  }
-  get pid(): number {
-    return this.daemon.pid;
-  }
-  get pidfile(): string {
-    return this.daemon.pidfile;
-  }
-  get ctl(): string {
-    return this.daemon.ctl;
-  }
-  get logFile(): string {
-    return this.daemon.logFile;
-  }
 
   async trace(args: TraceArgs): Promise<string> {
     const format = args.extraArgs ?? [];

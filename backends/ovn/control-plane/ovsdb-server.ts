@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { ControlPlaneError } from './errors.ts';
-import { DaemonProcess, checkSocketPath, type ProcessHandle } from './daemon.ts';
+import { DaemonHandle, DaemonProcess, checkSocketPath, type ProcessHandle } from './daemon.ts';
 import { pollUntil, runTool } from './exec.ts';
 import { LOOPBACK, parseChosenPort, reportsPortInUse } from './ports.ts';
 
@@ -57,15 +57,14 @@ function sizeOf(file: string): number {
 }
 
 /** The ovsdb-server implementation shared by standalone servers and cluster members. */
-export class OvsdbServerProcess implements OvsdbServer {
-  readonly daemon: DaemonProcess;
+export class OvsdbServerProcess extends DaemonHandle implements OvsdbServer {
   readonly db: string;
   readonly socket: string;
   readonly remote: string;
   #tcpPort: number | undefined;
 
   constructor(readonly init: OvsdbServerInit) {
-    this.daemon = new DaemonProcess({ dir: init.dir, name: init.name, binary: 'ovsdb-server', args: [] });
+    super(new DaemonProcess({ dir: init.dir, name: init.name, binary: 'ovsdb-server', args: [] }));
     this.db = init.db;
     this.socket = `${init.dir}/${init.name}.sock`;
     this.remote = `unix:${this.socket}`;
@@ -73,24 +72,6 @@ export class OvsdbServerProcess implements OvsdbServer {
     checkSocketPath(this.socket, `ovsdb-server ${init.name}`);
   }
 
-  get name(): string {
-    return this.daemon.name;
-  }
-  get pid(): number {
-    return this.daemon.pid;
-  }
-  get pidfile(): string {
-    return this.daemon.pidfile;
-  }
-  get ctl(): string {
-    return this.daemon.ctl;
-  }
-  get logFile(): string {
-    return this.daemon.logFile;
-  }
-  get running(): boolean {
-    return this.daemon.running;
-  }
   get tcpPort(): number | undefined {
     return this.#tcpPort;
   }

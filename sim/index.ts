@@ -14,7 +14,11 @@
  *   simulate(net, { inport: peer, packet: reply, conntrack: r.conntrack })
  *
  * - `compileNetwork(topology, { isChassisResident?, chassis?, defaultAclDrop?, neighbors? })`:
- *   rows northd would ignore are skipped and listed in `net.issues`.
+ *   rows northd would ignore are skipped and listed in `net.issues`; so are
+ *   flows northd writes but OVN refuses to parse, which ovn-controller never
+ *   installs (compile/northd-text.ts: a stateful switch's reject ACL whose
+ *   match has a top-level `||`, a router VIP without backends whose
+ *   `drop;` follows a skip/force-SNAT flag, an ACL log name with a quote).
  * - `simulate(net, { inport, packet, conntrack?, select?, trace? })` →
  *   `{ verdict, outputs, stages, conntrack, drop?, drops, ctLookups, choices }`.
  *   Several outputs for floods; `outputs[i].generated` marks packets the

@@ -120,3 +120,22 @@ describe('router load balancer on a gateway router', () => {
     expect(back.outputs[0]!.packet['tcp.src']).toBe(80);
   });
 });
+
+describe('VIPs of one family never take packets of the other', () => {
+  // ::a00:10c is ::10.0.1.12, the same number as p2's IPv4 address.
+  it('an IPv4 packet to 10.0.1.12 is not balanced by the VIP [::a00:10c]:80', () => {
+    const t = new TopoBuilder()
+      .lb('v6', { '[::a00:10c]:80': '[fd00::12]:8080' }, { protocol: 'tcp' })
+      .switch('sw1', ['v6'])
+      .vif('p1', 'sw1', MAC.p1, '10.0.1.11')
+      .vif('p2', 'sw1', MAC.p2, '10.0.1.12')
+      .build();
+    const net = compileNetwork(t);
+    const p = tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport: 40000, dport: 80 });
+    const r = simulate(net, { inport: 'p1', packet: p });
+    expect(r.choices).toEqual([]);
+    expect(r.outputs.map((o) => o.port)).toEqual(['p2']);
+    expect(r.outputs[0]!.packet['ip4.dst']).toBe(parseIPv4('10.0.1.12'));
+    expect(r.outputs[0]!.packet['tcp.dst']).toBe(80);
+  });
+});

@@ -29,13 +29,13 @@ export interface PortSecurityEntry {
 }
 
 /**
- * A Map/Set key for an address of either family. Keys are equal exactly when
- * the numeric values are (as `String(ip)` keys were: an IPv6 address below
- * 2^32 meets the IPv4 address of the same value), and an IPv4 address is
- * its own key, so the hot path converts nothing.
+ * A Map/Set key for an address of either family: the address itself. An
+ * IPv4 address is a number and an IPv6 one a bigint, and a Map tells `1`
+ * from `1n`, so `10.0.0.1` and `::a00:1` are different keys (a key made
+ * with `String(ip)` would merge them) and the hot path converts nothing.
  */
 export type IpKey = number | bigint;
-export const ipKey = (ip: number | bigint): IpKey => (typeof ip === 'number' ? ip : ip <= 0xffffffffn ? Number(ip) : ip);
+export const ipKey = (ip: number | bigint): IpKey => ip;
 
 /** A router port network: the port's own address and its subnet. */
 export interface RouterNetwork {

@@ -109,7 +109,9 @@ export function indexVips(vips: readonly LbVip[]): VipIndex {
 
 /**
  * The VIP a packet to `dst` (`proto`, `dport`) hits: first an exact
- * VIP:port of the packet's protocol, then a port-less VIP.
+ * VIP:port of the packet's protocol, then a port-less VIP. Only a VIP of
+ * the packet's family: an IPv4 `dst` (a number) never finds the IPv6 VIP
+ * `[::a00:1]` (a bigint key), whatever their numbers.
  */
 export function findVip(index: Pick<VipIndex, 'get'>, dst: number | bigint, proto: string | undefined, dport: number | undefined): LbVip | undefined {
   const list = index.get(ipKey(dst));

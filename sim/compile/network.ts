@@ -96,7 +96,7 @@ export function compileNetwork(topology: Topology, opts: CompileOptions = {}): S
     switchPorts,
     routerPorts,
     pgSwitches: portGroupSwitches(topology, switchPorts),
-    aclCache: { byKey: new Map() },
+    aclCache: { byKey: new Map(), refusals: new Map() },
     lbCache: new Map(),
     routerExtraIps: extraIpsFn(routers),
     distributedNats: (router: string) =>

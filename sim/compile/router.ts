@@ -4,7 +4,7 @@
  * does (and bound to their gateway port on distributed routers), load
  * balancer VIPs, and the address sets the ingress stages consult.
  */
-import { tryParseCIDR, tryParseIP, tryParseMAC } from '../../model/addr/index.ts';
+import { formatIPv4, formatIPv6, tryParseCIDR, tryParseIP, tryParseMAC } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
 import { printMatch, type MatchEnv } from '../../model/match/index.ts';
 import { keyOf, type LogicalRouter, type NAT, type RouterPolicy, type Topology } from '../../model/topology/index.ts';
@@ -12,6 +12,7 @@ import { broadcastOf, inNetwork, type IpKey, ipKey, linkLocalOf } from './addres
 import { aclRequirement, indexAcls } from './acl-index.ts';
 import { compileVips, indexVips } from './lb.ts';
 import { compilePredicate } from './match.ts';
+import { firstRefused, routerEmptyVipActions } from './northd-text.ts';
 import { compileRoutes, portForNexthop } from './routes.ts';
 import type { LbVip, NatRule, PolicyRule, RouteTarget, RouterDp, RouterPortInfo } from './types.ts';
 
@@ -112,15 +113,51 @@ function compileNat(nat: NAT, gw: boolean, dgps: readonly RouterPortInfo[], issu
   };
 }
 
+/**
+ * `*_force_snat_ip` as get_force_snat_ip reads it (extract_ip_address):
+ * addresses up to the first word that is none, at least one, at most one
+ * per family, each a host address; anything else is no address at all.
+ */
 function forceSnat(text: string | undefined): { v4?: number; v6?: bigint } | undefined {
   if (text === undefined) return undefined;
   const out: { v4?: number; v6?: bigint } = {};
-  for (const w of text.split(/\s+/)) {
-    const ip = tryParseIP(w);
-    if (ip?.family === 4 && out.v4 === undefined) out.v4 = ip.value;
-    else if (ip?.family === 6 && out.v6 === undefined) out.v6 = ip.value;
+  for (const w of text.trim().split(/\s+/)) {
+    const c = tryParseCIDR(w, { allowBare: true });
+    if (c === undefined) break;
+    if (c.prefix !== (c.family === 4 ? 32 : 128)) return undefined;
+    if ((c.family === 4 ? out.v4 : out.v6) !== undefined) return undefined;
+    if (c.family === 4) out.v4 = c.ip;
+    else out.v6 = c.ip;
   }
   return out.v4 === undefined && out.v6 === undefined ? undefined : out;
+}
+
+/**
+ * The lr_in_dnat flows of VIPs without backends that OVN refuses: with
+ * skip_snat or a force-SNAT router, northd writes `flags.…_for_lb = 1;
+ * drop;` (northd-text.ts). Those VIPs are left out of `dnatVips`: new
+ * connections to them pass lr_in_dnat untouched.
+ */
+function dnatVipsOf(r: LogicalRouter, vips: readonly LbVip[], isGateway: boolean, issues: Issue[]): LbVip[] {
+  const lbOpt = r.options['lb_force_snat_ip'];
+  // lrouter_nat_lb_flow_type: `router_ip` counts on a gateway router only, an address on any router.
+  const force = (lbOpt === 'router_ip' && isGateway) || forceSnat(lbOpt) !== undefined;
+  return vips.filter((v) => {
+    if (v.backends.length > 0) return true;
+    const type = v.skipSnat ? 'skip_snat' : force ? 'force_snat' : 'normal';
+    const ip = v.family === 4 ? 'ip4' : 'ip6';
+    const addr = v.family === 4 ? formatIPv4(v.ip as number) : formatIPv6(v.ip as bigint);
+    const port = v.port === undefined ? '' : ` && ${v.proto} && ${v.proto}.dst == ${v.port}`;
+    const flow = { stage: 'lr_in_dnat', match: `ct.new && !ct.rel && ${ip} && ${ip}.dst == ${addr}${port}`, actions: routerEmptyVipActions(v.lb, type) };
+    const refused = firstRefused([flow]);
+    if (refused === undefined) return true;
+    issues.push({
+      code: 'sim-flow-refused',
+      path: ['loadBalancer', v.lb.name, 'vips', v.vipText],
+      message: `load balancer ${v.lb.name} VIP ${v.vipText} on router ${r.name}: northd writes its lr_in_dnat flow with actions ${JSON.stringify(flow.actions)}, which OVN refuses (${refused.reason}); ovn-controller skips it: new connections to the VIP are not dropped there`,
+    });
+    return false;
+  });
 }
 
 function routerVips(t: Topology, r: LogicalRouter, issues: Issue[]): LbVip[] {
@@ -212,6 +249,7 @@ export function compileRouter({ t, router, ports, env, issues }: RouterCompileIn
     policyIndex: indexAcls(policies),
     nats,
     vips: indexVips(vips),
+    dnatVips: indexVips(dnatVipsOf(router, vips, isGateway, issues)),
     hasLbVip: vips.length > 0,
     natExternalIps: new Set(nats.map((n) => ipKey(n.externalIp))),
     lbReachableIps: new Set(vips.filter((v) => reachable(v, ports)).map((v) => ipKey(v.ip))),

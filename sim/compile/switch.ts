@@ -12,11 +12,23 @@ import { type IpKey, ipKey } from './addresses.ts';
 import { compileVips, indexVips } from './lb.ts';
 import { IntTable, IpTable } from './int-table.ts';
 import { compilePredicate, namesPortGroup, type Predicate, type SimMatchEnv } from './match.ts';
-import type { AclIndex, AclRule, AclStage, LbBackend, LbVip, QosRule, RouterPortInfo, SwitchDp, SwitchPortInfo } from './types.ts';
+import { aclRefusals } from './northd-text.ts';
+import type { AclIndex, AclRefusals, AclRule, AclStage, LbBackend, LbVip, QosRule, RefusedFlow, RouterPortInfo, SwitchDp, SwitchPortInfo } from './types.ts';
 
 /** Shared across switches: an ACL whose match names no port group is compiled once for all of them. */
 export interface AclCache {
   readonly byKey: Map<string, AclRule>;
+  /** By ACL key: which of its flows OVN refuses (the same on every switch; null: none). */
+  readonly refusals: Map<string, AclRefusals | null>;
+}
+
+function refusalsOf(ctx: SwitchCompileContext, key: string, acl: ACL, matchText: string): AclRefusals | undefined {
+  let r = ctx.aclCache.refusals.get(key);
+  if (r === undefined) {
+    r = aclRefusals(acl, matchText) ?? null;
+    ctx.aclCache.refusals.set(key, r);
+  }
+  return r ?? undefined;
 }
 
 function aclStage(acl: ACL): AclStage {
@@ -39,8 +51,10 @@ function compileAcl(acl: ACL, ctx: SwitchCompileContext, sw: string): AclRule {
   if (hit) return hit;
   const local = ctx.envs.forSwitch(sw);
   const req = aclRequirement(acl.match, local.portGroups, local.env);
+  // The text kovn writes to NB (backends/ovn/nb/columns.ts): what northd pastes into its flows.
   const matchText = printMatch(acl.match);
   const priority = acl.priority + 1000;
+  const refused = refusalsOf(ctx, key, acl, matchText);
   const rule: AclRule = {
     key,
     acl,
@@ -50,6 +64,7 @@ function compileAcl(acl: ACL, ctx: SwitchCompileContext, sw: string): AclRule {
     matchText,
     req,
     traceRule: { kind: 'acl', priority, key, ...(acl.name ? { name: acl.name } : {}), match: matchText },
+    ...(refused ? { refused } : {}),
   };
   ctx.aclCache.byKey.set(cacheKey, rule);
   return rule;
@@ -165,6 +180,31 @@ function statelessOf(rules: readonly AclRule[], dir: 'in' | 'out'): AclIndex {
   return indexAcls(rules.filter((r) => r.acl.action === 'allow-stateless' && (dir === 'out') === (r.stage === 'out')).sort((a, b) => b.priority - a.priority));
 }
 
+function refusedIssue(ctx: SwitchCompileContext, sw: string, r: AclRule, f: RefusedFlow, effect: string): void {
+  ctx.issues.push({
+    code: 'sim-flow-refused',
+    path: ['acl', r.key, 'match'],
+    message: `acl ${r.key} on switch ${sw}: northd writes its ${f.stage} flow as match ${JSON.stringify(f.match)}, actions ${JSON.stringify(f.actions)}, which OVN refuses (${f.reason}); ovn-controller skips it: ${effect}`,
+  });
+}
+
+/**
+ * The ACLs whose flows OVN installs on this switch: the ACL-stage ones
+ * (those of its kind, stateful or not) and the pre-ACL bypass ones.
+ */
+function installedAcls(ctx: SwitchCompileContext, sw: string, acls: readonly AclRule[], stateful: boolean): { acls: AclRule[]; bypass: AclRule[] } {
+  const out: AclRule[] = [];
+  const bypass: AclRule[] = [];
+  for (const r of acls) {
+    const stage = stateful ? r.refused?.stateful : r.refused?.plain;
+    if (stage === undefined) out.push(r);
+    else refusedIssue(ctx, sw, r, stage, 'the ACL never matches there');
+    if (r.refused?.preAcl === undefined) bypass.push(r);
+    else if (stateful) refusedIssue(ctx, sw, r, r.refused.preAcl, 'its packets are not exempted from conntrack');
+  }
+  return { acls: out, bypass };
+}
+
 function backendIndex(vips: readonly LbVip[]): Map<IpKey, { vip: LbVip; backend: LbBackend }[]> {
   const out = new Map<IpKey, { vip: LbVip; backend: LbBackend }[]>();
   for (const vip of vips) {
@@ -209,18 +249,21 @@ export function compileSwitch(ctx: SwitchCompileContext, sw: LogicalSwitch): Swi
   const ports = [...ctx.switchPorts.values()].filter((p) => p.switch === sw.name);
   const acls = switchAcls(ctx, sw);
   const lbs = switchLbs(ctx, sw.loadBalancers);
-  const byStage = (s: AclStage) => indexAcls(acls.filter((r) => r.stage === s).sort(byPriorityThenKey));
+  const hasStatefulAcl = acls.some((r) => r.acl.action === 'allow-related');
+  const installed = installedAcls(ctx, sw.name, acls, hasStatefulAcl || lbs.count > 0);
+  const byStage = (s: AclStage) => indexAcls(installed.acls.filter((r) => r.stage === s).sort(byPriorityThenKey));
   return {
     kind: 'switch',
     name: sw.name,
     ports: ports.map((p) => p.name),
     routerPorts: ports.filter((p) => p.type === 'router' && p.routerPort !== undefined).map((p) => p.name),
     localnetPorts: ports.filter((p) => p.type === 'localnet').map((p) => p.name),
+    // As northd's has_acls / has_stateful_acl: by the rows, whatever became of their flows.
     hasAcls: acls.length > 0,
-    hasStatefulAcl: acls.some((r) => r.acl.action === 'allow-related'),
+    hasStatefulAcl,
     hasLbVip: lbs.count > 0,
     acls: { in: byStage('in'), after_lb: byStage('after_lb'), out: byStage('out') },
-    statelessAcls: { in: statelessOf(acls, 'in'), out: statelessOf(acls, 'out') },
+    statelessAcls: { in: statelessOf(installed.bypass, 'in'), out: statelessOf(installed.bypass, 'out') },
     vips: lbs.vips,
     vipTable: lbs.vipTable,
     lbBackends: lbs.lbBackends,

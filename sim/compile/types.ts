@@ -62,6 +62,27 @@ export interface AclRule {
   readonly req?: AclRequirement | undefined;
   /** The rule as traces and drops name it. */
   readonly traceRule: TraceRule;
+  /**
+   * Flows of this ACL that OVN refuses to parse, so ovn-controller never
+   * installs them (northd-text.ts): its ACL-stage flows on a switch without
+   * (`plain`) or with (`stateful`) stateful ACLs or LB VIPs, and the
+   * pre-ACL bypass flow of an allow-stateless ACL. Absent: every flow exists.
+   */
+  readonly refused?: AclRefusals;
+}
+
+/** A flow OVN refuses, and why. */
+export interface RefusedFlow {
+  readonly stage: string;
+  readonly match: string;
+  readonly actions: string;
+  readonly reason: string;
+}
+
+export interface AclRefusals {
+  readonly plain?: RefusedFlow;
+  readonly stateful?: RefusedFlow;
+  readonly preAcl?: RefusedFlow;
 }
 
 /** A top-level conjunct of an ACL's match: one of these ports, or one of these IPv4 values under a mask. */
@@ -237,6 +258,8 @@ export interface RouterDp {
   readonly policyIndex: RuleIndex<PolicyRule>;
   readonly nats: readonly NatRule[];
   readonly vips: VipIndex;
+  /** The VIPs lr_in_dnat has a new-connection flow for: `vips` less those whose flow OVN refuses. */
+  readonly dnatVips: VipIndex;
   readonly hasLbVip: boolean;
   /** NAT external IPs (ARP replies, unSNAT/DNAT candidates), as `ipKey(ip)`. */
   readonly natExternalIps: ReadonlySet<IpKey>;

@@ -57,6 +57,23 @@ describe('conntrack lookups', () => {
   });
 });
 
+describe('conntrack keeps address families apart', () => {
+  // IPv4 10.0.0.1 and IPv6 ::a00:1 have the same numeric value (and decimal text).
+  const syn6 = tcpPacket({ ethSrc: A, ethDst: B, src: '::a00:1', dst: '::a00:2', sport: 1111, dport: 80 });
+  const synAck6 = tcpPacket({ ethSrc: B, ethDst: A, src: '::a00:2', dst: '::a00:1', sport: 80, dport: 1111, flags: TCP_SYN | TCP_ACK });
+
+  it('an IPv6 connection is not an IPv4 one with the same numbers, in a transaction or after it', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    tx.commit(Z, syn6);
+    expect(tx.lookup(Z, synAck6, { nat: false }).state).toBe(CS_TRK | CS_EST | CS_RPL);
+    expect(tx.lookup(Z, synAck, { nat: false }).state & CS_INV).toBeTruthy();
+    const later = new ConntrackTx(tx.finish());
+    expect(later.lookup(Z, synAck6, { nat: false }).state).toBe(CS_TRK | CS_EST | CS_RPL);
+    expect(later.lookup(Z, synAck, { nat: false }).state & CS_INV).toBeTruthy();
+    expect(later.lookup(Z, withFields(syn, { 'tcp.flags': TCP_ACK }), { nat: false }).state).toBe(CS_TRK | CS_NEW);
+  });
+});
+
 describe('conntrack NAT', () => {
   it('DNAT rewrites the original direction and un-NATs replies', () => {
     const tx = new ConntrackTx(ConntrackState.EMPTY);

@@ -62,21 +62,27 @@ export function invertTuple(t: CtTuple): CtTuple {
   return { family: t.family, proto: t.proto, src: t.dst, dst: t.src, sport: t.dport, dport: t.sport };
 }
 
+/*
+ * Keys start with the family: the decimal text of IPv4 10.0.0.1 and of IPv6
+ * ::a00:1 is the same, and conntrack keeps the families apart.
+ */
+
 /** tupleKey(tupleOf(p)) without building the tuple (the lookup fast path). */
 export function packetKey(p: Packet): string | undefined {
   const v4 = p['ip4.src'] !== undefined;
   const src = v4 ? p['ip4.src'] : p['ip6.src'];
   const dst = v4 ? p['ip4.dst'] : p['ip6.dst'];
   if (src === undefined || dst === undefined) return undefined;
+  const fam = v4 ? 4 : 6;
   const proto = p['ip.proto'] ?? 0;
   if (proto === IPPROTO_ICMP || proto === IPPROTO_ICMPV6) {
-    return `${proto}|${src}|${dst}|${p['icmp.id'] ?? 0}|${p['icmp4.type'] ?? p['icmp6.type'] ?? 0}`;
+    return `${fam}|${proto}|${src}|${dst}|${p['icmp.id'] ?? 0}|${p['icmp4.type'] ?? p['icmp6.type'] ?? 0}`;
   }
-  return `${proto}|${src}|${dst}|${srcPort(p) ?? 0}|${dstPort(p) ?? 0}`;
+  return `${fam}|${proto}|${src}|${dst}|${srcPort(p) ?? 0}|${dstPort(p) ?? 0}`;
 }
 
 export function tupleKey(t: CtTuple): string {
-  return `${t.proto}|${t.src}|${t.dst}|${t.sport}|${t.dport}`;
+  return `${t.family}|${t.proto}|${t.src}|${t.dst}|${t.sport}|${t.dport}`;
 }
 
 export function formatTupleAddr(v: number | bigint): string {

@@ -99,12 +99,11 @@ function natFlags(before: CtTuple, after: CtTuple): number {
 }
 
 /*
- * Tuple equality exactly as equal `tupleKey` strings: addresses compare by
- * numeric value whatever their type (`==` between a number and a bigint
- * does), as their decimal text did.
+ * Tuple equality exactly as equal `tupleKey` strings: the same family (an
+ * IPv4 address is a number, an IPv6 one a bigint, and `===` never equates
+ * the two) and the same values.
  */
-// eslint-disable-next-line eqeqeq
-const sameAddr = (a: number | bigint, b: number | bigint): boolean => a == b;
+const sameAddr = (a: number | bigint, b: number | bigint): boolean => a === b;
 
 const sameTuple = (a: CtTuple, b: CtTuple): boolean =>
   a.proto === b.proto && a.sport === b.sport && a.dport === b.dport && sameAddr(a.src, b.src) && sameAddr(a.dst, b.dst);

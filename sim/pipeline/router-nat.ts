@@ -152,7 +152,7 @@ export function dnat(s: S): 'next' | 'stop' {
   if (!isIP(p)) return 'next';
   const dst = ipDst(p)!;
   if (dp.hasLbVip && ctIs(ctx, CS_NEW) && ctNot(ctx, CS_REL)) {
-    const vip = findVip(dp.vips, dst, l4ProtoOf(p), dstPort(p));
+    const vip = findVip(dp.dnatVips, dst, l4ProtoOf(p), dstPort(p));
     const gw = isDistributed(dp) ? routerPort(s, dp.dgps[0]!) : undefined;
     if (vip && (gw === undefined || resident(s, gw.crName!))) return lbDnat(s, vip);
   }

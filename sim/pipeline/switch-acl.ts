@@ -175,6 +175,10 @@ function ambiguity(s: S, chosen: AclRule, rules: readonly AclRule[], ranks: read
 }
 
 function reject(s: S, rule: TraceRule): 'stop' {
+  if (!isIP(s.ctx.packet)) {
+    // pinctrl_handle_reject answers anything but TCP and SCTP with pinctrl_handle_icmp, which sends nothing for a non-IP frame (an ARP).
+    return s.drop('rejected by ACL; not IP, so nothing is sent back', rule);
+  }
   const { packet, kind } = rejectReplyFor(s.ctx.packet);
   if (s.tracing) s.record({ rule, action: `reject (${kind} back to the sender)` });
   s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: 'rejected by ACL', rule });

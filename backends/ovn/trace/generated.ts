@@ -26,7 +26,7 @@ import {
   TCP_ACK,
   TCP_RST,
 } from '../../../sim/packet/fields.ts';
-import { isIPv4, type Packet } from '../../../sim/packet/packet.ts';
+import { isIP, isIPv4, type Packet } from '../../../sim/packet/packet.ts';
 
 export type GeneratedKind = 'arp' | 'nd_na' | 'nd_ns' | 'icmp4' | 'icmp6' | 'tcp_reset' | 'sctp_abort';
 
@@ -57,8 +57,10 @@ function l3(p: Packet, reverse: boolean, proto: number, ttl: number, clean: bool
   for (const f of ['ip.dscp', 'ip.ecn', 'ip.frag'] as const) out[f] = clean ? 0 : (p[f] ?? 0);
   const v4 = isIPv4(p);
   const [s, d] = v4 ? (['ip4.src', 'ip4.dst'] as const) : (['ip6.src', 'ip6.dst'] as const);
-  out[s] = reverse ? p[d] : p[s];
-  out[d] = reverse ? p[s] : p[d];
+  // A flow holds every field: one the packet lacks (IPv6 addresses of an ARP frame) is zero, `::`.
+  const zero = v4 ? 0 : 0n;
+  out[s] = (reverse ? p[d] : p[s]) ?? zero;
+  out[d] = (reverse ? p[s] : p[d]) ?? zero;
   if (!v4) out['ip6.label'] = clean ? 0 : (p['ip6.label'] ?? 0);
   return out;
 }
@@ -141,6 +143,22 @@ function transportReply(p: Packet, spec: SeedSpec, proto: number): Rec {
   out[`${l4}.dst`] = real ? sport : dport;
   if (proto === IPPROTO_TCP) out['tcp.flags'] = real ? TCP_RST | TCP_ACK : TCP_RST;
   return out;
+}
+
+/**
+ * Why pinctrl sends nothing for a generating action, or undefined when it
+ * sends a packet. pinctrl_handle_icmp (`icmp4 {}`, `icmp6 {}`, and `reject
+ * {}` of anything but TCP and SCTP) returns on a frame that is not IP ("ICMP
+ * action on non-IP packet": a reject ACL matching ARP), where ovn-trace
+ * goes on with an ICMPv6 seeded from the ARP flow (from `::` to `::`).
+ * Checked with ovn-controller on a dummy datapath: the ARP is dropped and
+ * nothing comes back.
+ *
+ * @example pinctrlSendsNothing(arpRequest({...}), 'icmp6') // 'pinctrl_handle_icmp sends nothing for a non-IP frame (eth.type 0x806)'
+ */
+export function pinctrlSendsNothing(p: Packet, kind: GeneratedKind): string | undefined {
+  if ((kind === 'icmp4' || kind === 'icmp6') && !isIP(p)) return `pinctrl_handle_icmp sends nothing for a non-IP frame (eth.type 0x${p['eth.type'].toString(16)})`;
+  return undefined;
 }
 
 /**

@@ -41,8 +41,8 @@ export {
   type QuirkHit,
   type VerdictOptions,
 } from './verdict.ts';
-export { lbSelectorOf, type LbSelector } from './transforms.ts';
-export { seedGenerated, linkLocalOf, type GeneratedKind, type SeedMode } from './generated.ts';
+export { lbSelectorOf, type LbSelector, type Generated } from './transforms.ts';
+export { seedGenerated, pinctrlSendsNothing, linkLocalOf, type GeneratedKind, type SeedMode } from './generated.ts';
 export {
   QUIRKS,
   normalizeVerdict,

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { icmpEcho, sctpPacket, tcpPacket, udpPacket } from '../../../sim/packet/build.ts';
+import { arpRequest, icmpEcho, sctpPacket, tcpPacket, udpPacket } from '../../../sim/packet/build.ts';
 import { packetToJSON } from '../../../sim/packet/format.ts';
-import { linkLocalOf, seedGenerated } from './generated.ts';
+import { linkLocalOf, pinctrlSendsNothing, seedGenerated } from './generated.ts';
 import { QUIRKS, firstDivergence } from './normalize.ts';
 import type { OvnTraceStage } from './parse.ts';
 
@@ -57,6 +57,16 @@ describe('generated packets: pinctrl vs ovn-trace seeds', () => {
   it('sctp_abort swaps the ports in pinctrl', () => {
     const s = sctpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.2', dst: '10.0.0.3', sport: 7, dport: 9 });
     expect(seedGenerated(s, { kind: 'sctp_abort', loopback: true, mode: 'pinctrl' })).toMatchObject({ 'sctp.src': 9, 'sctp.dst': 7, 'ip.ttl': 63 });
+  });
+
+  it('reject of an ARP frame: ovn-trace\'s ICMPv6 goes from :: to ::; pinctrl sends nothing', () => {
+    const arp = arpRequest({ sha: '00:00:00:00:00:01', spa: '10.0.0.2', tpa: '10.0.0.3' });
+    const trace = seedGenerated(arp, { kind: 'icmp6', loopback: true, mode: 'ovn-trace' });
+    expect(trace['ip6.src']).toBe(0n);
+    expect(trace['ip6.dst']).toBe(0n);
+    expect(pinctrlSendsNothing(arp, 'icmp6')).toMatch(/non-IP frame \(eth.type 0x806\)/);
+    expect(pinctrlSendsNothing(tcp, 'icmp4')).toBeUndefined();
+    expect(pinctrlSendsNothing(arp, 'arp')).toBeUndefined();
   });
 
   it('link-local addresses are EUI-64 with the U/L bit flipped', () => {

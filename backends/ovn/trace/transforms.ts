@@ -8,7 +8,7 @@ import { isIPv4, isIPv6, l4ProtoOf } from '../../../sim/packet/packet.ts';
 import { parseConstant, resolveField } from './actions.ts';
 import { TraceParseError, type TraceLineRef } from './errors.ts';
 import type { FlowState } from './flow-state.ts';
-import { seedGenerated, type GeneratedKind, type SeedMode } from './generated.ts';
+import { pinctrlSendsNothing, seedGenerated, type GeneratedKind, type SeedMode } from './generated.ts';
 import type { TransformNode } from './parse.ts';
 import type { QuirkHit } from './verdict.ts';
 
@@ -124,11 +124,17 @@ function select(n: TransformNode, state: FlowState, tx: Transforms): void {
   tx.selects.push({ field: m[1] ?? '', id: Number(m[2]), random: m[3] !== undefined });
 }
 
+/** A packet a transformation generated: its label, and `dead` when real OVN sends none (the branch then has no outputs). */
+export interface Generated {
+  readonly label: string;
+  readonly dead: boolean;
+}
+
 /**
- * Applies a transformation to the forked flow; returns a label when it
- * generated a new packet (its outputs are answers, not the input).
+ * Applies a transformation to the forked flow; says so when it generated a
+ * new packet (its outputs are answers, not the input).
  */
-export function applyTransform(n: TransformNode, trigger: string, state: FlowState, tx: Transforms): string | undefined {
+export function applyTransform(n: TransformNode, trigger: string, state: FlowState, tx: Transforms): Generated | undefined {
   const t = n.text;
   if (t.startsWith('ct_next(') || t.startsWith('ct_commit_nat') || t === 'clone' || t.startsWith('LOG: ')) return undefined;
   if (/^ct_lb(_mark)?\b/.test(t)) return ctLb(n, trigger, state, tx), undefined;
@@ -136,10 +142,16 @@ export function applyTransform(n: TransformNode, trigger: string, state: FlowSta
   if (t.startsWith('select: ')) return select(n, state, tx), undefined;
   if (GENERATED.has(t)) {
     const loopback = /^reject\s*\{/.test(trigger);
-    const seeded = seedGenerated(state.current, { kind: t as GeneratedKind, loopback, mode: tx.seeds });
-    state.replacePacket(seeded);
-    if (tx.seeds === 'pinctrl') tx.quirks.push({ rule: 'generated-packets', line: n.line, detail: loopback ? `reject → ${t}` : t });
-    return loopback ? `reject/${t}` : t;
+    const label = loopback ? `reject/${t}` : t;
+    const what = loopback ? `reject → ${t}` : t;
+    const none = tx.seeds === 'pinctrl' ? pinctrlSendsNothing(state.current, t as GeneratedKind) : undefined;
+    if (none !== undefined) {
+      tx.quirks.push({ rule: 'generated-packets', line: n.line, detail: `${what}: ${none}` });
+      return { label, dead: true };
+    }
+    state.replacePacket(seedGenerated(state.current, { kind: t as GeneratedKind, loopback, mode: tx.seeds }));
+    if (tx.seeds === 'pinctrl') tx.quirks.push({ rule: 'generated-packets', line: n.line, detail: what });
+    return { label, dead: false };
   }
   throw new TraceParseError('unknown-title', 'unknown transformation', { line: n.line, text: n.text });
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { packetToJSON } from '../../../sim/packet/format.ts';
-import { udpPacket } from '../../../sim/packet/build.ts';
+import { arpRequest, udpPacket } from '../../../sim/packet/build.ts';
 import { TraceParseError } from './errors.ts';
 import { flowMismatches, parseFlowLine } from './flow-line.ts';
 import { normalizeVerdict } from './normalize.ts';
@@ -133,5 +133,47 @@ describe('verdicts of saved ovn-trace outputs (fixtures/, from tracer.test.ts ru
     const t = parseTrace(text);
     const p = udpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.2', dst: '10.0.0.3', sport: 1, dport: 2 });
     expect(() => traceVerdict(t, { input: p, traced: parseFlowLine(t.flow) })).toThrow(/ip4.src loaded from a value the trace does not show/);
+  });
+
+  it('reject of an ARP frame: ovn-trace seeds an ICMPv6 from :: to ::; pinctrl sends nothing (semantics "ovn")', () => {
+    // Real ovn-trace 23.03 output: a from-lport `arp` reject ACL on a switch without stateful ACLs.
+    const text = [
+      '# arp,reg14=0x1,vlan_tci=0x0000,dl_src=0a:00:00:00:01:10,dl_dst=ff:ff:ff:ff:ff:ff,arp_spa=10.0.1.10,arp_tpa=10.0.1.11,arp_op=1,arp_sha=0a:00:00:00:01:10,arp_tha=00:00:00:00:00:00',
+      '',
+      'ingress(dp="lsB", inport="b0")',
+      '------------------------------',
+      ' 0. ls_in_check_port_sec (northd.c:8432): 1, priority 50, uuid 6e86bb93',
+      '    reg0[15] = check_in_port_sec();',
+      '    next;',
+      ' 5. ls_in_pre_lb (northd.c:6033): eth.mcast, priority 110, uuid 5c5c5e7f',
+      '    next;',
+      ' 8. ls_in_acl (northd.c:6365): arp, priority 1005, uuid 9ea2920c',
+      '    reg0 = 0;',
+      '    reject { outport <-> inport; next(pipeline=egress, table=5); };',
+      '',
+      'icmp6',
+      '-----',
+      '    outport <-> inport;',
+      '    next(pipeline=egress, table=5);',
+      '',
+      'egress(dp="lsB", outport="b0")',
+      '------------------------------',
+      ' 8. ls_out_check_port_sec (northd.c:5772): 1, priority 0, uuid 72b5ecd1',
+      '    reg0[15] = check_out_port_sec();',
+      '    next;',
+      ' 9. ls_out_apply_port_sec (northd.c:5777): 1, priority 0, uuid 6f91c4f2',
+      '    output;',
+      '    /* output to "b0", type "" */',
+    ].join('\n');
+    const t = parseTrace(text);
+    const traced = parseFlowLine(t.flow);
+    const input = arpRequest({ sha: '0a:00:00:00:01:10', spa: '10.0.1.10', tpa: '10.0.1.11' });
+    const raw = traceVerdict(t, { input, traced, semantics: 'ovn-trace' });
+    expect(raw.outputs.map((o) => [o.outport, o.generatedBy])).toEqual([['b0', 'reject/icmp6']]);
+    expect(packetToJSON(raw.outputs[0]!.packet)).toMatchObject({ 'ip6.src': '::', 'ip6.dst': '::', 'icmp6.type': '1', 'icmp6.code': '1' });
+    const real = traceVerdict(t, { input, traced });
+    expect(real.verdict).toBe('dropped');
+    expect(real.outputs).toEqual([]);
+    expect(real.quirks.find((q) => q.rule === 'generated-packets')?.detail).toContain('non-IP frame');
   });
 });

@@ -147,7 +147,7 @@ class Walker {
     const fork = state.clone();
     const trigger = prev?.kind === 'leaf' ? prev.text : '';
     const gen = applyTransform(n, trigger, fork, this.w.tx);
-    this.list(n.children, fork, gen === undefined ? ctx : { ...ctx, generatedBy: gen });
+    this.list(n.children, fork, gen === undefined ? ctx : { ...ctx, generatedBy: gen.label, dead: ctx.dead || gen.dead });
   }
 
   leaf(n: LeafNode, next: TraceNode | undefined, state: FlowState, ctx: Ctx): Ctx {

@@ -8,71 +8,11 @@
  * their reasons, are documented in backends/ovn/trace/normalize.ts; nothing
  * here skips a case.
  */
-import { tryParseIP, tryParseMAC } from '../../model/addr/index.ts';
-import { ipDst, ipSrc, type Packet, withFields, withIPs } from '../../sim/packet/packet.ts';
-import { hairpinSnatAddress, type OvnTraceResult, type TraceNode, lbSelectorOf, parseTrace, portSecPrefixMismatch } from '../ovn/trace/index.ts';
+import { ipSrc } from '../../sim/packet/packet.ts';
+import { hairpinSnatAddress, type OvnTraceResult, type TraceNode, lbSelectorOf, parseTrace } from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
 import type { Observed, PartialRule } from './compare.ts';
-
-interface PortSecDrop {
-  readonly datapath: string;
-  readonly stage: 'ls_in_apply_port_sec' | 'ls_out_apply_port_sec';
-  readonly port: string;
-  /** The drop was in the first pipeline the packet entered (so the packet is the input packet). */
-  readonly first: boolean;
-}
-
-/** Drops in ls_in/ls_out_apply_port_sec, with the pipeline's inport/outport. */
-function portSecDrops(nodes: readonly TraceNode[], pipe: { dp: string; inport?: string; outport?: string; first: boolean } | undefined, out: PortSecDrop[]): void {
-  for (const n of nodes) {
-    if (n.kind === 'pipeline') {
-      const first = pipe === undefined && n.pipeline === 'ingress';
-      portSecDrops(n.children, { dp: n.datapath, ...(n.inport ? { inport: n.inport } : {}), ...(n.outport ? { outport: n.outport } : {}), first }, out);
-      continue;
-    }
-    if (n.kind === 'leaf') continue;
-    if (n.kind === 'table' && pipe && (n.stage === 'ls_in_apply_port_sec' || n.stage === 'ls_out_apply_port_sec')) {
-      const port = n.stage === 'ls_in_apply_port_sec' ? pipe.inport : pipe.outport;
-      if (port && n.children.some((c) => c.kind === 'leaf' && c.text === 'drop;')) out.push({ datapath: pipe.dp, stage: n.stage, port, first: pipe.first });
-    }
-    portSecDrops(n.children, pipe && { ...pipe, first: pipe.first && n.kind === 'table' }, out);
-  }
-}
-
-/**
- * The packet as it may reach an egress port security check: in the first
- * switch the input packet (its destination possibly load-balanced); after a
- * router, addressed to the port's MAC, its destination possibly DNATed.
- */
-function egressCandidates(c: DiffCase, entries: readonly string[], first: boolean, lbBackend: string | undefined): Packet[] {
-  const base: Packet[] = [c.packet];
-  if (lbBackend !== undefined) {
-    const be = lbSelectorOf(lbBackend);
-    base.push(withIPs(c.packet, undefined, be.ip));
-  }
-  if (first) return base;
-  // After a router, the packet may carry a DNAT rule's logical IP instead of the external IP it was sent to.
-  const dst = ipDst(c.packet);
-  const natted = [...c.topology.nat.values()].flatMap((n) => {
-    const ext = tryParseIP(n.externalIp);
-    const logical = tryParseIP(n.logicalIp);
-    return n.type !== 'snat' && ext !== undefined && logical !== undefined && ext.value === dst ? [withIPs(c.packet, undefined, logical.value)] : [];
-  });
-  const mac = tryParseMAC(entries[0]?.trim().split(/\s+/)[0] ?? '');
-  return mac === undefined ? [] : [...base, ...natted].map((p) => withFields(p, { 'eth.dst': mac }));
-}
-
-function portSecRule(c: DiffCase, raw: string, lbBackend: string | undefined): PartialRule | undefined {
-  const drops: PortSecDrop[] = [];
-  portSecDrops(parseTrace(raw).root, undefined, drops);
-  const at = drops.filter((d) => {
-    const entries = c.topology.switchPort.get(d.port)?.portSecurity ?? [];
-    if (d.stage === 'ls_in_apply_port_sec') return d.first && portSecPrefixMismatch(entries, c.packet, 'in');
-    const firstSwitch = d.datapath === c.datapath;
-    return egressCandidates(c, entries, firstSwitch, lbBackend).some((p) => portSecPrefixMismatch(entries, p, 'out'));
-  });
-  return at.length ? { rule: 'port-sec-prefix-exact', at: at.map(({ datapath, stage, port }) => ({ datapath, stage, port })) } : undefined;
-}
+import { portSecRule } from './port-sec.ts';
 
 /** A port-less VIP load-balancing the packet to its own source (chk_lb_hairpin in ovn-trace says no). */
 function hairpinRule(c: DiffCase, r: Pick<OvnTraceResult, 'stages' | 'lbBackend'>): PartialRule | undefined {
@@ -98,7 +38,7 @@ export function partialRules(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'stage
   const out: PartialRule[] = [];
   const routers = [...new Set(r.ends.filter((e) => e.kind === 'ct-snat-stop').map((e) => e.datapath))];
   if (routers.length) out.push({ rule: 'gateway-ct-snat-stops', routers });
-  const ps = portSecRule(c, r.raw, r.lbBackend);
+  const ps = portSecRule(c, r);
   if (ps) out.push(ps);
   const hp = hairpinRule(c, r);
   if (hp) out.push(hp);

@@ -58,6 +58,12 @@ export type PartialRule =
    */
   | { readonly rule: 'ct-states-consumed'; readonly detail: string }
   /**
+   * Not partial: ovn-trace misjudged these port securities (port-sec-prefix-exact), so OVN was
+   * traced again with the address it checks listed exactly in the entry it checks (ovn-controller
+   * admits the same packets either way, and so does the simulator); everything is compared.
+   */
+  | { readonly rule: 'port-sec-widened'; readonly at: readonly { readonly port: string; readonly stage: string; readonly entry: string; readonly widened: string }[] }
+  /**
    * Generated replies whose branch in ovn-trace is not OVN's (ct_lb* on it, or flows matching the
    * ports ovn-trace's tcp_reset keeps): their outputs are unknown; the simulator must reach the
    * generating stages.
@@ -167,13 +173,16 @@ function diffOutputs(sim: readonly ObservedOutput[], ovn: readonly ObservedOutpu
   return { onlySim: left, onlyOvn, changed };
 }
 
+/** Rules under which OVN was traced again and everything is compared. */
+const FULL: ReadonlySet<PartialRule['rule']> = new Set(['ct-states-consumed', 'port-sec-widened']);
+
 /**
  * @example
  * const d = compareObserved(observeSim(simResult), observeOvn(ovnResult));
  * if (d) console.log(formatDiff(d));
  */
 export function compareObserved(sim: Observed, ovn: Observed): VerdictDiff | undefined {
-  if (ovn.partial !== undefined && ovn.partial.some((p) => p.rule !== 'ct-states-consumed')) return comparePartial(sim, ovn, ovn.partial);
+  if (ovn.partial !== undefined && ovn.partial.some((p) => !FULL.has(p.rule))) return comparePartial(sim, ovn, ovn.partial);
   const d = diffOutputs(sim.outputs, ovn.outputs);
   const verdict = sim.verdict === ovn.verdict ? undefined : { sim: sim.verdict, ovn: ovn.verdict };
   if (verdict === undefined && d.onlySim.length === 0 && d.onlyOvn.length === 0 && d.changed.length === 0) return undefined;
@@ -197,6 +206,7 @@ function partialFailure(sim: Observed, p: PartialRule): string | undefined {
     case 'lb-dst-early-dnat':
       return path.lbChoices > 0 ? undefined : 'made no load-balancer choice';
     case 'ct-states-consumed':
+    case 'port-sec-widened':
       return undefined;
     case 'ct-lb-ors-state':
     case 'generated-packets': {

@@ -12,12 +12,18 @@
  * again without the part it cannot show (or re-run with the per-action ct
  * states); the case agrees only if that comparison does, and is counted
  * under the rule.
+ *
+ * A trace that dropped at a port security ovn-trace misjudges
+ * (port-sec-prefix-exact) is traced again on the same case with the
+ * misjudged address listed exactly (widenedTrace), and that trace is the
+ * one compared, in full (rule port-sec-widened).
  */
 import { OvnTracerError, type OvnTraceRequest, type OvnTraceResult } from '../ovn/trace/index.ts';
 import type { SimResult } from '../../sim/simulate.ts';
 import { isIP } from '../../sim/packet/packet.ts';
 import type { DiffCase } from './case.ts';
 import { compareObserved, type Observed, observeOvn, observeSim, type PartialRule, type VerdictDiff } from './compare.ts';
+import { widenPortSecurity } from './port-sec.ts';
 import { type GeneratedBranch, generatedBranches, partialRules, snatToVipStale, staleCtStages, withHairpinSnatIp } from './quirks.ts';
 import { type SimRun, simulateCase } from './simulate-case.ts';
 import type { OvnWorld } from './world.ts';
@@ -54,18 +60,21 @@ const now = (): number => performance.now();
 /**
  * @example const o = await evaluateCase(world, c); o.agree || console.log(formatDiff(o.diff!));
  */
-export async function evaluateCase(world: OvnWorld, c: DiffCase): Promise<CaseOutcome> {
+export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<CaseOutcome> {
   const t0 = now();
-  await world.load(c.topology);
+  await world.load(given.topology);
   const t1 = now();
-  const runs = simulateCase(c);
+  const runs = simulateCase(given);
   const t2 = now();
   const first = runs[0]!;
-  const ask = { datapath: c.datapath, inport: c.inport, packet: c.packet, ct: 'new', ...(first.lbBackend ? { lbBackend: first.lbBackend } : {}) };
+  const ask = { datapath: given.datapath, inport: given.inport, packet: given.packet, ct: 'new', ...(first.lbBackend ? { lbBackend: first.lbBackend } : {}) };
   let traced;
+  let c = given;
+  let widened: PartialRule[] = [];
   try {
-    traced = await world.trace(ask);
-    if (traced.selects.some((s) => s.random)) traced = await world.trace({ ...ask, selectId: 1 });
+    traced = await traceOnce(world, ask);
+    const w = await widenedTrace(world, given, runs, ask, traced);
+    if (w) ({ case: c, traced, rules: widened } = w);
   } catch (e) {
     if (!(e instanceof OvnTracerError)) throw e;
     const ms = { load: t1 - t0, sim: t2 - t1, trace: now() - t2 };
@@ -74,7 +83,10 @@ export async function evaluateCase(world: OvnWorld, c: DiffCase): Promise<CaseOu
     if (e.code === 'lb-dst-diverged') return partialOutcome(runs.map((r) => observeSim(r.result)), { rule: 'lb-dst-early-dnat', detail: e.message }, ms, lb);
     return { agree: false, sim: observeSim(first.result), ovn: { error: { code: e.code, message: e.message } }, ms, ...lb };
   }
-  const observe = (r: OvnTraceResult, extra: readonly PartialRule[] = []) => withHairpinSnatIp(c, r, observeOvn(r, [...withinKnown(partialRules(c, r), extra), ...extra]));
+  const observe = (r: OvnTraceResult, more: readonly PartialRule[] = []) => {
+    const extra = [...widened, ...more];
+    return withHairpinSnatIp(c, r, observeOvn(r, [...withinKnown(partialRules(c, r), extra), ...extra]));
+  };
   const ovn = observe(traced);
   const lb = traced.lbBackend ?? first.lbBackend;
   const common = { get ms() { return { load: t1 - t0, sim: t2 - t1, trace: now() - t2 }; }, ...(lb ? { lbBackend: lb } : {}) };
@@ -94,6 +106,55 @@ export async function evaluateCase(world: OvnWorld, c: DiffCase): Promise<CaseOu
     if (third.agree) return { ...third, ...common, ovn: ovn3 };
   }
   return { ...agreed, ...common, ovn };
+}
+
+/** One trace; a random ECMP `select` is traced again with --select-id=1. */
+async function traceOnce(world: OvnWorld, ask: OvnTraceRequest): Promise<OvnTraceResult> {
+  const traced = await world.trace(ask);
+  return traced.selects.some((s) => s.random) ? world.trace({ ...ask, selectId: 1 }) : traced;
+}
+
+/** Simulator runs that observe the same (verdict and outputs, run by run). */
+function sameRuns(a: readonly SimRun[], b: readonly SimRun[]): boolean {
+  return a.length === b.length && a.every((r, i) => compareObserved(observeSim(r.result), observeSim(b[i]!.result)) === undefined);
+}
+
+/**
+ * Rule port-sec-prefix-exact, compared in full: where ovn-trace dropped at
+ * a port security it misjudges, the case with the misjudged address also
+ * listed exactly in the entry ovn-trace checks (port-sec.ts
+ * widenPortSecurity: ovn-controller admits the same packets) is loaded and
+ * traced again, for as long as the trace shows another such drop (a few
+ * rounds). The simulator must give the same runs on both topologies;
+ * otherwise, or if ovn-trace fails on the widened case, the original case
+ * is reloaded and the rule stays a partial comparison.
+ */
+async function widenedTrace(
+  world: OvnWorld,
+  given: DiffCase,
+  runs: readonly SimRun[],
+  ask: OvnTraceRequest,
+  traced: OvnTraceResult,
+): Promise<{ case: DiffCase; traced: OvnTraceResult; rules: PartialRule[] } | undefined> {
+  let c = given;
+  let r = traced;
+  const at: { port: string; stage: string; entry: string; widened: string }[] = [];
+  for (let round = 0; round < 4; round++) {
+    const w = widenPortSecurity(c, r);
+    if (w === undefined) return at.length ? { case: c, traced: r, rules: [{ rule: 'port-sec-widened', at }] } : undefined;
+    if (!sameRuns(simulateCase(w.case), runs)) break;
+    c = w.case;
+    at.push(...w.entries);
+    await world.load(c.topology);
+    try {
+      r = await traceOnce(world, ask);
+    } catch (e) {
+      if (!(e instanceof OvnTracerError)) throw e;
+      break;
+    }
+  }
+  if (c !== given) await world.load(given.topology);
+  return undefined;
 }
 
 /**

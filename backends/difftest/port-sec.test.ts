@@ -9,7 +9,7 @@ import { requireOvn } from '../ovn/control-plane/index.ts';
 import { parseTrace } from '../ovn/trace/index.ts';
 import { caseFromJSON, type DiffCase, type DiffCaseJSON } from './case.ts';
 import { compareObserved, observeSim } from './compare.ts';
-import { flowsAtDrops, portSecDrops, portSecRule } from './port-sec.ts';
+import { flowsAtDrops, portSecDrops, portSecRule, widenPortSecurity } from './port-sec.ts';
 import { evaluateCase } from './evaluate.ts';
 import { simulateCase } from './simulate-case.ts';
 import { createOvnWorld, type OvnWorld } from './world.ts';
@@ -98,6 +98,29 @@ describe('port-sec-prefix-exact on ingress', () => {
   });
 });
 
+describe('widenPortSecurity: the misjudged address listed exactly in the entry ovn-trace checks', () => {
+  it('adds the routed, load-balanced destination to pod0.ls0\'s entry (seed 5 case)', () => {
+    const { c, raw } = load('port-sec-router-lb-own-switch');
+    const w = widenPortSecurity(c, { raw });
+    expect(w?.entries).toEqual([{ port: 'pod0.ls0', stage: 'ls_out_apply_port_sec', entry: '0a:58:0a:00:00:10 10.16.0.0/24', widened: '0a:58:0a:00:00:10 10.16.0.0/24 10.16.0.10' }]);
+    expect(w?.case.topology.switchPort.get('pod0.ls0')?.portSecurity).toEqual(['0a:58:0a:00:00:10 10.16.0.0/24 10.16.0.10']);
+    // The given case is left as it was, and the simulator sees no difference (ovn-controller admits the same packets).
+    expect(c.topology.switchPort.get('pod0.ls0')?.portSecurity).toEqual(['0a:58:0a:00:00:10 10.16.0.0/24']);
+    const obs = (x: DiffCase) => simulateCase(x).map((r) => observeSim(r.result));
+    expect(obs(w!.case).map(({ verdict, outputs }) => ({ verdict, outputs }))).toEqual(obs(c).map(({ verdict, outputs }) => ({ verdict, outputs })));
+  });
+
+  it('adds the source of an ingress drop', () => {
+    const { c, raw } = load('port-sec-ingress-prefix');
+    expect(widenPortSecurity(c, { raw })?.entries.map((e) => [e.stage, e.widened])).toEqual([['ls_in_apply_port_sec', '0a:58:0a:00:00:10 10.16.0.0/24 10.16.0.77']]);
+  });
+
+  it('nothing where the rule does not apply (the backend outside the prefix: OVN drops too)', () => {
+    const { c, raw } = load('port-sec-outside-prefix');
+    expect(widenPortSecurity(c, { raw })).toBeUndefined();
+  });
+});
+
 describe.skipIf(!requireOvn('port-sec fixtures'))('port-sec fixtures against real OVN 23.03', () => {
   let world: OvnWorld;
   beforeAll(async () => {
@@ -120,6 +143,11 @@ describe.skipIf(!requireOvn('port-sec fixtures'))('port-sec fixtures against rea
       expect(portSecRule(c, r)).toEqual(portSecRule(c, { raw }));
       const o = await evaluateCase(world, c);
       expect(o.diff === undefined ? '' : JSON.stringify(o.diff)).toBe('');
+      // Where the rule applies, OVN is traced again on the widened case and compared in full.
+      const rules = 'error' in o.ovn ? [] : (o.ovn.partial ?? []).map((p) => p.rule);
+      const applies = portSecRule(c, r) !== undefined;
+      expect(rules).toEqual(applies ? ['port-sec-widened'] : []);
+      expect('error' in o.ovn ? 'error' : o.ovn.verdict).toBe(applies ? 'delivered' : 'dropped');
     });
   }
 });

@@ -13,6 +13,7 @@
  * flow at every point, so each qualifying drop is turned into an output to
  * its port and the walker is asked what left there.
  */
+import { formatIPv4, formatIPv6, tryParseMAC } from '../../model/addr/index.ts';
 import type { Packet } from '../../sim/packet/packet.ts';
 import { type OvnTrace, type OvnTraceResult, parseFlowLine, parseTrace, portSecPrefixMismatch, type TraceNode, traceVerdict } from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
@@ -97,14 +98,61 @@ export function flowsAtDrops(trace: OvnTrace, drops: readonly PortSecDrop[], opt
  * @example portSecRule(c, traced) // { rule: 'port-sec-prefix-exact', at: [{ datapath: 'ls0', stage: 'ls_out_apply_port_sec', port: 'pod0.ls0' }] }
  */
 export function portSecRule(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>): PartialRule | undefined {
+  const at = misjudged(c, r);
+  return at.length ? { rule: 'port-sec-prefix-exact', at: at.map(({ datapath, stage, port }) => ({ datapath, stage, port })) } : undefined;
+}
+
+/** The rule's drops, each with the flow ovn-trace checked there. */
+function misjudged(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>): (PortSecDrop & { readonly flow: Packet })[] {
   const trace = parseTrace(r.raw);
   const drops = portSecDrops(trace.root);
-  if (drops.length === 0) return undefined;
+  if (drops.length === 0) return [];
   const flows = flowsAtDrops(trace, drops, { input: c.packet, ...(r.lbBackend === undefined ? {} : { lbDst: r.lbBackend }) });
-  const at = drops.filter((d) => {
+  return drops.flatMap((d) => {
     const flow = flows.get(d.line);
     const entries = c.topology.switchPort.get(d.port)?.portSecurity ?? [];
-    return flow !== undefined && portSecPrefixMismatch(entries, flow, d.stage === 'ls_in_apply_port_sec' ? 'in' : 'out');
+    return flow !== undefined && portSecPrefixMismatch(entries, flow, d.stage === 'ls_in_apply_port_sec' ? 'in' : 'out') ? [{ ...d, flow }] : [];
   });
-  return at.length ? { rule: 'port-sec-prefix-exact', at: at.map(({ datapath, stage, port }) => ({ datapath, stage, port })) } : undefined;
+}
+
+/** One port security entry made explicit: the address ovn-trace misjudged, now listed exactly. */
+export interface WidenedEntry {
+  readonly port: string;
+  readonly stage: string;
+  /** The entry ovn-trace checked (the first with the packet's MAC), before and after. */
+  readonly entry: string;
+  readonly widened: string;
+}
+
+/**
+ * The case with every port security entry the rule applies to also
+ * listing, exactly, the address ovn-trace misjudged (ip4.src / arp.spa /
+ * ip6.src in, ip4.dst / ip6.dst out), or undefined when the rule does not
+ * apply. The entry is the first with the packet's MAC, the one ovn-trace
+ * checks; ovn-controller already admits that address through a prefix of
+ * an entry with the same MAC, so it admits exactly the same packets either
+ * way, and the case can be traced again and compared in full.
+ *
+ * @example widenPortSecurity(c, traced)?.entries // [{ port: 'pod0.ls0', entry: '0a:58:0a:00:00:10 10.16.0.0/24', widened: '0a:58:0a:00:00:10 10.16.0.0/24 10.16.0.77', ... }]
+ */
+export function widenPortSecurity(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>): { readonly case: DiffCase; readonly entries: readonly WidenedEntry[] } | undefined {
+  const at = misjudged(c, r);
+  if (at.length === 0) return undefined;
+  const switchPort = new Map(c.topology.switchPort);
+  const entries: WidenedEntry[] = [];
+  for (const d of at) {
+    const out = d.stage === 'ls_out_apply_port_sec';
+    const mac = out ? d.flow['eth.dst'] : d.flow['eth.src'];
+    const addr = out ? (d.flow['ip4.dst'] ?? d.flow['ip6.dst']) : (d.flow['ip4.src'] ?? d.flow['arp.spa'] ?? d.flow['ip6.src']);
+    const lsp = switchPort.get(d.port);
+    if (mac === undefined || addr === undefined || lsp === undefined) return undefined;
+    const text = typeof addr === 'bigint' ? formatIPv6(addr) : formatIPv4(addr);
+    const i = lsp.portSecurity.findIndex((e) => tryParseMAC(e.trim().split(/\s+/)[0] ?? '') === mac);
+    const entry = lsp.portSecurity[i];
+    if (entry === undefined) return undefined;
+    const widened = `${entry.trim()} ${text}`;
+    switchPort.set(d.port, { ...lsp, portSecurity: lsp.portSecurity.map((e, k) => (k === i ? widened : e)) });
+    entries.push({ port: d.port, stage: d.stage, entry, widened });
+  }
+  return { case: { ...c, topology: { ...c.topology, switchPort } }, entries };
 }

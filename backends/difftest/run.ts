@@ -60,8 +60,9 @@ export interface DifftestResult {
   readonly agree: number;
   readonly disagreements: readonly Disagreement[];
   /**
-   * Agreeing cases compared only in part, by normalize.ts rule: where an
-   * ovn-trace quirk hides part of OVN's verdict (see compare.ts).
+   * Agreeing cases per normalize.ts rule: compared only in part where an
+   * ovn-trace quirk hides part of OVN's verdict, or traced again and
+   * compared in full (ct-states-consumed, port-sec-widened; see compare.ts).
    */
   readonly partial: Readonly<Record<string, number>>;
   /** Wall time and its parts (ms). */

@@ -130,7 +130,7 @@ export const QUIRKS: readonly QuirkRule[] = [
     id: 'port-sec-prefix-exact',
     what: 'check_in_port_sec()/check_out_port_sec() compare the packet\'s address with each port_security IP exactly, ignoring its prefix: an entry "MAC 10.0.0.0/24" lets only 10.0.0.0 through (ovn-controller lets the whole subnet through), and only the first entry with a matching MAC is tried (ovn-controller tries every entry).',
     why: 'execute_check_in_port_sec() / check_in_port_sec_ip4() in ovn-trace.c compare uflow->nw_src == ipv4_addrs[i].addr; controller/lflow.c build_in_port_sec_ip4_flows() (and the ARP, IPv6, ND and out_port_sec variants) match the masked network when the host bits are zero (found by the differential test).',
-    handling: 'portSecPrefixMismatch() tells, for a port\'s entries and a packet, whether ovn-trace denies what ovn-controller allows. Where it does and the trace dropped in that port\'s ls_in/ls_out_apply_port_sec, the rest of that branch is unknown: the differential test compares the other branches\' outputs and requires the simulator not to drop there.',
+    handling: 'portSecPrefixMismatch() tells, for a port\'s entries and a packet, whether ovn-trace denies what ovn-controller allows. Where it does and the trace dropped in that port\'s ls_in/ls_out_apply_port_sec, the differential test traces the case again with that address also listed exactly in the entry ovn-trace checks (ovn-controller admits the same packets; the simulator must give the same runs) and compares in full (rule port-sec-widened). Only if that is impossible does the rest of that branch stay unknown: then the other branches\' outputs are compared and the simulator must not drop there.',
   },
   {
     id: 'chk-lb-hairpin-vip-port',

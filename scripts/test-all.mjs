@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run give it:
-//   1. installs Debian's OVN/OVS (and iproute2) when a binary is missing,
+//   1. installs Debian's OVN/OVS (and iproute2, openssl) when a binary is missing,
 //   2. type-checks (tsc --noEmit),
 //   3. runs every vitest test with KOVN_REQUIRE_OVN=1, so a test that needs
 //      OVN fails instead of skipping.
@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-const NEEDED = ['ovsdb-server', 'ovsdb-tool', 'ovsdb-client', 'ovn-northd', 'ovn-nbctl', 'ovn-sbctl', 'ovn-trace', 'ovn-appctl', 'ovs-vswitchd', 'ovn-controller', 'ip'];
-const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2'];
+const NEEDED = ['ovsdb-server', 'ovsdb-tool', 'ovsdb-client', 'ovn-northd', 'ovn-nbctl', 'ovn-sbctl', 'ovn-trace', 'ovn-appctl', 'ovs-vswitchd', 'ovn-controller', 'ip', 'openssl'];
+const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'openssl'];
 
 function onPath(bin) {
   const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);

@@ -18,7 +18,7 @@ export interface SimRun {
   readonly result: SimResult;
   /** The backend the simulator picked for the first multi-backend VIP, as `ip[:port]` / `[ip6]:port`. */
   readonly lbBackend?: string;
-  /** ECMP member index per ECMP choice, in the order they were made. */
+  /** ECMP member index per ECMP choice, in the order they were made (a group met again repeats its member). */
   readonly ecmp: readonly number[];
 }
 
@@ -36,13 +36,27 @@ function backendText(net: SimNetwork, key: string, index: number): string | unde
   return vip?.backends[index]?.text;
 }
 
-/** Picks the case's LB backend and the given ECMP members; records every ECMP choice's member count. */
+/**
+ * Picks the case's LB backend and the given ECMP members, one per ECMP
+ * group (route or policy) in the order the groups are first met; records
+ * each group's member count. A group met again in the same run (a packet
+ * that loops through a router, a reply through the same router) gets the
+ * same member: OVS selects the bucket by a hash of the packet's 5-tuple,
+ * which routing does not change, and ovn-trace's --select-id picks the
+ * same bucket id at every `select` of a group.
+ */
 function selector(c: DiffCase, ecmp: readonly number[], counts: number[]): Selector {
+  const picked = new Map<string, number>();
   return (choice: Choice) => {
     if (choice.kind === 'lb-backend') return c.lbPick % choice.count;
+    const group = `${choice.kind}|${choice.key}`;
+    const again = picked.get(group);
+    if (again !== undefined) return again;
     const i = counts.length;
     counts.push(choice.count);
-    return (ecmp[i] ?? 0) % choice.count;
+    const pick = (ecmp[i] ?? 0) % choice.count;
+    picked.set(group, pick);
+    return pick;
   };
 }
 

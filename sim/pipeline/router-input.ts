@@ -105,13 +105,28 @@ function ndInput(s: S, port: RouterPortInfo): 'next' | 'stop' {
   return s.drop('neighbour discovery not for a router address', builtin(85, 'arp || nd'));
 }
 
-/** Source/destination checks of priority 100 (and the 120 exception for a gateway port's SNAT address). */
-function badAddress(s: S, port: RouterPortInfo): 'stop' | undefined {
+/**
+ * The SNAT entry whose external IP is the packet's source, arriving on that
+ * entry's distributed gateway port: northd 23.03 build_lrouter_ingress_flow()
+ * adds `inport == <dgp> && ip4.src|ip6.src == <external_ip>` → `next;` at
+ * priority 120, which skips every other check of lr_in_ip_input (the TTL
+ * check too): the router's own SNAT traffic coming back through the egress
+ * loopback.
+ */
+function snatSourceOnGateway(s: S, port: RouterPortInfo): RouterDp['nats'][number] | undefined {
+  if (!port.isDgp) return undefined;
+  const p = s.ctx.packet;
+  const src = isIPv4(p) ? p['ip4.src'] : isIPv6(p) ? p['ip6.src'] : undefined;
+  if (src === undefined) return undefined;
+  return s.dp.nats.find((n) => n.nat.type === 'snat' && n.externalIp === src && n.gatewayPort === port.name);
+}
+
+/** Source/destination checks of priority 100. */
+function badAddress(s: S): 'stop' | undefined {
   const p = s.ctx.packet;
   if (!isIPv4(p)) return undefined;
   const src = p['ip4.src'] ?? 0;
   const dst = p['ip4.dst'] ?? 0;
-  if (port.isDgp && s.dp.nats.some((n) => n.nat.type === 'snat' && n.externalIp === src && n.gatewayPort === port.name)) return undefined;
   const mart = src >>> 28 === 0xe || src === 0xffffffff || src >>> 24 === 127 || dst >>> 24 === 127 || src >>> 24 === 0 || dst >>> 24 === 0;
   if (mart) return s.drop('martian address (multicast/broadcast/loopback/zero)', builtin(100, 'ip4.src_mcast || ... 127.0.0.0/8 ... 0.0.0.0/8'));
   if (s.ctx.rt.egressLoopback) return undefined;
@@ -180,9 +195,14 @@ export function ipInput(s: S): 'next' | 'stop' {
   const port = routerPort(s, s.ctx.inport)!;
   const p = s.ctx.packet;
   if (isArp(p)) return arpInput(s, port);
+  const snat = snatSourceOnGateway(s, port);
+  if (snat !== undefined) {
+    if (s.tracing) s.record({ rule: { kind: 'nat', key: snat.key, priority: 120, match: 'inport == gateway port && ip.src == external_ip' }, action: 'next', before: p });
+    return 'next';
+  }
   if (isNd(p)) return ndInput(s, port);
   if (!isIPv4(p) && !isIPv6(p)) return 'next';
-  const bad = badAddress(s, port);
+  const bad = badAddress(s);
   if (bad) return bad;
   const echo = echoReply(s);
   if (echo) return echo;

@@ -62,15 +62,23 @@ export function routing(s: S): 'next' | 'stop' {
   const dst = ipDst(p)!;
   const ttl = (p['ip.ttl'] ?? 1) - 1;
   const fam = familyOf(p)!;
+  // `ip.ttl--` is OVS's dec_ttl: a TTL of 0 or 1 is not decremented and the packet goes to the controller
+  // (OFPR_INVALID_TTL), which ignores it. lr_in_ip_input answers those first, except the router's own SNAT
+  // traffic back on its gateway port (router-input.ts snatSourceOnGateway).
+  const expired = (p['ip.ttl'] ?? 64) <= 1;
+  const drop = (rule: TraceRule) => s.drop('TTL 0 or 1 at ip.ttl-- (OVS dec_ttl forwards nothing)', rule);
   if (fam === 6 && (dst as bigint) >> 64n === 0xfe80000000000000n) {
+    const ll = builtin(194, 'inport == P && ip6.dst == fe80::/64');
+    if (expired) return drop(ll);
     const port = routerPort(s, ctx.inport)!;
     applyTarget(s, { outport: port.name, srcIp: linkLocalOf(port.mac), mac: port.mac }, dst, p, ttl);
-    if (s.tracing) s.record({ rule: builtin(194, 'inport == P && ip6.dst == fe80::/64'), action: `link-local: out "${port.name}"`, before });
+    if (s.tracing) s.record({ rule: ll, action: `link-local: out "${port.name}"`, before });
     return 'next';
   }
   const route = lookupRoute(dp.routes, fam, ipSrc(p)!, dst, ctx.rt.routeTable);
   if (route === undefined) return s.drop('no route', builtin(0, '1'));
   if (route.kind === 'discard') return s.drop('discard route', routeRule(route));
+  if (expired) return drop(routeRule(route));
   // The selector sees the packet with its TTL decremented (before the MAC rewrite).
   const i = route.targets.length > 1 ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl })) : 0;
   applyTarget(s, route.targets[i]!, dst, p, ttl);

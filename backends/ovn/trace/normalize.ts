@@ -92,9 +92,9 @@ export const QUIRKS: readonly QuirkRule[] = [
   },
   {
     id: 'ttl-underflow-continues',
-    what: '`ip.ttl--` on TTL 0 prints "*** TTL underflow" and the trace goes on; OVS drops such a packet.',
-    why: 'trace_actions(), OVNACT_DEC_TTL.',
-    handling: 'With semantics "ovn" the branch produces no output after it (PathEnd "ttl-underflow").',
+    what: '`ip.ttl--` on TTL 1 makes it 0 and the trace goes on; on TTL 0 it prints "*** TTL underflow" and goes on. OVS forwards neither. (lr_in_ip_input normally answers TTL 0/1 before routing, but its priority-120 `inport == <gateway port> && ip.src == <SNAT external IP>` flow skips that check for the router\'s own SNAT traffic coming back through the egress loopback.)',
+    why: 'trace_actions(), OVNACT_DEC_TTL: `if (uflow->nw_ttl) uflow->nw_ttl--;`. OVN encodes `ip.ttl--` as OVS dec_ttl (encode_DEC_TTL); OVS compose_dec_ttl() decrements only a TTL above 1, otherwise sends an OFPR_INVALID_TTL packet-in and stops, and pinctrl ignores packet-ins whose reason is not OFPR_ACTION (found by the differential test).',
+    handling: 'With semantics "ovn" the branch produces no output after the `ip.ttl--` on TTL 1 or the underflow on TTL 0 (PathEnd "ttl-underflow"); the simulator drops there.',
   },
   {
     id: 'no-unnat',

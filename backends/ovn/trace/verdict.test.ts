@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { packetToJSON } from '../../../sim/packet/format.ts';
-import { arpRequest, udpPacket } from '../../../sim/packet/build.ts';
+import { arpRequest, tcpPacket, udpPacket } from '../../../sim/packet/build.ts';
 import { TraceParseError } from './errors.ts';
 import { flowMismatches, parseFlowLine } from './flow-line.ts';
 import { normalizeVerdict } from './normalize.ts';
@@ -175,5 +175,27 @@ describe('verdicts of saved ovn-trace outputs (fixtures/, from tracer.test.ts ru
     expect(real.verdict).toBe('dropped');
     expect(real.outputs).toEqual([]);
     expect(real.quirks.find((q) => q.rule === 'generated-packets')?.detail).toContain('non-IP frame');
+  });
+});
+
+describe('rule ttl-underflow-continues on TTL 1 (fixtures/dgp-snat-loopback-ttl1.txt, real ovn-trace 23.03)', () => {
+  // pod0.ls0 (10.16.0.10) sends TTL 2 to its own DNAT address 172.20.0.100 on a router with a distributed
+  // gateway port and SNAT 10.16.0.0/24 -> 172.20.0.101: routed (TTL 1), SNATed, looped back by
+  // lr_out_egr_loop; lr_in_ip_input's priority-120 flow for the SNAT source skips the TTL check, so the
+  // routing stage's ip.ttl-- meets TTL 1.
+  const t = parseTrace(read('dgp-snat-loopback-ttl1'));
+  const input = tcpPacket({ ethSrc: '0a:58:0a:00:00:10', ethDst: '0a:00:00:00:00:01', src: '10.16.0.10', dst: '172.20.0.100', sport: 1024, dport: 80, ttl: 2 });
+  const traced = parseFlowLine(t.flow);
+
+  it('ovn-trace itself delivers the packet to pod0.ls0 with TTL 0', () => {
+    const v = traceVerdict(t, { input, traced, semantics: 'ovn-trace' });
+    expect(v.outputs.map((o) => [o.outport, o.packet['ip.ttl'], packetToJSON(o.packet)['ip4.src']])).toEqual([['pod0.ls0', 0, '172.20.0.101']]);
+  });
+
+  it('OVN (OVS dec_ttl) forwards nothing: the branch ends at that ip.ttl--', () => {
+    const v = traceVerdict(t, { input, traced });
+    expect(v.outputs).toEqual([]);
+    expect(v.ends.map((e) => [e.kind, e.datapath, e.text])).toContainEqual(['ttl-underflow', 'lr0', 'ip.ttl--;']);
+    expect(v.quirks.map((q) => q.rule)).toContain('ttl-underflow-continues');
   });
 });

@@ -168,6 +168,13 @@ class Walker {
       }
       case 'dec-ttl': {
         const ttl = state.field('ip.ttl');
+        if (ttl === 1) {
+          // ovn-trace decrements to 0 and goes on; OVS's dec_ttl forwards nothing (rule ttl-underflow-continues).
+          state.setField('ip.ttl', 0);
+          this.end('ttl-underflow', n, ctx);
+          this.w.quirks.push({ rule: 'ttl-underflow-continues', line: n.line, detail: ctx.dp });
+          return this.w.tx.seeds === 'pinctrl' ? { ...ctx, dead: true } : ctx;
+        }
         if (typeof ttl === 'number' && ttl > 0) state.setField('ip.ttl', ttl - 1);
         break;
       }

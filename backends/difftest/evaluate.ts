@@ -67,12 +67,12 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
   const runs = simulateCase(given);
   const t2 = now();
   const first = runs[0]!;
-  const ask = { datapath: given.datapath, inport: given.inport, packet: given.packet, ct: 'new', ...(first.lbBackend ? { lbBackend: first.lbBackend } : {}) };
+  let ask: OvnTraceRequest = { datapath: given.datapath, inport: given.inport, packet: given.packet, ct: 'new', ...(first.lbBackend ? { lbBackend: first.lbBackend } : {}) };
   let traced;
   let c = given;
   let widened: PartialRule[] = [];
   try {
-    traced = await traceOnce(world, ask);
+    ({ traced, ask } = await traceOnce(world, ask));
     const w = await widenedTrace(world, given, runs, ask, traced);
     if (w) ({ case: c, traced, rules: widened } = w);
   } catch (e) {
@@ -94,10 +94,9 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
   if (agreed.agree) return { ...agreed, ...common, ovn };
   // The trace disagrees: where it shows one of these documented ovn-trace artefacts, compare what it
   // does show (normalize.ts), and keep the first observation that agrees. Otherwise report the original.
-  const retraced = await retraceWithSimCt(world, ask, traced, first.result);
-  if (retraced) {
+  for (const retraced of await retraceWithSimCt(world, ask, traced, runs)) {
     const ovn2 = observe(retraced.result, [retraced.rule]);
-    const second = matchRun(runs, ovn2);
+    const second = matchRun([retraced.run], ovn2);
     if (second.agree) return { ...second, ...common, ovn: ovn2 };
   }
   for (const unknown of unknownParts(traced, !isIP(c.packet))) {
@@ -108,10 +107,16 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
   return { ...agreed, ...common, ovn };
 }
 
-/** One trace; a random ECMP `select` is traced again with --select-id=1. */
-async function traceOnce(world: OvnWorld, ask: OvnTraceRequest): Promise<OvnTraceResult> {
+/**
+ * One trace; a random ECMP `select` is traced again with --select-id=1, and
+ * the request returned says so: every later trace of the case must pick
+ * the same members (northd numbers them anew with each load).
+ */
+async function traceOnce(world: OvnWorld, ask: OvnTraceRequest): Promise<{ traced: OvnTraceResult; ask: OvnTraceRequest }> {
   const traced = await world.trace(ask);
-  return traced.selects.some((s) => s.random) ? world.trace({ ...ask, selectId: 1 }) : traced;
+  if (ask.selectId !== undefined || !traced.selects.some((s) => s.random)) return { traced, ask };
+  const pinned = { ...ask, selectId: 1 };
+  return { traced: await world.trace(pinned), ask: pinned };
 }
 
 /** Simulator runs that observe the same (verdict and outputs, run by run). */
@@ -147,7 +152,7 @@ async function widenedTrace(
     at.push(...w.entries);
     await world.load(c.topology);
     try {
-      r = await traceOnce(world, ask);
+      r = (await traceOnce(world, ask)).traced;
     } catch (e) {
       if (!(e instanceof OvnTracerError)) throw e;
       break;
@@ -175,16 +180,24 @@ function withinKnown(rules: readonly PartialRule[], extra: readonly PartialRule[
 /**
  * Rule ct-states-consumed: every ct action of the daemon's trace saw ct.new, also those a reply
  * passes (a reject's ICMP error, a TCP RST, a router's echo reply), which OVN's conntrack finds
- * related, established or invalid. Trace again with the states the simulator's conntrack
- * reported, per action (only when a ct_next is all a generated packet meets: ct_lb ORs the state,
- * rule ct-lb-ors-state).
+ * related, established or invalid. Trace again with the states a simulator run's conntrack
+ * reported, per action, once for each run whose states differ (the ECMP member OVN took may be
+ * any run's), to be compared with that run (only when a ct_next is all a generated packet meets:
+ * ct_lb ORs the state, rule ct-lb-ors-state).
  */
-async function retraceWithSimCt(world: OvnWorld, ask: OvnTraceRequest, traced: OvnTraceResult, sim: SimResult): Promise<{ result: OvnTraceResult; rule: PartialRule } | undefined> {
-  const ct = ctStatesOf(sim);
-  if (ct.every((st) => st === 'new,trk')) return undefined;
-  if (generatedBranches(traced.raw).some((g) => g.cts.some((t) => !t.startsWith('ct_next')))) return undefined;
-  const result = await world.trace({ ...ask, ct, ...(traced.selects.some((x) => x.random) ? { selectId: 1 } : {}) });
-  return { result, rule: { rule: 'ct-states-consumed', detail: ct.join(' ') } };
+async function retraceWithSimCt(world: OvnWorld, ask: OvnTraceRequest, traced: OvnTraceResult, runs: readonly SimRun[]): Promise<{ result: OvnTraceResult; rule: PartialRule; run: SimRun }[]> {
+  if (generatedBranches(traced.raw).some((g) => g.cts.some((t) => !t.startsWith('ct_next')))) return [];
+  const seen = new Set<string>();
+  const out: { result: OvnTraceResult; rule: PartialRule; run: SimRun }[] = [];
+  for (const run of runs) {
+    const ct = ctStatesOf(run.result);
+    const detail = ct.join(' ');
+    if (ct.every((st) => st === 'new,trk') || seen.has(detail)) continue;
+    seen.add(detail);
+    const { traced: result } = await traceOnce(world, { ...ask, ct });
+    out.push({ result, rule: { rule: 'ct-states-consumed', detail }, run });
+  }
+  return out;
 }
 
 /**

@@ -19,12 +19,29 @@ function hairpinRule(c: DiffCase, r: Pick<OvnTraceResult, 'stages' | 'lbBackend'
   const src = ipSrc(c.packet);
   if (src === undefined) return undefined;
   for (const s of r.stages) {
-    if (s.stage !== 'ls_in_lb' || s.match === undefined || /\b(tcp|udp|sctp)\.dst\b/.test(s.match)) continue;
-    const list = s.actions.map((a) => /^ct_lb(_mark)?\(backends=([^;)]*)/.exec(a)?.[2]).find((x) => x !== undefined);
-    if (list === undefined) continue;
+    if (s.match === undefined || /\b(tcp|udp|sctp)\.dst\b/.test(s.match)) continue;
+    let list: string | undefined;
+    if (s.stage === 'ls_in_lb') list = s.actions.map((a) => /^ct_lb(_mark)?\(backends=([^;)]*)/.exec(a)?.[2]).find((x) => x !== undefined);
+    // With --lb-dst the bare ct_lb_mark of ls_in_pre_stateful has DNATed already (rule lb-dst-early-dnat)
+    // and the trace shows no ls_in_lb: the VIP is in that flow's match, its backends in the topology.
+    else if (s.stage === 'ls_in_pre_stateful' && s.actions.includes('ct_lb_mark;')) list = portlessVipBackends(c, s.datapath, s.match);
+    if (list === undefined || list.trim() === '') continue;
     const backends = list.split(',').map((b) => lbSelectorOf(b.trim()));
     const chosen = r.lbBackend === undefined ? (backends.length === 1 ? backends[0] : undefined) : lbSelectorOf(r.lbBackend);
     if (chosen !== undefined && chosen.ip === src) return { rule: 'chk-lb-hairpin-vip-port', switch: s.datapath };
+  }
+  return undefined;
+}
+
+/** The backends of the port-less VIP `ip4.dst == A` / `ip6.dst == A` in `match`, on switch `sw`. */
+function portlessVipBackends(c: DiffCase, sw: string, match: string): string | undefined {
+  const vip = /\bip[46]\.dst == ([0-9a-fA-F.:]+)/.exec(match)?.[1];
+  const ls = c.topology.switch.get(sw);
+  if (vip === undefined || ls === undefined) return undefined;
+  for (const name of ls.loadBalancers) {
+    const vips = c.topology.loadBalancer.get(name)?.vips ?? {};
+    const hit = Object.entries(vips).find(([k]) => k === vip || k === `[${vip}]`);
+    if (hit) return hit[1];
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import { caseFromJSON } from './case.ts';
 import { formatDiff, type Observed } from './compare.ts';
 import { evaluateCase } from './evaluate.ts';
 import { checkRegression, readRegressions } from './regressions.ts';
+import { simulateCase } from './simulate-case.ts';
 import { createOvnWorld, type OvnWorld } from './world.ts';
 
 const files = await readRegressions();
@@ -45,7 +46,12 @@ describe.skipIf(files.length === 0 || !requireOvn('difftest regressions'))('diff
   for (const { path, file } of files) {
     it(name(path), async () => {
       // The differential test's own evaluation (retraces under the documented rules included).
-      const o = await evaluateCase(world, caseFromJSON(file.case));
+      const c = caseFromJSON(file.case);
+      const o = await evaluateCase(world, c);
+      expect(o.agree, o.diff === undefined ? JSON.stringify(o.ovn) : formatDiff(o.diff)).toBe(true);
+      // With ECMP, northd numbers the members anew at each load and ovn-trace may take another one
+      // than when the case was recorded: agreeing with the simulator's run for it is what is checked.
+      if (simulateCase(c).length > 1) return;
       expect('error' in o.ovn ? o.ovn.error : bare(o.ovn)).toEqual(bare(file.expected));
       expect(rules(o.ovn)).toEqual(rules(file.expected));
     });

@@ -74,7 +74,7 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
   try {
     ({ traced, ask } = await traceOnce(world, ask));
     const w = await widenedTrace(world, given, runs, ask, traced);
-    if (w) ({ case: c, traced, rules: widened } = w);
+    if (w) ({ case: c, traced, rules: widened, ask } = w);
   } catch (e) {
     if (!(e instanceof OvnTracerError)) throw e;
     const ms = { load: t1 - t0, sim: t2 - t1, trace: now() - t2 };
@@ -140,19 +140,20 @@ async function widenedTrace(
   runs: readonly SimRun[],
   ask: OvnTraceRequest,
   traced: OvnTraceResult,
-): Promise<{ case: DiffCase; traced: OvnTraceResult; rules: PartialRule[] } | undefined> {
+): Promise<{ case: DiffCase; traced: OvnTraceResult; rules: PartialRule[]; ask: OvnTraceRequest } | undefined> {
   let c = given;
   let r = traced;
+  let pinned = ask;
   const at: { port: string; stage: string; entry: string; widened: string }[] = [];
   for (let round = 0; round < 4; round++) {
     const w = widenPortSecurity(c, r);
-    if (w === undefined) return at.length ? { case: c, traced: r, rules: [{ rule: 'port-sec-widened', at }] } : undefined;
+    if (w === undefined) return at.length ? { case: c, traced: r, rules: [{ rule: 'port-sec-widened', at }], ask: pinned } : undefined;
     if (!sameRuns(simulateCase(w.case), runs)) break;
     c = w.case;
     at.push(...w.entries);
     await world.load(c.topology);
     try {
-      r = (await traceOnce(world, ask)).traced;
+      ({ traced: r, ask: pinned } = await traceOnce(world, pinned));
     } catch (e) {
       if (!(e instanceof OvnTracerError)) throw e;
       break;

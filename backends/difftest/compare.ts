@@ -51,6 +51,8 @@ export type PartialRule =
   | { readonly rule: 'chk-lb-hairpin-vip-port'; readonly switch: string }
   /** ovn-trace's --lb-dst run diverged (no verdict): the simulator must load-balance the packet. */
   | { readonly rule: 'lb-dst-early-dnat'; readonly detail: string }
+  /** ovn-trace followed a forwarding loop OVS cuts short (normalize.ts ovs-translation-limit): the simulator must find the loop. */
+  | { readonly rule: 'forwarding-loop'; readonly detail: string }
   /**
    * Not partial: a generated reply passed conntrack, so OVN was traced with
    * the per-action ct states the simulator's conntrack reported (listed);
@@ -205,6 +207,8 @@ function partialFailure(sim: Observed, p: PartialRule): string | undefined {
       return path.stages.includes(`${p.switch}/ls_in_pre_hairpin`) ? undefined : `did not hairpin at ${p.switch}`;
     case 'lb-dst-early-dnat':
       return path.lbChoices > 0 ? undefined : 'made no load-balancer choice';
+    case 'forwarding-loop':
+      return path.drops.some((d) => d.endsWith('/-')) ? undefined : 'found no forwarding loop';
     case 'ct-states-consumed':
     case 'port-sec-widened':
       return undefined;
@@ -223,7 +227,7 @@ function partialFailure(sim: Observed, p: PartialRule): string | undefined {
 }
 
 /** Whether OVN's outputs outside the quirk's branch are still OVN's. */
-const UNKNOWN_OUTPUTS: ReadonlySet<PartialRule['rule']> = new Set(['chk-lb-hairpin-vip-port', 'lb-dst-early-dnat', 'patch-keeps-ct-state', 'ct-snat-to-vip-not-applied']);
+const UNKNOWN_OUTPUTS: ReadonlySet<PartialRule['rule']> = new Set(['chk-lb-hairpin-vip-port', 'lb-dst-early-dnat', 'forwarding-loop', 'patch-keeps-ct-state', 'ct-snat-to-vip-not-applied']);
 const outputsKnown = (p: PartialRule): boolean => !UNKNOWN_OUTPUTS.has(p.rule);
 
 function comparePartial(sim: Observed, ovn: Observed, partial: readonly PartialRule[]): VerdictDiff | undefined {

@@ -81,6 +81,8 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
     const lb = first.lbBackend ? { lbBackend: first.lbBackend } : {};
     // Rule lb-dst-early-dnat: ovn-trace has no verdict for this packet; only the simulator's LB choice is checked.
     if (e.code === 'lb-dst-diverged') return partialOutcome(runs.map((r) => observeSim(r.result)), { rule: 'lb-dst-early-dnat', detail: e.message }, ms, lb);
+    // Rule ovs-translation-limit: a forwarding loop, which OVS cuts short; the simulator must find it.
+    if (e.code === 'forwarding-loop') return partialOutcome(runs.map((r) => observeSim(r.result)), { rule: 'forwarding-loop', detail: e.message }, ms, lb);
     return { agree: false, sim: observeSim(first.result), ovn: { error: { code: e.code, message: e.message } }, ms, ...lb };
   }
   const observe = (r: OvnTraceResult, more: readonly PartialRule[] = []) => {

@@ -81,4 +81,22 @@ describe('runDifftest (fake OVN worlds)', () => {
     expect(file.expected.verdict).toBe('dropped');
     expect(checkRegression(file)?.verdict).toEqual({ sim: 'delivered', ovn: 'dropped' });
   });
+
+  it('a case whose evaluation throws is reported as a failure naming the error, and the run goes on', async () => {
+    let loads = 0;
+    const world: OvnWorld = {
+      load: async () => {
+        loads++;
+      },
+      trace: async () => {
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+      close: async () => {},
+    };
+    const r = await runDifftest({ cases: 3, seed: fcSeed(), world, minimize: false, regressionsDir: null });
+    expect(loads).toBe(3);
+    expect(r.cases).toBe(3);
+    expect(r.agree).toBe(0);
+    expect(r.disagreements.map((d) => d.ovn)).toEqual(Array.from({ length: 3 }, () => ({ error: { code: 'exception', message: 'RangeError: Maximum call stack size exceeded' } })));
+  });
 });

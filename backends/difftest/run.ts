@@ -10,9 +10,10 @@
 import fc from 'fast-check';
 import { arbitraryCase } from './arbitrary-case.ts';
 import { caseToJSON, type DiffCase, type DiffCaseJSON } from './case.ts';
-import type { Observed, VerdictDiff } from './compare.ts';
+import { type Observed, observeSim, type VerdictDiff } from './compare.ts';
 import { type CaseOutcome, evaluateCase, failureKind } from './evaluate.ts';
 import { REGRESSIONS_DIR, writeRegression } from './regressions.ts';
+import { simulateCase } from './simulate-case.ts';
 import { createOvnWorld, type OvnWorld } from './world.ts';
 
 export interface DifftestProgress {
@@ -75,6 +76,27 @@ const stripPath = (o: OvnSide): OvnSide => {
   return rest;
 };
 
+/**
+ * evaluateCase, with anything it throws (a bug of ours, never a verdict)
+ * turned into a failed outcome naming the error, so that one case cannot
+ * end the run and the case is reported, shrunk, like any disagreement.
+ */
+async function evaluateSafely(world: OvnWorld, c: DiffCase): Promise<CaseOutcome> {
+  try {
+    return await evaluateCase(world, c);
+  } catch (e) {
+    const text = (x: unknown) => (x instanceof Error ? `${x.name}: ${x.message}` : String(x));
+    let sim: Observed;
+    try {
+      sim = observeSim(simulateCase(c)[0]!.result);
+    } catch (s) {
+      // The simulator itself threw: no simulator verdict to show; the message says so.
+      return { agree: false, sim: { verdict: 'dropped', outputs: [] }, ovn: { error: { code: 'exception', message: `simulator threw ${text(s)}` } }, ms: { load: 0, trace: 0, sim: 0 } };
+    }
+    return { agree: false, sim, ovn: { error: { code: 'exception', message: text(e) } }, ms: { load: 0, trace: 0, sim: 0 } };
+  }
+}
+
 interface Found {
   readonly index: number;
   readonly c: DiffCase;
@@ -97,7 +119,7 @@ async function minimize(world: OvnWorld, f: Found, seed: number, timeMs: number)
   const prop = async (c: DiffCase): Promise<boolean> => {
     // With a path, fast-check goes on to later runs if the replayed one passes: only the first call is the replay.
     if (calls++ > 0 && (!replayFailed || performance.now() > deadline)) return true;
-    const outcome = await evaluateCase(world, c);
+    const outcome = await evaluateSafely(world, c);
     const same = failureKind(outcome) === kind;
     if (calls === 1) replayFailed = same;
     if (same) last = { c, outcome };
@@ -151,7 +173,7 @@ export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestR
   const partial: Record<string, number> = {};
   try {
     const prop = async (c: DiffCase): Promise<boolean> => {
-      const outcome = await evaluateCase(world, c);
+      const outcome = await evaluateSafely(world, c);
       timing.loadMs += outcome.ms.load;
       timing.traceMs += outcome.ms.trace;
       timing.simMs += outcome.ms.sim;

@@ -44,6 +44,7 @@ export type OvnTracerErrorCode =
   | 'ovn-trace-aborted' // ovn-trace crashed on this packet (23.03: nd_na_router asserts)
   | 'lb-dst-diverged' // the --lb-dst trace took other flows before the LB than the exact one
   | 'ct-budget' // the --ct=... daemon ran out of ct states twice for one trace
+  | 'forwarding-loop' // more datapath pipelines than OVS translates (rule ovs-translation-limit)
   | 'trace-failed'; // ovn-trace rejected the query
 
 /** A trace the tracer could not answer exactly; `code` says why. */

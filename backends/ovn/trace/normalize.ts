@@ -22,6 +22,7 @@ export type QuirkId =
   | 'ct-states-consumed'
   | 'lb-random-backend'
   | 'lb-dst-early-dnat'
+  | 'ovs-translation-limit'
   | 'gateway-ct-snat-stops'
   | 'chassis-resident-everywhere'
   | 'generated-packets'
@@ -59,6 +60,12 @@ export const QUIRKS: readonly QuirkRule[] = [
     what: 'Without --lb-dst, `ct_lb_mark(backends=...)` picks one of the backends at random (reservoir sampling with OVS random(), seeded by time and pid) and does not print which.',
     why: 'execute_ct_lb(): `if (!random_range(++n)) dst = d;`',
     handling: 'With one backend of the family the choice is known. With several, the tracer re-runs with --lb-dst set to the requested backend, or to the first one listed in the action when none was requested, and reports it as `lbBackend` so the simulator can be told to pick the same.',
+  },
+  {
+    id: 'ovs-translation-limit',
+    what: 'ovn-trace has no limit on how deep a trace goes: a packet in a forwarding loop (routers rerouting it to each other) is followed hop by hop until its TTL runs out, and what it generates on the way (ICMP time exceeded) loops again, giving a text of thousands of nested pipelines.',
+    why: 'trace__() in ovn-trace.c recurses with no depth check; OVS 3.1 xlate stops at MAX_DEPTH (64) nested resubmits or MAX_RESUBMITS (4096) resubmits ("over max translation depth"), dropping the packet, and OVN resubmits to the peer datapath\'s ingress for every logical patch port.',
+    handling: 'The tracer counts the pipelines of a trace and throws OvnTracerError("forwarding-loop") above MAX_TRACE_PIPELINES (256, the simulator\'s own bound on datapath passes) instead of reading it. The differential test then requires the simulator to report a forwarding loop (its own limit of datapath passes) and compares nothing else (rule forwarding-loop).',
   },
   {
     id: 'lb-dst-early-dnat',

@@ -109,6 +109,25 @@ class CtDaemon {
   }
 }
 
+/**
+ * More datapath pipelines than this in one trace is a forwarding loop OVS
+ * would have cut short; the same bound as the simulator's MAX_PASSES (one
+ * pass is one pipeline), so both sides call the same cases loops.
+ */
+export const MAX_TRACE_PIPELINES = 256;
+
+/**
+ * Rule ovs-translation-limit: ovn-trace follows a forwarding loop until the
+ * TTL runs out (or forever, for what it generates on the way); OVS stops
+ * translating at 64 nested resubmits or 4096 resubmits and drops the packet.
+ */
+function checkLoop(req: OvnTraceRequest, mf: string, raw: string): void {
+  const pipelines = raw.match(/^\s*(?:ingress|egress)\(dp="/gm)?.length ?? 0;
+  if (pipelines > MAX_TRACE_PIPELINES) {
+    throw new OvnTracerError('forwarding-loop', `${req.datapath} ${mf}: ovn-trace went through ${pipelines} datapath pipelines (more than ${MAX_TRACE_PIPELINES}): a forwarding loop`);
+  }
+}
+
 function firstRandomLb(trace: OvnTrace, p: Packet): { index: number; first: string } | undefined {
   const family = isIPv4(p) ? 4 : 6;
   for (const [index, s] of trace.stages.entries()) {
@@ -148,11 +167,13 @@ export class OvnTracer {
     checkCt(typeof ct === 'string' ? [ct] : ct);
     const oneShot = typeof ct !== 'string' || req.selectId !== undefined;
     const raw = oneShot ? await this.#oneShot(req, mf, ct, undefined) : await this.#viaDaemon(req, mf, ct as string);
+    checkLoop(req, mf, raw);
     const exact = parseTrace(raw);
     const random = firstRandomLb(exact, req.packet);
     if (random === undefined) return this.#result(req, mf, ct, exact, raw, oneShot ? 'one-shot' : 'daemon', undefined);
     const backend = req.lbBackend ?? random.first;
     const rawLb = await this.#oneShot(req, mf, ct, backend);
+    checkLoop(req, mf, rawLb);
     const withLb = parseTrace(rawLb);
     const d = firstDivergence(exact.stages, withLb.stages, random.index);
     if (d !== undefined) {

@@ -41,6 +41,8 @@ export interface SimResult {
   readonly ctLookups: readonly CtLookupRecord[];
   /** Every choice made (LB backend, ECMP member), with the index picked. */
   readonly choices: readonly { readonly kind: string; readonly key: string; readonly index: number }[];
+  /** Datapath pipelines run (at most MAX_PASSES + 1: a forwarding loop ends there). */
+  readonly passes: number;
 }
 
 /** Thrown for inputs that cannot be simulated at all (an unknown inport). */
@@ -99,5 +101,6 @@ export function simulate(net: SimNetwork, input: SimInput): SimResult {
     drops: run.drops,
     ctLookups: run.ctLookups,
     choices: run.choices,
+    passes: run.passes,
   };
 }

@@ -81,8 +81,16 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
     const lb = first.lbBackend ? { lbBackend: first.lbBackend } : {};
     // Rule lb-dst-early-dnat: ovn-trace has no verdict for this packet; only the simulator's LB choice is checked.
     if (e.code === 'lb-dst-diverged') return partialOutcome(runs.map((r) => observeSim(r.result)), { rule: 'lb-dst-early-dnat', detail: e.message }, ms, lb);
-    // Rule ovs-translation-limit: a forwarding loop, which OVS cuts short; the simulator must find it.
-    if (e.code === 'forwarding-loop') return partialOutcome(runs.map((r) => observeSim(r.result)), { rule: 'forwarding-loop', detail: e.message }, ms, lb);
+    // Rule ovs-translation-limit: a forwarding loop, which OVS cuts short; the simulator must follow it too.
+    // Unless ovn-trace made the loop itself, on conntrack state OVN clears at a patch port (rule
+    // patch-keeps-ct-state, read from the first pipelines): then the simulator must reach those datapaths.
+    if (e.code === 'forwarding-loop') {
+      const sims = runs.map((r) => observeSim(r.result));
+      const loop = partialOutcome(sims, { rule: 'forwarding-loop', detail: e.message }, ms, lb);
+      const stale = loop.agree || e.raw === undefined ? [] : staleCtStages(e.raw).filter((st, i, all) => all.findIndex((x) => x.datapath === st.datapath) === i);
+      const kept = stale.length ? partialOutcome(sims, { rule: 'patch-keeps-ct-state', at: stale }, ms, lb) : undefined;
+      return kept?.agree ? kept : loop;
+    }
     return { agree: false, sim: observeSim(first.result), ovn: { error: { code: e.code, message: e.message } }, ms, ...lb };
   }
   const observe = (r: OvnTraceResult, more: readonly PartialRule[] = []) => {

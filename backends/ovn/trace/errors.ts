@@ -53,8 +53,12 @@ export class OvnTracerError extends Error {
   constructor(
     readonly code: OvnTracerErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; raw?: string },
   ) {
     super(message, options);
+    if (options?.raw !== undefined) this.raw = options.raw;
   }
+
+  /** ovn-trace's text, where it has one worth reading (forwarding-loop: its first pipelines only). */
+  readonly raw?: string;
 }

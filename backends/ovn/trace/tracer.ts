@@ -122,9 +122,11 @@ export const MAX_TRACE_PIPELINES = 256;
  * translating at 64 nested resubmits or 4096 resubmits and drops the packet.
  */
 function checkLoop(req: OvnTraceRequest, mf: string, raw: string): void {
-  const pipelines = raw.match(/^\s*(?:ingress|egress)\(dp="/gm)?.length ?? 0;
-  if (pipelines > MAX_TRACE_PIPELINES) {
-    throw new OvnTracerError('forwarding-loop', `${req.datapath} ${mf}: ovn-trace went through ${pipelines} datapath pipelines (more than ${MAX_TRACE_PIPELINES}): a forwarding loop`);
+  const heads = [...raw.matchAll(/^\s*(?:ingress|egress)\(dp="/gm)];
+  if (heads.length > MAX_TRACE_PIPELINES) {
+    // The text up to the first pipeline past the bound: what led into the loop, shallow enough to read.
+    const prefix = raw.slice(0, heads[MAX_TRACE_PIPELINES]!.index);
+    throw new OvnTracerError('forwarding-loop', `${req.datapath} ${mf}: ovn-trace went through ${heads.length} datapath pipelines (more than ${MAX_TRACE_PIPELINES}): a forwarding loop`, { raw: prefix });
   }
 }
 

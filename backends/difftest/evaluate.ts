@@ -87,7 +87,7 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
     if (e.code === 'forwarding-loop') {
       const sims = runs.map((r) => observeSim(r.result));
       const loop = partialOutcome(sims, { rule: 'forwarding-loop', detail: e.message }, ms, lb);
-      const stale = loop.agree || e.raw === undefined ? [] : staleCtStages(e.raw).filter((st, i, all) => all.findIndex((x) => x.datapath === st.datapath) === i);
+      const stale = loop.agree || e.raw === undefined ? [] : staleCtStages(e.raw);
       const kept = stale.length ? partialOutcome(sims, { rule: 'patch-keeps-ct-state', at: stale }, ms, lb) : undefined;
       return kept?.agree ? kept : loop;
     }
@@ -227,8 +227,7 @@ function unknownParts(traced: OvnTraceResult, nonIpInput: boolean): PartialRule[
     ...(orsState.length ? [{ rule: 'ct-lb-ors-state' as const, at: at(orsState) }] : []),
     ...(ported.length ? [{ rule: 'generated-packets' as const, at: at(ported) }] : []),
   ];
-  const seen = new Set<string>();
-  const stale = staleCtStages(traced.raw).filter((st) => !seen.has(st.datapath) && seen.add(st.datapath));
+  const stale = staleCtStages(traced.raw);
   const sw = snatToVipStale(traced);
   const after: PartialRule[] = [
     ...(stale.length ? [{ rule: 'patch-keeps-ct-state' as const, at: stale }] : []),

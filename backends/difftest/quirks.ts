@@ -8,6 +8,8 @@
  * their reasons, are documented in backends/ovn/trace/normalize.ts; nothing
  * here skips a case.
  */
+import { tryParseIP } from '../../model/addr/index.ts';
+import { compileVips } from '../../sim/compile/lb.ts';
 import { ipSrc } from '../../sim/packet/packet.ts';
 import { hairpinSnatAddress, type OvnTraceResult, type TraceNode, lbSelectorOf, parseTrace } from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
@@ -33,15 +35,16 @@ function hairpinRule(c: DiffCase, r: Pick<OvnTraceResult, 'stages' | 'lbBackend'
   return undefined;
 }
 
-/** The backends of the port-less VIP `ip4.dst == A` / `ip6.dst == A` in `match`, on switch `sw`. */
+/** The backends of the port-less VIP `ip4.dst == A` / `ip6.dst == A` in `match`, on switch `sw` (as the simulator compiles them). */
 function portlessVipBackends(c: DiffCase, sw: string, match: string): string | undefined {
-  const vip = /\bip[46]\.dst == ([0-9a-fA-F.:]+)/.exec(match)?.[1];
+  const text = /\bip[46]\.dst == ([0-9a-fA-F.:]+)/.exec(match)?.[1];
+  const ip = text === undefined ? undefined : tryParseIP(text);
   const ls = c.topology.switch.get(sw);
-  if (vip === undefined || ls === undefined) return undefined;
+  if (ip === undefined || ls === undefined) return undefined;
   for (const name of ls.loadBalancers) {
-    const vips = c.topology.loadBalancer.get(name)?.vips ?? {};
-    const hit = Object.entries(vips).find(([k]) => k === vip || k === `[${vip}]`);
-    if (hit) return hit[1];
+    const lb = c.topology.loadBalancer.get(name);
+    const vip = lb && compileVips(lb, []).find((v) => v.port === undefined && v.ip === ip.value);
+    if (vip) return vip.backends.map((b) => b.text).join(',');
   }
   return undefined;
 }
@@ -144,7 +147,8 @@ const POSITIVE_CT = /(^|[^!])\bct\.(trk|new|est|rel|rpl|inv)\b/;
 /**
  * Rule patch-keeps-ct-state: flows of an ingress pipeline entered over a
  * patch port (or by a generated packet), before that pipeline's first ct
- * action, that ovn-trace matched on conntrack state OVN has cleared.
+ * action, that ovn-trace matched on conntrack state OVN has cleared; the
+ * first such flow of each datapath.
  */
 export function staleCtStages(raw: string): { datapath: string; stage: string }[] {
   const out: { datapath: string; stage: string }[] = [];
@@ -168,7 +172,7 @@ export function staleCtStages(raw: string): { datapath: string; stage: string }[
     }
   };
   walk(parseTrace(raw).root, false);
-  return out;
+  return out.filter((st, i) => out.findIndex((x) => x.datapath === st.datapath) === i);
 }
 
 /**

@@ -7,24 +7,11 @@ import { RpcConnection } from './rpc.ts';
 import { FakeStream, flush } from './testing/fake-stream.ts';
 import { emitValue, fromNative } from './wire/datum.ts';
 import { OvsdbProtocolError } from './wire/errors.ts';
-import { parseColumnType, parseSchema } from './wire/schema.ts';
+import { parseColumnType } from './wire/schema.ts';
+import { LS_SCHEMA } from './testing/ls-schema.ts';
 import { parseTableUpdates2 } from './wire/update.ts';
 
-const schema = parseSchema({
-  name: 'T',
-  version: '1.0.0',
-  tables: {
-    LS: {
-      columns: {
-        name: { type: 'string' },
-        ports: { type: { key: { type: 'uuid' }, min: 0, max: 'unlimited' } },
-        external_ids: { type: { key: 'string', value: 'string', min: 0, max: 'unlimited' } },
-        tag: { type: { key: 'integer', min: 0, max: 1 } },
-      },
-      isRoot: true,
-    },
-  },
-});
+const schema = LS_SCHEMA;
 const wire = (c: string, v: unknown) => emitValue(fromNative(schema.tables.LS?.columns[c]?.type ?? parseColumnType('string'), v, c, { relaxSize: true }));
 
 type State = Map<string, { name: string; ports: string[]; external_ids: Record<string, string>; tag: number | undefined }>;

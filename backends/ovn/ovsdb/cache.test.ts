@@ -4,25 +4,12 @@ import { fcParams } from '../../../test/fc.ts';
 import { OvsdbCache, applyDiff, type RowChange } from './cache.ts';
 import { ManualTimers } from './timers.ts';
 import { fromNative, sortAtoms, type NativeAtom } from './wire/datum.ts';
-import { parseColumnType, parseSchema } from './wire/schema.ts';
+import { parseColumnType } from './wire/schema.ts';
+import { LS_SCHEMA } from './testing/ls-schema.ts';
 import { OvsdbClientError, OvsdbProtocolError } from './wire/errors.ts';
 import type { TableUpdates2 } from './wire/update.ts';
 
-const schema = parseSchema({
-  name: 'T',
-  version: '1.0.0',
-  tables: {
-    LS: {
-      columns: {
-        name: { type: 'string' },
-        ports: { type: { key: { type: 'uuid' }, min: 0, max: 'unlimited' } },
-        external_ids: { type: { key: 'string', value: 'string', min: 0, max: 'unlimited' } },
-        tag: { type: { key: 'integer', min: 0, max: 1 } },
-      },
-      isRoot: true,
-    },
-  },
-});
+const schema = LS_SCHEMA;
 const U1 = '00000000-0000-0000-0000-000000000001';
 const U2 = '00000000-0000-0000-0000-000000000002';
 const P1 = '10000000-0000-0000-0000-000000000001';

@@ -171,9 +171,7 @@ class Walker {
         if (ttl === 1) {
           // ovn-trace decrements to 0 and goes on; OVS's dec_ttl forwards nothing (rule ttl-underflow-continues).
           state.setField('ip.ttl', 0);
-          this.end('ttl-underflow', n, ctx);
-          this.w.quirks.push({ rule: 'ttl-underflow-continues', line: n.line, detail: ctx.dp });
-          return this.w.tx.seeds === 'pinctrl' ? { ...ctx, dead: true } : ctx;
+          return this.ttlUnderflow(n, ctx);
         }
         if (typeof ttl === 'number' && ttl > 0) state.setField('ip.ttl', ttl - 1);
         break;
@@ -209,9 +207,7 @@ class Walker {
         this.end('loopback', n, ctx);
         return ctx;
       case 'ttl-underflow':
-        this.end('ttl-underflow', n, ctx);
-        this.w.quirks.push({ rule: 'ttl-underflow-continues', line: n.line, detail: ctx.dp });
-        return this.w.tx.seeds === 'pinctrl' ? { ...ctx, dead: true } : ctx;
+        return this.ttlUnderflow(n, ctx);
       case 'nat-src': {
         this.w.quirks.push({ rule: 'ct-snat-to-vip-not-applied', line: n.line, detail: c.vip });
         if (this.w.tx.seeds === 'pinctrl') this.w.tx.snatToVip(state, c.vip, ref(n));
@@ -228,6 +224,13 @@ class Walker {
   output(port: string, type: string, n: LeafNode, state: FlowState, ctx: Ctx): void {
     const gen = ctx.generatedBy === undefined ? {} : { generatedBy: ctx.generatedBy };
     this.w.outputs.push({ outport: port, type, datapath: ctx.dp, packet: state.current, line: n.line, ...gen });
+  }
+
+  /** Rule ttl-underflow-continues: OVS forwards nothing past here; ovn-trace goes on (semantics "ovn-trace" follows it). */
+  ttlUnderflow(n: TraceNode, ctx: Ctx): Ctx {
+    this.end('ttl-underflow', n, ctx);
+    this.w.quirks.push({ rule: 'ttl-underflow-continues', line: n.line, detail: ctx.dp });
+    return this.w.tx.seeds === 'pinctrl' ? { ...ctx, dead: true } : ctx;
   }
 
   end(kind: PathEndKind, n: TraceNode, ctx: Ctx): void {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseIPv6 } from '../model/addr/index.ts';
 import { compileNetwork } from './compile/network.ts';
 import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
-import { icmpEcho, ndNs, tcpPacket, udpPacket } from './packet/build.ts';
+import { icmpEcho, ndNs, tcpPacket, udpPacket } from '../model/packet/build.ts';
 import { simulate } from './simulate.ts';
 
 describe('apply-after-lb ACLs', () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compileNetwork } from './compile/index.ts';
 import { probeConnection, replyTo } from './connection.ts';
 import { MAC, twoSubnets } from '../model/topology/index.ts';
-import { icmpEcho, tcpPacket, udpPacket } from './packet/build.ts';
-import { TCP_ACK, TCP_SYN } from './packet/fields.ts';
+import { icmpEcho, tcpPacket, udpPacket } from '../model/packet/build.ts';
+import { TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
 
 const syn = (dst: string, dport: number, ethDst: string = MAC.r1sw1) =>
   tcpPacket({ ethSrc: MAC.p1, ethDst, src: '10.0.1.11', dst, sport: 40000, dport });

@@ -10,8 +10,8 @@
  */
 import type { ConntrackState } from './conntrack/state.ts';
 import type { SimNetwork } from './compile/types.ts';
-import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY, TCP_ACK, TCP_SYN } from './packet/fields.ts';
-import { type Packet, dstPort, ipDst, ipSrc, isIPv4, l4ProtoOf, withFields, withIPs, withPorts } from './packet/packet.ts';
+import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY, TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
+import { type Packet, dstPort, ipDst, ipSrc, isIPv4, l4ProtoOf, withFields, withIPs, withPorts } from '../model/packet/packet.ts';
 import type { Selector } from './pipeline/run.ts';
 import { type SimResult, simulate } from './simulate.ts';
 

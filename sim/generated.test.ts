@@ -6,9 +6,9 @@ import { parseIPv6 } from '../model/addr/index.ts';
 import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
 import { compileNetwork } from './compile/network.ts';
 import { linkLocalOf } from './compile/addresses.ts';
-import { icmpEcho, ipv6McastMac, sctpPacket, solicitedNode, tcpPacket, udpPacket } from './packet/build.ts';
-import { TCP_ACK, TCP_RST } from './packet/fields.ts';
-import type { Packet } from './packet/packet.ts';
+import { icmpEcho, ipv6McastMac, sctpPacket, solicitedNode, tcpPacket, udpPacket } from '../model/packet/build.ts';
+import { TCP_ACK, TCP_RST } from '../model/packet/fields.ts';
+import type { Packet } from '../model/packet/packet.ts';
 import { simulate } from './simulate.ts';
 
 const v6Lab = () =>

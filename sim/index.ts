@@ -56,7 +56,7 @@
  *
  * Pure: no I/O, no clock, no randomness. Imports only model/.
  */
-export * from './packet/index.ts';
+export * from '../model/packet/index.ts';
 export * from './conntrack/index.ts';
 export * from './compile/index.ts';
 export * from './pipeline/index.ts';

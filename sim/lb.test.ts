@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../model/addr/index.ts';
 import { compileNetwork } from './compile/network.ts';
 import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
-import { tcpPacket, udpPacket } from './packet/build.ts';
-import { TCP_ACK, TCP_SYN } from './packet/fields.ts';
+import { tcpPacket, udpPacket } from '../model/packet/build.ts';
+import { TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
 import { simulate } from './simulate.ts';
 
 const VIP = '10.96.0.10';

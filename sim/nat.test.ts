@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../model/addr/index.ts';
 import { compileNetwork } from './compile/network.ts';
 import { TopoBuilder } from '../model/topology/index.ts';
-import { icmpEcho, tcpPacket, udpPacket } from './packet/build.ts';
-import { TCP_ACK, TCP_SYN } from './packet/fields.ts';
+import { icmpEcho, tcpPacket, udpPacket } from '../model/packet/build.ts';
+import { TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
 import { simulate } from './simulate.ts';
 
 const POD = '0a:00:00:00:00:0b';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../model/addr/index.ts';
 import { MAC, TopoBuilder, twoSubnets, type Topology } from '../model/topology/index.ts';
 import { compileNetwork } from './compile/network.ts';
-import { arpRequest, icmpEcho, tcpPacket, udpPacket } from './packet/build.ts';
+import { arpRequest, icmpEcho, tcpPacket, udpPacket } from '../model/packet/build.ts';
 import { simulate } from './simulate.ts';
 
 const ping = () => icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileNetwork } from './compile/network.ts';
 import { MAC, twoSubnets } from '../model/topology/index.ts';
-import { icmpEcho } from './packet/build.ts';
+import { icmpEcho } from '../model/packet/build.ts';
 import { formatResult, resultToJSON } from './result.ts';
 import { simulate } from './simulate.ts';
 

@@ -3,7 +3,7 @@
  * DESIGN.md: `{"verdict", "outport"?, "stages"}` plus outputs, drops, the
  * conntrack states seen and the choices made).
  */
-import { describePacket, packetToJSON } from './packet/format.ts';
+import { describePacket, packetToJSON } from '../model/packet/format.ts';
 import type { SimResult } from './simulate.ts';
 import { formatTrace, traceToJSON } from './trace.ts';
 

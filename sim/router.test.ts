@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../model/addr/index.ts';
 import { compileNetwork } from './compile/network.ts';
 import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
-import { arpRequest, icmpEcho, udpPacket } from './packet/build.ts';
+import { arpRequest, icmpEcho, udpPacket } from '../model/packet/build.ts';
 import { simulate } from './simulate.ts';
 
 const fromP1 = (dst: string, ttl = 64) => udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst, sport: 1000, dport: 53, ttl });

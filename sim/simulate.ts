@@ -7,8 +7,8 @@
 import { ConntrackState } from './conntrack/state.ts';
 import { ConntrackTx } from './conntrack/tx.ts';
 import type { RouterDp, SimNetwork, SwitchDp } from './compile/types.ts';
-import { SimPacket } from './packet/canonical.ts';
-import { asOvsKeys, type Packet } from './packet/packet.ts';
+import { SimPacket } from '../model/packet/canonical.ts';
+import { asOvsKeys, type Packet } from '../model/packet/packet.ts';
 import { NO_CARRY } from './pipeline/context.ts';
 import { runRouter } from './pipeline/router.ts';
 import { MAX_PASSES, makeJob, Run, type StageRun, type CtLookupRecord, type Job, type Selector, type SimDrop, type SimOutput } from './pipeline/run.ts';

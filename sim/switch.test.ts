@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileNetwork } from './compile/network.ts';
 import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
-import { arpRequest, icmpEcho, tcpPacket, udpPacket } from './packet/build.ts';
-import { TCP_ACK, TCP_SYN } from './packet/fields.ts';
+import { arpRequest, icmpEcho, tcpPacket, udpPacket } from '../model/packet/build.ts';
+import { TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
 import { simulate } from './simulate.ts';
 import { formatTrace } from './trace.ts';
 

@@ -8,8 +8,8 @@
  * `formatTrace` prints it in ovn-trace's spirit (a header per datapath
  * pipeline, one line per stage); `traceToJSON` gives the JSON form.
  */
-import { formatField } from './packet/format.ts';
-import type { FieldName } from './packet/fields.ts';
+import { formatField } from '../model/packet/format.ts';
+import type { FieldName } from '../model/packet/fields.ts';
 
 export type PipelineName = 'ingress' | 'egress';
 

@@ -7,10 +7,10 @@
  * ovn-controller's (pinctrl.c) as normalize.ts documents.
  */
 import { arpRequest, icmpEcho, ndNs, tcpPacket, udpPacket, type Packet } from '../../sim/index.ts';
-import { TCP_ACK, TCP_RST } from '../../sim/packet/fields.ts';
+import { TCP_ACK, TCP_RST } from '../../model/packet/fields.ts';
 import { LAB_MAC as M } from './lab.ts';
 
-/** An expected output: its port and the fields to check, printed as sim/packet/format.ts prints them. */
+/** An expected output: its port and the fields to check, printed as model/packet/format.ts prints them. */
 export interface ExpectedOutput {
   readonly outport: string;
   readonly fields: Readonly<Record<string, string>>;

@@ -7,9 +7,9 @@
 import { parseIPv4, parseIPv6, parseMAC } from '../../model/addr/index.ts';
 import { parseMatch, printMatch } from '../../model/match/index.ts';
 import { buildTopology, TABLE_ORDER, type TableName, type Tables, type Topology, topologyRows } from '../../model/topology/index.ts';
-import { FIELD_KIND, FIELD_ORDER, type FieldName } from '../../sim/packet/fields.ts';
-import { packetToJSON } from '../../sim/packet/format.ts';
-import type { Packet } from '../../sim/packet/packet.ts';
+import { FIELD_KIND, FIELD_ORDER, type FieldName } from '../../model/packet/fields.ts';
+import { packetToJSON } from '../../model/packet/format.ts';
+import type { Packet } from '../../model/packet/packet.ts';
 import { materialize } from './materialize.ts';
 import { resolvePacket } from './packet-spec.ts';
 import type { CaseSpec } from './spec.ts';

@@ -18,9 +18,9 @@
  * security ovn-trace misjudged, hairpin, make the LB choice). What lies
  * beyond is not compared. Such cases agree but are counted apart.
  */
-import type { FieldName } from '../../sim/packet/fields.ts';
-import { packetToJSON } from '../../sim/packet/format.ts';
-import type { Packet } from '../../sim/packet/packet.ts';
+import type { FieldName } from '../../model/packet/fields.ts';
+import { packetToJSON } from '../../model/packet/format.ts';
+import type { Packet } from '../../model/packet/packet.ts';
 import type { SimResult } from '../../sim/simulate.ts';
 import type { OvnTraceResult } from '../ovn/trace/index.ts';
 

@@ -20,7 +20,7 @@
  */
 import { OvnTracerError, type OvnTraceRequest, type OvnTraceResult } from '../ovn/trace/index.ts';
 import type { SimResult } from '../../sim/simulate.ts';
-import { isIP } from '../../sim/packet/packet.ts';
+import { isIP } from '../../model/packet/packet.ts';
 import type { DiffCase } from './case.ts';
 import { compareObserved, type Observed, observeOvn, observeSim, type PartialRule, type VerdictDiff } from './compare.ts';
 import { widenPortSecurity } from './port-sec.ts';

@@ -8,8 +8,8 @@
  * destinations are what a host would use: the owner's MAC on the same
  * segment, else the first-hop router's MAC; ARP and ND are broadcast.
  */
-import { arpRequest, icmpEcho, ndNs, sctpPacket, tcpPacket, udpPacket } from '../../sim/packet/build.ts';
-import type { Packet } from '../../sim/packet/packet.ts';
+import { arpRequest, icmpEcho, ndNs, sctpPacket, tcpPacket, udpPacket } from '../../model/packet/build.ts';
+import type { Packet } from '../../model/packet/packet.ts';
 import { containsIP, parseCIDR, parseIP } from '../../model/addr/index.ts';
 import { type Endpoint, type Inventory, STRANGER_MAC, type Target } from './layout.ts';
 import { L4_PORTS } from './match-spec.ts';

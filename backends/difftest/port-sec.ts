@@ -14,7 +14,7 @@
  * its port and the walker is asked what left there.
  */
 import { formatIPv4, formatIPv6, tryParseMAC } from '../../model/addr/index.ts';
-import type { Packet } from '../../sim/packet/packet.ts';
+import type { Packet } from '../../model/packet/packet.ts';
 import { type OvnTrace, type OvnTraceResult, parseFlowLine, parseTrace, portSecPrefixMismatch, type TraceNode, traceVerdict } from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
 import type { PartialRule } from './compare.ts';

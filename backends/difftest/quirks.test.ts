@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { arpRequest, udpPacket } from '../../sim/packet/build.ts';
+import { arpRequest, udpPacket } from '../../model/packet/build.ts';
 import { portSecPrefixMismatch } from '../ovn/trace/index.ts';
 import { generatedBranches, snatToVipStale, staleCtStages } from './quirks.ts';
 

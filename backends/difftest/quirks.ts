@@ -10,7 +10,7 @@
  */
 import { tryParseIP } from '../../model/addr/index.ts';
 import { compileVips } from '../../sim/compile/lb.ts';
-import { ipSrc } from '../../sim/packet/packet.ts';
+import { ipSrc } from '../../model/packet/packet.ts';
 import { hairpinSnatAddress, type OvnTraceResult, type TraceNode, lbSelectorOf, parseTrace } from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
 import type { Observed, PartialRule } from './compare.ts';

@@ -18,7 +18,7 @@
 import type { IntConstant, MatchEnv, MatchExpr, MatchValue } from '../../model/match/index.ts';
 import { addressSetValues } from '../../model/match/env.ts';
 import type { AclRule, AclRequirement, IpBuckets, RuleIndex } from './types.ts';
-import type { Packet } from '../packet/packet.ts';
+import type { Packet } from '../../model/packet/packet.ts';
 
 type PortField = 'inport' | 'outport';
 type IpField = 'ip4.src' | 'ip4.dst';

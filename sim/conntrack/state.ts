@@ -19,7 +19,7 @@
  * when something reads them (a later transaction's lookup, `entries()`),
  * so a probe whose result nobody reads again costs no table copies.
  */
-import type { Packet } from '../packet/packet.ts';
+import type { Packet } from '../../model/packet/packet.ts';
 import { tupleKey, type CtTuple } from './tuple.ts';
 
 /** ct_state bits, as OVS numbers them (and as `ct.new`... read them). */

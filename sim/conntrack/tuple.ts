@@ -14,8 +14,8 @@ import {
   IPPROTO_ICMP,
   IPPROTO_ICMPV6,
   type InnerTuple,
-} from '../packet/fields.ts';
-import { dstPort, ipDst, ipSrc, isIPv4, srcPort, type Packet } from '../packet/packet.ts';
+} from '../../model/packet/fields.ts';
+import { dstPort, ipDst, ipSrc, isIPv4, srcPort, type Packet } from '../../model/packet/packet.ts';
 
 export interface CtTuple {
   readonly family: 4 | 6;

@@ -5,8 +5,8 @@
  * handed to the next {@link ConntrackState} by `finish()`. A probe commits a
  * handful of connections, so the lists stay short and no table is copied.
  */
-import { SimPacket } from '../packet/canonical.ts';
-import { isIPv4, l4ProtoOf, withFields, withIPs, withPorts, type Packet } from '../packet/packet.ts';
+import { SimPacket } from '../../model/packet/canonical.ts';
+import { isIPv4, l4ProtoOf, withFields, withIPs, withPorts, type Packet } from '../../model/packet/packet.ts';
 import {
   ICMP4_DST_UNREACH,
   ICMP4_ECHO_REPLY,
@@ -21,7 +21,7 @@ import {
   TCP_ACK,
   TCP_RST,
   TCP_SYN,
-} from '../packet/fields.ts';
+} from '../../model/packet/fields.ts';
 import {
   CS_DNAT,
   CS_EST,

@@ -9,7 +9,7 @@
  */
 import type { MatchStorageKey } from '../../model/match/index.ts';
 import type { LbVip } from '../compile/types.ts';
-import type { Packet } from '../packet/packet.ts';
+import type { Packet } from '../../model/packet/packet.ts';
 
 /** Packets the pipelines make themselves rather than forward. */
 export type GeneratedKind =

@@ -5,7 +5,9 @@
  */
 import { MAC_BROADCAST } from '../../model/addr/index.ts';
 import { linkLocalOf } from '../compile/addresses.ts';
-import { ipv6McastMac, solicitedNode } from '../packet/build.ts';
+import { icmpErrorFor, innerOf, ipv6McastMac, solicitedNode } from '../../model/packet/build.ts';
+
+export { icmpErrorFor, innerOf, type IcmpErrorSpec } from '../../model/packet/build.ts';
 import {
   ARP_OP_REPLY,
   ARP_OP_REQUEST,
@@ -23,8 +25,8 @@ import {
   TCP_ACK,
   TCP_RST,
   type InnerTuple,
-} from '../packet/fields.ts';
-import { dstPort, ipDst, ipSrc, isIPv4, l4ProtoOf, srcPort, type Packet } from '../packet/packet.ts';
+} from '../../model/packet/fields.ts';
+import { dstPort, ipDst, ipSrc, isIPv4, l4ProtoOf, srcPort, type Packet } from '../../model/packet/packet.ts';
 
 /** `arp.op = 2` answer to an ARP request, from `mac`/`ip`. */
 export function arpReplyTo(req: Packet, mac: number, ip: number): Packet {
@@ -120,62 +122,6 @@ export function ndNsFor(spec: NdNsSpec): Packet {
   };
 }
 
-/** The tuple an ICMP error quotes for the packet it is about. */
-export function innerOf(p: Packet): InnerTuple {
-  const proto = p['ip.proto'] ?? 0;
-  const icmp = proto === IPPROTO_ICMP || proto === IPPROTO_ICMPV6;
-  return {
-    family: isIPv4(p) ? 4 : 6,
-    proto,
-    src: ipSrc(p) ?? 0,
-    dst: ipDst(p) ?? 0,
-    sport: icmp ? (p['icmp.id'] ?? 0) : (srcPort(p) ?? 0),
-    dport: icmp ? (p['icmp4.type'] ?? p['icmp6.type'] ?? 0) : (dstPort(p) ?? 0),
-  };
-}
-
-export interface IcmpErrorSpec {
-  readonly type: number;
-  readonly code: number;
-  /** Source address of the error (default: the offending packet's destination). */
-  readonly src?: number | bigint;
-  readonly ttl?: number;
-}
-
-/** An ICMPv4/ICMPv6 error about `p`, sent back to its source (Ethernet addresses swapped). */
-export function icmpErrorFor(p: Packet, spec: IcmpErrorSpec): Packet {
-  const v4 = isIPv4(p);
-  const base = {
-    'eth.src': p['eth.dst'],
-    'eth.dst': p['eth.src'],
-    'ip.ttl': spec.ttl ?? 255,
-    'ip.dscp': 0,
-    'ip.ecn': 0,
-    'ip.frag': 0,
-    inner: innerOf(p),
-  };
-  if (v4) {
-    return {
-      ...base,
-      'eth.type': ETH_TYPE_IP,
-      'ip.proto': IPPROTO_ICMP,
-      'ip4.src': (spec.src as number | undefined) ?? p['ip4.dst'] ?? 0,
-      'ip4.dst': p['ip4.src'] ?? 0,
-      'icmp4.type': spec.type,
-      'icmp4.code': spec.code,
-    };
-  }
-  return {
-    ...base,
-    'eth.type': ETH_TYPE_IPV6,
-    'ip.proto': IPPROTO_ICMPV6,
-    'ip6.src': (spec.src as bigint | undefined) ?? p['ip6.dst'] ?? 0n,
-    'ip6.dst': p['ip6.src'] ?? 0n,
-    'ip6.label': 0,
-    'icmp6.type': spec.type,
-    'icmp6.code': spec.code,
-  };
-}
 
 /**
  * TTL (hop limit) of the TCP RST and SCTP ABORT pinctrl builds

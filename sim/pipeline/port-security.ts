@@ -19,8 +19,8 @@ import {
   IPPROTO_UDP,
   ND_NA,
   ND_NS,
-} from '../packet/fields.ts';
-import { isEthMcast, type Packet } from '../packet/packet.ts';
+} from '../../model/packet/fields.ts';
+import { isEthMcast, type Packet } from '../../model/packet/packet.ts';
 import { inPrefix, linkLocalOf, type PortSecurityEntry, type PsIP } from '../compile/addresses.ts';
 
 function ipListed<T extends number | bigint>(list: readonly PsIP<T>[], ip: T | undefined): boolean {

@@ -14,9 +14,9 @@
  */
 import { inNetwork, ipKey, linkLocalOf } from '../compile/addresses.ts';
 import type { RouterDp, RouterPortInfo } from '../compile/types.ts';
-import { solicitedNode } from '../packet/build.ts';
-import { ICMP4_ECHO_REPLY, ICMP4_TIME_EXCEEDED, ICMP6_ECHO_REPLY, ICMP6_TIME_EXCEEDED } from '../packet/fields.ts';
-import { withFields, ipDst, isArp, isEthBcast, isEthMcast, isIPv4, isIPv6, isIcmpEcho, isMcastMac, isNd, isNdNs, type Packet } from '../packet/packet.ts';
+import { solicitedNode } from '../../model/packet/build.ts';
+import { ICMP4_ECHO_REPLY, ICMP4_TIME_EXCEEDED, ICMP6_ECHO_REPLY, ICMP6_TIME_EXCEEDED } from '../../model/packet/fields.ts';
+import { withFields, ipDst, isArp, isEthBcast, isEthMcast, isIPv4, isIPv6, isIcmpEcho, isMcastMac, isNd, isNdNs, type Packet } from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { FLAG_LOOPBACK } from './context.ts';
 import { arpReplyTo, icmpErrorFor, ndNaTo, rejectReplyFor } from './generate.ts';

@@ -19,7 +19,7 @@ import { findVip } from '../compile/lb.ts';
 import { ipKey } from '../compile/addresses.ts';
 import { dnatZone, snatZone } from '../compile/ports.ts';
 import type { LbVip, NatRule, RouterDp } from '../compile/types.ts';
-import { dstPort, ipDst, ipSrc, isIP, l4ProtoOf, srcPort, withFields, withIPs } from '../packet/packet.ts';
+import { dstPort, ipDst, ipSrc, isIP, l4ProtoOf, srcPort, withFields, withIPs } from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { FLAG_FORCE_SNAT_FOR_DNAT, FLAG_FORCE_SNAT_FOR_LB, FLAG_LOOPBACK, FLAG_SKIP_SNAT_FOR_LB, FLAG_USE_SNAT_ZONE, NO_CARRY } from './context.ts';
 import { ctIs, ctNot } from './ct-bits.ts';

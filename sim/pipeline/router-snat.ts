@@ -12,7 +12,7 @@ import { CS_RPL } from '../conntrack/state.ts';
 import { inPrefix } from '../compile/addresses.ts';
 import { dnatZone, snatZone } from '../compile/ports.ts';
 import type { NatRule, RouterDp } from '../compile/types.ts';
-import { ipDst, ipSrc, isIP, isIPv4, isNdNs, withFields, withIPs } from '../packet/packet.ts';
+import { ipDst, ipSrc, isIP, isIPv4, isNdNs, withFields, withIPs } from '../../model/packet/packet.ts';
 import { FLAG_FORCE_SNAT_FOR_DNAT, FLAG_FORCE_SNAT_FOR_LB, FLAG_LOOPBACK, FLAG_SKIP_SNAT_FOR_LB, FLAG_USE_SNAT_ZONE, NO_CARRY } from './context.ts';
 import { ctIs, tracked } from './ct-bits.ts';
 import { ctCommit } from './ct-ops.ts';

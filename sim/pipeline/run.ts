@@ -14,8 +14,8 @@ import type { ConntrackTx } from '../conntrack/tx.ts';
 import { type AclScratch, newAclScratch } from '../compile/acl-index.ts';
 import { formatCtState } from '../conntrack/state.ts';
 import type { Datapath, PortInfo, RouterDp, SimNetwork, SwitchDp } from '../compile/types.ts';
-import { publicPacket } from '../packet/canonical.ts';
-import { changedFields, type Packet } from '../packet/packet.ts';
+import { publicPacket } from '../../model/packet/canonical.ts';
+import { changedFields, type Packet } from '../../model/packet/packet.ts';
 import { fieldChange, type PipelineName, type TraceRule, type TraceStage } from '../trace.ts';
 import { type Carry, type GeneratedKind, PipelineCtx } from './context.ts';
 

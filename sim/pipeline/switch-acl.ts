@@ -17,7 +17,7 @@ import { CS_EST, CS_INV, CS_NEW, CS_REL, CS_RPL, MARK_BLOCKED } from '../conntra
 import { candidateAcls } from '../compile/acl-index.ts';
 import { lspZone } from '../compile/ports.ts';
 import type { AclRule, AclStage, SwitchDp } from '../compile/types.ts';
-import { isEthMcast, isIP, isNdOrMld, type Packet, withFields } from '../packet/packet.ts';
+import { isEthMcast, isIP, isNdOrMld, type Packet, withFields } from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { blocked, ctIs, ctNot, tracked } from './ct-bits.ts';
 import { NO_CARRY } from './context.ts';

@@ -14,8 +14,8 @@
  */
 import { type IpKey, ipKey } from '../compile/addresses.ts';
 import type { SwitchDp, SwitchPortInfo } from '../compile/types.ts';
-import { isArp, isEthMcast, isNdNs, type Packet } from '../packet/packet.ts';
-import { solicitedNode } from '../packet/build.ts';
+import { isArp, isEthMcast, isNdNs, type Packet } from '../../model/packet/packet.ts';
+import { solicitedNode } from '../../model/packet/build.ts';
 import { FLAG_LOOPBACK } from './context.ts';
 import { arpReplyTo, ndNaTo } from './generate.ts';
 import { isLocalnetPort } from './switch-acl.ts';

@@ -19,7 +19,7 @@ import type { LbVip, SwitchDp } from '../compile/types.ts';
 import { FLAG_LOOPBACK, NO_CARRY } from './context.ts';
 import { ctIs, tracked } from './ct-bits.ts';
 import { ctCommit, ctLookup } from './ct-ops.ts';
-import { dstPort, ipDst, ipSrc, isEthMcast, isIP, isNdOrMld, l4ProtoOf, type Packet, srcPort, withFields } from '../packet/packet.ts';
+import { dstPort, ipDst, ipSrc, isEthMcast, isIP, isNdOrMld, l4ProtoOf, type Packet, srcPort, withFields } from '../../model/packet/packet.ts';
 import { rejectReplyFor } from './generate.ts';
 import type { StageRun } from './run.ts';
 import { isLocalnetPort, isRouterPort, zoneOf } from './switch-acl.ts';

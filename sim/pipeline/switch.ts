@@ -5,8 +5,8 @@
  * for the packets the simulator models they only say `next`.
  */
 import type { SwitchDp } from '../compile/types.ts';
-import { publicPacket } from '../packet/canonical.ts';
-import { isEthMcast, isMcastMac } from '../packet/packet.ts';
+import { publicPacket } from '../../model/packet/canonical.ts';
+import { isEthMcast, isMcastMac } from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { inPortSecurityAllows, outPortSecurityAllows } from './port-security.ts';
 import { crossPatch } from './patch.ts';

@@ -5,9 +5,9 @@
  * tag, fragments, TCP flags, DSCP/ECN.
  */
 import fc from 'fast-check';
-import { ETH_TYPE_ARP, ETH_TYPE_RARP } from '../../../sim/packet/fields.ts';
-import { icmpEcho, ipHeaders, ndNa, ndNs, sctpPacket, tcpPacket, udpPacket, arpRequest, arpReply } from '../../../sim/packet/build.ts';
-import type { Packet } from '../../../sim/packet/packet.ts';
+import { ETH_TYPE_ARP, ETH_TYPE_RARP } from '../../../model/packet/fields.ts';
+import { icmpEcho, ipHeaders, ndNa, ndNs, sctpPacket, tcpPacket, udpPacket, arpRequest, arpReply } from '../../../model/packet/build.ts';
+import type { Packet } from '../../../model/packet/packet.ts';
 
 export interface PacketArbOptions {
   /** Generate non-zero DSCP/ECN (ovn-trace ignores them in microflows). Default true. */

@@ -21,8 +21,8 @@ import {
   IPPROTO_TCP,
   IPPROTO_UDP,
   type FieldName,
-} from '../../../sim/packet/fields.ts';
-import type { Packet } from '../../../sim/packet/packet.ts';
+} from '../../../model/packet/fields.ts';
+import type { Packet } from '../../../model/packet/packet.ts';
 import { TraceParseError } from './errors.ts';
 
 /** OVS protocol shorthands: ethertype and IP protocol. */

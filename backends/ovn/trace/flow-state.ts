@@ -5,8 +5,8 @@
  * text does not show (results of check_in_port_sec() and friends). Loading
  * such bits into a packet field is an error, never a guess.
  */
-import { FIELD_KIND, FIELD_ORDER, type FieldName } from '../../../sim/packet/fields.ts';
-import type { Packet } from '../../../sim/packet/packet.ts';
+import { FIELD_KIND, FIELD_ORDER, type FieldName } from '../../../model/packet/fields.ts';
+import type { Packet } from '../../../model/packet/packet.ts';
 import type { FieldSlice } from './actions.ts';
 import { TraceParseError, type TraceLineRef } from './errors.ts';
 

@@ -8,7 +8,7 @@
  * ovn-controller really builds (controller/pinctrl.c of 23.03). Where they
  * differ is a documented quirk (see normalize.ts, rule `generated-packets`).
  */
-import { ipv6McastMac, solicitedNode } from '../../../sim/packet/build.ts';
+import { ipv6McastMac, solicitedNode } from '../../../model/packet/build.ts';
 import {
   ARP_OP_REQUEST,
   ETH_TYPE_ARP,
@@ -25,8 +25,8 @@ import {
   ND_NS,
   TCP_ACK,
   TCP_RST,
-} from '../../../sim/packet/fields.ts';
-import { isIP, isIPv4, type Packet } from '../../../sim/packet/packet.ts';
+} from '../../../model/packet/fields.ts';
+import { isIP, isIPv4, type Packet } from '../../../model/packet/packet.ts';
 
 export type GeneratedKind = 'arp' | 'nd_na' | 'nd_ns' | 'icmp4' | 'icmp6' | 'tcp_reset' | 'sctp_abort';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateMatch, packetFromRecord, parseMatch, type MatchFieldValues } from '../../../model/match/index.ts';
-import { tcpPacket } from '../../../sim/packet/build.ts';
-import type { Packet } from '../../../sim/packet/packet.ts';
+import { tcpPacket } from '../../../model/packet/build.ts';
+import type { Packet } from '../../../model/packet/packet.ts';
 import { fcParams } from '../../../test/fc.ts';
 import { requireOvn, runTool, startControlPlane, startOvnTrace, type ControlPlane, type OvnTraceDaemon } from '../control-plane/index.ts';
 import { packetArbitrary } from './arbitrary.ts';
@@ -14,7 +14,7 @@ function matchFields(p: Packet): MatchFieldValues {
   return fields as MatchFieldValues;
 }
 
-// The writer lives in sim/packet/format.ts (its unit tests are in format.test.ts there);
+// The writer lives in model/packet/format.ts (its unit tests are in format.test.ts there);
 // these check it over every packet kind and against real ovn-trace, through this folder's re-export.
 describe('microflowFor', () => {
   it('property: the microflow parses with model/match and the packet matches it', () => {

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { arpRequest, icmpEcho, sctpPacket, tcpPacket, udpPacket } from '../../../sim/packet/build.ts';
-import { packetToJSON } from '../../../sim/packet/format.ts';
+import { arpRequest, icmpEcho, sctpPacket, tcpPacket, udpPacket } from '../../../model/packet/build.ts';
+import { packetToJSON } from '../../../model/packet/format.ts';
 import { linkLocalOf, pinctrlSendsNothing, seedGenerated } from './generated.ts';
 import { QUIRKS, firstDivergence } from './normalize.ts';
 import type { OvnTraceStage } from './parse.ts';

@@ -11,8 +11,8 @@
  * class of packets is skipped: a caveat says exactly what ovn-trace could
  * not show, so the differential test compares everything else.
  */
-import type { FieldName } from '../../../sim/packet/fields.ts';
-import type { Packet } from '../../../sim/packet/packet.ts';
+import type { FieldName } from '../../../model/packet/fields.ts';
+import type { Packet } from '../../../model/packet/packet.ts';
 import { tryParseCIDR, tryParseMAC } from '../../../model/addr/index.ts';
 import { flowMismatches } from './flow-line.ts';
 import type { OvnTraceStage } from './parse.ts';

@@ -14,9 +14,9 @@
  *   gw (gateway router, chassis hv1): gw-in 10.0.3.1 ── sw3: c1 .2; gw-ext 172.16.0.1 ── ext: ext1 .50
  *        snat 10.0.3.0/24 → 172.16.0.10, dnat 172.16.0.20 → 10.0.3.2
  */
-import { arpRequest, icmpEcho, ndNs, tcpPacket, udpPacket } from '../../../sim/packet/build.ts';
-import { TCP_ACK, TCP_RST } from '../../../sim/packet/fields.ts';
-import type { Packet } from '../../../sim/packet/packet.ts';
+import { arpRequest, icmpEcho, ndNs, tcpPacket, udpPacket } from '../../../model/packet/build.ts';
+import { TCP_ACK, TCP_RST } from '../../../model/packet/fields.ts';
+import type { Packet } from '../../../model/packet/packet.ts';
 
 const M = {
   p1: '00:00:00:00:00:01', p2: '00:00:00:00:00:02', p3: '00:00:00:00:00:03', q1: '00:00:00:00:01:01',
@@ -65,7 +65,7 @@ export const TOPOLOGY: readonly (readonly string[])[] = [
   ['lr-nat-add', 'lr0', 'dnat_and_snat', '172.17.0.30', '10.0.0.2'],
 ];
 
-/** An expected output: the port and the fields to check, as sim/packet/format.ts prints them. */
+/** An expected output: the port and the fields to check, as model/packet/format.ts prints them. */
 export interface ExpectedOutput {
   readonly outport: string;
   readonly fields: Readonly<Record<string, string>>;

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ndNs, tcpPacket } from '../../../sim/packet/build.ts';
-import { packetToJSON } from '../../../sim/packet/format.ts';
+import { ndNs, tcpPacket } from '../../../model/packet/build.ts';
+import { packetToJSON } from '../../../model/packet/format.ts';
 import { requireOvn, runTool, startControlPlane, type ControlPlane } from '../control-plane/index.ts';
 import { OvnTracerError } from './errors.ts';
 import { CASES, TOPOLOGY, type TraceCase } from './trace-cases.ts';

@@ -14,7 +14,7 @@
 import { ControlPlaneError, runTool } from '../control-plane/index.ts';
 import { DaemonProcess } from '../control-plane/daemon.ts';
 import { logTail } from '../control-plane/exec.ts';
-import { isIPv4, type Packet } from '../../../sim/packet/packet.ts';
+import { isIPv4, type Packet } from '../../../model/packet/packet.ts';
 import { OvnTracerError } from './errors.ts';
 import { parseFlowLine } from './flow-line.ts';
 import { microflowFor } from './microflow.ts';

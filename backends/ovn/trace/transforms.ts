@@ -4,7 +4,7 @@
  * execute_arp / execute_nd_* / execute_icmp* / execute_tcp_reset ...).
  */
 import { parseIPv4, parseIPv6, tryParseIPv4 } from '../../../model/addr/index.ts';
-import { isIPv4, isIPv6, l4ProtoOf } from '../../../sim/packet/packet.ts';
+import { isIPv4, isIPv6, l4ProtoOf } from '../../../model/packet/packet.ts';
 import { parseConstant, resolveField } from './actions.ts';
 import { TraceParseError, type TraceLineRef } from './errors.ts';
 import type { FlowState } from './flow-state.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { packetToJSON } from '../../../sim/packet/format.ts';
-import { arpRequest, tcpPacket, udpPacket } from '../../../sim/packet/build.ts';
+import { packetToJSON } from '../../../model/packet/format.ts';
+import { arpRequest, tcpPacket, udpPacket } from '../../../model/packet/build.ts';
 import { TraceParseError } from './errors.ts';
 import { flowMismatches, parseFlowLine } from './flow-line.ts';
 import { normalizeVerdict } from './normalize.ts';

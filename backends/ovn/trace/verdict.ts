@@ -11,7 +11,7 @@
  * the --lb-dst given to ovn-trace (ovn-trace does not print its choice), and
  * the `/* MAC binding to ... *\/` comments of get_arp/get_nd.
  */
-import type { Packet } from '../../../sim/packet/packet.ts';
+import type { Packet } from '../../../model/packet/packet.ts';
 import { parseAction } from './actions.ts';
 import { TraceParseError, type TraceLineRef } from './errors.ts';
 import { FlowState } from './flow-state.ts';

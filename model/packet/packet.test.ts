@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseIPv4, parseIPv6 } from '../../model/addr/index.ts';
-import { evaluateMatch, packetFromRecord, parseMatch, type MatchFieldValues } from '../../model/match/index.ts';
+import { parseIPv4, parseIPv6 } from '../addr/index.ts';
+import { evaluateMatch, packetFromRecord, parseMatch, type MatchFieldValues } from '../match/index.ts';
 import { fcParams } from '../../test/fc.ts';
 import { arpRequest, icmpEcho, ndNa, ndNs, sctpPacket, solicitedNode, tcpPacket, udpPacket } from './build.ts';
 import { FIELD_ORDER } from './fields.ts';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fcParams } from '../../../test/fc.ts';
-import { icmpErrorFor } from '../../pipeline/generate.ts';
-import { arpRequest, icmpEcho, ndNa, ndNs, sctpPacket, tcpPacket, udpPacket } from '../build.ts';
+
+import { arpRequest, icmpEcho, icmpErrorFor, ndNa, ndNs, sctpPacket, tcpPacket, udpPacket } from '../build.ts';
 import type { Packet } from '../packet.ts';
 import { emitPacket, parsePacket, PacketParseError } from './index.ts';
 import { internetChecksum } from './buffer.ts';

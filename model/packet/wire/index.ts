@@ -1,5 +1,5 @@
 /**
- * sim/packet/wire: packets as bytes. `emitPacket` turns a packet value into
+ * model/packet/wire: packets as bytes. `emitPacket` turns a packet value into
  * an Ethernet frame (checksums filled in); `parsePacket` reads one back.
  * One codec per protocol; `parsePacket(emitPacket(p))` gives `p` back for
  * every packet the builders make (see the round-trip property test).

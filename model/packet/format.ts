@@ -3,7 +3,7 @@
  * OVN microflow syntax `ovn-trace` accepts (so the same packet can be traced
  * by real OVN). This is the one microflow writer: backends/ovn/trace uses it.
  */
-import { formatIPv4, formatIPv6, formatMAC } from '../../model/addr/index.ts';
+import { formatIPv4, formatIPv6, formatMAC } from '../addr/index.ts';
 import {
   ETH_TYPE_ARP,
   ETH_TYPE_IP,

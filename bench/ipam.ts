@@ -21,7 +21,13 @@ export type IpamBenchParams = {
 export type IpamBenchReport = {
   name: 'ipam';
   params: Record<string, unknown>;
-  metrics: { alloc_per_s: number; alloc_per_s_slash8: number; release_per_s: number; restore_150k_ms: number; bytes_per_ip: number };
+  metrics: {
+    alloc_per_s: number;
+    alloc_per_s_slash8: number;
+    release_per_s: number;
+    restore_150k_ms: number;
+    bytes_per_ip: number;
+  };
 };
 
 const SUBNETS = 200;
@@ -50,7 +56,13 @@ export async function runIpamBench(params: IpamBenchParams = {}): Promise<IpamBe
   await Promise.resolve();
   return {
     name: 'ipam',
-    params: { allocations: n, memory_allocations: memOwners.length, restore_records: restoreN, restore_subnets: SUBNETS, rounds },
+    params: {
+      allocations: n,
+      memory_allocations: memOwners.length,
+      restore_records: restoreN,
+      restore_subnets: SUBNETS,
+      rounds,
+    },
     metrics: {
       alloc_per_s: Math.round(slash16),
       alloc_per_s_slash8: Math.round(slash8),
@@ -89,7 +101,8 @@ function releaseRun(owners: readonly string[]): number {
   fill(ipam, owners);
   const order = shuffled(owners);
   const t0 = performance.now();
-  for (const owner of order) if (ipam.release(owner) === undefined) throw new Error(`bench ipam: ${owner} had no lease`);
+  for (const owner of order)
+    if (ipam.release(owner) === undefined) throw new Error(`bench ipam: ${owner} had no lease`);
   return owners.length / ((performance.now() - t0) / 1000);
 }
 
@@ -99,7 +112,12 @@ function restoreRecords(total: number): AllocationRecord[] {
   for (let s = 0; s < SUBNETS && out.length < total; s++) {
     for (let i = 0; i < per && out.length < total; i++) {
       const ip = (10 << 24) + (s << 16) + 2 + i;
-      out.push({ owner: `pod-${s}-${i}.bench`, subnet: `subnet-${s}`, ips: [formatIPv4(ip)], mac: formatMAC(0x0a5800000000 + out.length) });
+      out.push({
+        owner: `pod-${s}-${i}.bench`,
+        subnet: `subnet-${s}`,
+        ips: [formatIPv4(ip)],
+        mac: formatMAC(0x0a5800000000 + out.length),
+      });
     }
   }
   return out;
@@ -111,7 +129,8 @@ function restoreRun(records: readonly AllocationRecord[]): number {
   const t0 = performance.now();
   const issues = ipam.restore(records);
   const ms = performance.now() - t0;
-  if (issues.length > 0 || ipam.size !== records.length) throw new Error(`bench ipam: restore reported ${issues.length} issues`);
+  if (issues.length > 0 || ipam.size !== records.length)
+    throw new Error(`bench ipam: restore reported ${issues.length} issues`);
   return ms;
 }
 

@@ -19,7 +19,9 @@ export interface BenchPort {
 }
 
 /** One row per plan operation, in plan order (switches first, then ports). */
-export type BenchRow = { readonly kind: 'switch'; readonly index: number; readonly row: BenchSwitch } | { readonly kind: 'port'; readonly row: BenchPort };
+export type BenchRow =
+  | { readonly kind: 'switch'; readonly index: number; readonly row: BenchSwitch }
+  | { readonly kind: 'port'; readonly row: BenchPort };
 
 /**
  * Writes `rows` in chunks of `batch` (one transaction each) and returns the
@@ -35,10 +37,15 @@ export async function rawWrite(opts: { socket: string; rows: readonly BenchRow[]
     for (let at = 0; at < opts.rows.length; at += opts.batch) {
       const chunk = opts.rows.slice(at, at + opts.batch);
       const { ops, inserted } = chunkOps(chunk, switchUuids);
-      const result = (await conn.request('transact', ['OVN_Northbound', ...ops])) as { uuid?: [string, string]; error?: string; details?: string }[];
+      const result = (await conn.request('transact', ['OVN_Northbound', ...ops])) as {
+        uuid?: [string, string];
+        error?: string;
+        details?: string;
+      }[];
       const failed = result.find((r) => r !== null && r.error !== undefined);
       if (failed !== undefined) throw new Error(`raw writer: ${failed.error}: ${failed.details ?? ''}`);
-      for (const [opIndex, switchIndex] of inserted) switchUuids.set(switchIndex, (result[opIndex]?.uuid as [string, string])[1]);
+      for (const [opIndex, switchIndex] of inserted)
+        switchUuids.set(switchIndex, (result[opIndex]!.uuid as [string, string])[1]);
       transactions++;
     }
   } finally {
@@ -55,11 +62,21 @@ function chunkOps(chunk: readonly BenchRow[], switchUuids: ReadonlyMap<number, s
   chunk.forEach((r, i) => {
     if (r.kind === 'switch') {
       inserted.push([ops.length, r.index]);
-      ops.push({ op: 'insert', table: 'Logical_Switch', row: { name: r.row.name, external_ids: tag({}) }, 'uuid-name': `s${r.index}` });
+      ops.push({
+        op: 'insert',
+        table: 'Logical_Switch',
+        row: { name: r.row.name, external_ids: tag({}) },
+        'uuid-name': `s${r.index}`,
+      });
       return;
     }
     const p = r.row;
-    ops.push({ op: 'insert', table: 'Logical_Switch_Port', row: { name: p.name, addresses: p.addresses, external_ids: tag(p.externalIds) }, 'uuid-name': `p${i}` });
+    ops.push({
+      op: 'insert',
+      table: 'Logical_Switch_Port',
+      row: { name: p.name, addresses: p.addresses, external_ids: tag(p.externalIds) },
+      'uuid-name': `p${i}`,
+    });
     let list = ports.get(p.switchIndex);
     if (list === undefined) ports.set(p.switchIndex, (list = []));
     list.push(`p${i}`);
@@ -67,7 +84,12 @@ function chunkOps(chunk: readonly BenchRow[], switchUuids: ReadonlyMap<number, s
   for (const [s, names] of ports) {
     const uuid = switchUuids.get(s);
     const ref = uuid === undefined ? ['named-uuid', `s${s}`] : ['uuid', uuid];
-    ops.push({ op: 'mutate', table: 'Logical_Switch', where: [['_uuid', '==', ref]], mutations: [['ports', 'insert', ['set', names.map((n) => ['named-uuid', n])]]] });
+    ops.push({
+      op: 'mutate',
+      table: 'Logical_Switch',
+      where: [['_uuid', '==', ref]],
+      mutations: [['ports', 'insert', ['set', names.map((n) => ['named-uuid', n])]]],
+    });
   }
   return { ops, inserted };
 }
@@ -95,7 +117,8 @@ function open(path: string): Promise<Conn> {
       buffered = '';
       const w = waiting;
       waiting = undefined;
-      if (msg.error !== null && msg.error !== undefined) w?.reject(new Error(`raw writer: ${JSON.stringify(msg.error)}`));
+      if (msg.error !== null && msg.error !== undefined)
+        w?.reject(new Error(`raw writer: ${JSON.stringify(msg.error)}`));
       else w?.resolve(msg.result);
     });
     sock.on('error', (e) => (waiting ? waiting.reject(e) : reject(e)));

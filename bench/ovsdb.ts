@@ -35,14 +35,23 @@ export type OvsdbBenchParams = {
   readonly batch?: number;
   /** Ports created through ovn-nbctl, one process each (default 1,000). */
   readonly nbctlSample?: number;
-  /** Timed runs of kovn and raw each, alternating, the median reported (default 5; more than 1 adds an untimed full-size warm-up run of each). */
+  /**
+   * Timed runs of kovn and raw each, alternating, the median reported (default 5; more than 1 adds an untimed
+   * full-size warm-up run of each).
+   */
   readonly rounds?: number;
 };
 
 export type OvsdbBenchReport = {
   name: 'ovsdb';
   params: Record<string, unknown>;
-  metrics: { kovn_ports_per_s: number; raw_ports_per_s: number; nbctl_ports_per_s: number; ratio_vs_raw: number; speedup_vs_nbctl: number };
+  metrics: {
+    kovn_ports_per_s: number;
+    raw_ports_per_s: number;
+    nbctl_ports_per_s: number;
+    ratio_vs_raw: number;
+    speedup_vs_nbctl: number;
+  };
 };
 
 /** A fresh NB: its remotes for kovn/ovn-nbctl, the leader's unix socket for raw, and how to stop it. */
@@ -77,8 +86,21 @@ export function benchPorts(ports: number, switches: number): BenchPort[] {
 
 function topologyOf(switches: number, ports: readonly BenchPort[]): Topology {
   return buildTopology({
-    switch: Array.from({ length: switches }, (_, i) => ({ name: `ls-${i}`, loadBalancers: [], otherConfig: {}, externalIds: {} })),
-    switchPort: ports.map((p) => ({ name: p.name, switch: `ls-${p.switchIndex}`, type: '', addresses: [p.addresses], portSecurity: [], options: {}, externalIds: p.externalIds })),
+    switch: Array.from({ length: switches }, (_, i) => ({
+      name: `ls-${i}`,
+      loadBalancers: [],
+      otherConfig: {},
+      externalIds: {},
+    })),
+    switchPort: ports.map((p) => ({
+      name: p.name,
+      switch: `ls-${p.switchIndex}`,
+      type: '',
+      addresses: [p.addresses],
+      portSecurity: [],
+      options: {},
+      externalIds: p.externalIds,
+    })),
   }).topology;
 }
 
@@ -99,7 +121,8 @@ async function timeKovn(cluster: boolean, t: Topology, batch: number): Promise<T
       const t0 = performance.now();
       const r = await be.apply(ops);
       const seconds = (performance.now() - t0) / 1000;
-      if (plan(await be.read(), t).length !== 0) throw new Error('bench ovsdb: kovn run left NB different from the topology');
+      if (plan(await be.read(), t).length !== 0)
+        throw new Error('bench ovsdb: kovn run left NB different from the topology');
       return { seconds, transactions: r.transactions };
     } finally {
       await be.close();
@@ -123,7 +146,16 @@ async function timeNbctl(cluster: boolean, switches: number, sample: readonly Be
     await runTool('ovn-nbctl', [db, ...create.slice(1)]);
     const t0 = performance.now();
     for (const p of sample) {
-      await runTool('ovn-nbctl', [db, 'lsp-add', `ls-${p.switchIndex}`, p.name, '--', 'lsp-set-addresses', p.name, p.addresses]);
+      await runTool('ovn-nbctl', [
+        db,
+        'lsp-add',
+        `ls-${p.switchIndex}`,
+        p.name,
+        '--',
+        'lsp-set-addresses',
+        p.name,
+        p.addresses,
+      ]);
     }
     return (performance.now() - t0) / 1000;
   });
@@ -133,7 +165,9 @@ async function timeNbctl(cluster: boolean, switches: number, sample: readonly Be
 function rowsOf(t: Topology, ports: readonly BenchPort[]): BenchRow[] {
   const byName = new Map(ports.map((p) => [p.name, p]));
   return plan(emptyTopology(), t).map((op) =>
-    op.table === 'switch' ? { kind: 'switch', index: Number(op.key.slice(3)), row: { name: op.key } } : { kind: 'port', row: byName.get(op.key) as BenchPort },
+    op.table === 'switch'
+      ? { kind: 'switch', index: Number(op.key.slice(3)), row: { name: op.key } }
+      : { kind: 'port', row: byName.get(op.key) as BenchPort },
   );
 }
 
@@ -167,7 +201,9 @@ export async function runOvsdbBench(params: OvsdbBenchParams = {}): Promise<Ovsd
   const t = topologyOf(switches, ports);
   const rows = rowsOf(t, ports);
   const where = cluster ? 'a fresh 3-member raft NB' : 'a fresh standalone NB';
-  progress(`${n} ports on ${switches} switches, ${batch} rows per transaction, each writer on ${where} (no northd), ${rounds} round(s)`);
+  progress(
+    `${n} ports on ${switches} switches, ${batch} rows per transaction, each writer on ${where} (no northd), ${rounds} round(s)`,
+  );
   if (rounds > 1) {
     // Both writers warm up on the full workload (JIT, allocator, socket buffers), so the timed
     // rounds compare steady states; a smaller warm-up left kovn's JIT half-cold while raw, with
@@ -183,7 +219,9 @@ export async function runOvsdbBench(params: OvsdbBenchParams = {}): Promise<Ovsd
     for (const which of r % 2 === 0 ? ['raw', 'kovn'] : ['kovn', 'raw']) {
       const res = which === 'raw' ? await timeRaw(cluster, rows, batch) : await timeKovn(cluster, t, batch);
       (which === 'raw' ? raws : kovns).push(res);
-      progress(`  round ${r + 1} ${which}: ${round1(n / res.seconds)} ports/s (${res.transactions} transactions, ${round3(res.seconds)} s)`);
+      progress(
+        `  round ${r + 1} ${which}: ${round1(n / res.seconds)} ports/s (${res.transactions} transactions, ${round3(res.seconds)} s)`,
+      );
     }
   }
   const raw = median(raws);
@@ -196,7 +234,18 @@ export async function runOvsdbBench(params: OvsdbBenchParams = {}): Promise<Ovsd
   const nbctlRate = sampleN / nbctlSeconds;
   return {
     name: 'ovsdb',
-    params: { ports: n, switches, batch, cluster, nbctl_sample: sampleN, rounds, warmup_ports: rounds > 1 ? n : 0, northd: false, kovn_transactions: kovn.transactions, raw_transactions: raw.transactions },
+    params: {
+      ports: n,
+      switches,
+      batch,
+      cluster,
+      nbctl_sample: sampleN,
+      rounds,
+      warmup_ports: rounds > 1 ? n : 0,
+      northd: false,
+      kovn_transactions: kovn.transactions,
+      raw_transactions: raw.transactions,
+    },
     metrics: {
       kovn_ports_per_s: round1(kovnRate),
       raw_ports_per_s: round1(rawRate),

@@ -43,7 +43,17 @@ export interface OvnFigures {
   readonly disagreements: readonly Disagreement[];
 }
 
-const COMPARED: readonly (keyof Packet)[] = ['eth.src', 'eth.dst', 'ip4.src', 'ip4.dst', 'tcp.src', 'tcp.dst', 'udp.src', 'udp.dst', 'ip.ttl'];
+const COMPARED: readonly (keyof Packet)[] = [
+  'eth.src',
+  'eth.dst',
+  'ip4.src',
+  'ip4.dst',
+  'tcp.src',
+  'tcp.dst',
+  'udp.src',
+  'udp.dst',
+  'ip.ttl',
+];
 
 function fieldText(k: keyof Packet, v: unknown): string {
   if (v === undefined) return '-';
@@ -58,9 +68,16 @@ export function verdictKey(verdict: string, outputs: readonly { port: string; pa
   return `${verdict} ${outs.join(', ')}`.trim();
 }
 
-const simKey = (r: SimResult): string => verdictKey(r.verdict, r.outputs.filter((o) => o.generated === undefined));
+const simKey = (r: SimResult): string =>
+  verdictKey(
+    r.verdict,
+    r.outputs.filter((o) => o.generated === undefined),
+  );
 const ovnKey = (r: OvnTraceResult): string =>
-  verdictKey(r.verdict, r.outputs.filter((o) => o.generatedBy === undefined).map((o) => ({ port: o.outport, packet: o.packet })));
+  verdictKey(
+    r.verdict,
+    r.outputs.filter((o) => o.generatedBy === undefined).map((o) => ({ port: o.outport, packet: o.packet })),
+  );
 
 const elapsed = (t0: number): number => performance.now() - t0;
 
@@ -69,7 +86,11 @@ const elapsed = (t0: number): number => performance.now() - t0;
  * const f = await measureOvn({ topology, sample, log: (l) => process.stderr.write(l + '\n') });
  * f.daemonMs // [9.1, 10.4, ...]
  */
-export async function measureOvn(o: { topology: Topology; sample: readonly OvnSampleProbe[]; log: (line: string) => void }): Promise<OvnFigures> {
+export async function measureOvn(o: {
+  topology: Topology;
+  sample: readonly OvnSampleProbe[];
+  log: (line: string) => void;
+}): Promise<OvnFigures> {
   const cp = await startControlPlane();
   let backend: OvnBackend | undefined;
   let tracer: OvnTracer | undefined;

@@ -54,7 +54,14 @@ type AppMap = ReadonlyMap<string, ReadonlyMap<string, readonly ClusterPod[]>>;
 
 const dotted = (s: string): string => s.replace(/-/g, '.');
 
-function acl(pg: string, direction: AclDirection, priority: number, match: string, action: AclAction, afterLb: boolean): ACL {
+function acl(
+  pg: string,
+  direction: AclDirection,
+  priority: number,
+  match: string,
+  action: AclAction,
+  afterLb: boolean,
+): ACL {
   return {
     attachTo: { kind: 'port-group', name: pg },
     direction,
@@ -72,7 +79,11 @@ function acl(pg: string, direction: AclDirection, priority: number, match: strin
  *
  * @example policyRows(rows, rng, { acls: 1000, nodes, pods, apps }) // ~150 policies, rows.acl.length grows by 1000
  */
-export function policyRows(rows: Rows, rng: Rng, o: { acls: number; nodes: readonly ClusterNode[]; pods: readonly ClusterPod[]; apps: AppMap }): ClusterPolicy[] {
+export function policyRows(
+  rows: Rows,
+  rng: Rng,
+  o: { acls: number; nodes: readonly ClusterNode[]; pods: readonly ClusterPod[]; apps: AppMap },
+): ClusterPolicy[] {
   let budget = o.acls;
   // Node ACLs exist once any policy does; leave at least three quarters of the budget to policies.
   if (o.acls > 0 && 2 * o.nodes.length <= o.acls / 4) budget -= nodeRows(rows, o.nodes, o.pods);
@@ -93,7 +104,11 @@ function nodeRows(rows: Rows, nodes: readonly ClusterNode[], pods: readonly Clus
   for (const node of nodes) {
     const pg = dotted(node.port);
     const ip = formatIPv4(node.ip);
-    rows.portGroup.push({ name: pg, ports: pods.filter((p) => p.node === node).map((p) => p.port), externalIds: { ...VENDOR, node: node.name } });
+    rows.portGroup.push({
+      name: pg,
+      ports: pods.filter((p) => p.node === node).map((p) => p.port),
+      externalIds: { ...VENDOR, node: node.name },
+    });
     rows.acl.push(acl(pg, 'to-lport', 3000, `ip4.src == ${ip} && ip4.dst == $${pg}_ip4`, 'allow-related', false));
     rows.acl.push(acl(pg, 'from-lport', 3000, `ip4.dst == ${ip} && ip4.src == $${pg}_ip4`, 'allow-related', true));
   }
@@ -128,7 +143,11 @@ function peersOf(rng: Rng, p: PolicyInput, target: App): PolicyRule['peers'] {
 function portsOf(rng: Rng, target: App): PolicyPort[] {
   const roll = rng.int(10);
   if (roll === 0) return [];
-  if (roll === 1) return [{ protocol: target.protocol, port: target.port }, { protocol: 'tcp', port: 9090 }];
+  if (roll === 1)
+    return [
+      { protocol: target.protocol, port: target.port },
+      { protocol: 'tcp', port: 9090 },
+    ];
   return [{ protocol: target.protocol, port: target.port }];
 }
 
@@ -140,9 +159,11 @@ function ruleAcls(pg: string, dir: 'ingress' | 'egress', idx: number, rule: Poli
   const exceptAddrs = 'cidr' in peers ? [...peers.except] : [];
   rows.addressSet.push({ name: allow, addresses: allowAddrs, externalIds: { ...VENDOR, np: pg, direction: dir } });
   rows.addressSet.push({ name: except, addresses: exceptAddrs, externalIds: { ...VENDOR, np: pg, direction: dir } });
-  const [portKey, key, direction] = dir === 'ingress' ? (['outport', 'ip4.src', 'to-lport'] as const) : (['inport', 'ip4.dst', 'from-lport'] as const);
+  const [portKey, key, direction] =
+    dir === 'ingress' ? (['outport', 'ip4.src', 'to-lport'] as const) : (['inport', 'ip4.dst', 'from-lport'] as const);
   const base = `${portKey} == @${pg} && ip && ${key} == $${allow} && ${key} != $${except}`;
-  const matches = rule.ports.length === 0 ? [base] : rule.ports.map((pp) => `${base} && ${pp.protocol}.dst == ${pp.port}`);
+  const matches =
+    rule.ports.length === 0 ? [base] : rule.ports.map((pp) => `${base} && ${pp.protocol}.dst == ${pp.port}`);
   return matches.map((m) => acl(pg, direction, 2001, m, 'allow-related', dir === 'egress'));
 }
 
@@ -150,7 +171,10 @@ function policyOf(rows: Rows, rng: Rng, p: PolicyInput): ClusterPolicy {
   const first = p.selected[0]!;
   const name = `${first.app.name}-policy-${p.j}`;
   const pg = dotted(`${name}.${p.namespace}`);
-  const ingress: PolicyRule[] = Array.from({ length: rng.chance(0.3) ? 2 : 1 }, () => ({ peers: peersOf(rng, p, first.app), ports: portsOf(rng, first.app) }));
+  const ingress: PolicyRule[] = Array.from({ length: rng.chance(0.3) ? 2 : 1 }, () => ({
+    peers: peersOf(rng, p, first.app),
+    ports: portsOf(rng, first.app),
+  }));
   const egress: PolicyRule[] = [];
   if (rng.chance(0.3)) {
     const peers = peersOf(rng, p, first.app);
@@ -160,17 +184,34 @@ function policyOf(rows: Rows, rng: Rng, p: PolicyInput): ClusterPolicy {
   // In Kube-OVN's order; a policy at the end of the budget keeps only its first ACLs.
   const list: { acl: ACL; dir: 'ingress' | 'egress'; rule: number }[] = [];
   list.push({ acl: acl(pg, 'to-lport', 2000, `outport == @${pg} && ip4`, 'drop', false), dir: 'ingress', rule: -1 });
-  ingress.forEach((r, i) => ruleAcls(pg, 'ingress', i, r, rows).forEach((a) => list.push({ acl: a, dir: 'ingress', rule: i })));
+  ingress.forEach((r, i) =>
+    ruleAcls(pg, 'ingress', i, r, rows).forEach((a) => list.push({ acl: a, dir: 'ingress', rule: i })),
+  );
   if (egress.length > 0) {
     list.push({ acl: acl(pg, 'from-lport', 2000, `inport == @${pg} && ip4`, 'drop', true), dir: 'egress', rule: -1 });
-    egress.forEach((r, i) => ruleAcls(pg, 'egress', i, r, rows).forEach((a) => list.push({ acl: a, dir: 'egress', rule: i })));
+    egress.forEach((r, i) =>
+      ruleAcls(pg, 'egress', i, r, rows).forEach((a) => list.push({ acl: a, dir: 'egress', rule: i })),
+    );
   }
   const gw = formatIPv4(first.subnet.gateway);
   list.push({ acl: acl(pg, 'to-lport', 2001, `ip4.src == ${gw}`, 'allow-stateless', false), dir: 'ingress', rule: -1 });
   list.push({ acl: acl(pg, 'from-lport', 2001, `ip4.dst == ${gw}`, 'allow-stateless', true), dir: 'egress', rule: -1 });
   const kept = list.slice(0, p.budget);
-  rows.portGroup.push({ name: pg, ports: p.selected.map((x) => x.port), externalIds: { ...VENDOR, np: `${p.namespace}/${name}` } });
+  rows.portGroup.push({
+    name: pg,
+    ports: p.selected.map((x) => x.port),
+    externalIds: { ...VENDOR, np: `${p.namespace}/${name}` },
+  });
   rows.acl.push(...kept.map((k) => k.acl));
-  const keptRules = (dir: 'ingress' | 'egress', rules: PolicyRule[]) => rules.filter((_, i) => kept.some((k) => k.dir === dir && k.rule === i));
-  return { name, namespace: p.namespace, portGroup: pg, selected: p.selected, ingress: keptRules('ingress', ingress), egress: keptRules('egress', egress), acls: kept.length };
+  const keptRules = (dir: 'ingress' | 'egress', rules: PolicyRule[]) =>
+    rules.filter((_, i) => kept.some((k) => k.dir === dir && k.rule === i));
+  return {
+    name,
+    namespace: p.namespace,
+    portGroup: pg,
+    selected: p.selected,
+    ingress: keptRules('ingress', ingress),
+    egress: keptRules('egress', egress),
+    acls: kept.length,
+  };
 }

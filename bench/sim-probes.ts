@@ -48,7 +48,14 @@ interface Endpoint {
   readonly name: string;
 }
 
-const podEnd = (p: ClusterPod): Endpoint => ({ port: p.port, datapath: p.subnet.name, ip: p.ip, mac: p.mac, gatewayMac: p.subnet.routerMac, name: p.port });
+const podEnd = (p: ClusterPod): Endpoint => ({
+  port: p.port,
+  datapath: p.subnet.name,
+  ip: p.ip,
+  mac: p.mac,
+  gatewayMac: p.subnet.routerMac,
+  name: p.port,
+});
 
 /**
  * @example generateProbes(cluster, { count: 10_000, seed: 1 }) // the same 10,000 probes every run
@@ -78,7 +85,13 @@ export function generateProbes(c: SimCluster, opts: { readonly count: number; re
   return out;
 }
 
-function probeOf(kind: ProbeKind, rng: Rng, c: SimCluster, bySubnet: Map<string, ClusterPod[]>, withPeers: readonly ClusterPolicy[]): BenchProbe {
+function probeOf(
+  kind: ProbeKind,
+  rng: Rng,
+  c: SimCluster,
+  bySubnet: Map<string, ClusterPod[]>,
+  withPeers: readonly ClusterPolicy[],
+): BenchProbe {
   switch (kind) {
     case 'same-switch': {
       const src = rng.pick(c.pods);
@@ -98,7 +111,14 @@ function probeOf(kind: ProbeKind, rng: Rng, c: SimCluster, bySubnet: Map<string,
       // kubelet's probes: a node reaches the pods it runs (the node ACLs at 3000 are about those).
       const dst = rng.pick(c.pods);
       const node = dst.node;
-      const src: Endpoint = { port: node.port, datapath: JOIN_SWITCH, ip: node.ip, mac: node.mac, gatewayMac: c.join.routerMac, name: node.port };
+      const src: Endpoint = {
+        port: node.port,
+        datapath: JOIN_SWITCH,
+        ip: node.ip,
+        mac: node.mac,
+        gatewayMac: c.join.routerMac,
+        name: node.port,
+      };
       return build('node-to-pod', 'tcp', src, podEnd(dst), dst.app.protocol === 'tcp' ? dst.app.port : 80, rng, true);
     }
     default:
@@ -118,7 +138,12 @@ function podProbe(kind: ProbeKind, rng: Rng, src: ClusterPod, dst: ClusterPod): 
   const roll = rng.int(10);
   const proto: ProbeProto = roll < 6 ? 'tcp' : roll < 8 ? 'udp' : 'icmp';
   const own = dst.app.protocol === proto;
-  const dport = own && rng.chance(0.7) ? dst.app.port : proto === 'udp' ? 53 : rng.pick([dst.app.port === 80 ? 8080 : 80, ...OTHER_PORTS]);
+  const dport =
+    own && rng.chance(0.7)
+      ? dst.app.port
+      : proto === 'udp'
+        ? 53
+        : rng.pick([dst.app.port === 80 ? 8080 : 80, ...OTHER_PORTS]);
   return build(kind, proto, podEnd(src), podEnd(dst), dport, rng, src.subnet !== dst.subnet);
 }
 
@@ -126,7 +151,14 @@ function vipProbe(rng: Rng, c: SimCluster): BenchProbe {
   const svc = rng.pick(c.services);
   const src = podEnd(rng.pick(c.pods));
   const first = svc.backends[0]!;
-  const vip: Endpoint = { port: '', datapath: '', ip: svc.vip, mac: 0, gatewayMac: 0, name: `${svc.namespace}/${svc.name}` };
+  const vip: Endpoint = {
+    port: '',
+    datapath: '',
+    ip: svc.vip,
+    mac: 0,
+    gatewayMac: 0,
+    name: `${svc.namespace}/${svc.name}`,
+  };
   const p = build('vip', svc.protocol, src, vip, svc.port, rng, true);
   return { ...p, lbBackend: `${formatIPv4(first.ip)}:${first.app.port}`, backends: svc.backends.length };
 }
@@ -142,23 +174,45 @@ function policyProbe(rng: Rng, c: SimCluster, policy: ClusterPolicy): BenchProbe
   return build('policy-allowed', pp.protocol, podEnd(src), podEnd(dst), pp.port, rng, src.subnet !== dst.subnet);
 }
 
-/** A selected pod on a port its policy allows, from a pod none of its ingress rules names (another policy may still allow it). */
+/**
+ * A selected pod on a port its policy allows, from a pod none of its ingress rules names (another policy may still
+ * allow it).
+ */
 function deniedProbe(rng: Rng, c: SimCluster, policy: ClusterPolicy): BenchProbe {
   const dst = rng.pick(policy.selected);
   const named = (p: ClusterPod): boolean =>
-    policy.ingress.some((r) => (Array.isArray(r.peers) ? r.peers.includes(p) : containsIP(parseCIDR((r.peers as { cidr: string }).cidr), v4(p.ip))));
+    policy.ingress.some((r) =>
+      Array.isArray(r.peers)
+        ? r.peers.includes(p)
+        : containsIP(parseCIDR((r.peers as { cidr: string }).cidr), v4(p.ip)),
+    );
   let src = rng.pick(c.pods);
   for (let tries = 0; tries < 10 && (src === dst || named(src)); tries++) src = rng.pick(c.pods);
   if (src === dst) return randomPair('routed', rng, c);
-  const pp = policy.ingress.find((r) => r.ports.length > 0)?.ports[0] ?? { protocol: dst.app.protocol, port: dst.app.port };
+  const pp = policy.ingress.find((r) => r.ports.length > 0)?.ports[0] ?? {
+    protocol: dst.app.protocol,
+    port: dst.app.port,
+  };
   return build('policy-denied', pp.protocol, podEnd(src), podEnd(dst), pp.port, rng, src.subnet !== dst.subnet);
 }
 
-function build(kind: ProbeKind, proto: ProbeProto, src: Endpoint, dst: Endpoint, dport: number, rng: Rng, routed: boolean): BenchProbe {
+function build(
+  kind: ProbeKind,
+  proto: ProbeProto,
+  src: Endpoint,
+  dst: Endpoint,
+  dport: number,
+  rng: Rng,
+  routed: boolean,
+): BenchProbe {
   const spec = { ethSrc: src.mac, ethDst: routed ? src.gatewayMac : dst.mac, src: src.ip, dst: dst.ip };
   const sport = 32768 + rng.int(28000);
   const packet =
-    proto === 'tcp' ? tcpPacket({ ...spec, sport, dport }) : proto === 'udp' ? udpPacket({ ...spec, sport, dport }) : icmpEcho({ ...spec, id: 1 + rng.int(65000) });
+    proto === 'tcp'
+      ? tcpPacket({ ...spec, sport, dport })
+      : proto === 'udp'
+        ? udpPacket({ ...spec, sport, dport })
+        : icmpEcho({ ...spec, id: 1 + rng.int(65000) });
   const to = proto === 'icmp' ? dst.name : `${dst.name}:${dport}`;
   return { kind, proto, datapath: src.datapath, inport: src.port, packet, label: `${proto} ${src.name} -> ${to}` };
 }

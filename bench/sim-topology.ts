@@ -100,7 +100,13 @@ export interface SimCluster {
   readonly apps: ReadonlyMap<string, ReadonlyMap<string, readonly ClusterPod[]>>;
   readonly services: readonly ClusterService[];
   readonly policies: readonly ClusterPolicy[];
-  readonly counts: { readonly ports: number; readonly acls: number; readonly lbs: number; readonly portGroups: number; readonly addressSets: number };
+  readonly counts: {
+    readonly ports: number;
+    readonly acls: number;
+    readonly lbs: number;
+    readonly portGroups: number;
+    readonly addressSets: number;
+  };
 }
 
 /** A small seeded generator (splitmix32): the benchmark's only randomness. */
@@ -132,8 +138,19 @@ export class Rng {
 
 type Rows = { [T in TableName]: Tables[T][] };
 const emptyRows = (): Rows => ({
-  dhcpOptions: [], addressSet: [], loadBalancer: [], switch: [], router: [], routerPort: [],
-  switchPort: [], portGroup: [], acl: [], qos: [], nat: [], staticRoute: [], routerPolicy: [],
+  dhcpOptions: [],
+  addressSet: [],
+  loadBalancer: [],
+  switch: [],
+  router: [],
+  routerPort: [],
+  switchPort: [],
+  portGroup: [],
+  acl: [],
+  qos: [],
+  nat: [],
+  staticRoute: [],
+  routerPolicy: [],
 });
 
 const APP_KINDS: readonly App[] = [
@@ -150,7 +167,8 @@ const APP_KINDS: readonly App[] = [
 ];
 /** Kubernetes' random-suffix alphabet (no vowels, no look-alikes). */
 const SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
-const suffix = (rng: Rng, n: number): string => Array.from({ length: n }, () => SUFFIX_CHARS[rng.int(SUFFIX_CHARS.length)]).join('');
+const suffix = (rng: Rng, n: number): string =>
+  Array.from({ length: n }, () => SUFFIX_CHARS[rng.int(SUFFIX_CHARS.length)]).join('');
 
 /**
  * @example
@@ -172,8 +190,12 @@ export function generateSimCluster(params: SimTopologyParams = {}): SimCluster {
   // Router port MACs apart from each other (pod MACs come from the IPAM, which keeps its own apart).
   const macs = new Set<number>();
   const join = addSubnet(rows, ipam, rng, macs, JOIN_SWITCH, '100.64.0.0/16');
-  const subnets = Array.from({ length: nSubnets }, (_, i) => addSubnet(rows, ipam, rng, macs, i === 0 ? 'ovn-default' : `subnet-${i}`, `10.${16 + i}.0.0/16`));
-  const nodes = Array.from({ length: Math.max(1, Math.ceil(nPods / PODS_PER_NODE)) }, (_, i) => addNode(rows, ipam, `kovn-node-${i + 1}`));
+  const subnets = Array.from({ length: nSubnets }, (_, i) =>
+    addSubnet(rows, ipam, rng, macs, i === 0 ? 'ovn-default' : `subnet-${i}`, `10.${16 + i}.0.0/16`),
+  );
+  const nodes = Array.from({ length: Math.max(1, Math.ceil(nPods / PODS_PER_NODE)) }, (_, i) =>
+    addNode(rows, ipam, `kovn-node-${i + 1}`),
+  );
   const { pods, apps } = addPods(rows, ipam, rng, { nPods, subnets, nodes });
   const services = addServices(rows, rng, { nLbs, apps, subnets });
   const policies = policyRows(rows, rng, { acls: nAcls, nodes, pods, apps });
@@ -269,7 +291,9 @@ function addNode(rows: Rows, ipam: IPAM, name: string): ClusterNode {
   return { name, port, ip, mac };
 }
 
-/** Namespaces of 50 pods, apps (Deployments) of 5 replicas, in document order: IPAM hands out the lowest free address. */
+/**
+ * Namespaces of 50 pods, apps (Deployments) of 5 replicas, in document order: IPAM hands out the lowest free address.
+ */
 function addPods(
   rows: Rows,
   ipam: IPAM,

@@ -3,7 +3,7 @@ import { plan, validateTopology } from '../model/topology/index.ts';
 import { compileNetwork, simulate } from '../sim/index.ts';
 import { requireOvn } from '../backends/ovn/control-plane/index.ts';
 import { generateProbes } from './sim-probes.ts';
-import { type Disagreement } from './sim-ovn.ts';
+import type { Disagreement } from './sim-ovn.ts';
 import { runSimBench } from './sim.ts';
 import { generateSimCluster } from './sim-topology.ts';
 
@@ -34,8 +34,10 @@ describe('bench sim topology', () => {
     }
     // Every pod switch carries every Service LB, VIPs in the service CIDR 10.96.0.0/12.
     for (const s of c.subnets) expect(t.switch.get(s.name)?.loadBalancers).toHaveLength(20);
-    for (const lb of t.loadBalancer.values()) for (const vip of Object.keys(lb.vips)) expect(vip).toMatch(/^10\.(9[6-9]|10\d|11[01])\./);
-    // NetworkPolicy rows: port group <np>.<ns> with '-' → '.', the default drop at 2000, allows at 2001, node ACLs at 3000.
+    for (const lb of t.loadBalancer.values())
+      for (const vip of Object.keys(lb.vips)) expect(vip).toMatch(/^10\.(9[6-9]|10\d|11[01])\./);
+    // NetworkPolicy rows: port group <np>.<ns> with '-' → '.', the default drop at 2000, allows at 2001, node ACLs at
+    // 3000.
     const pol = c.policies[0]!;
     expect(pol.portGroup).toBe(`${pol.name}.${pol.namespace}`.replace(/-/g, '.'));
     expect(t.addressSet.has(`${pol.portGroup}.ingress.allow.IPv4.0`)).toBe(true);
@@ -54,9 +56,13 @@ describe('bench sim topology', () => {
   it('gives a probe mix of every kind, some delivered and some dropped', () => {
     const net = compileNetwork(c.topology);
     const probes = generateProbes(c, { count: 2000, seed: 3 });
-    expect(new Set(probes.map((p) => p.kind))).toEqual(new Set(['same-switch', 'routed', 'vip', 'policy-allowed', 'policy-denied', 'node-to-pod']));
+    expect(new Set(probes.map((p) => p.kind))).toEqual(
+      new Set(['same-switch', 'routed', 'vip', 'policy-allowed', 'policy-denied', 'node-to-pod']),
+    );
     expect(new Set(probes.map((p) => p.proto))).toEqual(new Set(['tcp', 'udp', 'icmp']));
-    const verdicts = new Set(probes.map((p) => simulate(net, { inport: p.inport, packet: p.packet, trace: false }).verdict));
+    const verdicts = new Set(
+      probes.map((p) => simulate(net, { inport: p.inport, packet: p.packet, trace: false }).verdict),
+    );
     expect(verdicts).toEqual(new Set(['delivered', 'dropped']));
   });
 });
@@ -65,11 +71,22 @@ describe('bench sim', () => {
   it('reports finite positive figures in the DESIGN.md shape (with ovn-trace when OVN is installed)', async () => {
     const withOvn = requireOvn('bench sim');
     const disagreements: Disagreement[] = [];
-    const report = await runSimBench({ ...TINY, probes: 2000, ovn: withOvn, ovnTraces: 10, ovnOneShots: 2 }, { log: () => undefined, onDisagreement: (d) => disagreements.push(d) });
+    const report = await runSimBench(
+      { ...TINY, probes: 2000, ovn: withOvn, ovnTraces: 10, ovnOneShots: 2 },
+      { log: () => undefined, onDisagreement: (d) => disagreements.push(d) },
+    );
     expect(report.name).toBe('sim');
     expect(report.params).toMatchObject({ ...TINY, probes: 2000, ovn: withOvn, counts: { ...TINY } });
     const keys = ['probes_per_s', 'compile_ms', 'delivered_share'];
-    if (withOvn) keys.push('ovn_load_ms', 'ovn_daemon_start_ms', 'ovn_trace_ms', 'speedup_vs_ovn_trace', 'sample_agree', 'sample_total');
+    if (withOvn)
+      keys.push(
+        'ovn_load_ms',
+        'ovn_daemon_start_ms',
+        'ovn_trace_ms',
+        'speedup_vs_ovn_trace',
+        'sample_agree',
+        'sample_total',
+      );
     expect(Object.keys(report.metrics)).toEqual(expect.arrayContaining(keys));
     for (const [name, value] of Object.entries(report.metrics)) {
       expect(Number.isFinite(value), name).toBe(true);

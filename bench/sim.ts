@@ -89,7 +89,13 @@ export async function runSimBench(params: SimBenchParams = {}, hooks: SimBenchHo
   log(`generating ${p.ports} ports, ${p.acls} ACLs, ${p.lbs} load balancers (seed ${p.seed})`);
   const cluster = generateSimCluster(p);
   const issues = validateTopology(cluster.topology);
-  if (issues.length > 0) throw new Error(`bench sim: the generated topology does not validate: ${issues.slice(0, 5).map((i) => i.message).join('; ')}`);
+  if (issues.length > 0)
+    throw new Error(
+      `bench sim: the generated topology does not validate: ${issues
+        .slice(0, 5)
+        .map((i) => i.message)
+        .join('; ')}`,
+    );
 
   const compiles = [0, 1, 2].map(() => timed(() => compileNetwork(cluster.topology)));
   const net = compiles[0]!.value;
@@ -113,11 +119,22 @@ export async function runSimBench(params: SimBenchParams = {}, hooks: SimBenchHo
       probe,
       sim: simulate(net, { inport: probe.inport, packet: probe.packet, trace: false }),
     }));
-    Object.assign(metrics, await ovnMetrics({ topology: cluster.topology, sample, probesPerS: metrics.probes_per_s, log, hooks }));
+    Object.assign(
+      metrics,
+      await ovnMetrics({ topology: cluster.topology, sample, probesPerS: metrics.probes_per_s, log, hooks }),
+    );
   }
   return {
     name: 'sim',
-    params: { ...p, ovn: wantOvn && ovnPresent, counts: cluster.counts, subnets: cluster.subnets.length, nodes: cluster.nodes.length, policies: cluster.policies.length, rounds: ROUNDS },
+    params: {
+      ...p,
+      ovn: wantOvn && ovnPresent,
+      counts: cluster.counts,
+      subnets: cluster.subnets.length,
+      nodes: cluster.nodes.length,
+      policies: cluster.policies.length,
+      rounds: ROUNDS,
+    },
     metrics,
   };
 }
@@ -131,29 +148,40 @@ async function ovnMetrics(o: {
   hooks: SimBenchHooks;
 }): Promise<Partial<SimBenchMetrics>> {
   const dropped = o.sample.filter((x) => x.sim.verdict === 'dropped').length;
-  o.log(`ovn-trace sample: ${o.sample.length} probes (${o.sample.length - dropped} delivered, ${dropped} dropped by the simulator)`);
+  o.log(
+    `ovn-trace sample: ${o.sample.length} probes (${o.sample.length - dropped} delivered, ${dropped} dropped by the simulator)`,
+  );
   const f = await measureOvn({ topology: o.topology, sample: o.sample, log: o.log });
   for (const d of f.disagreements) o.hooks.onDisagreement?.(d);
   const traceMs = f.daemonMs.length > 0 ? round2(median(f.daemonMs)) : undefined;
   const m: Partial<SimBenchMetrics> = {
     ovn_load_ms: Math.round(f.loadMs),
     ovn_daemon_start_ms: Math.round(f.daemonStartMs),
-    ...(traceMs !== undefined ? { ovn_trace_ms: traceMs, speedup_vs_ovn_trace: Math.round((traceMs * o.probesPerS) / 1000) } : {}),
+    ...(traceMs !== undefined
+      ? { ovn_trace_ms: traceMs, speedup_vs_ovn_trace: Math.round((traceMs * o.probesPerS) / 1000) }
+      : {}),
     ...(f.oneShotMs.length > 0 ? { ovn_trace_oneshot_ms: round2(median(f.oneShotMs)) } : {}),
     sample_agree: f.agree,
     sample_total: f.total,
   };
-  o.log(`ovn-trace ${m.ovn_trace_ms} ms per trace (daemon), ${m.ovn_trace_oneshot_ms ?? '-'} ms one-shot; speedup ${m.speedup_vs_ovn_trace}x; agree ${f.agree}/${f.total}`);
+  o.log(
+    `ovn-trace ${m.ovn_trace_ms} ms per trace (daemon), ${m.ovn_trace_oneshot_ms ?? '-'} ms one-shot; speedup ${m.speedup_vs_ovn_trace}x; agree ${f.agree}/${f.total}`,
+  );
   return m;
 }
 
 /** `count` probes cycling through `probes`; only the simulate() loop is timed. */
-function runProbes(net: SimNetwork, probes: readonly BenchProbe[], count: number): { rate: number; delivered: number; count: number } {
+function runProbes(
+  net: SimNetwork,
+  probes: readonly BenchProbe[],
+  count: number,
+): { rate: number; delivered: number; count: number } {
   let delivered = 0;
   const t0 = performance.now();
   for (let i = 0, j = 0; i < count; i++, j = j + 1 === probes.length ? 0 : j + 1) {
     const probe = probes[j]!;
-    if (simulate(net, { inport: probe.inport, packet: probe.packet, trace: false }).verdict === 'delivered') delivered++;
+    if (simulate(net, { inport: probe.inport, packet: probe.packet, trace: false }).verdict === 'delivered')
+      delivered++;
   }
   const ms = performance.now() - t0;
   return { rate: (count / ms) * 1000, delivered, count };

@@ -26,19 +26,30 @@ export function registerBench(program: Command): void {
     .option('--ovn-traces <n>', 'ovn-trace sample size', (v) => Number(v))
     .option('--no-ovn', 'skip the ovn-trace half')
     .option('--json', 'print one JSON object')
-    .action(async (opts: { ports?: number; acls?: number; lbs?: number; probes?: number; seed?: number; ovnTraces?: number; ovn: boolean; json?: boolean }) => {
-      const { runSimBench } = await import('../bench/sim.ts');
-      const report = await runSimBench({
-        ...(opts.ports !== undefined ? { ports: opts.ports } : {}),
-        ...(opts.acls !== undefined ? { acls: opts.acls } : {}),
-        ...(opts.lbs !== undefined ? { lbs: opts.lbs } : {}),
-        ...(opts.probes !== undefined ? { probes: opts.probes } : {}),
-        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-        ...(opts.ovnTraces !== undefined ? { ovnTraces: opts.ovnTraces } : {}),
-        ovn: opts.ovn,
-      });
-      printReport(report, opts.json ?? false);
-    });
+    .action(
+      async (opts: {
+        ports?: number;
+        acls?: number;
+        lbs?: number;
+        probes?: number;
+        seed?: number;
+        ovnTraces?: number;
+        ovn: boolean;
+        json?: boolean;
+      }) => {
+        const { runSimBench } = await import('../bench/sim.ts');
+        const report = await runSimBench({
+          ...(opts.ports !== undefined ? { ports: opts.ports } : {}),
+          ...(opts.acls !== undefined ? { acls: opts.acls } : {}),
+          ...(opts.lbs !== undefined ? { lbs: opts.lbs } : {}),
+          ...(opts.probes !== undefined ? { probes: opts.probes } : {}),
+          ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+          ...(opts.ovnTraces !== undefined ? { ovnTraces: opts.ovnTraces } : {}),
+          ovn: opts.ovn,
+        });
+        printReport(report, opts.json ?? false);
+      },
+    );
 
   bench
     .command('ovsdb')
@@ -50,16 +61,26 @@ export function registerBench(program: Command): void {
     .option('--rounds <n>', 'timed rounds (median reported)', (v) => Number(v))
     .option('--cluster', 'write to a 3-member raft NB instead of a standalone one')
     .option('--json', 'print one JSON object')
-    .action(async (opts: { ports: number; switches?: number; batch?: number; nbctlSample?: number; rounds?: number; cluster?: boolean; json?: boolean }) => {
-      const { runOvsdbBench } = await import('../bench/ovsdb.ts');
-      const report = await runOvsdbBench({
-        ports: opts.ports,
-        ...(opts.switches !== undefined ? { switches: opts.switches } : {}),
-        ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
-        ...(opts.nbctlSample !== undefined ? { nbctlSample: opts.nbctlSample } : {}),
-        ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}),
-        cluster: opts.cluster ?? false,
-      });
-      printReport(report, opts.json ?? false);
-    });
+    .action(
+      async (opts: {
+        ports: number;
+        switches?: number;
+        batch?: number;
+        nbctlSample?: number;
+        rounds?: number;
+        cluster?: boolean;
+        json?: boolean;
+      }) => {
+        const { runOvsdbBench } = await import('../bench/ovsdb.ts');
+        const report = await runOvsdbBench({
+          ports: opts.ports,
+          ...(opts.switches !== undefined ? { switches: opts.switches } : {}),
+          ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
+          ...(opts.nbctlSample !== undefined ? { nbctlSample: opts.nbctlSample } : {}),
+          ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}),
+          cluster: opts.cluster ?? false,
+        });
+        printReport(report, opts.json ?? false);
+      },
+    );
 }

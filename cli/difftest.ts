@@ -24,7 +24,8 @@ export function registerDifftest(program: Command): void {
         process.stdout.write(`${JSON.stringify(r)}\n`);
       } else {
         process.stdout.write(`${r.agree}/${r.cases} cases agree (seed ${opts.seed})\n`);
-        for (const d of r.disagreements) process.stdout.write(`  disagreement: case ${d.case}${d.regression ? ` → ${d.regression}` : ''}\n`);
+        for (const d of r.disagreements)
+          process.stdout.write(`  disagreement: case ${d.case}${d.regression ? ` → ${d.regression}` : ''}\n`);
       }
       process.exitCode = r.disagreements.length === 0 ? 0 : 1;
     });

@@ -9,7 +9,9 @@ import { registerDifftest } from './difftest.ts';
 
 const program = new Command()
   .name('kovn')
-  .description('Kube-OVN re-imagined: a simulation-first SDN. One logical model, interchangeable backends (simulator, real OVN).')
+  .description(
+    'Kube-OVN re-imagined: a simulation-first SDN. One logical model, interchangeable backends (simulator, real OVN).',
+  )
   .version('0.1.0')
   .showHelpAfterError();
 

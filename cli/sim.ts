@@ -12,12 +12,16 @@ export function registerSim(program: Command): void {
       const { runDemo } = await import('../scenarios/demo.ts');
       const results = runDemo();
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ backend: 'sim', results: results.map((r) => ({ step: 0, ...r })) })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ backend: 'sim', results: results.map((r) => ({ step: 0, ...r })) })}\n`,
+        );
       } else {
         for (const r of results) {
           const what = `${r.protocol}${r.port !== undefined ? `/${r.port}` : ''}`;
           const verdict = r.allowed ? 'allowed' : 'denied';
-          process.stdout.write(`${r.ok ? 'ok  ' : 'FAIL'} ${r.from} -> ${r.to} ${what}: ${verdict}${r.reason ? ` (${r.reason})` : ''}\n`);
+          process.stdout.write(
+            `${r.ok ? 'ok  ' : 'FAIL'} ${r.from} -> ${r.to} ${what}: ${verdict}${r.reason ? ` (${r.reason})` : ''}\n`,
+          );
         }
         process.stdout.write(`${results.filter((r) => r.ok).length}/${results.length} probes as expected\n`);
       }

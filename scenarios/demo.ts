@@ -15,7 +15,15 @@
 import { formatIPv4, formatMAC } from '../model/addr/index.ts';
 import { IPAM, ownerKey, seededRandomBytes } from '../model/ipam/index.ts';
 import { TopoBuilder, validateTopology, type Topology } from '../model/topology/index.ts';
-import { compileNetwork, icmpEcho, probeConnection, tcpPacket, udpPacket, type Packet, type SimNetwork } from '../sim/index.ts';
+import {
+  compileNetwork,
+  icmpEcho,
+  probeConnection,
+  tcpPacket,
+  udpPacket,
+  type Packet,
+  type SimNetwork,
+} from '../sim/index.ts';
 
 interface Pod {
   readonly name: string;
@@ -116,7 +124,8 @@ export function demoTopology(pods: readonly Pod[] = allocatePods()): Topology {
     );
   const topology = b.build();
   const issues = validateTopology(topology);
-  if (issues.length > 0) throw new Error(`demo topology is invalid: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (issues.length > 0)
+    throw new Error(`demo topology is invalid: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return topology;
 }
 
@@ -138,7 +147,11 @@ function runProbe(net: SimNetwork, pods: readonly Pod[], probe: DemoProbe): Demo
   // Same subnet: the pod ARPs for the peer; otherwise it sends to its gateway's MAC.
   const sameSubnet = !isSvc && dst.subnet === src.subnet;
   const ethDst = sameSubnet ? dst.mac : SUBNETS.find((s) => s.name === src.subnet)!.routerMac;
-  const r = probeConnection(net, { inport: ownerKey(src.name, src.namespace), target: ownerKey(dst.name, dst.namespace), packet: packetFor(probe, src, dstIp, ethDst) });
+  const r = probeConnection(net, {
+    inport: ownerKey(src.name, src.namespace),
+    target: ownerKey(dst.name, dst.namespace),
+    packet: packetFor(probe, src, dstIp, ethDst),
+  });
   return {
     from: probe.from,
     to: probe.to,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run give it:
 //   1. installs Debian's OVN/OVS (and iproute2, openssl) when a binary is missing,
-//   2. type-checks (tsc --noEmit),
+//   2. type-checks (tsc --noEmit) and checks format and lint (biome check),
 //   3. runs every vitest test with KOVN_REQUIRE_OVN=1, so a test that needs
 //      OVN fails instead of skipping.
 // Options: --seed N (fast-check seed, default fixed), --runs N (cases per
@@ -10,7 +10,20 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-const NEEDED = ['ovsdb-server', 'ovsdb-tool', 'ovsdb-client', 'ovn-northd', 'ovn-nbctl', 'ovn-sbctl', 'ovn-trace', 'ovn-appctl', 'ovs-vswitchd', 'ovn-controller', 'ip', 'openssl'];
+const NEEDED = [
+  'ovsdb-server',
+  'ovsdb-tool',
+  'ovsdb-client',
+  'ovn-northd',
+  'ovn-nbctl',
+  'ovn-sbctl',
+  'ovn-trace',
+  'ovn-appctl',
+  'ovs-vswitchd',
+  'ovn-controller',
+  'ip',
+  'openssl',
+];
 const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'openssl'];
 
 function onPath(bin) {
@@ -57,5 +70,6 @@ for (let i = 0; i < args.length; i++) {
 ensureOvn();
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 let status = run(npx, ['tsc', '--noEmit', '-p', '.'], env);
+if (status === 0) status = run(npx, ['biome', 'check', '.'], env);
 if (status === 0) status = run(npx, ['vitest', 'run', ...passthrough], env);
 process.exit(status);

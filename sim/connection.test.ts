@@ -35,7 +35,11 @@ describe('probeConnection', () => {
 
   it('allow-related on the destination lets the reply through; a default drop alone does not', () => {
     const base = () => twoSubnets().portGroup('pg', ['q1']).acl('pg', 'to-lport', 2000, 'outport == @pg && ip', 'drop');
-    const denied = probeConnection(compileNetwork(base().build()), { inport: 'p1', target: 'q1', packet: syn('10.0.2.11', 80) });
+    const denied = probeConnection(compileNetwork(base().build()), {
+      inport: 'p1',
+      target: 'q1',
+      packet: syn('10.0.2.11', 80),
+    });
     expect(denied.allowed).toBe(false);
     const topo = base().acl('pg', 'to-lport', 2001, 'outport == @pg && ip && tcp.dst == 80', 'allow-related').build();
     const net = compileNetwork(topo);
@@ -45,7 +49,14 @@ describe('probeConnection', () => {
 
   it('UDP needs only the first datagram; ICMP needs the echo reply', () => {
     const net = compileNetwork(twoSubnets().build());
-    const udp = udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11', sport: 5353, dport: 53 });
+    const udp = udpPacket({
+      ethSrc: MAC.p1,
+      ethDst: MAC.r1sw1,
+      src: '10.0.1.11',
+      dst: '10.0.2.11',
+      sport: 5353,
+      dport: 53,
+    });
     const u = probeConnection(net, { inport: 'p1', target: 'q1', packet: udp });
     expect(u.allowed).toBe(true);
     expect(u.reply).toBeUndefined();
@@ -54,10 +65,11 @@ describe('probeConnection', () => {
   });
 
   it('a load-balancer VIP: the reply comes back from the VIP, un-NATed', () => {
-    const topo = twoSubnets()
-      .lb('svc', { '10.96.0.10:80': '10.0.2.11:8080' })
-      .build();
-    const withLb = { ...topo, switch: new Map([...topo.switch].map(([k, s]) => [k, k === 'sw1' ? { ...s, loadBalancers: ['svc'] } : s])) };
+    const topo = twoSubnets().lb('svc', { '10.96.0.10:80': '10.0.2.11:8080' }).build();
+    const withLb = {
+      ...topo,
+      switch: new Map([...topo.switch].map(([k, s]) => [k, k === 'sw1' ? { ...s, loadBalancers: ['svc'] } : s])),
+    };
     const r = probeConnection(compileNetwork(withLb), { inport: 'p1', target: 'q1', packet: syn('10.96.0.10', 80) });
     expect(r.forward.outputs.find((o) => o.port === 'q1')?.packet['tcp.dst']).toBe(8080);
     expect(r.allowed).toBe(true);

@@ -11,7 +11,17 @@
 import type { ConntrackState } from './conntrack/state.ts';
 import type { SimNetwork } from './compile/types.ts';
 import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY, TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
-import { type Packet, dstPort, ipDst, ipSrc, isIPv4, l4ProtoOf, withFields, withIPs, withPorts } from '../model/packet/packet.ts';
+import {
+  type Packet,
+  dstPort,
+  ipDst,
+  ipSrc,
+  isIPv4,
+  l4ProtoOf,
+  withFields,
+  withIPs,
+  withPorts,
+} from '../model/packet/packet.ts';
 import type { Selector } from './pipeline/run.ts';
 import { type SimResult, simulate } from './simulate.ts';
 
@@ -79,16 +89,26 @@ export function probeConnection(net: SimNetwork, probe: ConnectionProbe): Connec
   });
   const arrived = forward.outputs.find((o) => o.port === probe.target && o.generated === undefined);
   if (!arrived) {
-    const why = forward.drop ? `dropped in ${forward.drop.datapath} ${forward.drop.stage}: ${forward.drop.reason}` : `never reached ${probe.target}`;
+    const why = forward.drop
+      ? `dropped in ${forward.drop.datapath} ${forward.drop.stage}: ${forward.drop.reason}`
+      : `never reached ${probe.target}`;
     return { allowed: false, reason: why, forward, conntrack: forward.conntrack };
   }
   const reply = needsReply(probe.packet) ? replyTo(arrived.packet) : undefined;
   if (!reply) return { allowed: true, forward, conntrack: forward.conntrack };
   const back = simulate(net, { inport: probe.target, packet: reply, conntrack: forward.conntrack, trace });
-  const home = back.outputs.some((o) => o.port === probe.inport && o.generated === undefined && isReplyFor(probe.packet, o.packet));
+  const home = back.outputs.some(
+    (o) => o.port === probe.inport && o.generated === undefined && isReplyFor(probe.packet, o.packet),
+  );
   return {
     allowed: home,
-    ...(home ? {} : { reason: back.drop ? `reply dropped in ${back.drop.datapath} ${back.drop.stage}: ${back.drop.reason}` : `reply never reached ${probe.inport}` }),
+    ...(home
+      ? {}
+      : {
+          reason: back.drop
+            ? `reply dropped in ${back.drop.datapath} ${back.drop.stage}: ${back.drop.reason}`
+            : `reply never reached ${probe.inport}`,
+        }),
     forward,
     reply: back,
     conntrack: back.conntrack,

@@ -26,7 +26,8 @@ function withLb(extra: (b: TopoBuilder) => TopoBuilder = (b) => b) {
   return compileNetwork(extra(b).build());
 }
 
-const toVip = (flags = TCP_SYN) => tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: VIP, sport: 40000, dport: 80, flags });
+const toVip = (flags = TCP_SYN) =>
+  tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: VIP, sport: 40000, dport: 80, flags });
 const pickQ1 = () => 1;
 
 describe('switch load balancer', () => {
@@ -48,7 +49,15 @@ describe('switch load balancer', () => {
     const syn = simulate(net, { inport: 'p1', packet: toVip(), select: pickQ1 });
     expect(syn.outputs.map((o) => o.port)).toEqual(['q1']);
     expect(syn.outputs[0]!.packet['ip4.dst']).toBe(parseIPv4('10.0.2.11'));
-    const synAck = tcpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.11', sport: 8080, dport: 40000, flags: TCP_SYN | TCP_ACK });
+    const synAck = tcpPacket({
+      ethSrc: MAC.q1,
+      ethDst: MAC.r1sw2,
+      src: '10.0.2.11',
+      dst: '10.0.1.11',
+      sport: 8080,
+      dport: 40000,
+      flags: TCP_SYN | TCP_ACK,
+    });
     const back = simulate(net, { inport: 'q1', packet: synAck, conntrack: syn.conntrack });
     expect(back.outputs.map((o) => o.port)).toEqual(['p1']);
     expect(back.outputs[0]!.packet['ip4.src']).toBe(parseIPv4(VIP));
@@ -62,16 +71,39 @@ describe('switch load balancer', () => {
 
   it('a VIP without backends drops, or rejects with options:reject', () => {
     const net = withLb();
-    const dropped = simulate(net, { inport: 'p1', packet: tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.96.0.20', sport: 1, dport: 80 }) });
+    const dropped = simulate(net, {
+      inport: 'p1',
+      packet: tcpPacket({
+        ethSrc: MAC.p1,
+        ethDst: MAC.r1sw1,
+        src: '10.0.1.11',
+        dst: '10.96.0.20',
+        sport: 1,
+        dport: 80,
+      }),
+    });
     expect(dropped.verdict).toBe('dropped');
     expect(dropped.drop?.stage).toBe('ls_in_lb');
-    const rejected = simulate(net, { inport: 'p1', packet: tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.96.0.21', sport: 1, dport: 80 }) });
+    const rejected = simulate(net, {
+      inport: 'p1',
+      packet: tcpPacket({
+        ethSrc: MAC.p1,
+        ethDst: MAC.r1sw1,
+        src: '10.0.1.11',
+        dst: '10.96.0.21',
+        sport: 1,
+        dport: 80,
+      }),
+    });
     expect(rejected.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'tcp-reset']]);
   });
 
   it('other ports and protocols on the VIP address are not balanced', () => {
     const net = withLb();
-    const r = simulate(net, { inport: 'p1', packet: udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: VIP, sport: 1, dport: 80 }) });
+    const r = simulate(net, {
+      inport: 'p1',
+      packet: udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: VIP, sport: 1, dport: 80 }),
+    });
     expect(r.stages.some((s) => s.stage === 'ls_in_lb')).toBe(false);
     expect(r.drop?.stage).toBe('lr_in_ip_routing');
   });
@@ -87,7 +119,15 @@ describe('switch load balancer', () => {
     expect(out['tcp.dst']).toBe(8080);
     expect(r.stages.map((s) => s.stage)).toContain('ls_in_nat_hairpin');
     // The backend answers the VIP; the answer is un-SNATed and un-DNATed back to the client.
-    const reply = tcpPacket({ ethSrc: MAC.p2, ethDst: MAC.r1sw1, src: '10.0.1.12', dst: VIP, sport: 8080, dport: 40000, flags: TCP_SYN | TCP_ACK });
+    const reply = tcpPacket({
+      ethSrc: MAC.p2,
+      ethDst: MAC.r1sw1,
+      src: '10.0.1.12',
+      dst: VIP,
+      sport: 8080,
+      dport: 40000,
+      flags: TCP_SYN | TCP_ACK,
+    });
     const back = simulate(net, { inport: 'p2', packet: reply, conntrack: r.conntrack });
     expect(back.outputs.map((o) => o.port)).toEqual(['p2']);
     expect(back.outputs[0]!.packet['ip4.src']).toBe(parseIPv4(VIP));
@@ -96,24 +136,54 @@ describe('switch load balancer', () => {
   });
 
   it('a stateful ACL on the backend side sees the backend address (after LB), and lets the reply out', () => {
-    const net = withLb((b) => b.portGroup('be', ['q1']).acl('be', 'to-lport', 2000, 'outport == @be && ip', 'drop').acl('be', 'to-lport', 2001, 'outport == @be && tcp.dst == 8080', 'allow-related'));
+    const net = withLb((b) =>
+      b
+        .portGroup('be', ['q1'])
+        .acl('be', 'to-lport', 2000, 'outport == @be && ip', 'drop')
+        .acl('be', 'to-lport', 2001, 'outport == @be && tcp.dst == 8080', 'allow-related'),
+    );
     const syn = simulate(net, { inport: 'p1', packet: toVip(), select: pickQ1 });
     expect(syn.outputs.map((o) => o.port)).toEqual(['q1']);
-    const synAck = tcpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.11', sport: 8080, dport: 40000, flags: TCP_SYN | TCP_ACK });
+    const synAck = tcpPacket({
+      ethSrc: MAC.q1,
+      ethDst: MAC.r1sw2,
+      src: '10.0.2.11',
+      dst: '10.0.1.11',
+      sport: 8080,
+      dport: 40000,
+      flags: TCP_SYN | TCP_ACK,
+    });
     expect(simulate(net, { inport: 'q1', packet: synAck, conntrack: syn.conntrack }).verdict).toBe('delivered');
   });
 });
 
 describe('router load balancer on a gateway router', () => {
   it('balances a VIP to a backend and un-DNATs the reply', () => {
-    const t = twoSubnets({ chassis: 'node-1' }).lb('web', { '10.0.2.100:80': '10.0.1.12:8080' }, { protocol: 'tcp' }).build();
+    const t = twoSubnets({ chassis: 'node-1' })
+      .lb('web', { '10.0.2.100:80': '10.0.1.12:8080' }, { protocol: 'tcp' })
+      .build();
     const net = compileNetwork({ ...t, router: new Map([['r1', { ...t.router.get('r1')!, loadBalancers: ['web'] }]]) });
-    const p = tcpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.2.100', sport: 1234, dport: 80 });
+    const p = tcpPacket({
+      ethSrc: MAC.q1,
+      ethDst: MAC.r1sw2,
+      src: '10.0.2.11',
+      dst: '10.0.2.100',
+      sport: 1234,
+      dport: 80,
+    });
     const r = simulate(net, { inport: 'q1', packet: p });
     expect(r.outputs.map((o) => o.port)).toEqual(['p2']);
     expect(r.outputs[0]!.packet['ip4.dst']).toBe(parseIPv4('10.0.1.12'));
     expect(r.stages.find((s) => s.stage === 'lr_in_dnat')?.rule?.kind).toBe('lb');
-    const reply = tcpPacket({ ethSrc: MAC.p2, ethDst: MAC.r1sw1, src: '10.0.1.12', dst: '10.0.2.11', sport: 8080, dport: 1234, flags: TCP_SYN | TCP_ACK });
+    const reply = tcpPacket({
+      ethSrc: MAC.p2,
+      ethDst: MAC.r1sw1,
+      src: '10.0.1.12',
+      dst: '10.0.2.11',
+      sport: 8080,
+      dport: 1234,
+      flags: TCP_SYN | TCP_ACK,
+    });
     const back = simulate(net, { inport: 'p2', packet: reply, conntrack: r.conntrack });
     expect(back.outputs.map((o) => o.port)).toEqual(['q1']);
     expect(back.outputs[0]!.packet['ip4.src']).toBe(parseIPv4('10.0.2.100'));
@@ -131,7 +201,14 @@ describe('VIPs of one family never take packets of the other', () => {
       .vif('p2', 'sw1', MAC.p2, '10.0.1.12')
       .build();
     const net = compileNetwork(t);
-    const p = tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport: 40000, dport: 80 });
+    const p = tcpPacket({
+      ethSrc: MAC.p1,
+      ethDst: MAC.p2,
+      src: '10.0.1.11',
+      dst: '10.0.1.12',
+      sport: 40000,
+      dport: 80,
+    });
     const r = simulate(net, { inport: 'p1', packet: p });
     expect(r.choices).toEqual([]);
     expect(r.outputs.map((o) => o.port)).toEqual(['p2']);

@@ -31,7 +31,8 @@ function gatewayRouter(dgp: boolean): TopoBuilder {
     .nat('gw', 'dnat_and_snat', '192.0.2.50', '10.16.0.12');
 }
 
-const out = (src: string, srcMac: string, sport = 40000) => tcpPacket({ ethSrc: srcMac, ethDst: GW_IN, src, dst: '192.0.2.9', sport, dport: 443 });
+const out = (src: string, srcMac: string, sport = 40000) =>
+  tcpPacket({ ethSrc: srcMac, ethDst: GW_IN, src, dst: '192.0.2.9', sport, dport: 443 });
 
 describe.each([
   ['gateway router', false],
@@ -46,7 +47,15 @@ describe.each([
     expect(sent['ip4.src']).toBe(parseIPv4('192.0.2.2'));
     expect(sent['tcp.src']).toBe(40000);
     expect(sent['eth.src']).toBe(0x0a000000aa02);
-    const reply = tcpPacket({ ethSrc: HOST, ethDst: GW_OUT, src: '192.0.2.9', dst: '192.0.2.2', sport: 443, dport: 40000, flags: TCP_SYN | TCP_ACK });
+    const reply = tcpPacket({
+      ethSrc: HOST,
+      ethDst: GW_OUT,
+      src: '192.0.2.9',
+      dst: '192.0.2.2',
+      sport: 443,
+      dport: 40000,
+      flags: TCP_SYN | TCP_ACK,
+    });
     const back = simulate(net, { inport: 'host', packet: reply, conntrack: syn.conntrack });
     expect(back.outputs.map((o) => o.port)).toEqual(['pod1']);
     expect(back.outputs[0]!.packet['ip4.dst']).toBe(parseIPv4('10.16.0.11'));
@@ -54,16 +63,38 @@ describe.each([
   });
 
   it('an unsolicited packet to the SNAT address goes nowhere', () => {
-    const cold = tcpPacket({ ethSrc: HOST, ethDst: GW_OUT, src: '192.0.2.9', dst: '192.0.2.2', sport: 443, dport: 40000 });
+    const cold = tcpPacket({
+      ethSrc: HOST,
+      ethDst: GW_OUT,
+      src: '192.0.2.9',
+      dst: '192.0.2.2',
+      sport: 443,
+      dport: 40000,
+    });
     expect(simulate(net, { inport: 'host', packet: cold }).verdict).toBe('dropped');
   });
 
   it('dnat_and_snat: inbound to the FIP reaches the pod; the pod leaves as the FIP (more specific than the subnet SNAT)', () => {
-    const inbound = tcpPacket({ ethSrc: HOST, ethDst: GW_OUT, src: '192.0.2.9', dst: '192.0.2.50', sport: 5555, dport: 80 });
+    const inbound = tcpPacket({
+      ethSrc: HOST,
+      ethDst: GW_OUT,
+      src: '192.0.2.9',
+      dst: '192.0.2.50',
+      sport: 5555,
+      dport: 80,
+    });
     const r = simulate(net, { inport: 'host', packet: inbound });
     expect(r.outputs.map((o) => o.port)).toEqual(['pod2']);
     expect(r.outputs[0]!.packet['ip4.dst']).toBe(parseIPv4('10.16.0.12'));
-    const reply = tcpPacket({ ethSrc: POD2, ethDst: GW_IN, src: '10.16.0.12', dst: '192.0.2.9', sport: 80, dport: 5555, flags: TCP_SYN | TCP_ACK });
+    const reply = tcpPacket({
+      ethSrc: POD2,
+      ethDst: GW_IN,
+      src: '10.16.0.12',
+      dst: '192.0.2.9',
+      sport: 80,
+      dport: 5555,
+      flags: TCP_SYN | TCP_ACK,
+    });
     const back = simulate(net, { inport: 'pod2', packet: reply, conntrack: r.conntrack });
     expect(back.outputs.map((o) => o.port)).toEqual(['host']);
     expect(back.outputs[0]!.packet['ip4.src']).toBe(parseIPv4('192.0.2.50'));
@@ -84,9 +115,13 @@ describe.each([
 describe('NAT needs a gateway', () => {
   it('NAT rules on a router with neither options:chassis nor a gateway port are ignored', () => {
     const t = new TopoBuilder()
-      .switch('pods').switch('ext').router('r')
-      .vif('pod1', 'pods', POD, '10.16.0.11').vif('host', 'ext', HOST, '192.0.2.9')
-      .connect('r', 'pods', GW_IN, ['10.16.0.1/24']).connect('r', 'ext', GW_OUT, ['192.0.2.2/24'])
+      .switch('pods')
+      .switch('ext')
+      .router('r')
+      .vif('pod1', 'pods', POD, '10.16.0.11')
+      .vif('host', 'ext', HOST, '192.0.2.9')
+      .connect('r', 'pods', GW_IN, ['10.16.0.1/24'])
+      .connect('r', 'ext', GW_OUT, ['192.0.2.2/24'])
       .nat('r', 'snat', '192.0.2.2', '10.16.0.0/24')
       .build();
     const net = compileNetwork(t);
@@ -98,19 +133,37 @@ describe('NAT needs a gateway', () => {
 
 describe('distributed gateway port specifics', () => {
   it('distributed dnat_and_snat uses the external MAC (settled with ovn-trace)', () => {
-    const t = gatewayRouter(true).nat('gw', 'dnat_and_snat', '192.0.2.60', '10.16.0.11', { logicalPort: 'pod1', externalMac: '0a:00:00:00:ee:60' }).build();
+    const t = gatewayRouter(true)
+      .nat('gw', 'dnat_and_snat', '192.0.2.60', '10.16.0.11', { logicalPort: 'pod1', externalMac: '0a:00:00:00:ee:60' })
+      .build();
     const net = compileNetwork(t);
-    const r = simulate(net, { inport: 'pod1', packet: udpPacket({ ethSrc: POD, ethDst: GW_IN, src: '10.16.0.11', dst: '192.0.2.9', sport: 1, dport: 2 }) });
+    const r = simulate(net, {
+      inport: 'pod1',
+      packet: udpPacket({ ethSrc: POD, ethDst: GW_IN, src: '10.16.0.11', dst: '192.0.2.9', sport: 1, dport: 2 }),
+    });
     expect(r.outputs[0]!.packet['ip4.src']).toBe(parseIPv4('192.0.2.60'));
     expect(r.outputs[0]!.packet['eth.src']).toBe(0x0a000000ee60);
-    const inbound = udpPacket({ ethSrc: HOST, ethDst: '0a:00:00:00:ee:60', src: '192.0.2.9', dst: '192.0.2.60', sport: 2, dport: 1 });
+    const inbound = udpPacket({
+      ethSrc: HOST,
+      ethDst: '0a:00:00:00:ee:60',
+      src: '192.0.2.9',
+      dst: '192.0.2.60',
+      sport: 2,
+      dport: 1,
+    });
     const back = simulate(net, { inport: 'host', packet: inbound });
     expect(back.outputs.map((o) => o.port)).toEqual(['pod1']);
   });
 
   it('from another chassis the packet is redirected to the gateway chassis and SNATed there', () => {
-    const on = simulate(compileNetwork(gatewayRouter(true).build(), { chassis: 'node-1' }), { inport: 'pod1', packet: out('10.16.0.11', POD) });
-    const off = simulate(compileNetwork(gatewayRouter(true).build(), { chassis: 'node-2' }), { inport: 'pod1', packet: out('10.16.0.11', POD) });
+    const on = simulate(compileNetwork(gatewayRouter(true).build(), { chassis: 'node-1' }), {
+      inport: 'pod1',
+      packet: out('10.16.0.11', POD),
+    });
+    const off = simulate(compileNetwork(gatewayRouter(true).build(), { chassis: 'node-2' }), {
+      inport: 'pod1',
+      packet: out('10.16.0.11', POD),
+    });
     expect(on.outputs[0]?.packet['ip4.src']).toBe(parseIPv4('192.0.2.2'));
     expect(off.outputs[0]?.packet['ip4.src']).toBe(parseIPv4('192.0.2.2'));
     expect(off.stages.find((s) => s.stage === 'lr_in_gw_redirect')?.note).toBe('tunnelled to the gateway chassis');
@@ -119,7 +172,14 @@ describe('distributed gateway port specifics', () => {
 
   it('inbound NAT flows exist only where the gateway port is resident', () => {
     const elsewhere = compileNetwork(gatewayRouter(true).build(), { isChassisResident: (p) => p !== 'cr-gw-ext' });
-    const inbound = tcpPacket({ ethSrc: HOST, ethDst: GW_OUT, src: '192.0.2.9', dst: '192.0.2.50', sport: 5555, dport: 80 });
+    const inbound = tcpPacket({
+      ethSrc: HOST,
+      ethDst: GW_OUT,
+      src: '192.0.2.9',
+      dst: '192.0.2.50',
+      sport: 5555,
+      dport: 80,
+    });
     const r = simulate(elsewhere, { inport: 'host', packet: inbound });
     expect(r.verdict).toBe('dropped');
     expect(r.drop?.stage).toBe('lr_in_admission');

@@ -23,7 +23,10 @@ describe('reject ACLs with a top-level || (build_reject_acl_rules pastes the mat
     // Stateful by an allow-related ACL, or by a load balancer VIP (even one without backends).
     const byAcl = reject(twoSubnets()).acl('sw1', 'from-lport', 1, 'udp', 'allow-related').build();
     const lb = reject(twoSubnets()).lb('vip', { '10.96.0.11': '' }).build();
-    const byLb: Topology = { ...lb, switch: new Map([...lb.switch].map(([k, v]) => [k, k === 'sw1' ? { ...v, loadBalancers: ['vip'] } : v])) };
+    const byLb: Topology = {
+      ...lb,
+      switch: new Map([...lb.switch].map(([k, v]) => [k, k === 'sw1' ? { ...v, loadBalancers: ['vip'] } : v])),
+    };
     for (const t of [byAcl, byLb]) {
       const net = compileNetwork(t);
       const r = simulate(net, { inport: 'p1', packet: ping() });
@@ -43,7 +46,10 @@ describe('reject ACLs with a top-level || (build_reject_acl_rules pastes the mat
   });
 
   it('a parenthesized || (or an && of ||s) is fine on a stateful switch', () => {
-    const t = twoSubnets().acl('sw1', 'from-lport', 1000, 'ip4 && (icmp4 || udp)', 'reject').acl('sw1', 'from-lport', 1, 'tcp', 'allow-related').build();
+    const t = twoSubnets()
+      .acl('sw1', 'from-lport', 1000, 'ip4 && (icmp4 || udp)', 'reject')
+      .acl('sw1', 'from-lport', 1, 'tcp', 'allow-related')
+      .build();
     const r = simulate(compileNetwork(t), { inport: 'p1', packet: ping() });
     expect(r.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'icmp-error']]);
   });
@@ -56,7 +62,9 @@ describe('ACL log names OVN cannot quote (build_acl_log)', () => {
     const bad = compileNetwork(logging(base, 'a"b'));
     expect(simulate(bad, { inport: 'p1', packet: udp }).verdict).toBe('delivered');
     expect(bad.issues.map((i) => i.code)).toEqual(['sim-flow-refused']);
-    expect(simulate(compileNetwork(logging(base, 'np.default')), { inport: 'p1', packet: udp }).verdict).toBe('dropped');
+    expect(simulate(compileNetwork(logging(base, 'np.default')), { inport: 'p1', packet: udp }).verdict).toBe(
+      'dropped',
+    );
   });
 
   it('an allow-stateless ACL with such a name keeps its pre-ACL bypass but loses its ACL-stage flow', () => {
@@ -66,7 +74,12 @@ describe('ACL log names OVN cannot quote (build_acl_log)', () => {
       .acl('sw1', 'from-lport', 1000, 'udp', 'drop')
       .acl('sw1', 'from-lport', 1, 'tcp', 'allow-related')
       .build();
-    const t: Topology = { ...base, acl: new Map([...base.acl].map(([k, a]) => [k, a.action === 'allow-stateless' ? { ...a, log: true, name: 'x"' } : a])) };
+    const t: Topology = {
+      ...base,
+      acl: new Map(
+        [...base.acl].map(([k, a]) => [k, a.action === 'allow-stateless' ? { ...a, log: true, name: 'x"' } : a]),
+      ),
+    };
     const udp = udpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport: 1, dport: 2 });
     const r = simulate(compileNetwork(t), { inport: 'p1', packet: udp });
     expect(r.stages.some((s) => s.stage === 'ls_in_pre_acl' && s.action.startsWith('allow-stateless'))).toBe(true);
@@ -76,9 +89,12 @@ describe('ACL log names OVN cannot quote (build_acl_log)', () => {
 });
 
 describe('router VIPs without backends (build_lb_vip_actions: a flag before `drop;`)', () => {
-  const toVip = () => tcpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.99', sport: 1234, dport: 80 });
+  const toVip = () =>
+    tcpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.99', sport: 1234, dport: 80 });
   const withVip = (routerOptions: Record<string, string>, lbOptions: Record<string, string>) => {
-    const t = twoSubnets(routerOptions).lb('web', { '10.0.1.99:80': '' }, { protocol: 'tcp', options: lbOptions }).build();
+    const t = twoSubnets(routerOptions)
+      .lb('web', { '10.0.1.99:80': '' }, { protocol: 'tcp', options: lbOptions })
+      .build();
     return compileNetwork({ ...t, router: new Map([['r1', { ...t.router.get('r1')!, loadBalancers: ['web'] }]]) });
   };
 
@@ -99,7 +115,10 @@ describe('router VIPs without backends (build_lb_vip_actions: a flag before `dro
       const net = withVip(router, lb);
       const r = simulate(net, { inport: 'q1', packet: toVip() });
       const what = JSON.stringify([router, lb]);
-      expect(r.drops.map((d) => d.stage), what).not.toContain('lr_in_dnat');
+      expect(
+        r.drops.map((d) => d.stage),
+        what,
+      ).not.toContain('lr_in_dnat');
       // 10.0.1.99 is on sw1's subnet and unknown: the router asks for it.
       expect(r.outputs.length, what).toBeGreaterThan(0);
       expect(new Set(r.outputs.map((o) => o.generated)), what).toEqual(new Set(['arp-request']));
@@ -118,8 +137,16 @@ describe('router VIPs without backends (build_lb_vip_actions: a flag before `dro
 
 describe('reject of a non-IP frame', () => {
   it('an ARP request a reject ACL matches is dropped with no reply (pinctrl_handle_icmp ignores non-IP frames)', () => {
-    const t = new TopoBuilder().switch('sw1').vif('p1', 'sw1', MAC.p1, '10.0.1.11').vif('p2', 'sw1', MAC.p2, '10.0.1.12').acl('sw1', 'from-lport', 5, 'arp', 'reject').build();
-    const r = simulate(compileNetwork(t), { inport: 'p1', packet: arpRequest({ sha: MAC.p1, spa: '10.0.1.11', tpa: '10.0.1.12' }) });
+    const t = new TopoBuilder()
+      .switch('sw1')
+      .vif('p1', 'sw1', MAC.p1, '10.0.1.11')
+      .vif('p2', 'sw1', MAC.p2, '10.0.1.12')
+      .acl('sw1', 'from-lport', 5, 'arp', 'reject')
+      .build();
+    const r = simulate(compileNetwork(t), {
+      inport: 'p1',
+      packet: arpRequest({ sha: MAC.p1, spa: '10.0.1.11', tpa: '10.0.1.12' }),
+    });
     expect(r.verdict).toBe('dropped');
     expect(r.outputs).toEqual([]);
     expect(r.drop).toMatchObject({ stage: 'ls_in_acl' });

@@ -9,8 +9,16 @@ describe('result forms', () => {
   const net = compileNetwork(twoSubnets().acl('sw2', 'to-lport', 1000, 'icmp4', 'drop', { name: 'no-ping' }).build());
 
   it('JSON: verdict, outport, printable packets and stages', () => {
-    const r = simulate(net, { inport: 'p1', packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12' }) });
-    const j = JSON.parse(JSON.stringify(resultToJSON(r))) as { verdict: string; outport: string; outputs: { packet: Record<string, string> }[]; stages: { stage: string }[] };
+    const r = simulate(net, {
+      inport: 'p1',
+      packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12' }),
+    });
+    const j = JSON.parse(JSON.stringify(resultToJSON(r))) as {
+      verdict: string;
+      outport: string;
+      outputs: { packet: Record<string, string> }[];
+      stages: { stage: string }[];
+    };
     expect(j.verdict).toBe('delivered');
     expect(j.outport).toBe('p2');
     expect(j.outputs[0]!.packet['ip4.dst']).toBe('10.0.1.12');
@@ -18,7 +26,10 @@ describe('result forms', () => {
   });
 
   it('text: the trace and the drop', () => {
-    const r = simulate(net, { inport: 'p1', packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11' }) });
+    const r = simulate(net, {
+      inport: 'p1',
+      packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11' }),
+    });
     const text = formatResult(r);
     expect(text).toContain('ingress(dp="r1", inport="r1-sw1")');
     expect(text).toContain('acl "no-ping"');

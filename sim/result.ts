@@ -38,7 +38,8 @@ export function resultToJSON(r: SimResult): object {
 /** The trace, then one line per output (or the drop). */
 export function formatResult(r: SimResult): string {
   const lines = [formatTrace(r.stages), ''];
-  for (const o of r.outputs) lines.push(`output "${o.port}"${o.generated ? ` (${o.generated})` : ''}: ${describePacket(o.packet)}`);
+  for (const o of r.outputs)
+    lines.push(`output "${o.port}"${o.generated ? ` (${o.generated})` : ''}: ${describePacket(o.packet)}`);
   if (r.verdict === 'dropped' && r.drop) lines.push(`dropped in ${r.drop.datapath} ${r.drop.stage}: ${r.drop.reason}`);
   return lines.join('\n');
 }

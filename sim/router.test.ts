@@ -7,7 +7,8 @@ import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
 import { arpRequest, icmpEcho, udpPacket } from '../model/packet/build.ts';
 import { simulate } from './simulate.ts';
 
-const fromP1 = (dst: string, ttl = 64) => udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst, sport: 1000, dport: 53, ttl });
+const fromP1 = (dst: string, ttl = 64) =>
+  udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst, sport: 1000, dport: 53, ttl });
 
 describe('routing between two switches', () => {
   const net = compileNetwork(twoSubnets().build());
@@ -26,7 +27,10 @@ describe('routing between two switches', () => {
   });
 
   it('answers a ping to its own address; the reply is routed back (settled with ovn-trace)', () => {
-    const r = simulate(net, { inport: 'p1', packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.1.1' }) });
+    const r = simulate(net, {
+      inport: 'p1',
+      packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.1.1' }),
+    });
     expect(r.outputs).toHaveLength(1);
     const out = r.outputs[0]!;
     expect(out.generated).toBe('icmp-echo-reply');
@@ -36,7 +40,10 @@ describe('routing between two switches', () => {
   });
 
   it('pings the far router address too (any router port address answers)', () => {
-    const r = simulate(net, { inport: 'p1', packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.1' }) });
+    const r = simulate(net, {
+      inport: 'p1',
+      packet: icmpEcho({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.1' }),
+    });
     expect(r.outputs[0]!.generated).toBe('icmp-echo-reply');
   });
 
@@ -70,20 +77,31 @@ describe('routing between two switches', () => {
 
   it('answers ARP for its address only from its own subnet (router ARP flows match arp.spa)', () => {
     // From a localnet port the switch's ARP responder stays out of it, so the router answers.
-    const t = twoSubnets().port({ name: 'ln', switch: 'sw1', type: 'localnet', addresses: ['unknown'], options: { network_name: 'phys' } }).build();
+    const t = twoSubnets()
+      .port({ name: 'ln', switch: 'sw1', type: 'localnet', addresses: ['unknown'], options: { network_name: 'phys' } })
+      .build();
     const n = compileNetwork(t);
-    const inSubnet = simulate(n, { inport: 'ln', packet: arpRequest({ sha: '00:00:00:00:01:09', spa: '10.0.1.9', tpa: '10.0.1.1' }) });
+    const inSubnet = simulate(n, {
+      inport: 'ln',
+      packet: arpRequest({ sha: '00:00:00:00:01:09', spa: '10.0.1.9', tpa: '10.0.1.1' }),
+    });
     const reply = inSubnet.outputs.find((o) => o.generated === 'arp-reply')!;
     expect(reply.port).toBe('ln');
     expect(reply.packet['arp.sha']).toBe(0x00000000ff01);
     expect(inSubnet.stages.some((s) => s.datapath === 'r1' && s.stage === 'lr_in_ip_input')).toBe(true);
-    const outside = simulate(n, { inport: 'ln', packet: arpRequest({ sha: '00:00:00:00:01:09', spa: '192.168.9.9', tpa: '10.0.1.1' }) });
+    const outside = simulate(n, {
+      inport: 'ln',
+      packet: arpRequest({ sha: '00:00:00:00:01:09', spa: '192.168.9.9', tpa: '10.0.1.1' }),
+    });
     expect(outside.outputs.some((o) => o.generated === 'arp-reply')).toBe(false);
     expect(outside.drops.some((d) => d.datapath === 'r1' && d.rule?.priority === 85)).toBe(true);
   });
 
   it('sends an ARP request when the next hop MAC is unknown, and forwards once it is known', () => {
-    const t = twoSubnets().port({ name: 'ln', switch: 'sw2', type: 'localnet', addresses: ['unknown'], options: { network_name: 'phys' } }).route('r1', '0.0.0.0/0', '10.0.2.254').build();
+    const t = twoSubnets()
+      .port({ name: 'ln', switch: 'sw2', type: 'localnet', addresses: ['unknown'], options: { network_name: 'phys' } })
+      .route('r1', '0.0.0.0/0', '10.0.2.254')
+      .build();
     const unknown = simulate(compileNetwork(t), { inport: 'p1', packet: fromP1('8.8.8.8') });
     const req = unknown.outputs.find((o) => o.port === 'ln')!;
     expect(req.generated).toBe('arp-request');
@@ -117,7 +135,14 @@ describe('static routes, route tables and policies', () => {
 
   it('src-ip routes apply at prefix length × 3 (settled with ovn-northd: /25 src-ip is priority 75)', () => {
     const net = compileNetwork(base().vif('p3', 'sw1', '00:00:00:00:01:03', '10.0.1.200').build());
-    const p = udpPacket({ ethSrc: '00:00:00:00:01:03', ethDst: MAC.r1sw1, src: '10.0.1.200', dst: '192.168.6.1', sport: 1, dport: 2 });
+    const p = udpPacket({
+      ethSrc: '00:00:00:00:01:03',
+      ethDst: MAC.r1sw1,
+      src: '10.0.1.200',
+      dst: '192.168.6.1',
+      sport: 1,
+      dport: 2,
+    });
     const r = simulate(net, { inport: 'p3', packet: p });
     const route = r.stages.find((s) => s.stage === 'lr_in_ip_routing')!;
     expect(route.rule!.priority).toBe(75);
@@ -125,10 +150,18 @@ describe('static routes, route tables and policies', () => {
   });
 
   it('ECMP routes pick a member with the selector', () => {
-    const t = twoSubnets().vif('q2', 'sw2', '00:00:00:00:02:02', '10.0.2.12').route('r1', '192.168.0.0/16', '10.0.2.11').route('r1', '192.168.0.0/16', '10.0.2.12').build();
+    const t = twoSubnets()
+      .vif('q2', 'sw2', '00:00:00:00:02:02', '10.0.2.12')
+      .route('r1', '192.168.0.0/16', '10.0.2.11')
+      .route('r1', '192.168.0.0/16', '10.0.2.12')
+      .build();
     const net = compileNetwork(t);
     const first = simulate(net, { inport: 'p1', packet: fromP1('192.168.1.1') });
-    const second = simulate(net, { inport: 'p1', packet: fromP1('192.168.1.1'), select: (c) => (c.kind === 'ecmp-route' ? 1 : 0) });
+    const second = simulate(net, {
+      inport: 'p1',
+      packet: fromP1('192.168.1.1'),
+      select: (c) => (c.kind === 'ecmp-route' ? 1 : 0),
+    });
     expect(first.outputs[0]!.port).toBe('q1');
     expect(second.outputs[0]!.port).toBe('q2');
     expect(second.choices).toEqual([{ kind: 'ecmp-route', key: expect.any(String), index: 1 }]);
@@ -136,8 +169,11 @@ describe('static routes, route tables and policies', () => {
 
   it('route tables: a port bound to a table uses that table and connected routes, not main-table static routes', () => {
     const t = new TopoBuilder()
-      .switch('sw1').switch('sw2').router('r1')
-      .vif('p1', 'sw1', MAC.p1, '10.0.1.11').vif('q1', 'sw2', MAC.q1, '10.0.2.11')
+      .switch('sw1')
+      .switch('sw2')
+      .router('r1')
+      .vif('p1', 'sw1', MAC.p1, '10.0.1.11')
+      .vif('q1', 'sw2', MAC.q1, '10.0.2.11')
       .connect('r1', 'sw1', MAC.r1sw1, ['10.0.1.1/24'], { options: { route_table: 'blue' } })
       .connect('r1', 'sw2', MAC.r1sw2, ['10.0.2.1/24'])
       .route('r1', '8.8.8.0/24', '10.0.2.11', { routeTable: 'blue' })
@@ -157,7 +193,8 @@ describe('static routes, route tables and policies', () => {
       .route('r1', '0.0.0.0/0', '10.0.2.12')
       .build();
     const net = compileNetwork(t);
-    const q1 = (dst: string) => udpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst, sport: 1, dport: 2 });
+    const q1 = (dst: string) =>
+      udpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst, sport: 1, dport: 2 });
     const allowed = simulate(net, { inport: 'q1', packet: q1('10.0.1.11') });
     expect(allowed.outputs[0]!.port).toBe('p1');
     expect(allowed.stages.find((s) => s.stage === 'lr_in_policy')!.rule!.priority).toBe(31000);
@@ -182,8 +219,12 @@ describe('static routes, route tables and policies', () => {
 describe('router-to-router peers', () => {
   it('forwards across a direct peer link and resolves the peer MAC statically', () => {
     const t = new TopoBuilder()
-      .switch('sw1').switch('sw2').router('ra').router('rb')
-      .vif('a1', 'sw1', MAC.p1, '10.0.1.11').vif('b1', 'sw2', MAC.q1, '10.0.2.11')
+      .switch('sw1')
+      .switch('sw2')
+      .router('ra')
+      .router('rb')
+      .vif('a1', 'sw1', MAC.p1, '10.0.1.11')
+      .vif('b1', 'sw2', MAC.q1, '10.0.2.11')
       .connect('ra', 'sw1', MAC.r1sw1, ['10.0.1.1/24'])
       .connect('rb', 'sw2', MAC.r1sw2, ['10.0.2.1/24'])
       .peer('ra', 'rb', '00:00:00:00:aa:0a', '100.65.0.1/24', '00:00:00:00:aa:0b', '100.65.0.2/24')
@@ -191,9 +232,14 @@ describe('router-to-router peers', () => {
       .route('rb', '10.0.1.0/24', '100.65.0.1')
       .build();
     const net = compileNetwork(t);
-    const r = simulate(net, { inport: 'a1', packet: udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11', sport: 1, dport: 2 }) });
+    const r = simulate(net, {
+      inport: 'a1',
+      packet: udpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11', sport: 1, dport: 2 }),
+    });
     expect(r.outputs.map((o) => o.port)).toEqual(['b1']);
     expect(r.outputs[0]!.packet['ip.ttl']).toBe(62);
-    expect(r.stages.filter((s) => s.stage === 'lr_in_admission' || s.stage === 'lr_in_ip_routing').map((s) => s.datapath)).toContain('rb');
+    expect(
+      r.stages.filter((s) => s.stage === 'lr_in_admission' || s.stage === 'lr_in_ip_routing').map((s) => s.datapath),
+    ).toContain('rb');
   });
 });

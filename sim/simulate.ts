@@ -11,7 +11,17 @@ import { SimPacket } from '../model/packet/canonical.ts';
 import { asOvsKeys, type Packet } from '../model/packet/packet.ts';
 import { NO_CARRY } from './pipeline/context.ts';
 import { runRouter } from './pipeline/router.ts';
-import { MAX_PASSES, makeJob, Run, type StageRun, type CtLookupRecord, type Job, type Selector, type SimDrop, type SimOutput } from './pipeline/run.ts';
+import {
+  MAX_PASSES,
+  makeJob,
+  Run,
+  type StageRun,
+  type CtLookupRecord,
+  type Job,
+  type Selector,
+  type SimDrop,
+  type SimOutput,
+} from './pipeline/run.ts';
 import { runSwitch } from './pipeline/switch.ts';
 import type { TraceStage } from './trace.ts';
 
@@ -60,9 +70,18 @@ const FIRST: Selector = () => 0;
 
 function firstJob(net: SimNetwork, inport: string, packet: Packet): Job {
   const place = net.places.get(inport);
-  if (place === undefined && !net.ports.has(inport)) throw new SimulationError('unknown-inport', `simulate: inport ${JSON.stringify(inport)} is not a port of the network`);
-  if (place === undefined) throw new SimulationError('unknown-inport', `simulate: the datapath of port ${inport} is missing`);
-  return makeJob({ dp: place.dp, pipeline: 'ingress', inport, outport: '', packet, carry: NO_CARRY, inInfo: place.info }, 0, undefined);
+  if (place === undefined && !net.ports.has(inport))
+    throw new SimulationError(
+      'unknown-inport',
+      `simulate: inport ${JSON.stringify(inport)} is not a port of the network`,
+    );
+  if (place === undefined)
+    throw new SimulationError('unknown-inport', `simulate: the datapath of port ${inport} is missing`);
+  return makeJob(
+    { dp: place.dp, pipeline: 'ingress', inport, outport: '', packet, carry: NO_CARRY, inInfo: place.info },
+    0,
+    undefined,
+  );
 }
 
 function runJob(run: Run, job: Job): void {
@@ -75,7 +94,8 @@ function runJob(run: Run, job: Job): void {
 /**
  * @example
  * const net = compileNetwork(topology);
- * const syn = simulate(net, { inport: 'web-0.default', packet: tcpPacket({ ethSrc, ethDst, src: '10.16.0.2', dst: '10.16.0.3', sport: 40000, dport: 80 }) });
+ * const syn = simulate(net, { inport: 'web-0.default', packet: tcpPacket({ ethSrc, ethDst, src: '10.16.0.2', dst:
+ * '10.16.0.3', sport: 40000, dport: 80 }) });
  * syn.verdict; // 'delivered'
  * const synAck = simulate(net, { inport: 'db-0.default', packet: reply, conntrack: syn.conntrack });
  */
@@ -86,7 +106,11 @@ export function simulate(net: SimNetwork, input: SimInput): SimResult {
   run.push(firstJob(net, input.inport, SimPacket.of(asOvsKeys(input.packet))));
   for (let job = run.pop(); job !== undefined; job = run.pop()) {
     if (++run.passes > MAX_PASSES) {
-      run.drops.push({ datapath: job.dp.name, stage: '-', reason: `more than ${MAX_PASSES} datapath passes (a forwarding loop)` });
+      run.drops.push({
+        datapath: job.dp.name,
+        stage: '-',
+        reason: `more than ${MAX_PASSES} datapath passes (a forwarding loop)`,
+      });
       break;
     }
     runJob(run, job);

@@ -29,13 +29,25 @@ describe('two pods on one switch', () => {
   });
 
   it('floods unknown unicast to the "unknown" ports', () => {
-    const t = twoSubnets().port({ name: 'ln', switch: 'sw1', type: 'localnet', addresses: ['unknown'], options: { network_name: 'phys' } }).build();
-    const r = simulate(compileNetwork(t), { inport: 'p1', packet: ping(MAC.p1, '00:00:00:00:99:99', '10.0.1.11', '10.0.1.99') });
+    const t = twoSubnets()
+      .port({ name: 'ln', switch: 'sw1', type: 'localnet', addresses: ['unknown'], options: { network_name: 'phys' } })
+      .build();
+    const r = simulate(compileNetwork(t), {
+      inport: 'p1',
+      packet: ping(MAC.p1, '00:00:00:00:99:99', '10.0.1.11', '10.0.1.99'),
+    });
     expect(r.outputs.map((o) => o.port)).toEqual(['ln']);
   });
 
   it('floods broadcast to every other enabled port, including router ports', () => {
-    const p = udpPacket({ ethSrc: MAC.p1, ethDst: 'ff:ff:ff:ff:ff:ff', src: '10.0.1.11', dst: '10.0.1.255', sport: 1, dport: 2 });
+    const p = udpPacket({
+      ethSrc: MAC.p1,
+      ethDst: 'ff:ff:ff:ff:ff:ff',
+      src: '10.0.1.11',
+      dst: '10.0.1.255',
+      sport: 1,
+      dport: 2,
+    });
     const r = simulate(net, { inport: 'p1', packet: p });
     expect(r.outputs.map((o) => o.port).sort()).toEqual(['p2']);
     // The router port received it too (and the router dropped the broadcast).
@@ -91,7 +103,9 @@ describe('port security', () => {
   const net = compileNetwork(t);
 
   it('admits the port own MAC and IP', () => {
-    expect(simulate(net, { inport: 'ps', packet: ping('00:00:00:00:01:05', MAC.p1, '10.0.1.15', '10.0.1.11') }).verdict).toBe('delivered');
+    expect(
+      simulate(net, { inport: 'ps', packet: ping('00:00:00:00:01:05', MAC.p1, '10.0.1.15', '10.0.1.11') }).verdict,
+    ).toBe('delivered');
   });
 
   it('drops a spoofed source IP or MAC', () => {
@@ -103,7 +117,9 @@ describe('port security', () => {
   });
 
   it('admits any address of a subnet entry (host bits zero)', () => {
-    expect(simulate(net, { inport: 'psnet', packet: ping('00:00:00:00:01:06', MAC.p1, '10.0.1.200', '10.0.1.11') }).verdict).toBe('delivered');
+    expect(
+      simulate(net, { inport: 'psnet', packet: ping('00:00:00:00:01:06', MAC.p1, '10.0.1.200', '10.0.1.11') }).verdict,
+    ).toBe('delivered');
   });
 
   it('checks ARP sender addresses', () => {
@@ -120,7 +136,9 @@ describe('port security', () => {
   });
 
   it('drops everything from and to a disabled port', () => {
-    expect(simulate(net, { inport: 'off', packet: ping('00:00:00:00:01:07', MAC.p1, '10.0.1.17', '10.0.1.11') }).verdict).toBe('dropped');
+    expect(
+      simulate(net, { inport: 'off', packet: ping('00:00:00:00:01:07', MAC.p1, '10.0.1.17', '10.0.1.11') }).verdict,
+    ).toBe('dropped');
     const to = simulate(net, { inport: 'p1', packet: ping(MAC.p1, '00:00:00:00:01:07', '10.0.1.11', '10.0.1.17') });
     expect(to.verdict).toBe('dropped');
     expect(to.drop?.stage).toBe('ls_in_l2_lkup');
@@ -128,18 +146,34 @@ describe('port security', () => {
 });
 
 describe('ACLs', () => {
-  const syn = (sport = 40000) => tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport, dport: 80 });
-  const synAck = (dport = 40000) => tcpPacket({ ethSrc: MAC.p2, ethDst: MAC.p1, src: '10.0.1.12', dst: '10.0.1.11', sport: 80, dport, flags: TCP_SYN | TCP_ACK });
+  const syn = (sport = 40000) =>
+    tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport, dport: 80 });
+  const synAck = (dport = 40000) =>
+    tcpPacket({
+      ethSrc: MAC.p2,
+      ethDst: MAC.p1,
+      src: '10.0.1.12',
+      dst: '10.0.1.11',
+      sport: 80,
+      dport,
+      flags: TCP_SYN | TCP_ACK,
+    });
 
   it('plain drop and allow ACLs without conntrack (no stateful ACL, no LB)', () => {
-    const t = twoSubnets().acl('sw1', 'to-lport', 1000, 'outport == "p2" && tcp.dst == 80', 'drop').acl('sw1', 'to-lport', 1001, 'outport == "p2" && ip4.src == 10.0.1.11 && tcp', 'allow').build();
+    const t = twoSubnets()
+      .acl('sw1', 'to-lport', 1000, 'outport == "p2" && tcp.dst == 80', 'drop')
+      .acl('sw1', 'to-lport', 1001, 'outport == "p2" && ip4.src == 10.0.1.11 && tcp', 'allow')
+      .build();
     const net = compileNetwork(t);
     const r = simulate(net, { inport: 'p1', packet: syn() });
     expect(r.verdict).toBe('delivered');
     expect(r.ctLookups).toEqual([]);
     const acl = r.stages.find((s) => s.stage === 'ls_out_acl')!;
     expect(acl.rule?.priority).toBe(2001);
-    const other = simulate(net, { inport: 'p2', packet: tcpPacket({ ethSrc: MAC.p2, ethDst: MAC.p1, src: '10.0.1.12', dst: '10.0.1.11', sport: 1, dport: 80 }) });
+    const other = simulate(net, {
+      inport: 'p2',
+      packet: tcpPacket({ ethSrc: MAC.p2, ethDst: MAC.p1, src: '10.0.1.12', dst: '10.0.1.11', sport: 1, dport: 80 }),
+    });
     expect(other.verdict).toBe('delivered'); // the drop ACL is only for outport p2
   });
 
@@ -155,7 +189,10 @@ describe('ACLs', () => {
     expect(first.ctLookups.map((c) => c.state)).toEqual(['new|trk', 'new|trk', 'new|trk', 'new|trk']);
     const reply = simulate(net, { inport: 'p2', packet: synAck(), conntrack: first.conntrack });
     expect(reply.verdict).toBe('delivered');
-    expect(reply.ctLookups.filter((c) => c.op === 'lookup').map((c) => c.state)).toEqual(['est|rpl|trk', 'est|rpl|trk']);
+    expect(reply.ctLookups.filter((c) => c.op === 'lookup').map((c) => c.state)).toEqual([
+      'est|rpl|trk',
+      'est|rpl|trk',
+    ]);
     // Without the first packet the SYN-ACK is invalid and dropped.
     const cold = simulate(net, { inport: 'p2', packet: synAck() });
     expect(cold.verdict).toBe('dropped');
@@ -167,23 +204,47 @@ describe('ACLs', () => {
       .addressSet('np.default.ingress.allow.IPv4.0', ['10.0.1.11'])
       .portGroup('np.default', ['p2'])
       .acl('np.default', 'to-lport', 2000, 'outport == @np.default && ip', 'drop', { name: 'np/default' })
-      .acl('np.default', 'to-lport', 2001, 'outport == @np.default && ip && ip4.src == $np.default.ingress.allow.IPv4.0', 'allow-related', { name: 'np/default' })
+      .acl(
+        'np.default',
+        'to-lport',
+        2001,
+        'outport == @np.default && ip && ip4.src == $np.default.ingress.allow.IPv4.0',
+        'allow-related',
+        { name: 'np/default' },
+      )
       .build();
     const net = compileNetwork(t);
     expect(simulate(net, { inport: 'p1', packet: syn() }).verdict).toBe('delivered');
-    const fromQ1 = simulate(net, { inport: 'q1', packet: tcpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.12', sport: 1, dport: 80 }) });
+    const fromQ1 = simulate(net, {
+      inport: 'q1',
+      packet: tcpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.12', sport: 1, dport: 80 }),
+    });
     expect(fromQ1.verdict).toBe('dropped');
     expect(fromQ1.drop?.rule?.name).toBe('np/default');
     expect(fromQ1.drop?.rule?.priority).toBe(3000);
   });
 
   it('a new drop ACL on an established connection blocks it, and its replies', () => {
-    const base = twoSubnets().portGroup('pg', ['p2']).acl('pg', 'to-lport', 2001, 'outport == @pg && tcp', 'allow-related');
+    const base = twoSubnets()
+      .portGroup('pg', ['p2'])
+      .acl('pg', 'to-lport', 2001, 'outport == @pg && tcp', 'allow-related');
     const first = simulate(compileNetwork(base.build()), { inport: 'p1', packet: syn() });
-    const established = simulate(compileNetwork(base.build()), { inport: 'p2', packet: synAck(), conntrack: first.conntrack });
+    const established = simulate(compileNetwork(base.build()), {
+      inport: 'p2',
+      packet: synAck(),
+      conntrack: first.conntrack,
+    });
     expect(established.verdict).toBe('delivered');
     const denied = compileNetwork(base.acl('pg', 'to-lport', 2500, 'outport == @pg && tcp', 'drop').build());
-    const ack = tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport: 40000, dport: 80, flags: TCP_ACK });
+    const ack = tcpPacket({
+      ethSrc: MAC.p1,
+      ethDst: MAC.p2,
+      src: '10.0.1.11',
+      dst: '10.0.1.12',
+      sport: 40000,
+      dport: 80,
+      flags: TCP_ACK,
+    });
     const blocked = simulate(denied, { inport: 'p1', packet: ack, conntrack: established.conntrack });
     expect(blocked.verdict).toBe('dropped');
     const replyAfter = simulate(denied, { inport: 'p2', packet: synAck(), conntrack: blocked.conntrack });
@@ -205,7 +266,10 @@ describe('ACLs', () => {
       .acl('sw1', 'to-lport', 1000, 'outport == "p2" && tcp.dst == 22', 'allow-related')
       .acl('sw1', 'from-lport', 1500, 'inport == "p1" && udp', 'allow-stateless')
       .build();
-    const r = simulate(compileNetwork(t), { inport: 'p1', packet: udpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport: 5, dport: 53 }) });
+    const r = simulate(compileNetwork(t), {
+      inport: 'p1',
+      packet: udpPacket({ ethSrc: MAC.p1, ethDst: MAC.p2, src: '10.0.1.11', dst: '10.0.1.12', sport: 5, dport: 53 }),
+    });
     expect(r.verdict).toBe('delivered');
     expect(r.ctLookups.filter((c) => c.zone === 'lsp:p1')).toEqual([]);
   });
@@ -217,7 +281,10 @@ describe('ACLs', () => {
       .build();
     const net = compileNetwork(t);
     expect(simulate(net, { inport: 'p1', packet: syn() }).verdict).toBe('delivered');
-    const toQ = simulate(net, { inport: 'p1', packet: tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11', sport: 1, dport: 80 }) });
+    const toQ = simulate(net, {
+      inport: 'p1',
+      packet: tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11', sport: 1, dport: 80 }),
+    });
     expect(toQ.drop?.rule?.priority).toBe(1100);
   });
 
@@ -228,10 +295,15 @@ describe('ACLs', () => {
   });
 
   it('with no ACLs, nothing touches conntrack', () => {
-    const r = simulate(compileNetwork(new TopoBuilder().switch('s').vif('a', 's', MAC.p1, '10.0.0.1').vif('b', 's', MAC.p2, '10.0.0.2').build()), {
-      inport: 'a',
-      packet: ping(MAC.p1, MAC.p2, '10.0.0.1', '10.0.0.2'),
-    });
+    const r = simulate(
+      compileNetwork(
+        new TopoBuilder().switch('s').vif('a', 's', MAC.p1, '10.0.0.1').vif('b', 's', MAC.p2, '10.0.0.2').build(),
+      ),
+      {
+        inport: 'a',
+        packet: ping(MAC.p1, MAC.p2, '10.0.0.1', '10.0.0.2'),
+      },
+    );
     expect(r.ctLookups).toEqual([]);
     expect(r.conntrack.size).toBe(0);
   });

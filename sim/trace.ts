@@ -13,15 +13,7 @@ import type { FieldName } from '../model/packet/fields.ts';
 
 export type PipelineName = 'ingress' | 'egress';
 
-export type RuleKind =
-  | 'acl'
-  | 'lb'
-  | 'route'
-  | 'policy'
-  | 'nat'
-  | 'port-security'
-  | 'qos'
-  | 'builtin';
+export type RuleKind = 'acl' | 'lb' | 'route' | 'policy' | 'nat' | 'port-security' | 'qos' | 'builtin';
 
 /** The NB row (or northd's own flow) a stage matched. */
 export interface TraceRule {
@@ -61,7 +53,11 @@ export interface TraceStage {
   readonly depth: number;
 }
 
-export function fieldChange(field: FieldName, from: number | bigint | undefined, to: number | bigint | undefined): FieldChange {
+export function fieldChange(
+  field: FieldName,
+  from: number | bigint | undefined,
+  to: number | bigint | undefined,
+): FieldChange {
   return {
     field,
     from: from === undefined ? '-' : formatField(field, from),
@@ -81,7 +77,7 @@ function stageLine(s: TraceStage): string {
   if (s.rule) parts.push(`${describeRule(s.rule)}:`);
   parts.push(s.action);
   if (s.ct) parts.push(`[${s.ct.op} zone ${s.ct.zone}: ${s.ct.state}]`);
-  if (s.changes && s.changes.length) parts.push(s.changes.map((c) => `${c.field}=${c.to}`).join(', '));
+  if (s.changes?.length) parts.push(s.changes.map((c) => `${c.field}=${c.to}`).join(', '));
   if (s.note) parts.push(`-- ${s.note}`);
   return parts.join(' ');
 }
@@ -100,7 +96,8 @@ export function formatTrace(stages: readonly TraceStage[]): string {
   let header = '';
   for (const s of stages) {
     const pad = '  '.repeat(s.depth);
-    const ports = s.pipeline === 'egress' ? `inport="${s.inport}", outport="${s.outport ?? ''}"` : `inport="${s.inport}"`;
+    const ports =
+      s.pipeline === 'egress' ? `inport="${s.inport}", outport="${s.outport ?? ''}"` : `inport="${s.inport}"`;
     const h = `${pad}${s.pipeline}(dp="${s.datapath}", ${ports})`;
     if (h !== header) {
       lines.push(h);

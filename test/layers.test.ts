@@ -10,7 +10,8 @@ function sources(dir: string, out: SourceFile[] = []): SourceFile[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) sources(p, out);
-    else if (name.endsWith('.ts')) out.push({ path: relative(ROOT, p).split('\\').join('/'), source: readFileSync(p, 'utf8') });
+    else if (name.endsWith('.ts'))
+      out.push({ path: relative(ROOT, p).split('\\').join('/'), source: readFileSync(p, 'utf8') });
   }
   return out;
 }

@@ -4,7 +4,17 @@
  * feed it a violation and see it caught.
  */
 
-export type Layer = 'model' | 'sim' | 'backends' | 'controller' | 'node' | 'scenarios' | 'bench' | 'cli' | 'test' | 'scripts';
+export type Layer =
+  | 'model'
+  | 'sim'
+  | 'backends'
+  | 'controller'
+  | 'node'
+  | 'scenarios'
+  | 'bench'
+  | 'cli'
+  | 'test'
+  | 'scripts';
 
 /** Which of our layers each layer may import (itself always allowed). */
 export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
@@ -49,7 +59,8 @@ export interface Violation {
   readonly reason: string;
 }
 
-const IMPORT_RE = /(?:^|[\s;])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+const IMPORT_RE =
+  /(?:^|[\s;])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 export function importsOf(source: string): string[] {
   const out: string[] = [];
@@ -93,7 +104,11 @@ export function checkLayers(files: readonly SourceFile[]): Violation[] {
         }
         const only = ONLY_PATHS[from]?.[to];
         if (only && !only.test(target)) {
-          violations.push({ file: file.path, specifier: spec, reason: `${from}/ may reach ${to}/ only through ${only}` });
+          violations.push({
+            file: file.path,
+            specifier: spec,
+            reason: `${from}/ may reach ${to}/ only through ${only}`,
+          });
         }
         continue;
       }
@@ -102,7 +117,11 @@ export function checkLayers(files: readonly SourceFile[]): Violation[] {
       const pkg = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? spec);
       if (allowedPkgs.includes(pkg)) continue;
       if (isTestOnly(file.path) && TEST_PACKAGES.includes(pkg)) continue;
-      violations.push({ file: file.path, specifier: spec, reason: `${from}/ is pure: it may not import ${JSON.stringify(pkg)}` });
+      violations.push({
+        file: file.path,
+        specifier: spec,
+        reason: `${from}/ is pure: it may not import ${JSON.stringify(pkg)}`,
+      });
     }
   }
   return violations;

@@ -10,7 +10,8 @@
  *   lr0 ── lrp1 10.0.1.1 fd01::1 ── sw1: q1 10.0.1.2 fd01::2
  *    └── lr0-ext 172.17.0.1 (distributed gateway port, chassis hv1) ── ext2: e2 .50
  *        dnat_and_snat 172.17.0.30 ↔ 10.0.0.2
- *   sw2 10.0.2.0/24: a1 .2, a2 .3; ACLs: from-lport tcp 22 drop, tcp 23 reject, ip4 allow-related; to-lport udp 53 reject
+ *   sw2 10.0.2.0/24: a1 .2, a2 .3; ACLs: from-lport tcp 22 drop, tcp 23 reject, ip4 allow-related; to-lport udp 53
+ * reject
  *   gw (gateway router, chassis hv1): gw-in 10.0.3.1 ── sw3: c1 .2; gw-ext 172.16.0.1 ── ext: ext1 .50
  *        snat 10.0.3.0/24 → 172.16.0.10, dnat 172.16.0.20 → 10.0.3.2
  *   sw4 10.0.4.0/24: n1 .2 (port group np.web), n2 .3, n3 .4 (address set allow = n2):
@@ -19,11 +20,24 @@
 import { TopoBuilder, type Topology } from '../../model/topology/index.ts';
 
 export const LAB_MAC = {
-  p1: '00:00:00:00:00:01', p2: '00:00:00:00:00:02', p3: '00:00:00:00:00:03', q1: '00:00:00:00:01:01',
-  lrp0: '00:00:00:00:ff:00', lrp1: '00:00:00:00:ff:01', ext: '00:00:00:00:fd:01', e2: '00:00:00:00:fd:aa',
-  a1: '00:00:00:00:02:01', a2: '00:00:00:00:02:02', c1: '00:00:00:00:03:02', gwIn: '00:00:00:00:fe:02',
-  gwExt: '00:00:00:00:fe:01', ext1: '00:00:00:00:fe:aa', n1: '00:00:00:00:04:01', n2: '00:00:00:00:04:02',
-  n3: '00:00:00:00:04:03', lrp4: '00:00:00:00:ff:04',
+  p1: '00:00:00:00:00:01',
+  p2: '00:00:00:00:00:02',
+  p3: '00:00:00:00:00:03',
+  q1: '00:00:00:00:01:01',
+  lrp0: '00:00:00:00:ff:00',
+  lrp1: '00:00:00:00:ff:01',
+  ext: '00:00:00:00:fd:01',
+  e2: '00:00:00:00:fd:aa',
+  a1: '00:00:00:00:02:01',
+  a2: '00:00:00:00:02:02',
+  c1: '00:00:00:00:03:02',
+  gwIn: '00:00:00:00:fe:02',
+  gwExt: '00:00:00:00:fe:01',
+  ext1: '00:00:00:00:fe:aa',
+  n1: '00:00:00:00:04:01',
+  n2: '00:00:00:00:04:02',
+  n3: '00:00:00:00:04:03',
+  lrp4: '00:00:00:00:ff:04',
 } as const;
 
 const M = LAB_MAC;
@@ -59,7 +73,11 @@ export function labTopology(): Topology {
     .nat('gw', 'dnat', '172.16.0.20', '10.0.3.2')
     .switch('ext2')
     .vif('e2', 'ext2', M.e2, '172.17.0.50')
-    .connect('lr0', 'ext2', M.ext, ['172.17.0.1/24'], { lrpName: 'lr0-ext', lspName: 'ext2-lr0', gatewayChassis: 'hv1' })
+    .connect('lr0', 'ext2', M.ext, ['172.17.0.1/24'], {
+      lrpName: 'lr0-ext',
+      lspName: 'ext2-lr0',
+      gatewayChassis: 'hv1',
+    })
     .nat('lr0', 'dnat_and_snat', '172.17.0.30', '10.0.0.2')
     .switch('sw4')
     .vif('n1', 'sw4', M.n1, '10.0.4.2')
@@ -69,7 +87,13 @@ export function labTopology(): Topology {
     .portGroup('np.web', ['n1'])
     .addressSet('np.web.ingress.allow.IPv4.0', ['10.0.4.3', '10.0.1.2'])
     .acl('np.web', 'to-lport', 2000, 'outport == @np.web && ip', 'drop')
-    .acl('np.web', 'to-lport', 2001, 'outport == @np.web && ip && ip4.src == $np.web.ingress.allow.IPv4.0 && tcp.dst == 80', 'allow-related')
+    .acl(
+      'np.web',
+      'to-lport',
+      2001,
+      'outport == @np.web && ip && ip4.src == $np.web.ingress.allow.IPv4.0 && tcp.dst == 80',
+      'allow-related',
+    )
     .build();
 }
 

@@ -50,7 +50,11 @@ export function describeVerdict(v: ProbeVerdict, probe: ConformanceProbe) {
  * @example
  * conformanceSuite('sim', async () => ({ backend: new SimBackend(), close: async () => {} }));
  */
-export function conformanceSuite(name: string, makeDriver: () => Promise<ConformanceDriver>, opts: ConformanceOptions = {}): void {
+export function conformanceSuite(
+  name: string,
+  makeDriver: () => Promise<ConformanceDriver>,
+  opts: ConformanceOptions = {},
+): void {
   describe.skipIf(opts.skip !== undefined)(`conformance: ${name}${opts.skip ? ` (skipped: ${opts.skip})` : ''}`, () => {
     let driver: ConformanceDriver | undefined;
     const ready = (async () => {

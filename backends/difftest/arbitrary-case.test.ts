@@ -70,7 +70,17 @@ describe('difftest case generator', () => {
         if (r.policy === 'src-ip') mark('route:src-ip');
         if (r.routeTable) mark('route:table');
         if (r.nexthop === 'discard') mark('route:discard');
-        if (routes.some((o) => o !== r && o.router === r.router && o.ipPrefix === r.ipPrefix && o.routeTable === r.routeTable && o.policy === r.policy)) mark('route:ecmp');
+        if (
+          routes.some(
+            (o) =>
+              o !== r &&
+              o.router === r.router &&
+              o.ipPrefix === r.ipPrefix &&
+              o.routeTable === r.routeTable &&
+              o.policy === r.policy,
+          )
+        )
+          mark('route:ecmp');
       }
       for (const p of t.routerPolicy.values()) mark(p.nexthops.length > 1 ? 'policy:ecmp' : `policy:${p.action}`);
       for (const p of t.switchPort.values()) {
@@ -78,18 +88,68 @@ describe('difftest case generator', () => {
         if (p.addresses.includes('unknown') && p.type === '') mark('port:unknown');
       }
       const pk = c.packet;
-      mark(pk['arp.op'] ? 'packet:arp' : pk['icmp6.type'] === 135 ? 'packet:nd' : pk['tcp.flags'] ? 'packet:tcp' : pk['udp.dst'] ? 'packet:udp' : pk['sctp.dst'] ? 'packet:sctp' : 'packet:icmp');
+      mark(
+        pk['arp.op']
+          ? 'packet:arp'
+          : pk['icmp6.type'] === 135
+            ? 'packet:nd'
+            : pk['tcp.flags']
+              ? 'packet:tcp'
+              : pk['udp.dst']
+                ? 'packet:udp'
+                : pk['sctp.dst']
+                  ? 'packet:sctp'
+                  : 'packet:icmp',
+      );
       if (pk['ip6.src'] !== undefined) mark('packet:ipv6');
       if (pk['ip.ttl'] === 1 || pk['ip.ttl'] === 2) mark('packet:ttl-edge');
       if (t.switchPort.get(c.inport)?.type === 'localnet' || c.datapath.startsWith('ext')) mark('packet:outside');
     }
     const wanted = [
-      'acl:allow', 'acl:allow-related', 'acl:allow-stateless', 'acl:drop', 'acl:reject', 'acl:from-lport', 'acl:to-lport',
-      'acl:apply-after-lb', 'acl:port-group', 'lb:switch', 'lb:router', 'lb:v6', 'lb:port', 'lb:no-port', 'lb:backends-0',
-      'lb:backends-1', 'lb:backends-3', 'nat:snat', 'nat:dnat', 'nat:dnat_and_snat', 'nat:distributed', 'router:gateway',
-      'router:dgp', 'router:link', 'route:src-ip', 'route:table', 'route:table-port', 'route:discard', 'route:ecmp',
-      'policy:allow', 'policy:drop', 'policy:reroute', 'policy:ecmp', 'port-security:mac', 'port-security:ip', 'port:unknown',
-      'packet:arp', 'packet:nd', 'packet:tcp', 'packet:udp', 'packet:sctp', 'packet:icmp', 'packet:ipv6', 'packet:ttl-edge',
+      'acl:allow',
+      'acl:allow-related',
+      'acl:allow-stateless',
+      'acl:drop',
+      'acl:reject',
+      'acl:from-lport',
+      'acl:to-lport',
+      'acl:apply-after-lb',
+      'acl:port-group',
+      'lb:switch',
+      'lb:router',
+      'lb:v6',
+      'lb:port',
+      'lb:no-port',
+      'lb:backends-0',
+      'lb:backends-1',
+      'lb:backends-3',
+      'nat:snat',
+      'nat:dnat',
+      'nat:dnat_and_snat',
+      'nat:distributed',
+      'router:gateway',
+      'router:dgp',
+      'router:link',
+      'route:src-ip',
+      'route:table',
+      'route:table-port',
+      'route:discard',
+      'route:ecmp',
+      'policy:allow',
+      'policy:drop',
+      'policy:reroute',
+      'policy:ecmp',
+      'port-security:mac',
+      'port-security:ip',
+      'port:unknown',
+      'packet:arp',
+      'packet:nd',
+      'packet:tcp',
+      'packet:udp',
+      'packet:sctp',
+      'packet:icmp',
+      'packet:ipv6',
+      'packet:ttl-edge',
       'packet:outside',
     ];
     expect(wanted.filter((w) => !seen.has(w))).toEqual([]);

@@ -55,8 +55,16 @@ const switchSpec: fc.Arbitrary<SwitchSpec> = fc.record({
   routeTable: weighted([5, 1]).map((n) => n === 1),
 });
 
-const atomSpec: fc.Arbitrary<AtomSpec> = fc.record({ kind: fc.nat(11), a: idx, b: idx, neg: weighted([4, 1]).map((n) => n === 1) });
-const matchSpec: fc.Arbitrary<MatchSpec> = fc.record({ atoms: fc.array(atomSpec, { minLength: 1, maxLength: 3 }), or: weighted([4, 1]).map((n) => n === 1) });
+const atomSpec: fc.Arbitrary<AtomSpec> = fc.record({
+  kind: fc.nat(11),
+  a: idx,
+  b: idx,
+  neg: weighted([4, 1]).map((n) => n === 1),
+});
+const matchSpec: fc.Arbitrary<MatchSpec> = fc.record({
+  atoms: fc.array(atomSpec, { minLength: 1, maxLength: 3 }),
+  or: weighted([4, 1]).map((n) => n === 1),
+});
 
 const aclSpec: fc.Arbitrary<AclSpec> = fc.record({
   attach: idx,
@@ -76,7 +84,12 @@ const lbSpec: fc.Arbitrary<LbSpec> = fc.record({
   options: weighted([5, 1, 1, 1]),
 });
 
-const natSpec: fc.Arbitrary<NatSpec> = fc.record({ router: idx, type: fc.nat(2), logical: idx, distributed: fc.boolean() });
+const natSpec: fc.Arbitrary<NatSpec> = fc.record({
+  router: idx,
+  type: fc.nat(2),
+  logical: idx,
+  distributed: fc.boolean(),
+});
 
 const routeSpec: fc.Arbitrary<RouteSpec> = fc.record({
   router: idx,
@@ -100,7 +113,10 @@ export const topoSpecArbitrary: fc.Arbitrary<TopoSpec> = fc.record({
   switches: fc.array(switchSpec, { minLength: 1, maxLength: 6 }),
   links: fc.array(fc.tuple(idx, idx), { maxLength: 2 }),
   linkRoutes: weighted([1, 3]).map((n) => n === 1),
-  addressSets: fc.array(fc.record({ v6: weighted([3, 1]).map((n) => n === 1), entries: fc.array(idx, { maxLength: 3 }) }), { maxLength: 2 }),
+  addressSets: fc.array(
+    fc.record({ v6: weighted([3, 1]).map((n) => n === 1), entries: fc.array(idx, { maxLength: 3 }) }),
+    { maxLength: 2 },
+  ),
   portGroups: fc.array(fc.array(idx, { maxLength: 4 }), { maxLength: 2 }),
   acls: fc.array(aclSpec, { maxLength: 8 }),
   loadBalancers: fc.array(lbSpec, { maxLength: 3 }),
@@ -122,7 +138,11 @@ export const packetSpecArbitrary: fc.Arbitrary<PacketSpec> = fc.record({
   dport: idx,
 });
 
-export const caseSpecArbitrary: fc.Arbitrary<CaseSpec> = fc.record({ topo: topoSpecArbitrary, packet: packetSpecArbitrary, lbPick: fc.nat(5) });
+export const caseSpecArbitrary: fc.Arbitrary<CaseSpec> = fc.record({
+  topo: topoSpecArbitrary,
+  packet: packetSpecArbitrary,
+  lbPick: fc.nat(5),
+});
 
 /**
  * Cases for the differential test.

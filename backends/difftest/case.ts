@@ -6,7 +6,14 @@
  */
 import { parseIPv4, parseIPv6, parseMAC } from '../../model/addr/index.ts';
 import { parseMatch, printMatch } from '../../model/match/index.ts';
-import { buildTopology, TABLE_ORDER, type TableName, type Tables, type Topology, topologyRows } from '../../model/topology/index.ts';
+import {
+  buildTopology,
+  TABLE_ORDER,
+  type TableName,
+  type Tables,
+  type Topology,
+  topologyRows,
+} from '../../model/topology/index.ts';
 import { FIELD_KIND, FIELD_ORDER, type FieldName } from '../../model/packet/fields.ts';
 import { packetToJSON } from '../../model/packet/format.ts';
 import type { Packet } from '../../model/packet/packet.ts';
@@ -52,7 +59,9 @@ export function topologyToJSON(t: Topology): RowsJSON {
   for (const table of TABLE_ORDER) {
     const rows = all[table] as unknown as Record<string, unknown>[];
     if (rows.length === 0) continue;
-    out[table] = WITH_MATCH.has(table) ? rows.map((r) => ({ ...r, match: printMatch(r.match as Parameters<typeof printMatch>[0]) })) : rows;
+    out[table] = WITH_MATCH.has(table)
+      ? rows.map((r) => ({ ...r, match: printMatch(r.match as Parameters<typeof printMatch>[0]) }))
+      : rows;
   }
   return out;
 }
@@ -95,9 +104,21 @@ function parseField(f: FieldName, text: string): number | bigint {
 }
 
 export function caseToJSON(c: DiffCase): DiffCaseJSON {
-  return { rows: topologyToJSON(c.topology), inport: c.inport, datapath: c.datapath, packet: packetToJSON(c.packet), lbPick: c.lbPick };
+  return {
+    rows: topologyToJSON(c.topology),
+    inport: c.inport,
+    datapath: c.datapath,
+    packet: packetToJSON(c.packet),
+    lbPick: c.lbPick,
+  };
 }
 
 export function caseFromJSON(j: DiffCaseJSON): DiffCase {
-  return { topology: topologyFromJSON(j.rows), inport: j.inport, datapath: j.datapath, packet: packetFromJSON(j.packet), lbPick: j.lbPick };
+  return {
+    topology: topologyFromJSON(j.rows),
+    inport: j.inport,
+    datapath: j.datapath,
+    packet: packetFromJSON(j.packet),
+    lbPick: j.lbPick,
+  };
 }

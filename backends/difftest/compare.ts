@@ -26,11 +26,31 @@ import type { OvnTraceResult } from '../ovn/trace/index.ts';
 
 /** Fields compared on every output (those a packet has). */
 export const COMPARED_FIELDS: readonly FieldName[] = [
-  'eth.src', 'eth.dst', 'eth.type',
-  'arp.op', 'arp.spa', 'arp.tpa', 'arp.sha', 'arp.tha',
-  'ip.ttl', 'ip4.src', 'ip4.dst', 'ip6.src', 'ip6.dst',
-  'icmp4.type', 'icmp4.code', 'icmp6.type', 'icmp6.code', 'nd.target', 'nd.tll',
-  'tcp.src', 'tcp.dst', 'udp.src', 'udp.dst', 'sctp.src', 'sctp.dst',
+  'eth.src',
+  'eth.dst',
+  'eth.type',
+  'arp.op',
+  'arp.spa',
+  'arp.tpa',
+  'arp.sha',
+  'arp.tha',
+  'ip.ttl',
+  'ip4.src',
+  'ip4.dst',
+  'ip6.src',
+  'ip6.dst',
+  'icmp4.type',
+  'icmp4.code',
+  'icmp6.type',
+  'icmp6.code',
+  'nd.target',
+  'nd.tll',
+  'tcp.src',
+  'tcp.dst',
+  'udp.src',
+  'udp.dst',
+  'sctp.src',
+  'sctp.dst',
 ];
 
 export interface ObservedOutput {
@@ -46,12 +66,18 @@ export type PartialRule =
   /** A gateway router's bare ct_snat ended the branch: the simulator must reach lr_in_unsnat there. */
   | { readonly rule: 'gateway-ct-snat-stops'; readonly routers: readonly string[] }
   /** ovn-trace dropped at these port securities that OVN passes: the simulator must not drop there. */
-  | { readonly rule: 'port-sec-prefix-exact'; readonly at: readonly { readonly datapath: string; readonly stage: string; readonly port: string }[] }
+  | {
+      readonly rule: 'port-sec-prefix-exact';
+      readonly at: readonly { readonly datapath: string; readonly stage: string; readonly port: string }[];
+    }
   /** OVN hairpins at this switch where ovn-trace does not: the simulator must hairpin there. */
   | { readonly rule: 'chk-lb-hairpin-vip-port'; readonly switch: string }
   /** ovn-trace's --lb-dst run diverged (no verdict): the simulator must load-balance the packet. */
   | { readonly rule: 'lb-dst-early-dnat'; readonly detail: string }
-  /** ovn-trace followed a forwarding loop OVS cuts short (normalize.ts ovs-translation-limit): the simulator must find the loop. */
+  /**
+   * ovn-trace followed a forwarding loop OVS cuts short (normalize.ts ovs-translation-limit): the simulator must find
+   * the loop.
+   */
   | { readonly rule: 'forwarding-loop'; readonly detail: string }
   /**
    * Not partial: a generated reply passed conntrack, so OVN was traced with
@@ -64,16 +90,30 @@ export type PartialRule =
    * traced again with the address it checks listed exactly in the entry it checks (ovn-controller
    * admits the same packets either way, and so does the simulator); everything is compared.
    */
-  | { readonly rule: 'port-sec-widened'; readonly at: readonly { readonly port: string; readonly stage: string; readonly entry: string; readonly widened: string }[] }
+  | {
+      readonly rule: 'port-sec-widened';
+      readonly at: readonly {
+        readonly port: string;
+        readonly stage: string;
+        readonly entry: string;
+        readonly widened: string;
+      }[];
+    }
   /**
    * Generated replies whose branch in ovn-trace is not OVN's (ct_lb* on it, or flows matching the
    * ports ovn-trace's tcp_reset keeps): their outputs are unknown; the simulator must reach the
    * generating stages.
    */
   | { readonly rule: 'ct-lb-ors-state' | 'generated-packets'; readonly at: readonly StageRef[] }
-  /** ovn-trace matched conntrack state OVN clears at a patch port: what follows is unknown; the simulator must reach those datapaths. */
+  /**
+   * ovn-trace matched conntrack state OVN clears at a patch port: what follows is unknown; the simulator must reach
+   * those datapaths.
+   */
   | { readonly rule: 'patch-keeps-ct-state'; readonly at: readonly StageRef[] }
-  /** ovn-trace went on with the client's source after ct_snat_to_vip: what follows is unknown; the simulator must hairpin-SNAT there. */
+  /**
+   * ovn-trace went on with the client's source after ct_snat_to_vip: what follows is unknown; the simulator must
+   * hairpin-SNAT there.
+   */
   | { readonly rule: 'ct-snat-to-vip-not-applied'; readonly switch: string };
 
 export interface StageRef {
@@ -110,7 +150,11 @@ function fieldsOf(p: Packet): Record<string, string> {
 export function observeSim(r: SimResult): Observed {
   return {
     verdict: r.verdict,
-    outputs: r.outputs.map((o) => ({ port: o.port, ...(o.generated ? { generated: o.generated } : {}), packet: fieldsOf(o.packet) })),
+    outputs: r.outputs.map((o) => ({
+      port: o.port,
+      ...(o.generated ? { generated: o.generated } : {}),
+      packet: fieldsOf(o.packet),
+    })),
     path: {
       stages: [...new Set(r.stages.map((s) => `${s.datapath}/${s.stage}`))],
       drops: r.drops.map((d) => `${d.datapath}/${d.stage}`),
@@ -121,10 +165,17 @@ export function observeSim(r: SimResult): Observed {
 }
 
 /** OVN's observation; `partial` comes from quirks.ts (it needs the topology). */
-export function observeOvn(r: Pick<OvnTraceResult, 'verdict' | 'outputs' | 'caveats'>, partial: readonly PartialRule[] = []): Observed {
+export function observeOvn(
+  r: Pick<OvnTraceResult, 'verdict' | 'outputs' | 'caveats'>,
+  partial: readonly PartialRule[] = [],
+): Observed {
   return {
     verdict: r.verdict,
-    outputs: r.outputs.map((o) => ({ port: o.outport, ...(o.generatedBy ? { generated: o.generatedBy } : {}), packet: fieldsOf(o.packet) })),
+    outputs: r.outputs.map((o) => ({
+      port: o.outport,
+      ...(o.generatedBy ? { generated: o.generatedBy } : {}),
+      packet: fieldsOf(o.packet),
+    })),
     ...(r.caveats.length ? { caveats: r.caveats.map((c) => c.rule) } : {}),
     ...(partial.length ? { partial } : {}),
   };
@@ -152,7 +203,13 @@ const keyOf = (o: ObservedOutput): string => `${o.port} ${JSON.stringify(o.packe
 
 function fieldDiffs(sim: Readonly<Record<string, string>>, ovn: Readonly<Record<string, string>>): FieldDiff[] {
   const names = [...new Set([...Object.keys(sim), ...Object.keys(ovn)])];
-  return names.filter((f) => sim[f] !== ovn[f]).map((f) => ({ field: f, ...(sim[f] !== undefined ? { sim: sim[f] } : {}), ...(ovn[f] !== undefined ? { ovn: ovn[f] } : {}) }));
+  return names
+    .filter((f) => sim[f] !== ovn[f])
+    .map((f) => ({
+      field: f,
+      ...(sim[f] !== undefined ? { sim: sim[f] } : {}),
+      ...(ovn[f] !== undefined ? { ovn: ovn[f] } : {}),
+    }));
 }
 
 /** Multiset difference: exact matches cancel; leftovers on the same port pair up in order. */
@@ -187,10 +244,11 @@ const FULL: ReadonlySet<PartialRule['rule']> = new Set(['ct-states-consumed', 'p
  * if (d) console.log(formatDiff(d));
  */
 export function compareObserved(sim: Observed, ovn: Observed): VerdictDiff | undefined {
-  if (ovn.partial !== undefined && ovn.partial.some((p) => !FULL.has(p.rule))) return comparePartial(sim, ovn, ovn.partial);
+  if (ovn.partial?.some((p) => !FULL.has(p.rule))) return comparePartial(sim, ovn, ovn.partial);
   const d = diffOutputs(sim.outputs, ovn.outputs);
   const verdict = sim.verdict === ovn.verdict ? undefined : { sim: sim.verdict, ovn: ovn.verdict };
-  if (verdict === undefined && d.onlySim.length === 0 && d.onlyOvn.length === 0 && d.changed.length === 0) return undefined;
+  if (verdict === undefined && d.onlySim.length === 0 && d.onlyOvn.length === 0 && d.changed.length === 0)
+    return undefined;
   return { ...(verdict ? { verdict } : {}), ...d };
 }
 
@@ -207,7 +265,9 @@ function partialFailure(sim: Observed, p: PartialRule): string | undefined {
     }
     case 'port-sec-prefix-exact': {
       const hit = p.at.filter((a) => path.drops.includes(`${a.datapath}/${a.stage}`));
-      return hit.length ? `dropped at ${hit.map((a) => `${a.datapath} ${a.stage} (${a.port})`).join(', ')}, which OVN passes` : undefined;
+      return hit.length
+        ? `dropped at ${hit.map((a) => `${a.datapath} ${a.stage} (${a.port})`).join(', ')}, which OVN passes`
+        : undefined;
     }
     case 'chk-lb-hairpin-vip-port':
       return path.stages.includes(`${p.switch}/ls_in_pre_hairpin`) ? undefined : `did not hairpin at ${p.switch}`;
@@ -216,14 +276,18 @@ function partialFailure(sim: Observed, p: PartialRule): string | undefined {
     case 'forwarding-loop':
       // OVS cuts a loop at its translation limits, which neither side models exactly: the simulator
       // must have followed the loop a long way too (found it, or half the tracer's bound).
-      return path.drops.some((d) => d.endsWith('/-')) || (path.passes ?? 0) >= LOOP_PASSES ? undefined : `found no forwarding loop (${path.passes ?? 0} datapath passes)`;
+      return path.drops.some((d) => d.endsWith('/-')) || (path.passes ?? 0) >= LOOP_PASSES
+        ? undefined
+        : `found no forwarding loop (${path.passes ?? 0} datapath passes)`;
     case 'ct-states-consumed':
     case 'port-sec-widened':
       return undefined;
     case 'ct-lb-ors-state':
     case 'generated-packets': {
       const missed = p.at.filter((a) => !path.stages.includes(`${a.datapath}/${a.stage}`));
-      return missed.length ? `did not reach ${missed.map((a) => `${a.datapath} ${a.stage}`).join(', ')}, where OVN generates a reply` : undefined;
+      return missed.length
+        ? `did not reach ${missed.map((a) => `${a.datapath} ${a.stage}`).join(', ')}, where OVN generates a reply`
+        : undefined;
     }
     case 'patch-keeps-ct-state': {
       const missed = p.at.filter((a) => !path.stages.some((st) => st.startsWith(`${a.datapath}/`)));
@@ -235,7 +299,13 @@ function partialFailure(sim: Observed, p: PartialRule): string | undefined {
 }
 
 /** Whether OVN's outputs outside the quirk's branch are still OVN's. */
-const UNKNOWN_OUTPUTS: ReadonlySet<PartialRule['rule']> = new Set(['chk-lb-hairpin-vip-port', 'lb-dst-early-dnat', 'forwarding-loop', 'patch-keeps-ct-state', 'ct-snat-to-vip-not-applied']);
+const UNKNOWN_OUTPUTS: ReadonlySet<PartialRule['rule']> = new Set([
+  'chk-lb-hairpin-vip-port',
+  'lb-dst-early-dnat',
+  'forwarding-loop',
+  'patch-keeps-ct-state',
+  'ct-snat-to-vip-not-applied',
+]);
 const outputsKnown = (p: PartialRule): boolean => !UNKNOWN_OUTPUTS.has(p.rule);
 
 function comparePartial(sim: Observed, ovn: Observed, partial: readonly PartialRule[]): VerdictDiff | undefined {
@@ -244,7 +314,9 @@ function comparePartial(sim: Observed, ovn: Observed, partial: readonly PartialR
     return f === undefined ? [] : [`${p.rule}: ${f}`];
   });
   // ct-lb-ors-state, generated-packets: the outputs of generated replies are not OVN's.
-  const known = partial.some((p) => p.rule === 'ct-lb-ors-state' || p.rule === 'generated-packets') ? ovn.outputs.filter((o) => o.generated === undefined) : ovn.outputs;
+  const known = partial.some((p) => p.rule === 'ct-lb-ors-state' || p.rule === 'generated-packets')
+    ? ovn.outputs.filter((o) => o.generated === undefined)
+    : ovn.outputs;
   const d = partial.every(outputsKnown) ? diffOutputs(sim.outputs, known) : { onlyOvn: [], changed: [] };
   if (failures.length === 0 && d.onlyOvn.length === 0 && d.changed.length === 0) return undefined;
   return {
@@ -259,7 +331,10 @@ function comparePartial(sim: Observed, ovn: Observed, partial: readonly PartialR
 function describe(o: ObservedOutput): string {
   const p = o.packet;
   const ip = p['ip4.src'] ?? p['ip6.src'];
-  const what = ip !== undefined ? `${ip} > ${p['ip4.dst'] ?? p['ip6.dst']}` : `arp ${p['arp.op']} ${p['arp.spa']} > ${p['arp.tpa']}`;
+  const what =
+    ip !== undefined
+      ? `${ip} > ${p['ip4.dst'] ?? p['ip6.dst']}`
+      : `arp ${p['arp.op']} ${p['arp.spa']} > ${p['arp.tpa']}`;
   return `${o.port}${o.generated ? ` (${o.generated})` : ''}: ${p['eth.src']} > ${p['eth.dst']} ${what}${p['ip.ttl'] ? ` ttl ${p['ip.ttl']}` : ''}`;
 }
 
@@ -270,6 +345,7 @@ export function formatDiff(d: VerdictDiff): string {
   if (d.verdict) lines.push(`verdict: sim ${d.verdict.sim}, ovn ${d.verdict.ovn}`);
   for (const o of d.onlySim) lines.push(`only sim: ${describe(o)}`);
   for (const o of d.onlyOvn) lines.push(`only ovn: ${describe(o)}`);
-  for (const c of d.changed) lines.push(`${c.port}: ${c.fields.map((f) => `${f.field} sim ${f.sim ?? '-'} ovn ${f.ovn ?? '-'}`).join(', ')}`);
+  for (const c of d.changed)
+    lines.push(`${c.port}: ${c.fields.map((f) => `${f.field} sim ${f.sim ?? '-'} ovn ${f.ovn ?? '-'}`).join(', ')}`);
   return lines.join('\n');
 }

@@ -22,9 +22,23 @@ import { OvnTracerError, type OvnTraceRequest, type OvnTraceResult } from '../ov
 import type { SimResult } from '../../sim/simulate.ts';
 import { isIP } from '../../model/packet/packet.ts';
 import type { DiffCase } from './case.ts';
-import { compareObserved, type Observed, observeOvn, observeSim, type PartialRule, type VerdictDiff } from './compare.ts';
+import {
+  compareObserved,
+  type Observed,
+  observeOvn,
+  observeSim,
+  type PartialRule,
+  type VerdictDiff,
+} from './compare.ts';
 import { widenPortSecurity } from './port-sec.ts';
-import { type GeneratedBranch, generatedBranches, partialRules, snatToVipStale, staleCtStages, withHairpinSnatIp } from './quirks.ts';
+import {
+  type GeneratedBranch,
+  generatedBranches,
+  partialRules,
+  snatToVipStale,
+  staleCtStages,
+  withHairpinSnatIp,
+} from './quirks.ts';
 import { type SimRun, simulateCase } from './simulate-case.ts';
 import type { OvnWorld } from './world.ts';
 
@@ -67,8 +81,14 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
   const runs = simulateCase(given);
   const t2 = now();
   const first = runs[0]!;
-  let ask: OvnTraceRequest = { datapath: given.datapath, inport: given.inport, packet: given.packet, ct: 'new', ...(first.lbBackend ? { lbBackend: first.lbBackend } : {}) };
-  let traced;
+  let ask: OvnTraceRequest = {
+    datapath: given.datapath,
+    inport: given.inport,
+    packet: given.packet,
+    ct: 'new',
+    ...(first.lbBackend ? { lbBackend: first.lbBackend } : {}),
+  };
+  let traced: OvnTraceResult;
   let c = given;
   let widened: PartialRule[] = [];
   try {
@@ -80,7 +100,13 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
     const ms = { load: t1 - t0, sim: t2 - t1, trace: now() - t2 };
     const lb = first.lbBackend ? { lbBackend: first.lbBackend } : {};
     // Rule lb-dst-early-dnat: ovn-trace has no verdict for this packet; only the simulator's LB choice is checked.
-    if (e.code === 'lb-dst-diverged') return partialOutcome(runs.map((r) => observeSim(r.result)), { rule: 'lb-dst-early-dnat', detail: e.message }, ms, lb);
+    if (e.code === 'lb-dst-diverged')
+      return partialOutcome(
+        runs.map((r) => observeSim(r.result)),
+        { rule: 'lb-dst-early-dnat', detail: e.message },
+        ms,
+        lb,
+      );
     // Rule ovs-translation-limit: a forwarding loop, which OVS cuts short; the simulator must follow it too.
     // Unless ovn-trace made the loop itself, on conntrack state OVN clears at a patch port (rule
     // patch-keeps-ct-state, read from the first pipelines): then the simulator must reach those datapaths.
@@ -91,7 +117,13 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
       const kept = stale.length ? partialOutcome(sims, { rule: 'patch-keeps-ct-state', at: stale }, ms, lb) : undefined;
       return kept?.agree ? kept : loop;
     }
-    return { agree: false, sim: observeSim(first.result), ovn: { error: { code: e.code, message: e.message } }, ms, ...lb };
+    return {
+      agree: false,
+      sim: observeSim(first.result),
+      ovn: { error: { code: e.code, message: e.message } },
+      ms,
+      ...lb,
+    };
   }
   const observe = (r: OvnTraceResult, more: readonly PartialRule[] = []) => {
     const extra = [...widened, ...more];
@@ -99,7 +131,12 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
   };
   const ovn = observe(traced);
   const lb = traced.lbBackend ?? first.lbBackend;
-  const common = { get ms() { return { load: t1 - t0, sim: t2 - t1, trace: now() - t2 }; }, ...(lb ? { lbBackend: lb } : {}) };
+  const common = {
+    get ms() {
+      return { load: t1 - t0, sim: t2 - t1, trace: now() - t2 };
+    },
+    ...(lb ? { lbBackend: lb } : {}),
+  };
   const agreed = matchRun(runs, ovn);
   if (agreed.agree) return { ...agreed, ...common, ovn };
   // The trace disagrees: where it shows one of these documented ovn-trace artefacts, compare what it
@@ -122,7 +159,10 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
  * the request returned says so: every later trace of the case must pick
  * the same members (northd numbers them anew with each load).
  */
-async function traceOnce(world: OvnWorld, ask: OvnTraceRequest): Promise<{ traced: OvnTraceResult; ask: OvnTraceRequest }> {
+async function traceOnce(
+  world: OvnWorld,
+  ask: OvnTraceRequest,
+): Promise<{ traced: OvnTraceResult; ask: OvnTraceRequest }> {
   const traced = await world.trace(ask);
   if (ask.selectId !== undefined || !traced.selects.some((s) => s.random)) return { traced, ask };
   const pinned = { ...ask, selectId: 1 };
@@ -131,7 +171,10 @@ async function traceOnce(world: OvnWorld, ask: OvnTraceRequest): Promise<{ trace
 
 /** Simulator runs that observe the same (verdict and outputs, run by run). */
 function sameRuns(a: readonly SimRun[], b: readonly SimRun[]): boolean {
-  return a.length === b.length && a.every((r, i) => compareObserved(observeSim(r.result), observeSim(b[i]!.result)) === undefined);
+  return (
+    a.length === b.length &&
+    a.every((r, i) => compareObserved(observeSim(r.result), observeSim(b[i]!.result)) === undefined)
+  );
 }
 
 /**
@@ -157,7 +200,8 @@ async function widenedTrace(
   const at: { port: string; stage: string; entry: string; widened: string }[] = [];
   for (let round = 0; round < 4; round++) {
     const w = widenPortSecurity(c, r);
-    if (w === undefined) return at.length ? { case: c, traced: r, rules: [{ rule: 'port-sec-widened', at }], ask: pinned } : undefined;
+    if (w === undefined)
+      return at.length ? { case: c, traced: r, rules: [{ rule: 'port-sec-widened', at }], ask: pinned } : undefined;
     if (!sameRuns(simulateCase(w.case), runs)) break;
     c = w.case;
     at.push(...w.entries);
@@ -179,7 +223,15 @@ async function widenedTrace(
  * packet it had wrongly load-balanced is no point to check).
  */
 function withinKnown(rules: readonly PartialRule[], extra: readonly PartialRule[]): PartialRule[] {
-  const stale = new Set(extra.flatMap((p) => (p.rule === 'patch-keeps-ct-state' ? p.at.map((a) => a.datapath) : p.rule === 'ct-snat-to-vip-not-applied' ? [p.switch] : [])));
+  const stale = new Set(
+    extra.flatMap((p) =>
+      p.rule === 'patch-keeps-ct-state'
+        ? p.at.map((a) => a.datapath)
+        : p.rule === 'ct-snat-to-vip-not-applied'
+          ? [p.switch]
+          : [],
+    ),
+  );
   if (stale.size === 0) return [...rules];
   return rules.flatMap((p): PartialRule[] => {
     if (p.rule !== 'port-sec-prefix-exact') return [p];
@@ -196,7 +248,12 @@ function withinKnown(rules: readonly PartialRule[], extra: readonly PartialRule[
  * any run's), to be compared with that run (only when a ct_next is all a generated packet meets:
  * ct_lb ORs the state, rule ct-lb-ors-state).
  */
-async function retraceWithSimCt(world: OvnWorld, ask: OvnTraceRequest, traced: OvnTraceResult, runs: readonly SimRun[]): Promise<{ result: OvnTraceResult; rule: PartialRule; run: SimRun }[]> {
+async function retraceWithSimCt(
+  world: OvnWorld,
+  ask: OvnTraceRequest,
+  traced: OvnTraceResult,
+  runs: readonly SimRun[],
+): Promise<{ result: OvnTraceResult; rule: PartialRule; run: SimRun }[]> {
   if (generatedBranches(traced.raw).some((g) => g.cts.some((t) => !t.startsWith('ct_next')))) return [];
   const seen = new Set<string>();
   const out: { result: OvnTraceResult; rule: PartialRule; run: SimRun }[] = [];
@@ -257,10 +314,20 @@ function matchRun(runs: readonly SimRun[], ovn: Observed): { agree: boolean; sim
 function ctStatesOf(r: SimResult): string[] {
   return r.ctLookups
     .filter((l) => l.op === 'lookup' || l.stage === 'ls_in_lb' || l.stage === 'lr_in_dnat')
-    .map((l) => l.state.split('|').filter((f) => f !== 'snat' && f !== 'dnat').join(','));
+    .map((l) =>
+      l.state
+        .split('|')
+        .filter((f) => f !== 'snat' && f !== 'dnat')
+        .join(','),
+    );
 }
 
-function partialOutcome(sims: readonly Observed[], rule: PartialRule, ms: CaseOutcome['ms'], lb: { lbBackend?: string }): CaseOutcome {
+function partialOutcome(
+  sims: readonly Observed[],
+  rule: PartialRule,
+  ms: CaseOutcome['ms'],
+  lb: { lbBackend?: string },
+): CaseOutcome {
   const ovn: Observed = { verdict: 'dropped', outputs: [], partial: [rule] };
   const agreeing = sims.find((s) => compareObserved(s, ovn) === undefined);
   const sim = agreeing ?? sims[0]!;

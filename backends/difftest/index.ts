@@ -11,10 +11,31 @@
  *   const r = await runDifftest({ cases: 300, seed: 7 });   // kovn difftest --cases 300 --seed 7 --json
  *   r.agree === r.cases || console.log(r.disagreements);
  */
-export { runDifftest, type Disagreement, type DifftestOptions, type DifftestProgress, type DifftestResult } from './run.ts';
+export {
+  runDifftest,
+  type Disagreement,
+  type DifftestOptions,
+  type DifftestProgress,
+  type DifftestResult,
+} from './run.ts';
 export { createOvnWorld, type OvnWorld, type OvnWorldOptions } from './world.ts';
 export { evaluateCase, failureKind, type CaseOutcome } from './evaluate.ts';
-export { compareObserved, formatDiff, observeOvn, observeSim, type Observed, type ObservedOutput, type PartialRule, type VerdictDiff } from './compare.ts';
+export {
+  compareObserved,
+  formatDiff,
+  observeOvn,
+  observeSim,
+  type Observed,
+  type ObservedOutput,
+  type PartialRule,
+  type VerdictDiff,
+} from './compare.ts';
 export { buildCase, caseFromJSON, caseToJSON, type DiffCase, type DiffCaseJSON } from './case.ts';
-export { checkRegression, readRegressions, writeRegression, REGRESSIONS_DIR, type RegressionFile } from './regressions.ts';
+export {
+  checkRegression,
+  readRegressions,
+  writeRegression,
+  REGRESSIONS_DIR,
+  type RegressionFile,
+} from './regressions.ts';
 export { simulateCase, type SimRun } from './simulate-case.ts';

@@ -18,7 +18,13 @@ export interface MatchPools {
 }
 
 export const L4_PORTS = [80, 8080, 22, 53, 443, 5000] as const;
-const RANGES: readonly (readonly [number, number])[] = [[1, 1023], [80, 443], [1024, 65535], [8000, 8100], [50, 60]];
+const RANGES: readonly (readonly [number, number])[] = [
+  [1, 1023],
+  [80, 443],
+  [1024, 65535],
+  [8000, 8100],
+  [50, 60],
+];
 const L4 = ['tcp', 'udp', 'sctp'] as const;
 const PROTOS = ['tcp', 'udp', 'sctp', 'icmp4', 'icmp6', 'icmp4 && icmp4.type == 8', 'arp'] as const;
 

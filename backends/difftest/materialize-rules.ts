@@ -34,7 +34,10 @@ function poolsOf(spec: TopoSpec, sk: Skeleton, rows: Rows): MatchPools {
     '10.96.0.10',
     L.INTERNET_IP,
   ];
-  const v6 = [...sk.pods.flatMap((p) => (p.ip6 ? [p.ip6] : [])), ...sk.switches.filter((s) => s.dual).map((s) => L.subnet6(s.i))];
+  const v6 = [
+    ...sk.pods.flatMap((p) => (p.ip6 ? [p.ip6] : [])),
+    ...sk.switches.filter((s) => s.dual).map((s) => L.subnet6(s.i)),
+  ];
   spec.addressSets.forEach((as, k) => {
     const pool = as.v6 ? v6 : v4;
     const entries = [...new Set(as.entries.flatMap((e) => (pool.length ? [pool[e % pool.length]!] : [])))];
@@ -85,16 +88,28 @@ function aclRows(spec: TopoSpec, sk: Skeleton, rows: Rows, pools: MatchPools): v
   }
 }
 
-const LB_OPTIONS: readonly Record<string, string>[] = [{}, { reject: 'true' }, { skip_snat: 'true' }, { hairpin_snat_ip: '169.254.169.5 fd69::5' }];
+const LB_OPTIONS: readonly Record<string, string>[] = [
+  {},
+  { reject: 'true' },
+  { skip_snat: 'true' },
+  { hairpin_snat_ip: '169.254.169.5 fd69::5' },
+];
 const LB_PROTOS = [undefined, 'tcp', 'udp', 'sctp'] as const;
 
 /** One LB: its VIP (falling back to a service VIP when the drawn kind has nothing to use), backends and attachments. */
-function lbRow(spec: TopoSpec, sk: Skeleton, k: number, lb: LbSpec): { row: Tables['loadBalancer']; target: L.Target; routers: number[] } {
+function lbRow(
+  _spec: TopoSpec,
+  sk: Skeleton,
+  k: number,
+  lb: LbSpec,
+): { row: Tables['loadBalancer']; target: L.Target; routers: number[] } {
   const gw = sk.routers.filter((r) => r.kind !== 'plain');
   const dual = sk.pods.filter((p) => p.ip6);
   let kind = lb.vip % 4;
   if ((kind === 2 && dual.length === 0) || (kind === 3 && gw.length === 0)) kind = 0;
-  const pick = <T>(list: readonly T[]) => [...new Set(lb.backends.slice(0, 3).flatMap((n) => (list.length ? [list[n % list.length]!] : [])))];
+  const pick = <T>(list: readonly T[]) => [
+    ...new Set(lb.backends.slice(0, 3).flatMap((n) => (list.length ? [list[n % list.length]!] : []))),
+  ];
   const protocol = LB_PROTOS[lb.proto % 4];
   const proto = protocol ?? 'tcp';
   const routers = [...new Set(lb.routers.flatMap((n) => (sk.routers.length ? [n % sk.routers.length] : [])))];
@@ -103,18 +118,24 @@ function lbRow(spec: TopoSpec, sk: Skeleton, k: number, lb: LbSpec): { row: Tabl
   let target: L.Target;
   if (kind === 2) {
     vip = `[fd00:96::${k + 1}]:80`;
-    backends = pick(dual).map((p) => `[${p.ip6}]:8080`).join(',');
+    backends = pick(dual)
+      .map((p) => `[${p.ip6}]:8080`)
+      .join(',');
     target = { kind: 'vip', ip: `fd00:96::${k + 1}`, port: 80, proto };
   } else if (kind === 1) {
     vip = `10.96.${k}.11`;
-    backends = pick(sk.pods).map((p) => p.ip4).join(',');
+    backends = pick(sk.pods)
+      .map((p) => p.ip4)
+      .join(',');
     target = { kind: 'vip', ip: `10.96.${k}.11` };
   } else {
     const j = kind === 3 ? gw[(lb.routers[0] ?? 0) % gw.length]!.j : undefined;
     const ip = j === undefined ? `10.96.${k}.10` : `172.${20 + j}.0.${200 + k}`;
     if (j !== undefined && !routers.includes(j)) routers.push(j);
     vip = `${ip}:80`;
-    backends = pick(sk.pods).map((p) => `${p.ip4}:8080`).join(',');
+    backends = pick(sk.pods)
+      .map((p) => `${p.ip4}:8080`)
+      .join(',');
     target = { kind: 'vip', ip, port: 80, proto };
   }
   const row: Tables['loadBalancer'] = {
@@ -134,10 +155,16 @@ function lbRows(spec: TopoSpec, sk: Skeleton, rows: Rows): L.Target[] {
     const { row, target, routers } = lbRow(spec, sk, k, lb);
     rows.loadBalancer.push(row);
     vips.push(target);
-    const switches = new Set(lb.switches.flatMap((n) => (sk.switches.length ? [L.lsName(n % sk.switches.length)] : [])));
-    rows.switch = rows.switch.map((s) => (switches.has(s.name) ? { ...s, loadBalancers: [...s.loadBalancers, row.name] } : s));
+    const switches = new Set(
+      lb.switches.flatMap((n) => (sk.switches.length ? [L.lsName(n % sk.switches.length)] : [])),
+    );
+    rows.switch = rows.switch.map((s) =>
+      switches.has(s.name) ? { ...s, loadBalancers: [...s.loadBalancers, row.name] } : s,
+    );
     const rnames = new Set(routers.map(L.lrName));
-    rows.router = rows.router.map((r) => (rnames.has(r.name) ? { ...r, loadBalancers: [...r.loadBalancers, row.name] } : r));
+    rows.router = rows.router.map((r) =>
+      rnames.has(r.name) ? { ...r, loadBalancers: [...r.loadBalancers, row.name] } : r,
+    );
   });
   return vips;
 }
@@ -186,7 +213,10 @@ function nexthopsOf(sk: Skeleton, j: number): string[] {
   return [
     ...r.links.map((l) => l.peerIp),
     ...(r.kind !== 'plain' ? [L.extUpstreamIp(j)] : []),
-    ...sk.pods.filter((p) => r.switches.includes(p.i)).slice(0, 2).map((p) => p.ip4),
+    ...sk.pods
+      .filter((p) => r.switches.includes(p.i))
+      .slice(0, 2)
+      .map((p) => p.ip4),
     '10.99.99.1',
   ];
 }
@@ -196,7 +226,13 @@ function routeRows(spec: TopoSpec, sk: Skeleton, rows: Rows): void {
   // same match and priority: which one OVN uses is undefined. Same-prefix next hops are ECMP.
   const route = (router: string, ipPrefix: string, nexthop: string, more: Partial<Tables['staticRoute']> = {}) => {
     const row: Tables['staticRoute'] = { ...base, router, ipPrefix, nexthop, routeTable: '', ...more };
-    const same = rows.staticRoute.filter((r) => r.router === router && r.ipPrefix === ipPrefix && r.routeTable === row.routeTable && (r.policy ?? 'dst-ip') === (row.policy ?? 'dst-ip'));
+    const same = rows.staticRoute.filter(
+      (r) =>
+        r.router === router &&
+        r.ipPrefix === ipPrefix &&
+        r.routeTable === row.routeTable &&
+        (r.policy ?? 'dst-ip') === (row.policy ?? 'dst-ip'),
+    );
     if (same.length > 0 && (nexthop === 'discard' || same.some((r) => r.nexthop === 'discard'))) return false;
     return pushUnique(rows, 'staticRoute', row);
   };
@@ -238,13 +274,23 @@ function policyRows(spec: TopoSpec, sk: Skeleton, rows: Rows, pools: MatchPools)
     if (r === undefined) continue;
     const hops = nexthopsOf(sk, r.j);
     let action = (['allow', 'drop', 'reroute'] as const)[p.action % 3]!;
-    const nexthops = action === 'reroute' ? [...new Set(p.nexthops.slice(0, 2).flatMap((n) => (hops.length ? [hops[n % hops.length]!] : [])))] : [];
+    const nexthops =
+      action === 'reroute'
+        ? [...new Set(p.nexthops.slice(0, 2).flatMap((n) => (hops.length ? [hops[n % hops.length]!] : [])))]
+        : [];
     if (action === 'reroute' && nexthops.length === 0) action = 'allow';
     // One policy per priority and router: overlapping policies of one priority are in undefined order.
     let priority = p.priority < POLICY_PRIORITIES.length ? POLICY_PRIORITIES[p.priority]! : p.priority % 32768;
     while (usedPriorities.has(`${r.name}|${priority}`)) priority = (priority + 1) % 32768;
     usedPriorities.add(`${r.name}|${priority}`);
-    pushUnique(rows, 'routerPolicy', { ...base, router: r.name, priority, match: matchOf(p.match, pools, false), action, nexthops });
+    pushUnique(rows, 'routerPolicy', {
+      ...base,
+      router: r.name,
+      priority,
+      match: matchOf(p.match, pools, false),
+      action,
+      nexthops,
+    });
   }
 }
 

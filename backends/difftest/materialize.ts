@@ -30,13 +30,23 @@ export interface RouterInfo {
   /** Switch indices attached to this router. */
   readonly switches: readonly number[];
   /** Links: this router's side and the peer's address. */
-  readonly links: readonly { readonly k: number; readonly peer: number; readonly myIp: string; readonly peerIp: string }[];
+  readonly links: readonly {
+    readonly k: number;
+    readonly peer: number;
+    readonly myIp: string;
+    readonly peerIp: string;
+  }[];
 }
 
 /** The resolved skeleton that rule resolution reads. */
 export interface Skeleton {
   readonly routers: readonly RouterInfo[];
-  readonly switches: readonly { readonly i: number; readonly router: number | null; readonly dual: boolean; readonly routeTable: boolean }[];
+  readonly switches: readonly {
+    readonly i: number;
+    readonly router: number | null;
+    readonly dual: boolean;
+    readonly routeTable: boolean;
+  }[];
   readonly pods: readonly PodInfo[];
 }
 
@@ -46,16 +56,31 @@ export const MAX_PORTS = 40;
 
 function skeletonOf(spec: TopoSpec): Skeleton {
   const nr = spec.routers.length;
-  const switches = spec.switches.map((s, i) => ({ i, router: s.router === null || nr === 0 ? null : s.router % nr, dual: s.dual, routeTable: s.routeTable }));
+  const switches = spec.switches.map((s, i) => ({
+    i,
+    router: s.router === null || nr === 0 ? null : s.router % nr,
+    dual: s.dual,
+    routeTable: s.routeTable,
+  }));
   // Ports besides pods: per switch its router port, per gateway router ext (router port, localnet, host).
-  const fixed = switches.filter((s) => s.router !== null).length + spec.routers.filter((r) => r.kind !== 'plain').length * 3;
+  const fixed =
+    switches.filter((s) => s.router !== null).length + spec.routers.filter((r) => r.kind !== 'plain').length * 3;
   let budget = Math.max(0, MAX_PORTS - fixed);
   const pods: PodInfo[] = [];
   spec.switches.forEach((s, i) => {
     s.pods.forEach((p, m) => {
       if (budget-- <= 0) return;
       const dual = s.dual;
-      pods.push({ i, m, name: L.podName(i, m), switch: L.lsName(i), mac: L.podMac(i, m), ip4: L.podIp4(i, m), ...(dual ? { ip6: L.podIp6(i, m) } : {}), spec: p });
+      pods.push({
+        i,
+        m,
+        name: L.podName(i, m),
+        switch: L.lsName(i),
+        mac: L.podMac(i, m),
+        ip4: L.podIp4(i, m),
+        ...(dual ? { ip6: L.podIp6(i, m) } : {}),
+        spec: p,
+      });
     });
   });
   const seen = new Set<string>();
@@ -77,9 +102,11 @@ function skeletonOf(spec: TopoSpec): Skeleton {
     defaultRoute: r.defaultRoute,
     switches: switches.filter((s) => s.router === j).map((s) => s.i),
     links: links.flatMap((l) =>
-      l.a === j ? [{ k: l.k, peer: l.b, myIp: L.linkIp(l.k, 1), peerIp: L.linkIp(l.k, 2) }]
-      : l.b === j ? [{ k: l.k, peer: l.a, myIp: L.linkIp(l.k, 2), peerIp: L.linkIp(l.k, 1) }]
-      : [],
+      l.a === j
+        ? [{ k: l.k, peer: l.b, myIp: L.linkIp(l.k, 1), peerIp: L.linkIp(l.k, 2) }]
+        : l.b === j
+          ? [{ k: l.k, peer: l.a, myIp: L.linkIp(l.k, 2), peerIp: L.linkIp(l.k, 1) }]
+          : [],
     ),
   }));
   return { routers, switches, pods };
@@ -91,7 +118,8 @@ function podRows(rows: Rows, sk: Skeleton): void {
   for (const p of sk.pods) {
     const ips = [p.ip4, ...(p.ip6 ? [p.ip6] : [])];
     const nets = [L.subnet4(p.i), ...(p.ip6 ? [L.subnet6(p.i)] : [])];
-    const ps = [[], [p.mac], [`${p.mac} ${ips.join(' ')}`], [`${p.mac} ${nets.join(' ')}`]][p.spec.portSecurity % 4] ?? [];
+    const ps =
+      [[], [p.mac], [`${p.mac} ${ips.join(' ')}`], [`${p.mac} ${nets.join(' ')}`]][p.spec.portSecurity % 4] ?? [];
     rows.switchPort.push({
       ...base,
       name: p.name,
@@ -118,13 +146,26 @@ function switchRows(rows: Rows, sk: Skeleton): void {
       gatewayChassis: [],
       options: s.routeTable ? { route_table: 'rtb-a' } : {},
     });
-    rows.switchPort.push({ ...base, name: L.lspToRouter(s.i, s.router), switch: L.lsName(s.i), type: 'router', addresses: ['router'], portSecurity: [], options: { 'router-port': lrp } });
+    rows.switchPort.push({
+      ...base,
+      name: L.lspToRouter(s.i, s.router),
+      switch: L.lsName(s.i),
+      type: 'router',
+      addresses: ['router'],
+      portSecurity: [],
+      options: { 'router-port': lrp },
+    });
   }
 }
 
 function routerRows(rows: Rows, sk: Skeleton): void {
   for (const r of sk.routers) {
-    rows.router.push({ ...base, name: r.name, options: r.kind === 'gateway' ? { chassis: 'hv1' } : {}, loadBalancers: [] });
+    rows.router.push({
+      ...base,
+      name: r.name,
+      options: r.kind === 'gateway' ? { chassis: 'hv1' } : {},
+      loadBalancers: [],
+    });
     for (const l of r.links) {
       rows.routerPort.push({
         ...base,
@@ -150,7 +191,16 @@ function routerRows(rows: Rows, sk: Skeleton): void {
       options: {},
     });
     const port = (name: string, row: Partial<Tables['switchPort']>) =>
-      rows.switchPort.push({ ...base, name, switch: ext, type: '', addresses: [], portSecurity: [], options: {}, ...row });
+      rows.switchPort.push({
+        ...base,
+        name,
+        switch: ext,
+        type: '',
+        addresses: [],
+        portSecurity: [],
+        options: {},
+        ...row,
+      });
     port(L.lspExtToRouter(r.j), { type: 'router', addresses: ['router'], options: { 'router-port': L.lrpToExt(r.j) } });
     port(L.localnetName(r.j), { type: 'localnet', addresses: ['unknown'], options: { network_name: 'physnet1' } });
     if (r.host) port(L.hostName(r.j), { addresses: [`${L.hostMac(r.j)} ${L.extHostIp(r.j)}`] });
@@ -165,8 +215,19 @@ function routerRows(rows: Rows, sk: Skeleton): void {
 export function materialize(spec: TopoSpec): { topology: Topology; inventory: L.Inventory; skeleton: Skeleton } {
   const sk = skeletonOf(spec);
   const rows: Rows = {
-    dhcpOptions: [], addressSet: [], loadBalancer: [], switch: [], router: [], routerPort: [],
-    switchPort: [], portGroup: [], acl: [], qos: [], nat: [], staticRoute: [], routerPolicy: [],
+    dhcpOptions: [],
+    addressSet: [],
+    loadBalancer: [],
+    switch: [],
+    router: [],
+    routerPort: [],
+    switchPort: [],
+    portGroup: [],
+    acl: [],
+    qos: [],
+    nat: [],
+    staticRoute: [],
+    routerPolicy: [],
   };
   switchRows(rows, sk);
   routerRows(rows, sk);
@@ -190,16 +251,24 @@ function inventoryOf(sk: Skeleton, rows: Rows, extra: RuleTargets): L.Inventory 
   const pods: L.Endpoint[] = sk.pods.map((p) => {
     const gatewayMac = gwMac(p.i);
     return {
-      port: p.name, switch: p.switch, mac: p.mac, ip4: p.ip4, ...(p.ip6 ? { ip6: p.ip6 } : {}),
+      port: p.name,
+      switch: p.switch,
+      mac: p.mac,
+      ip4: p.ip4,
+      ...(p.ip6 ? { ip6: p.ip6 } : {}),
       ...(gatewayMac ? { gatewayMac } : {}),
       subnets: [L.subnet4(p.i), ...(p.ip6 ? [L.subnet6(p.i)] : [])],
     };
   });
-  const outside: L.Endpoint[] = sk.routers.filter((r) => r.kind !== 'plain').flatMap((r) => {
-    const common = { switch: L.extName(r.j), gatewayMac: L.extLrpMac(r.j), subnets: [L.extSubnet(r.j)] };
-    const upstream = { ...common, port: L.localnetName(r.j), mac: '0a:58:cc:00:00:fe', ip4: L.INTERNET_IP };
-    return r.host ? [upstream, { ...common, port: L.hostName(r.j), mac: L.hostMac(r.j), ip4: L.extHostIp(r.j) }] : [upstream];
-  });
+  const outside: L.Endpoint[] = sk.routers
+    .filter((r) => r.kind !== 'plain')
+    .flatMap((r) => {
+      const common = { switch: L.extName(r.j), gatewayMac: L.extLrpMac(r.j), subnets: [L.extSubnet(r.j)] };
+      const upstream = { ...common, port: L.localnetName(r.j), mac: '0a:58:cc:00:00:fe', ip4: L.INTERNET_IP };
+      return r.host
+        ? [upstream, { ...common, port: L.hostName(r.j), mac: L.hostMac(r.j), ip4: L.extHostIp(r.j) }]
+        : [upstream];
+    });
   const targets: L.Target[] = [];
   for (const p of sk.pods) {
     targets.push({ kind: 'pod', ip: p.ip4, macOn: { [p.switch]: p.mac } });
@@ -217,7 +286,11 @@ function inventoryOf(sk: Skeleton, rows: Rows, extra: RuleTargets): L.Inventory 
   targets.push(...extra.vips, ...extra.natIps);
   for (const r of sk.routers) {
     if (r.kind === 'plain') continue;
-    targets.push({ kind: 'outside-host', ip: L.extHostIp(r.j), ...(r.host ? { macOn: { [L.extName(r.j)]: L.hostMac(r.j) } } : {}) });
+    targets.push({
+      kind: 'outside-host',
+      ip: L.extHostIp(r.j),
+      ...(r.host ? { macOn: { [L.extName(r.j)]: L.hostMac(r.j) } } : {}),
+    });
   }
   for (const s of sk.switches) targets.push({ kind: 'unknown', ip: `10.${16 + s.i}.0.99` });
   targets.push({ kind: 'unknown', ip: '10.99.0.5' }, { kind: 'internet', ip: L.INTERNET_DST });

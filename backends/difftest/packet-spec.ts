@@ -29,7 +29,10 @@ function sourceOf(inv: Inventory, spec: PacketSpec): Endpoint {
   return src;
 }
 
-/** A destination of the family; the source's own address only when nothing else is left (hairpin is reached through VIPs). */
+/**
+ * A destination of the family; the source's own address only when nothing else is left (hairpin is reached through
+ * VIPs).
+ */
 function targetOf(inv: Inventory, spec: PacketSpec, family: 4 | 6, src: Endpoint): Target {
   const others = inv.targets.filter((t) => familyOf(t.ip) === family && t.ip !== src.ip4 && t.ip !== src.ip6);
   const ofFamily = others.length > 0 ? others : inv.targets.filter((t) => familyOf(t.ip) === family);

@@ -15,7 +15,15 @@
  */
 import { formatIPv4, formatIPv6, tryParseMAC } from '../../model/addr/index.ts';
 import type { Packet } from '../../model/packet/packet.ts';
-import { type OvnTrace, type OvnTraceResult, parseFlowLine, parseTrace, portSecPrefixMismatch, type TraceNode, traceVerdict } from '../ovn/trace/index.ts';
+import {
+  type OvnTrace,
+  type OvnTraceResult,
+  parseFlowLine,
+  parseTrace,
+  portSecPrefixMismatch,
+  type TraceNode,
+  traceVerdict,
+} from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
 import type { PartialRule } from './compare.ts';
 
@@ -53,12 +61,25 @@ export function portSecDrops(nodes: readonly TraceNode[], pipe?: Pipe, out: Port
   for (const n of nodes) {
     if (n.kind === 'leaf') continue;
     if (n.kind === 'pipeline') {
-      portSecDrops(n.children, { dp: n.datapath, ...(n.inport ? { inport: n.inport } : {}), ...(n.outport ? { outport: n.outport } : {}), checked: false }, out);
+      portSecDrops(
+        n.children,
+        {
+          dp: n.datapath,
+          ...(n.inport ? { inport: n.inport } : {}),
+          ...(n.outport ? { outport: n.outport } : {}),
+          checked: false,
+        },
+        out,
+      );
       continue;
     }
     let inner = pipe;
     if (n.kind === 'table' && pipe) {
-      if ((n.stage === 'ls_in_check_port_sec' || n.stage === 'ls_out_check_port_sec') && n.children.some((c) => isLeaf(c, CHECK))) inner = { ...pipe, checked: true };
+      if (
+        (n.stage === 'ls_in_check_port_sec' || n.stage === 'ls_out_check_port_sec') &&
+        n.children.some((c) => isLeaf(c, CHECK))
+      )
+        inner = { ...pipe, checked: true };
       if (pipe.checked && (n.stage === 'ls_in_apply_port_sec' || n.stage === 'ls_out_apply_port_sec')) {
         const port = n.stage === 'ls_in_apply_port_sec' ? pipe.inport : pipe.outport;
         const drop = n.children.find((c) => isLeaf(c, 'drop;'));
@@ -84,10 +105,19 @@ function withProbes(nodes: readonly TraceNode[], probes: ReadonlyMap<number, str
  * it: the walker of verdict.ts with ovn-trace's semantics, over the tree
  * where each drop is an output.
  */
-export function flowsAtDrops(trace: OvnTrace, drops: readonly PortSecDrop[], opts: { input: Packet; lbDst?: string }): Map<number, Packet> {
+export function flowsAtDrops(
+  trace: OvnTrace,
+  drops: readonly PortSecDrop[],
+  opts: { input: Packet; lbDst?: string },
+): Map<number, Packet> {
   const probes = new Map(drops.map((d) => [d.line, d.port]));
   const probed: OvnTrace = { ...trace, root: withProbes(trace.root, probes) };
-  const v = traceVerdict(probed, { input: opts.input, traced: parseFlowLine(trace.flow), semantics: 'ovn-trace', ...(opts.lbDst === undefined ? {} : { lbDst: opts.lbDst }) });
+  const v = traceVerdict(probed, {
+    input: opts.input,
+    traced: parseFlowLine(trace.flow),
+    semantics: 'ovn-trace',
+    ...(opts.lbDst === undefined ? {} : { lbDst: opts.lbDst }),
+  });
   return new Map(v.outputs.filter((o) => probes.has(o.line)).map((o) => [o.line, o.packet]));
 }
 
@@ -99,19 +129,29 @@ export function flowsAtDrops(trace: OvnTrace, drops: readonly PortSecDrop[], opt
  */
 export function portSecRule(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>): PartialRule | undefined {
   const at = misjudged(c, r);
-  return at.length ? { rule: 'port-sec-prefix-exact', at: at.map(({ datapath, stage, port }) => ({ datapath, stage, port })) } : undefined;
+  return at.length
+    ? { rule: 'port-sec-prefix-exact', at: at.map(({ datapath, stage, port }) => ({ datapath, stage, port })) }
+    : undefined;
 }
 
 /** The rule's drops, each with the flow ovn-trace checked there. */
-function misjudged(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>): (PortSecDrop & { readonly flow: Packet })[] {
+function misjudged(
+  c: DiffCase,
+  r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>,
+): (PortSecDrop & { readonly flow: Packet })[] {
   const trace = parseTrace(r.raw);
   const drops = portSecDrops(trace.root);
   if (drops.length === 0) return [];
-  const flows = flowsAtDrops(trace, drops, { input: c.packet, ...(r.lbBackend === undefined ? {} : { lbDst: r.lbBackend }) });
+  const flows = flowsAtDrops(trace, drops, {
+    input: c.packet,
+    ...(r.lbBackend === undefined ? {} : { lbDst: r.lbBackend }),
+  });
   return drops.flatMap((d) => {
     const flow = flows.get(d.line);
     const entries = c.topology.switchPort.get(d.port)?.portSecurity ?? [];
-    return flow !== undefined && portSecPrefixMismatch(entries, flow, d.stage === 'ls_in_apply_port_sec' ? 'in' : 'out') ? [{ ...d, flow }] : [];
+    return flow !== undefined && portSecPrefixMismatch(entries, flow, d.stage === 'ls_in_apply_port_sec' ? 'in' : 'out')
+      ? [{ ...d, flow }]
+      : [];
   });
 }
 
@@ -135,7 +175,10 @@ export interface WidenedEntry {
  *
  * @example widenPortSecurity(c, traced)?.entries // [{ port: 'pod0.ls0', entry: '0a:58:0a:00:00:10 10.16.0.0/24', widened: '0a:58:0a:00:00:10 10.16.0.0/24 10.16.0.77', ... }]
  */
-export function widenPortSecurity(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>): { readonly case: DiffCase; readonly entries: readonly WidenedEntry[] } | undefined {
+export function widenPortSecurity(
+  c: DiffCase,
+  r: Pick<OvnTraceResult, 'raw' | 'lbBackend'>,
+): { readonly case: DiffCase; readonly entries: readonly WidenedEntry[] } | undefined {
   const at = misjudged(c, r);
   if (at.length === 0) return undefined;
   const switchPort = new Map(c.topology.switchPort);
@@ -143,7 +186,9 @@ export function widenPortSecurity(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | '
   for (const d of at) {
     const out = d.stage === 'ls_out_apply_port_sec';
     const mac = out ? d.flow['eth.dst'] : d.flow['eth.src'];
-    const addr = out ? (d.flow['ip4.dst'] ?? d.flow['ip6.dst']) : (d.flow['ip4.src'] ?? d.flow['arp.spa'] ?? d.flow['ip6.src']);
+    const addr = out
+      ? (d.flow['ip4.dst'] ?? d.flow['ip6.dst'])
+      : (d.flow['ip4.src'] ?? d.flow['arp.spa'] ?? d.flow['ip6.src']);
     const lsp = switchPort.get(d.port);
     if (mac === undefined || addr === undefined || lsp === undefined) return undefined;
     const text = typeof addr === 'bigint' ? formatIPv6(addr) : formatIPv4(addr);

@@ -5,8 +5,17 @@ import { portSecPrefixMismatch } from '../ovn/trace/index.ts';
 import { generatedBranches, snatToVipStale, staleCtStages } from './quirks.ts';
 
 const MAC = '0a:00:00:00:00:01';
-const from = (src: string, ethSrc = MAC) => udpPacket({ ethSrc, ethDst: '0a:00:00:00:00:02', src, dst: src.includes(':') ? 'fd00::99' : '10.9.9.9', sport: 1, dport: 2 });
-const to = (dst: string) => udpPacket({ ethSrc: '0a:00:00:00:00:09', ethDst: MAC, src: '10.9.9.9', dst, sport: 1, dport: 2 });
+const from = (src: string, ethSrc = MAC) =>
+  udpPacket({
+    ethSrc,
+    ethDst: '0a:00:00:00:00:02',
+    src,
+    dst: src.includes(':') ? 'fd00::99' : '10.9.9.9',
+    sport: 1,
+    dport: 2,
+  });
+const to = (dst: string) =>
+  udpPacket({ ethSrc: '0a:00:00:00:00:09', ethDst: MAC, src: '10.9.9.9', dst, sport: 1, dport: 2 });
 
 describe('portSecPrefixMismatch (normalize.ts rule port-sec-prefix-exact)', () => {
   const subnet = [`${MAC} 10.0.0.0/24`];
@@ -21,9 +30,11 @@ describe('portSecPrefixMismatch (normalize.ts rule port-sec-prefix-exact)', () =
   it('is false where both agree', () => {
     expect(portSecPrefixMismatch(subnet, from('10.0.0.0'), 'in')).toBe(false); // the exact address ovn-trace compares
     expect(portSecPrefixMismatch(subnet, from('10.1.0.5'), 'in')).toBe(false); // outside: both deny
-    expect(portSecPrefixMismatch(subnet, from('10.0.0.5', '0a:00:00:00:00:03'), 'in')).toBe(false); // other MAC: both deny
+    // other MAC: both deny
+    expect(portSecPrefixMismatch(subnet, from('10.0.0.5', '0a:00:00:00:00:03'), 'in')).toBe(false);
     expect(portSecPrefixMismatch([`${MAC} 10.0.0.5`], from('10.0.0.5'), 'in')).toBe(false); // exact entry
-    expect(portSecPrefixMismatch([`${MAC} 10.0.0.1/24`], from('10.0.0.5'), 'in')).toBe(false); // host bits set: exact in both
+    // host bits set: exact in both
+    expect(portSecPrefixMismatch([`${MAC} 10.0.0.1/24`], from('10.0.0.5'), 'in')).toBe(false);
     expect(portSecPrefixMismatch([MAC], from('10.0.0.5'), 'in')).toBe(false); // MAC only
   });
 
@@ -43,23 +54,40 @@ describe('trace artefacts found on ovn-trace output (fixtures of backends/ovn/tr
   const fixture = (name: string) => readFileSync(new URL(`../ovn/trace/fixtures/${name}.txt`, import.meta.url), 'utf8');
 
   it('generatedBranches: a reject ACL answering TCP with tcp_reset, and what its branch meets', () => {
-    expect(generatedBranches(fixture('acl-reject-tcp'))).toEqual([{ datapath: 'sw2', stage: 'ls_in_acl', kind: 'tcp_reset', cts: [], portSensitive: false }]);
+    expect(generatedBranches(fixture('acl-reject-tcp'))).toEqual([
+      { datapath: 'sw2', stage: 'ls_in_acl', kind: 'tcp_reset', cts: [], portSensitive: false },
+    ]);
     expect(generatedBranches(fixture('gw-dnat-inbound'))).toEqual([]);
   });
 
   it('staleCtStages: a switch entered from a router that matches ct.new before any ct action of its own (patch-keeps-ct-state)', () => {
     const clean = fixture('gw-dnat-inbound');
     expect(staleCtStages(clean)).toEqual([]);
-    const hint = ' 7. ls_in_acl_hint (northd.c:6190): ct.new && !ct.est, priority 7, uuid 0f4e0e26\n    reg0[7] = 1;\n    next;\n';
-    const stale = clean.replace(/( 5\. ls_in_pre_lb \(northd\.c:5806\): ip && inport == "sw3-gw"[^\n]*\n    next;\n)/, `$1${hint}`);
+    const hint =
+      ' 7. ls_in_acl_hint (northd.c:6190): ct.new && !ct.est, priority 7, uuid 0f4e0e26\n    reg0[7] = 1;\n    next;\n';
+    const stale = clean.replace(
+      /( 5\. ls_in_pre_lb \(northd\.c:5806\): ip && inport == "sw3-gw"[^\n]*\n {4}next;\n)/,
+      `$1${hint}`,
+    );
     expect(stale).not.toBe(clean);
     expect(staleCtStages(stale)).toEqual([{ datapath: 'sw3', stage: 'ls_in_acl_hint' }]);
   });
 
   it('snatToVipStale: a flow matching the source after ct_snat_to_vip saw the client address', () => {
-    const st = (datapath: string, stage: string, match: string, actions: string[] = []) => ({ datapath, pipeline: 'ingress' as const, table: 0, stage, match, actions, depth: 0, line: 0 });
+    const st = (datapath: string, stage: string, match: string, actions: string[] = []) => ({
+      datapath,
+      pipeline: 'ingress' as const,
+      table: 0,
+      stage,
+      match,
+      actions,
+      depth: 0,
+      line: 0,
+    });
     const hairpin = st('ls0', 'ls_in_nat_hairpin', 'ip && ct.new', ['ct_snat_to_vip;', '/* nat(src=10.96.0.10) */']);
-    expect(snatToVipStale({ stages: [hairpin, st('ls0', 'ls_out_acl', 'reg0[9] == 1 && (ip4.src == 10.16.0.10)')] })).toBe('ls0');
+    expect(
+      snatToVipStale({ stages: [hairpin, st('ls0', 'ls_out_acl', 'reg0[9] == 1 && (ip4.src == 10.16.0.10)')] }),
+    ).toBe('ls0');
     expect(snatToVipStale({ stages: [hairpin, st('ls0', 'ls_out_acl', 'ip4')] })).toBeUndefined();
     expect(snatToVipStale({ stages: [st('ls0', 'ls_out_acl', 'ip4.src == 10.16.0.10')] })).toBeUndefined();
   });

@@ -11,7 +11,13 @@
 import { tryParseIP } from '../../model/addr/index.ts';
 import { compileVips } from '../../sim/compile/lb.ts';
 import { ipSrc } from '../../model/packet/packet.ts';
-import { hairpinSnatAddress, type OvnTraceResult, type TraceNode, lbSelectorOf, parseTrace } from '../ovn/trace/index.ts';
+import {
+  hairpinSnatAddress,
+  type OvnTraceResult,
+  type TraceNode,
+  lbSelectorOf,
+  parseTrace,
+} from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
 import type { Observed, PartialRule } from './compare.ts';
 import { portSecRule } from './port-sec.ts';
@@ -23,19 +29,25 @@ function hairpinRule(c: DiffCase, r: Pick<OvnTraceResult, 'stages' | 'lbBackend'
   for (const s of r.stages) {
     if (s.match === undefined || /\b(tcp|udp|sctp)\.dst\b/.test(s.match)) continue;
     let list: string | undefined;
-    if (s.stage === 'ls_in_lb') list = s.actions.map((a) => /^ct_lb(_mark)?\(backends=([^;)]*)/.exec(a)?.[2]).find((x) => x !== undefined);
+    if (s.stage === 'ls_in_lb')
+      list = s.actions.map((a) => /^ct_lb(_mark)?\(backends=([^;)]*)/.exec(a)?.[2]).find((x) => x !== undefined);
     // With --lb-dst the bare ct_lb_mark of ls_in_pre_stateful has DNATed already (rule lb-dst-early-dnat)
     // and the trace shows no ls_in_lb: the VIP is in that flow's match, its backends in the topology.
-    else if (s.stage === 'ls_in_pre_stateful' && s.actions.includes('ct_lb_mark;')) list = portlessVipBackends(c, s.datapath, s.match);
+    else if (s.stage === 'ls_in_pre_stateful' && s.actions.includes('ct_lb_mark;'))
+      list = portlessVipBackends(c, s.datapath, s.match);
     if (list === undefined || list.trim() === '') continue;
     const backends = list.split(',').map((b) => lbSelectorOf(b.trim()));
-    const chosen = r.lbBackend === undefined ? (backends.length === 1 ? backends[0] : undefined) : lbSelectorOf(r.lbBackend);
+    const chosen =
+      r.lbBackend === undefined ? (backends.length === 1 ? backends[0] : undefined) : lbSelectorOf(r.lbBackend);
     if (chosen !== undefined && chosen.ip === src) return { rule: 'chk-lb-hairpin-vip-port', switch: s.datapath };
   }
   return undefined;
 }
 
-/** The backends of the port-less VIP `ip4.dst == A` / `ip6.dst == A` in `match`, on switch `sw` (as the simulator compiles them). */
+/**
+ * The backends of the port-less VIP `ip4.dst == A` / `ip6.dst == A` in `match`, on switch `sw` (as the simulator
+ * compiles them).
+ */
 function portlessVipBackends(c: DiffCase, sw: string, match: string): string | undefined {
   const text = /\bip[46]\.dst == ([0-9a-fA-F.:]+)/.exec(match)?.[1];
   const ip = text === undefined ? undefined : tryParseIP(text);
@@ -54,7 +66,10 @@ function portlessVipBackends(c: DiffCase, sw: string, match: string): string | u
  *
  * @example partialRules(c, traced) // [{ rule: 'port-sec-prefix-exact', at: [{ datapath: 'ls0', stage: 'ls_in_apply_port_sec', port: 'pod0.ls0' }] }]
  */
-export function partialRules(c: DiffCase, r: Pick<OvnTraceResult, 'raw' | 'stages' | 'ends' | 'lbBackend'>): PartialRule[] {
+export function partialRules(
+  c: DiffCase,
+  r: Pick<OvnTraceResult, 'raw' | 'stages' | 'ends' | 'lbBackend'>,
+): PartialRule[] {
   const out: PartialRule[] = [];
   const routers = [...new Set(r.ends.filter((e) => e.kind === 'ct-snat-stop').map((e) => e.datapath))];
   if (routers.length) out.push({ rule: 'gateway-ct-snat-stops', routers });
@@ -76,7 +91,9 @@ export function withHairpinSnatIp(c: DiffCase, r: Pick<OvnTraceResult, 'quirks'>
   const swap = new Map<string, string>();
   for (const vip of vips) {
     const family = vip.includes(':') ? 6 : 4;
-    const lb = [...c.topology.loadBalancer.values()].find((l) => Object.keys(l.vips).some((k) => vipAddress(k) === vip));
+    const lb = [...c.topology.loadBalancer.values()].find((l) =>
+      Object.keys(l.vips).some((k) => vipAddress(k) === vip),
+    );
     const to = lb && hairpinSnatAddress(lb.options, family);
     if (to !== undefined) swap.set(vip, to);
   }
@@ -102,20 +119,31 @@ export interface GeneratedBranch {
   readonly datapath: string;
   readonly stage: string;
   readonly kind: string;
-  /** ct actions on the branch (ct_next gets its --ct state assigned; the others OR or keep it: rule ct-lb-ors-state). */
+  /**
+   * ct actions on the branch (ct_next gets its --ct state assigned; the others OR or keep it: rule ct-lb-ors-state).
+   */
   readonly cts: readonly string[];
-  /** The branch meets flows matched on fields where ovn-trace's seed differs from pinctrl's (rule generated-packets): L4 ports tcp_reset/sctp_abort keep unswapped, or anything when answering a non-IP frame. */
+  /**
+   * The branch meets flows matched on fields where ovn-trace's seed differs from pinctrl's (rule generated-packets):
+   * L4 ports tcp_reset/sctp_abort keep unswapped, or anything when answering a non-IP frame.
+   */
   readonly portSensitive: boolean;
 }
 
 const GENERATING = /^(icmp4|icmp6|tcp_reset|sctp_abort|reject)\b/;
 
 function tablesUnder(nodes: readonly TraceNode[]): Extract<TraceNode, { kind: 'table' }>[] {
-  return nodes.flatMap((n) => (n.kind === 'leaf' ? [] : [...(n.kind === 'table' ? [n] : []), ...tablesUnder(n.children)]));
+  return nodes.flatMap((n) =>
+    n.kind === 'leaf' ? [] : [...(n.kind === 'table' ? [n] : []), ...tablesUnder(n.children)],
+  );
 }
 
 function ctsUnder(nodes: readonly TraceNode[]): string[] {
-  return nodes.flatMap((n) => (n.kind === 'leaf' ? [] : [...(n.kind === 'transform' && /^ct_/.test(n.text) ? [n.text] : []), ...ctsUnder(n.children)]));
+  return nodes.flatMap((n) =>
+    n.kind === 'leaf'
+      ? []
+      : [...(n.kind === 'transform' && /^ct_/.test(n.text) ? [n.text] : []), ...ctsUnder(n.children)],
+  );
 }
 
 /**
@@ -130,7 +158,9 @@ export function generatedBranches(raw: string, nonIpInput = false): GeneratedBra
       if (n.kind === 'transform' && GENERATING.test(n.text)) {
         const kind = GENERATING.exec(n.text)?.[1] ?? n.text;
         const ported = kind === 'tcp_reset' || kind === 'sctp_abort';
-        const portSensitive = nonIpInput || (ported && tablesUnder(n.children).some((t) => /\b(tcp|sctp)\.(src|dst)\b/.test(t.match ?? '')));
+        const portSensitive =
+          nonIpInput ||
+          (ported && tablesUnder(n.children).some((t) => /\b(tcp|sctp)\.(src|dst)\b/.test(t.match ?? '')));
         out.push({ datapath: dp, stage, kind, cts: ctsUnder(n.children), portSensitive });
         continue;
       }
@@ -156,7 +186,10 @@ export function staleCtStages(raw: string): { datapath: string; stage: string }[
     for (const n of nodes) {
       if (n.kind !== 'table') continue;
       // The flow's match (and a chk_lb_hairpin, which reads the conntrack tuple) come before its actions.
-      if (POSITIVE_CT.test(n.match ?? '') || n.children.some((c) => c.kind === 'leaf' && /chk_lb_hairpin/.test(c.text))) {
+      if (
+        POSITIVE_CT.test(n.match ?? '') ||
+        n.children.some((c) => c.kind === 'leaf' && /chk_lb_hairpin/.test(c.text))
+      ) {
         out.push({ datapath: dp, stage: n.stage ?? String(n.table) });
         return;
       }

@@ -14,7 +14,12 @@ import { createOvnWorld, type OvnWorld } from './world.ts';
 const files = await readRegressions();
 const name = (path: string) => path.split('/').pop() ?? path;
 /** Verdict and outputs (sorted), without the partial-comparison annotations. */
-const bare = (o: Observed) => ({ verdict: o.verdict, outputs: [...o.outputs].map((x) => ({ port: x.port, packet: x.packet })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))) });
+const bare = (o: Observed) => ({
+  verdict: o.verdict,
+  outputs: [...o.outputs]
+    .map((x) => ({ port: x.port, packet: x.packet }))
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+});
 /** The normalize.ts rules an observation was made under. */
 const rules = (o: Observed | { error: unknown }) => ('error' in o ? [] : (o.partial ?? []).map((p) => p.rule).sort());
 
@@ -29,31 +34,36 @@ describe('difftest regression cases: simulator', () => {
   for (const { path, file } of files) {
     it(`${name(path)} (${file.found})`, () => {
       const d = checkRegression(file);
-      expect(d === undefined ? '' : formatDiff(d), file.note ?? 'simulator differs from the recorded OVN verdict').toBe('');
+      expect(d === undefined ? '' : formatDiff(d), file.note ?? 'simulator differs from the recorded OVN verdict').toBe(
+        '',
+      );
     });
   }
 });
 
-describe.skipIf(files.length === 0 || !requireOvn('difftest regressions'))('difftest regression cases: ovn-trace still gives the recorded verdict', () => {
-  let world: OvnWorld;
-  beforeAll(async () => {
-    world = await createOvnWorld();
-  });
-  afterAll(async () => {
-    await world?.close();
-  });
-
-  for (const { path, file } of files) {
-    it(name(path), async () => {
-      // The differential test's own evaluation (retraces under the documented rules included).
-      const c = caseFromJSON(file.case);
-      const o = await evaluateCase(world, c);
-      expect(o.agree, o.diff === undefined ? JSON.stringify(o.ovn) : formatDiff(o.diff)).toBe(true);
-      // With ECMP, northd numbers the members anew at each load and ovn-trace may take another one
-      // than when the case was recorded: agreeing with the simulator's run for it is what is checked.
-      if (simulateCase(c).length > 1) return;
-      expect('error' in o.ovn ? o.ovn.error : bare(o.ovn)).toEqual(bare(file.expected));
-      expect(rules(o.ovn)).toEqual(rules(file.expected));
+describe.skipIf(files.length === 0 || !requireOvn('difftest regressions'))(
+  'difftest regression cases: ovn-trace still gives the recorded verdict',
+  () => {
+    let world: OvnWorld;
+    beforeAll(async () => {
+      world = await createOvnWorld();
     });
-  }
-});
+    afterAll(async () => {
+      await world?.close();
+    });
+
+    for (const { path, file } of files) {
+      it(name(path), async () => {
+        // The differential test's own evaluation (retraces under the documented rules included).
+        const c = caseFromJSON(file.case);
+        const o = await evaluateCase(world, c);
+        expect(o.agree, o.diff === undefined ? JSON.stringify(o.ovn) : formatDiff(o.diff)).toBe(true);
+        // With ECMP, northd numbers the members anew at each load and ovn-trace may take another one
+        // than when the case was recorded: agreeing with the simulator's run for it is what is checked.
+        if (simulateCase(c).length > 1) return;
+        expect('error' in o.ovn ? o.ovn.error : bare(o.ovn)).toEqual(bare(file.expected));
+        expect(rules(o.ovn)).toEqual(rules(file.expected));
+      });
+    }
+  },
+);

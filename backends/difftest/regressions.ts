@@ -56,7 +56,9 @@ export async function writeRegression(
   return path;
 }
 
-export async function readRegressions(dir: string = REGRESSIONS_DIR): Promise<{ path: string; file: RegressionFile }[]> {
+export async function readRegressions(
+  dir: string = REGRESSIONS_DIR,
+): Promise<{ path: string; file: RegressionFile }[]> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
@@ -64,7 +66,12 @@ export async function readRegressions(dir: string = REGRESSIONS_DIR): Promise<{ 
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
-  return Promise.all(names.map(async (n) => ({ path: join(dir, n), file: JSON.parse(await readFile(join(dir, n), 'utf8')) as RegressionFile })));
+  return Promise.all(
+    names.map(async (n) => ({
+      path: join(dir, n),
+      file: JSON.parse(await readFile(join(dir, n), 'utf8')) as RegressionFile,
+    })),
+  );
 }
 
 /**

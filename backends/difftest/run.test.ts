@@ -20,7 +20,9 @@ import type { OvnWorld } from './world.ts';
 const RAW = readFileSync(new URL('../ovn/trace/fixtures/l2-same-switch.txt', import.meta.url), 'utf8');
 
 /** A fake OVN: the simulator's own verdict, the LB backend as asked, optionally altered. */
-function fakeWorld(alter: (req: OvnTraceRequest, r: OvnTraceResult) => OvnTraceResult = (_q, r) => r): OvnWorld & { loads: number } {
+function fakeWorld(
+  alter: (req: OvnTraceRequest, r: OvnTraceResult) => OvnTraceResult = (_q, r) => r,
+): OvnWorld & { loads: number } {
   let topology: Topology | undefined;
   const world = {
     loads: 0,
@@ -32,12 +34,31 @@ function fakeWorld(alter: (req: OvnTraceRequest, r: OvnTraceResult) => OvnTraceR
       const net = compileNetwork(topology!);
       const select = (ch: Choice) => {
         if (ch.kind !== 'lb-backend') return 0;
-        const vip = [...net.switches.values(), ...net.routers.values()].flatMap((d) => [...d.vips.values()].flat()).find((v) => `${v.lb.name}|${v.vipText}` === ch.key);
+        const vip = [...net.switches.values(), ...net.routers.values()]
+          .flatMap((d) => [...d.vips.values()].flat())
+          .find((v) => `${v.lb.name}|${v.vipText}` === ch.key);
         return Math.max(0, vip?.backends.findIndex((b) => b.text === req.lbBackend) ?? 0);
       };
       const r = simulate(net, { inport: req.inport, packet: req.packet, select });
-      const outputs = r.outputs.map((o) => ({ outport: o.port, type: '', datapath: o.datapath, packet: o.packet, line: 0 }));
-      const result: OvnTraceResult = { verdict: r.verdict, outputs, stages: [], raw: RAW, microflow: '', caveats: [], quirks: [], ends: [], selects: [], via: 'daemon' };
+      const outputs = r.outputs.map((o) => ({
+        outport: o.port,
+        type: '',
+        datapath: o.datapath,
+        packet: o.packet,
+        line: 0,
+      }));
+      const result: OvnTraceResult = {
+        verdict: r.verdict,
+        outputs,
+        stages: [],
+        raw: RAW,
+        microflow: '',
+        caveats: [],
+        quirks: [],
+        ends: [],
+        selects: [],
+        via: 'daemon',
+      };
       return alter(req, result);
     },
     async close() {},
@@ -61,8 +82,18 @@ describe('runDifftest (fake OVN worlds)', () => {
   it('reports, minimizes and records a disagreement (OVN that drops ICMP)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kovn-difftest-'));
     dirs.push(dir);
-    const dropIcmp = fakeWorld((req, r) => (req.packet['icmp4.type'] !== undefined || req.packet['icmp6.type'] !== undefined ? { ...r, verdict: 'dropped', outputs: [] } : r));
-    const r = await runDifftest({ cases: 60, seed: fcSeed(), world: dropIcmp, regressionsDir: dir, shrinkTimeMs: 20_000 });
+    const dropIcmp = fakeWorld((req, r) =>
+      req.packet['icmp4.type'] !== undefined || req.packet['icmp6.type'] !== undefined
+        ? { ...r, verdict: 'dropped', outputs: [] }
+        : r,
+    );
+    const r = await runDifftest({
+      cases: 60,
+      seed: fcSeed(),
+      world: dropIcmp,
+      regressionsDir: dir,
+      shrinkTimeMs: 20_000,
+    });
     expect(r.disagreements.length).toBeGreaterThan(0);
     expect(r.agree + r.disagreements.length).toBe(60);
     const d = r.disagreements[0]!;
@@ -97,6 +128,10 @@ describe('runDifftest (fake OVN worlds)', () => {
     expect(loads).toBe(3);
     expect(r.cases).toBe(3);
     expect(r.agree).toBe(0);
-    expect(r.disagreements.map((d) => d.ovn)).toEqual(Array.from({ length: 3 }, () => ({ error: { code: 'exception', message: 'RangeError: Maximum call stack size exceeded' } })));
+    expect(r.disagreements.map((d) => d.ovn)).toEqual(
+      Array.from({ length: 3 }, () => ({
+        error: { code: 'exception', message: 'RangeError: Maximum call stack size exceeded' },
+      })),
+    );
   });
 });

@@ -51,7 +51,13 @@ export interface Disagreement {
   readonly ovn: OvnSide;
   readonly diff?: VerdictDiff;
   readonly input: DiffCaseJSON;
-  readonly minimized?: { readonly case: DiffCaseJSON; readonly shrinks: number; readonly sim: Observed; readonly ovn: OvnSide; readonly diff?: VerdictDiff };
+  readonly minimized?: {
+    readonly case: DiffCaseJSON;
+    readonly shrinks: number;
+    readonly sim: Observed;
+    readonly ovn: OvnSide;
+    readonly diff?: VerdictDiff;
+  };
   /** The regression file written for it. */
   readonly regression?: string;
 }
@@ -67,7 +73,13 @@ export interface DifftestResult {
    */
   readonly partial: Readonly<Record<string, number>>;
   /** Wall time and its parts (ms). */
-  readonly timing: { readonly totalMs: number; readonly loadMs: number; readonly traceMs: number; readonly simMs: number; readonly shrinkMs: number };
+  readonly timing: {
+    readonly totalMs: number;
+    readonly loadMs: number;
+    readonly traceMs: number;
+    readonly simMs: number;
+    readonly shrinkMs: number;
+  };
 }
 
 const stripPath = (o: OvnSide): OvnSide => {
@@ -91,9 +103,19 @@ async function evaluateSafely(world: OvnWorld, c: DiffCase): Promise<CaseOutcome
       sim = observeSim(simulateCase(c)[0]!.result);
     } catch (s) {
       // The simulator itself threw: no simulator verdict to show; the message says so.
-      return { agree: false, sim: { verdict: 'dropped', outputs: [] }, ovn: { error: { code: 'exception', message: `simulator threw ${text(s)}` } }, ms: { load: 0, trace: 0, sim: 0 } };
+      return {
+        agree: false,
+        sim: { verdict: 'dropped', outputs: [] },
+        ovn: { error: { code: 'exception', message: `simulator threw ${text(s)}` } },
+        ms: { load: 0, trace: 0, sim: 0 },
+      };
     }
-    return { agree: false, sim, ovn: { error: { code: 'exception', message: text(e) } }, ms: { load: 0, trace: 0, sim: 0 } };
+    return {
+      agree: false,
+      sim,
+      ovn: { error: { code: 'exception', message: text(e) } },
+      ms: { load: 0, trace: 0, sim: 0 },
+    };
   }
 }
 
@@ -110,7 +132,12 @@ interface Found {
  * interruptAfterTimeLimit would return while an evaluation is still using
  * the OVN world.
  */
-async function minimize(world: OvnWorld, f: Found, seed: number, timeMs: number): Promise<{ c: DiffCase; outcome: CaseOutcome; shrinks: number } | undefined> {
+async function minimize(
+  world: OvnWorld,
+  f: Found,
+  seed: number,
+  timeMs: number,
+): Promise<{ c: DiffCase; outcome: CaseOutcome; shrinks: number } | undefined> {
   const kind = failureKind(f.outcome);
   const deadline = performance.now() + timeMs;
   let calls = 0;
@@ -132,7 +159,14 @@ async function minimize(world: OvnWorld, f: Found, seed: number, timeMs: number)
 }
 
 async function report(world: OvnWorld, f: Found, seed: number, opts: DifftestOptions): Promise<Disagreement> {
-  const base = { seed, case: f.index, sim: stripPath(f.outcome.sim) as Observed, ovn: stripPath(f.outcome.ovn), input: caseToJSON(f.c), ...(f.outcome.diff ? { diff: f.outcome.diff } : {}) };
+  const base = {
+    seed,
+    case: f.index,
+    sim: stripPath(f.outcome.sim) as Observed,
+    ovn: stripPath(f.outcome.ovn),
+    input: caseToJSON(f.c),
+    ...(f.outcome.diff ? { diff: f.outcome.diff } : {}),
+  };
   const m = opts.minimize === false ? undefined : await minimize(world, f, seed, opts.shrinkTimeMs ?? 120_000);
   const best = m ?? { c: f.c, outcome: f.outcome, shrinks: 0 };
   const minimized = m && {
@@ -179,7 +213,8 @@ export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestR
       timing.simMs += outcome.ms.sim;
       if (outcome.agree) {
         agree++;
-        if (!('error' in outcome.ovn)) for (const p of outcome.ovn.partial ?? []) partial[p.rule] = (partial[p.rule] ?? 0) + 1;
+        if (!('error' in outcome.ovn))
+          for (const p of outcome.ovn.partial ?? []) partial[p.rule] = (partial[p.rule] ?? 0) + 1;
       } else found.push({ index, c, outcome });
       opts.onProgress?.({ phase: 'case', index, cases, agree, outcome });
       index++;

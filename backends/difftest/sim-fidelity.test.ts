@@ -7,7 +7,8 @@ import { caseFromJSON } from './case.ts';
 import type { RegressionFile } from './regressions.ts';
 import { simulateCase } from './simulate-case.ts';
 
-const regression = (name: string): RegressionFile => JSON.parse(readFileSync(new URL(`./regressions/${name}.json`, import.meta.url), 'utf8')) as RegressionFile;
+const regression = (name: string): RegressionFile =>
+  JSON.parse(readFileSync(new URL(`./regressions/${name}.json`, import.meta.url), 'utf8')) as RegressionFile;
 
 describe('SNAT traffic back on a distributed gateway port (regression case-865302f12a13)', () => {
   const c = caseFromJSON(regression('case-865302f12a13').case);
@@ -15,13 +16,17 @@ describe('SNAT traffic back on a distributed gateway port (regression case-86530
 
   it('skips all of lr_in_ip_input by the priority-120 SNAT-source flow, TTL check included', () => {
     const text = formatResult(run!.result);
-    expect(text).toMatch(/lr_in_ip_input +nat \(inport == gateway port && ip\.src == external_ip\), priority 120: next/);
+    expect(text).toMatch(
+      /lr_in_ip_input +nat \(inport == gateway port && ip\.src == external_ip\), priority 120: next/,
+    );
     expect(text).not.toContain('TTL expired');
   });
 
   it('drops at lr_in_ip_routing: ip.ttl-- (OVS dec_ttl) on TTL 1 forwards nothing', () => {
     expect(run!.result.verdict).toBe('dropped');
-    expect(run!.result.drops.map((d) => [d.datapath, d.stage, d.reason])).toEqual([['lr0', 'lr_in_ip_routing', 'TTL 0 or 1 at ip.ttl-- (OVS dec_ttl forwards nothing)']]);
+    expect(run!.result.drops.map((d) => [d.datapath, d.stage, d.reason])).toEqual([
+      ['lr0', 'lr_in_ip_routing', 'TTL 0 or 1 at ip.ttl-- (OVS dec_ttl forwards nothing)'],
+    ]);
   });
 
   it('with one more hop of TTL the same packet reaches pod0.ls0 through the DNAT, SNATed', () => {

@@ -27,7 +27,8 @@ const MAX_COMBINATIONS = 27;
 
 function vipsOf(net: SimNetwork): LbVip[] {
   const out: LbVip[] = [];
-  for (const dp of [...net.switches.values(), ...net.routers.values()]) for (const list of dp.vips.values()) out.push(...list);
+  for (const dp of [...net.switches.values(), ...net.routers.values()])
+    for (const list of dp.vips.values()) out.push(...list);
   return out;
 }
 
@@ -60,7 +61,11 @@ function selector(c: DiffCase, ecmp: readonly number[], counts: number[]): Selec
   };
 }
 
-function runOnce(net: SimNetwork, c: DiffCase, ecmp: readonly number[]): SimRun & { readonly counts: readonly number[] } {
+function runOnce(
+  net: SimNetwork,
+  c: DiffCase,
+  ecmp: readonly number[],
+): SimRun & { readonly counts: readonly number[] } {
   const counts: number[] = [];
   const result = simulate(net, { inport: c.inport, packet: c.packet, select: selector(c, ecmp, counts) });
   const lb = result.choices.find((ch) => ch.kind === 'lb-backend');

@@ -47,7 +47,8 @@ async function backendLoader(cp: ControlPlane): Promise<Loader> {
 /**
  * @example
  * const world = await createOvnWorld();
- * try { await world.load(topology); const r = await world.trace({ datapath: 'ls0', inport, packet }); } finally { await world.close(); }
+ * try { await world.load(topology); const r = await world.trace({ datapath: 'ls0', inport, packet }); } finally {
+ * await world.close(); }
  */
 export async function createOvnWorld(opts: OvnWorldOptions = {}): Promise<OvnWorld> {
   const cp = opts.controlPlane ?? (await startControlPlane());

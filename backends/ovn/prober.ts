@@ -59,8 +59,15 @@ export class OvnProber implements Backend, Prober {
     await this.sync();
     const topology = await this.nb.read();
     const datapath = topology.switchPort.get(req.inport)?.switch ?? topology.routerPort.get(req.inport)?.router;
-    if (datapath === undefined) throw new Error(`OvnProber: inport ${JSON.stringify(req.inport)} is not a port kovn wrote`);
-    return this.tracer.trace({ datapath, inport: req.inport, packet: req.packet, ct: 'new', ...(req.lbBackend ? { lbBackend: req.lbBackend } : {}) });
+    if (datapath === undefined)
+      throw new Error(`OvnProber: inport ${JSON.stringify(req.inport)} is not a port kovn wrote`);
+    return this.tracer.trace({
+      datapath,
+      inport: req.inport,
+      packet: req.packet,
+      ct: 'new',
+      ...(req.lbBackend ? { lbBackend: req.lbBackend } : {}),
+    });
   }
 
   async probe(req: ProbeRequest): Promise<ProbeVerdict> {

@@ -4,7 +4,14 @@
  * network lazily, once per applied plan, for probes and traces.
  */
 import { applyPlan, emptyTopology, type Plan, type Topology } from '../../model/topology/index.ts';
-import { compileNetwork, simulate, type CompileOptions, type SimNetwork, type SimResult, type Selector } from '../../sim/index.ts';
+import {
+  compileNetwork,
+  simulate,
+  type CompileOptions,
+  type SimNetwork,
+  type SimResult,
+  type Selector,
+} from '../../sim/index.ts';
 import type { ApplyOptions, ApplyResult, Backend } from '../backend.ts';
 import type { ProbeRequest, ProbeVerdict, Prober } from '../probe.ts';
 
@@ -61,7 +68,11 @@ export class SimBackend implements Backend, Prober {
 
   /** The full simulation result, stage by stage. */
   trace(req: SimTraceRequest): SimResult {
-    return simulate(this.network(), { inport: req.inport, packet: req.packet, ...(req.select ? { select: req.select } : {}) });
+    return simulate(this.network(), {
+      inport: req.inport,
+      packet: req.packet,
+      ...(req.select ? { select: req.select } : {}),
+    });
   }
 
   async probe(req: ProbeRequest): Promise<ProbeVerdict> {

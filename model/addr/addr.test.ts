@@ -48,7 +48,10 @@ describe('IPv4', () => {
     },
   );
   it('round-trips every uint32', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (n) => parseIPv4(formatIPv4(n)) === n), fcParams());
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), (n) => parseIPv4(formatIPv4(n)) === n),
+      fcParams(),
+    );
   });
 });
 
@@ -89,7 +92,10 @@ describe('MAC', () => {
     expect(() => parseMAC('0a:58:0a:10:00')).toThrowError(/not a MAC address: "0a:58:0a:10:00"/);
   });
   it('round-trips every 48-bit value', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), (n) => parseMAC(formatMAC(n)) === n), fcParams());
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), (n) => parseMAC(formatMAC(n)) === n),
+      fcParams(),
+    );
   });
 });
 

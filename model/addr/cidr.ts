@@ -4,16 +4,7 @@
  * and its subnet); {@link networkOf} clears them.
  */
 import { AddressParseError } from './errors.ts';
-import {
-  type Family,
-  type IP,
-  IPV6_MAX,
-  formatIP,
-  tryParseIPv4,
-  tryParseIPv6,
-  v4,
-  v6,
-} from './ip.ts';
+import { type Family, type IP, IPV6_MAX, formatIP, tryParseIPv4, tryParseIPv6, v4, v6 } from './ip.ts';
 
 export type CIDR4 = { readonly family: 4; readonly ip: number; readonly prefix: number };
 export type CIDR6 = { readonly family: 6; readonly ip: bigint; readonly prefix: number };
@@ -99,7 +90,7 @@ export function networkOf(c: CIDR): CIDR {
 }
 
 export function isNetwork(c: CIDR): boolean {
-  return c.family === 4 ? ((c.ip & maskV4(c.prefix)) >>> 0) === c.ip : (c.ip & maskV6(c.prefix)) === c.ip;
+  return c.family === 4 ? (c.ip & maskV4(c.prefix)) >>> 0 === c.ip : (c.ip & maskV6(c.prefix)) === c.ip;
 }
 
 /** First address of the block (the network address). */
@@ -109,9 +100,7 @@ export function firstIP(c: CIDR): IP {
 
 /** Last address of the block (the IPv4 broadcast address). */
 export function lastIP(c: CIDR): IP {
-  return c.family === 4
-    ? v4((c.ip | ~maskV4(c.prefix)) >>> 0)
-    : v6(c.ip | (~maskV6(c.prefix) & IPV6_MAX));
+  return c.family === 4 ? v4((c.ip | ~maskV4(c.prefix)) >>> 0) : v6(c.ip | (~maskV6(c.prefix) & IPV6_MAX));
 }
 
 /** Number of addresses in the block. */
@@ -126,7 +115,7 @@ export function containsIP(c: CIDR, ip: IP): boolean {
 
 export function containsV4(net: number, prefix: number, ip: number): boolean {
   const m = maskV4(prefix);
-  return ((net & m) >>> 0) === ((ip & m) >>> 0);
+  return (net & m) >>> 0 === (ip & m) >>> 0;
 }
 
 export function containsV6(net: bigint, prefix: number, ip: bigint): boolean {
@@ -158,7 +147,9 @@ export function nthIP(c: CIDR, offset: number | bigint): IP | undefined {
   const size = sizeOf(c);
   const idx = off < 0n ? size + off : off;
   if (idx < 0n || idx >= size) return undefined;
-  return c.family === 4 ? v4(Number(BigInt((c.ip & maskV4(c.prefix)) >>> 0) + idx)) : v6((c.ip & maskV6(c.prefix)) + idx);
+  return c.family === 4
+    ? v4(Number(BigInt((c.ip & maskV4(c.prefix)) >>> 0) + idx))
+    : v6((c.ip & maskV6(c.prefix)) + idx);
 }
 
 /**

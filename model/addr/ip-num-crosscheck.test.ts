@@ -5,7 +5,17 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { IPv4, IPv4CidrRange, IPv6, IPv6CidrRange } from 'ip-num';
 import { fcParams } from '../../test/fc.ts';
-import { firstIP, formatCIDR, formatIPv4, formatIPv6, lastIP, networkOf, parseCIDR, parseIPv4, parseIPv6 } from './index.ts';
+import {
+  firstIP,
+  formatCIDR,
+  formatIPv4,
+  formatIPv6,
+  lastIP,
+  networkOf,
+  parseCIDR,
+  parseIPv4,
+  parseIPv6,
+} from './index.ts';
 
 const u32 = fc.integer({ min: 0, max: 0xffffffff });
 const u128 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n });
@@ -36,8 +46,8 @@ describe('addresses agree with ip-num', () => {
       fc.property(u32, fc.integer({ min: 0, max: 32 }), (n, prefix) => {
         const ours = networkOf(parseCIDR(`${formatIPv4(n)}/${prefix}`));
         const theirs = IPv4CidrRange.fromCidr(formatCIDR(ours));
-        expect(theirs.getFirst().value).toBe(BigInt((firstIP(ours).value as number)));
-        expect(theirs.getLast().value).toBe(BigInt((lastIP(ours).value as number)));
+        expect(theirs.getFirst().value).toBe(BigInt(firstIP(ours).value as number));
+        expect(theirs.getLast().value).toBe(BigInt(lastIP(ours).value as number));
       }),
       fcParams(),
     );

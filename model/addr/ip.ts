@@ -75,7 +75,7 @@ export function tryParseIPv6(text: string): bigint | undefined {
   // A trailing IPv4 part stands for two groups.
   const lastPart = last[last.length - 1];
   let v4tail: number | undefined;
-  if (lastPart !== undefined && lastPart.includes('.')) {
+  if (lastPart?.includes('.')) {
     v4tail = tryParseIPv4(lastPart);
     if (v4tail === undefined) return undefined;
     last.pop();

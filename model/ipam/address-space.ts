@@ -7,7 +7,17 @@
  * rebuild) and a `released` list; allocation takes the lowest free address,
  * and only when `free` is empty does `released` become the new `free`.
  */
-import { type Addr, type Arith, RangeList, flatCount, flatHas, intersect, normalize, subtract, subtractPoints } from './range-list.ts';
+import {
+  type Addr,
+  type Arith,
+  RangeList,
+  flatCount,
+  flatHas,
+  intersect,
+  normalize,
+  subtract,
+  subtractPoints,
+} from './range-list.ts';
 import type { FamilyConfig } from './subnet-spec.ts';
 
 export type PoolSpace<T extends Addr> = {
@@ -41,9 +51,18 @@ export class AddressSpace<T extends Addr> {
     named: readonly { readonly name: string; readonly ips: readonly T[] }[],
   ) {
     const all = [config.network, config.last];
-    const union = normalize(ops, named.flatMap((p) => pairsOf(p.ips)));
+    const union = normalize(
+      ops,
+      named.flatMap((p) => pairsOf(p.ips)),
+    );
     this.pools = [{ name: '', ips: subtract(ops, all, union), free: new RangeList(ops), released: new RangeList(ops) }];
-    for (const p of named) this.pools.push({ name: p.name, ips: intersect(p.ips, all), free: new RangeList(ops), released: new RangeList(ops) });
+    for (const p of named)
+      this.pools.push({
+        name: p.name,
+        ips: intersect(p.ips, all),
+        free: new RangeList(ops),
+        released: new RangeList(ops),
+      });
     this.blocked = normalize(ops, [...config.fixed.map((v): [T, T] => [v, v]), ...pairsOf(config.excludes)]);
     this.usedCount = ops.zero;
     this.rebuild([], []);
@@ -137,7 +156,10 @@ export class AddressSpace<T extends Addr> {
 
   /** Every released address, normalized flat. */
   releasedFlat(): T[] {
-    return normalize(this.ops, this.pools.flatMap((p) => pairsOf(p.released.toFlat())));
+    return normalize(
+      this.ops,
+      this.pools.flatMap((p) => pairsOf(p.released.toFlat())),
+    );
   }
 
   private usedIn(pool: number): T {

@@ -36,7 +36,8 @@ const fail = (error: IpamError): AllocateResult => ({ ok: false, error });
 
 export function allocate(st: IpamState, req: AllocateRequest): AllocateResult {
   const sub = st.subnets.get(req.subnet);
-  if (sub === undefined) return fail(new IpamError('unknown-subnet', req.subnet, `subnet ${q(req.subnet)} does not exist`, ['subnet']));
+  if (sub === undefined)
+    return fail(new IpamError('unknown-subnet', req.subnet, `subnet ${q(req.subnet)} does not exist`, ['subnet']));
   const slot = st.store.slotOf(req.owner);
   if (slot >= 0) return renew(st, sub, slot, req);
   let mac: number | undefined;
@@ -45,15 +46,23 @@ export function allocate(st: IpamState, req: AllocateRequest): AllocateResult {
     if (m instanceof IpamError) return fail(m);
     mac = m;
   }
-  const plain = req.ips === undefined && req.ipPool === undefined && !(req.namespace !== undefined && sub.hasNamespacePools);
+  const plain =
+    req.ips === undefined && req.ipPool === undefined && !(req.namespace !== undefined && sub.hasNamespacePools);
   const target = plain ? DEFAULT_TARGET : resolveTarget(st, sub, req, -1);
   if (target instanceof IpamError) return fail(target);
   return commitNew(st, sub, req.owner, target, mac);
 }
 
-function commitNew(st: IpamState, sub: SubnetAllocator, owner: string, t: Readonly<Target>, requestedMac: number | undefined): AllocateResult {
+function commitNew(
+  st: IpamState,
+  sub: SubnetAllocator,
+  owner: string,
+  t: Readonly<Target>,
+  requestedMac: number | undefined,
+): AllocateResult {
   const { v4: s4, v6: s6 } = sub;
-  if ((s4 && t.v4 === undefined && !s4.hasRoom(t.pool)) || (s6 && t.v6 === undefined && !s6.hasRoom(t.pool))) return fail(exhausted(sub, t.pool));
+  if ((s4 && t.v4 === undefined && !s4.hasRoom(t.pool)) || (s6 && t.v6 === undefined && !s6.hasRoom(t.pool)))
+    return fail(exhausted(sub, t.pool));
   const mac = requestedMac ?? newMac(st, sub);
   if (mac instanceof IpamError) return fail(mac);
   let v4: number | undefined;
@@ -75,17 +84,29 @@ function renew(st: IpamState, sub: SubnetAllocator, slot: number, req: AllocateR
   const { store } = st;
   if (store.sidOf(slot) !== sub.id) {
     const other = st.byId.get(store.sidOf(slot))!.name;
-    return fail(new IpamError('owner-in-other-subnet', sub.name, `owner ${q(req.owner)} holds a lease in subnet ${q(other)}; release it before allocating in subnet ${q(sub.name)}`, ['owner']));
+    return fail(
+      new IpamError(
+        'owner-in-other-subnet',
+        sub.name,
+        `owner ${q(req.owner)} holds a lease in subnet ${q(other)}; release it before allocating in subnet ${q(sub.name)}`,
+        ['owner'],
+      ),
+    );
   }
   const cur4 = store.v4Of(slot);
   const cur6 = store.v6Of(slot);
   let t: Readonly<Target> | IpamError = DEFAULT_TARGET;
-  if (req.ips !== undefined || (req.ipPool !== undefined && !holdsListedAddress(req, cur4, cur6))) t = resolveTarget(st, sub, req, slot);
+  if (req.ips !== undefined || (req.ipPool !== undefined && !holdsListedAddress(req, cur4, cur6)))
+    t = resolveTarget(st, sub, req, slot);
   if (t instanceof IpamError) return fail(t);
   const want4 = t.v4 ?? cur4;
   const want6 = t.v6 ?? cur6;
   // A family the lease lacks (the subnet became dual stack) comes from the pool.
-  if ((sub.v4 && want4 === undefined && !sub.v4.hasRoom(t.pool)) || (sub.v6 && want6 === undefined && !sub.v6.hasRoom(t.pool))) return fail(exhausted(sub, t.pool));
+  if (
+    (sub.v4 && want4 === undefined && !sub.v4.hasRoom(t.pool)) ||
+    (sub.v6 && want6 === undefined && !sub.v6.hasRoom(t.pool))
+  )
+    return fail(exhausted(sub, t.pool));
   let mac = store.macOf(slot);
   if (req.mac !== undefined) {
     const m = requestedMac(st, sub, req, slot);
@@ -127,13 +148,24 @@ function resolveTarget(st: IpamState, sub: SubnetAllocator, req: AllocateRequest
     const ann = parseIpPoolAnnotation(req.ipPool);
     if (ann.kind === 'pool') {
       const pool = sub.poolIndex(ann.name);
-      if (pool < 0) return new IpamError('unknown-pool', sub.name, `ippool ${q(ann.name)} does not exist in subnet ${q(sub.name)}`, ['ipPool']);
+      if (pool < 0)
+        return new IpamError(
+          'unknown-pool',
+          sub.name,
+          `ippool ${q(ann.name)} does not exist in subnet ${q(sub.name)}`,
+          ['ipPool'],
+        );
       return { pool };
     }
     if (req.ordinal !== undefined) {
       const entry = ann.entries[req.ordinal];
       if (entry === undefined) {
-        return new IpamError('exhausted', sub.name, `owner ${q(req.owner)}: ip_pool ${q(req.ipPool)} has ${ann.entries.length} entries, none for ordinal ${req.ordinal}`, ['ipPool']);
+        return new IpamError(
+          'exhausted',
+          sub.name,
+          `owner ${q(req.owner)}: ip_pool ${q(req.ipPool)} has ${ann.entries.length} entries, none for ordinal ${req.ordinal}`,
+          ['ipPool'],
+        );
       }
       return staticTarget(st, sub, entry, req.owner, slot, ['ipPool', req.ordinal]);
     }
@@ -157,20 +189,47 @@ function resolveTarget(st: IpamState, sub: SubnetAllocator, req: AllocateRequest
 }
 
 /** Parses and checks requested addresses: inside the subnet, not reserved, not held by someone else. */
-function staticTarget(st: IpamState, sub: SubnetAllocator, text: string, owner: string, slot: number, path: IssuePath): Target | IpamError {
+function staticTarget(
+  st: IpamState,
+  sub: SubnetAllocator,
+  text: string,
+  owner: string,
+  slot: number,
+  path: IssuePath,
+): Target | IpamError {
   const t: Target = { pool: 0 };
   for (const part of text.split(',')) {
     const ip = tryParseIP(part.trim());
     const who = `owner ${q(owner)}: requested ${q(text)}`;
     if (ip === undefined) return new IpamError('invalid-ip', sub.name, `${who}: ${q(part)} is not an IP address`, path);
     const space = ip.family === 4 ? sub.v4 : sub.v6;
-    if (space === undefined) return new IpamError('family-mismatch', sub.name, `${who}: subnet ${q(sub.name)} has no IPv${ip.family} CIDR`, path);
-    if ((ip.family === 4 ? t.v4 : t.v6) !== undefined) return new IpamError('invalid-ip', sub.name, `${who}: two IPv${ip.family} addresses`, path);
+    if (space === undefined)
+      return new IpamError(
+        'family-mismatch',
+        sub.name,
+        `${who}: subnet ${q(sub.name)} has no IPv${ip.family} CIDR`,
+        path,
+      );
+    if ((ip.family === 4 ? t.v4 : t.v6) !== undefined)
+      return new IpamError('invalid-ip', sub.name, `${who}: two IPv${ip.family} addresses`, path);
     const check = ip.family === 4 ? sub.v4!.check(ip.value) : sub.v6!.check(ip.value);
-    if (check === 'out-of-range') return new IpamError('out-of-range', sub.name, `${who}: ${formatIP(ip)} is outside subnet ${q(sub.name)} (${sub.config.spec.cidrBlock})`, path);
-    if (check === 'reserved') return new IpamError('reserved', sub.name, `${who}: ${formatIP(ip)} is the network, broadcast or gateway address of subnet ${q(sub.name)}`, path);
+    if (check === 'out-of-range')
+      return new IpamError(
+        'out-of-range',
+        sub.name,
+        `${who}: ${formatIP(ip)} is outside subnet ${q(sub.name)} (${sub.config.spec.cidrBlock})`,
+        path,
+      );
+    if (check === 'reserved')
+      return new IpamError(
+        'reserved',
+        sub.name,
+        `${who}: ${formatIP(ip)} is the network, broadcast or gateway address of subnet ${q(sub.name)}`,
+        path,
+      );
     const holder = ip.family === 4 ? st.store.holder4(sub.id, ip.value) : st.store.holder6(sub.id, ip.value);
-    if (holder >= 0 && holder !== slot) return new Conflict(sub.name, st.store.ownerOf(holder), formatIP(ip), owner, path);
+    if (holder >= 0 && holder !== slot)
+      return new Conflict(sub.name, st.store.ownerOf(holder), formatIP(ip), owner, path);
     if (ip.family === 4) t.v4 = ip.value;
     else t.v6 = ip.value;
   }
@@ -180,10 +239,16 @@ function staticTarget(st: IpamState, sub: SubnetAllocator, text: string, owner: 
 function requestedMac(st: IpamState, sub: SubnetAllocator, req: AllocateRequest, slot: number): number | IpamError {
   const mac = tryParseMAC(req.mac!);
   if (mac === undefined || isMulticastMAC(mac)) {
-    return new IpamError('invalid-mac', sub.name, `owner ${q(req.owner)}: mac ${q(req.mac)} is not a unicast MAC address`, ['mac']);
+    return new IpamError(
+      'invalid-mac',
+      sub.name,
+      `owner ${q(req.owner)}: mac ${q(req.mac)} is not a unicast MAC address`,
+      ['mac'],
+    );
   }
   const holder = st.store.holderMac(mac);
-  if (holder >= 0 && holder !== slot) return new Conflict(sub.name, st.store.ownerOf(holder), formatMAC(mac), req.owner, ['mac']);
+  if (holder >= 0 && holder !== slot)
+    return new Conflict(sub.name, st.store.ownerOf(holder), formatMAC(mac), req.owner, ['mac']);
   return mac;
 }
 
@@ -195,10 +260,16 @@ export function newMac(st: IpamState, sub: SubnetAllocator): number | IpamError 
     const mac = macFromBytes(st.scratch);
     if (st.store.holderMac(mac) < 0) return mac;
   }
-  return new IpamError('exhausted', sub.name, `subnet ${q(sub.name)}: the random source gave 64 MACs in a row that are already in use`, ['mac']);
+  return new IpamError(
+    'exhausted',
+    sub.name,
+    `subnet ${q(sub.name)}: the random source gave 64 MACs in a row that are already in use`,
+    ['mac'],
+  );
 }
 
 function exhausted(sub: SubnetAllocator, pool: number): IpamError {
-  const where = pool === 0 ? `subnet ${q(sub.name)}` : `ippool ${q(sub.pools[pool - 1]!.name)} of subnet ${q(sub.name)}`;
+  const where =
+    pool === 0 ? `subnet ${q(sub.name)}` : `ippool ${q(sub.pools[pool - 1]!.name)} of subnet ${q(sub.name)}`;
   return new IpamError('exhausted', sub.name, `${where} has no free address left`, ['subnet']);
 }

@@ -99,11 +99,21 @@ export class Conflict extends IpamError {
     readonly requester: string,
     path: IssuePath = [],
   ) {
-    super('conflict', subnet, `subnet ${JSON.stringify(subnet)}: ${address} requested by ${JSON.stringify(requester)} is held by ${JSON.stringify(owner)}`, path);
+    super(
+      'conflict',
+      subnet,
+      `subnet ${JSON.stringify(subnet)}: ${address} requested by ${JSON.stringify(requester)} is held by ${JSON.stringify(owner)}`,
+      path,
+    );
   }
 }
 
-export function issue(code: IpamIssueCode, path: IssuePath, message: string, extra: Omit<IpamIssue, 'code' | 'path' | 'message'> = {}): IpamIssue {
+export function issue(
+  code: IpamIssueCode,
+  path: IssuePath,
+  message: string,
+  extra: Omit<IpamIssue, 'code' | 'path' | 'message'> = {},
+): IpamIssue {
   return { code, path, message, ...extra };
 }
 

@@ -12,12 +12,19 @@
 export { IPAM, type IpamOptions, type ChangeResult } from './ipam.ts';
 export type { AllocateRequest } from './allocate.ts';
 export { type Lease, type AllocationRecord, type AllocateResult, toRecord } from './state.ts';
-export { type ReleasedRecord, type RestoreOptions } from './restore.ts';
+export type { ReleasedRecord, RestoreOptions } from './restore.ts';
 export { SubnetAllocator, type SubnetCounters, type SubnetView } from './subnet.ts';
-export { type FamilyCounters, type ClaimCheck } from './address-space.ts';
+export type { FamilyCounters, ClaimCheck } from './address-space.ts';
 export { type SubnetSpec, type SubnetConfig, type FamilyConfig, DEFAULT_VPC, parseSubnetSpec } from './subnet-spec.ts';
 export { type IPPoolSpec, type PoolConfig, parsePoolSpec } from './pool-spec.ts';
 export { type IpPoolAnnotation, parseIpPoolAnnotation, statefulSetOrdinal, ownerKey } from './ip-pool-annotation.ts';
 export { type RandomBytes, seededRandomBytes, macFromBytes } from './random.ts';
-export { IpamError, Conflict, type IpamErrorCode, type IpamIssue, type IpamIssueCode, type IssuePath } from './errors.ts';
+export {
+  IpamError,
+  Conflict,
+  type IpamErrorCode,
+  type IpamIssue,
+  type IpamIssueCode,
+  type IssuePath,
+} from './errors.ts';
 export { RangeList, type Arith, ARITH4, ARITH6 } from './range-list.ts';

@@ -26,9 +26,15 @@ export function parseIpPoolAnnotation(text: string): IpPoolAnnotation {
     entries = text.split(',');
     if (entries.length === 2 && familyOf(entries[0]!.trim()) !== familyOf(entries[1]!.trim())) entries = [text];
   }
-  entries = entries.map((e) => e.split(',').map((p) => p.trim()).join(','));
+  entries = entries.map((e) =>
+    e
+      .split(',')
+      .map((p) => p.trim())
+      .join(','),
+  );
   const only = entries[0]!;
-  if (entries.length === 1 && !only.includes(',') && tryParseIP(only) === undefined) return { kind: 'pool', name: only };
+  if (entries.length === 1 && !only.includes(',') && tryParseIP(only) === undefined)
+    return { kind: 'pool', name: only };
   return { kind: 'ips', entries };
 }
 
@@ -50,5 +56,7 @@ export function statefulSetOrdinal(podName: string): number | undefined {
  * @example ownerKey('web-0', 'default', 'net1.default.ovn') // 'web-0.default.net1.default.ovn'
  */
 export function ownerKey(pod: string, namespace: string, provider?: string): string {
-  return provider === undefined || provider === '' || provider === 'ovn' ? `${pod}.${namespace}` : `${pod}.${namespace}.${provider}`;
+  return provider === undefined || provider === '' || provider === 'ovn'
+    ? `${pod}.${namespace}`
+    : `${pod}.${namespace}.${provider}`;
 }

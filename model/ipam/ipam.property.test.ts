@@ -11,7 +11,10 @@ import { IPAM, type AllocateResult, type RandomBytes, type SubnetSpec, seededRan
 
 type Fam = 4 | 6;
 type FamSpec = { fam: Fam; net: bigint; size: bigint; gw: bigint; excl: [bigint, bigint][] };
-type Op = { k: 'alloc'; owner: number } | { k: 'release'; owner: number } | { k: 'static'; owner: number; fam: Fam; offset: number };
+type Op =
+  | { k: 'alloc'; owner: number }
+  | { k: 'release'; owner: number }
+  | { k: 'static'; owner: number; fam: Fam; offset: number };
 
 const ipText = (fam: Fam, v: bigint) => formatIP(fam === 4 ? { family: 4, value: Number(v) } : { family: 6, value: v });
 
@@ -19,7 +22,10 @@ const ipText = (fam: Fam, v: bigint) => formatIP(fam === 4 ? { family: 4, value:
 const famSpec = (fam: Fam): fc.Arbitrary<FamSpec> =>
   fc
     .record({
-      raw: fam === 4 ? fc.integer({ min: 0, max: 0xffffffff }).map(BigInt) : fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }),
+      raw:
+        fam === 4
+          ? fc.integer({ min: 0, max: 0xffffffff }).map(BigInt)
+          : fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }),
       prefix: fam === 4 ? fc.integer({ min: 26, max: 29 }) : fc.integer({ min: 122, max: 125 }),
       gwPick: fc.option(fc.nat(), { nil: undefined }),
       excl: fc.array(fc.tuple(fc.nat(), fc.nat({ max: 4 })), { maxLength: 3 }),
@@ -49,22 +55,34 @@ const opArb = (maxOwner: number): fc.Arbitrary<Op> =>
     { weight: 3, arbitrary: fc.record({ k: fc.constant('release' as const), owner: fc.nat({ max: maxOwner }) }) },
     {
       weight: 2,
-      arbitrary: fc.record({ k: fc.constant('static' as const), owner: fc.nat({ max: maxOwner }), fam: fc.constantFrom<Fam>(4, 6), offset: fc.nat({ max: 70 }) }),
+      arbitrary: fc.record({
+        k: fc.constant('static' as const),
+        owner: fc.nat({ max: maxOwner }),
+        fam: fc.constantFrom<Fam>(4, 6),
+        offset: fc.nat({ max: 70 }),
+      }),
     },
   );
 
 function toSpec(name: string, fams: FamSpec[]): SubnetSpec {
   return {
     name,
-    cidrBlock: fams.map((f) => `${ipText(f.fam, f.net)}/${(f.fam === 4 ? 32 : 128) - (f.size.toString(2).length - 1)}`).join(','),
+    cidrBlock: fams
+      .map((f) => `${ipText(f.fam, f.net)}/${(f.fam === 4 ? 32 : 128) - (f.size.toString(2).length - 1)}`)
+      .join(','),
     gateway: fams.map((f) => ipText(f.fam, f.gw)).join(','),
-    excludeIps: fams.flatMap((f) => f.excl.map(([a, b]) => (a === b ? ipText(f.fam, a) : `${ipText(f.fam, a)}..${ipText(f.fam, b)}`))),
+    excludeIps: fams.flatMap((f) =>
+      f.excl.map(([a, b]) => (a === b ? ipText(f.fam, a) : `${ipText(f.fam, a)}..${ipText(f.fam, b)}`)),
+    ),
   };
 }
 
 /** Kube-OVN's rules, written the obvious way. */
 class Model {
-  readonly fams = new Map<Fam, { spec: FamSpec; fixed: Set<bigint>; excl: Set<bigint>; free: bigint[]; released: bigint[]; used: number }>();
+  readonly fams = new Map<
+    Fam,
+    { spec: FamSpec; fixed: Set<bigint>; excl: Set<bigint>; free: bigint[]; released: bigint[]; used: number }
+  >();
   readonly leases = new Map<string, Map<Fam, bigint>>();
   readonly staticOwners = new Set<string>();
 
@@ -164,14 +182,18 @@ class Model {
 
 /** The IPAM result in the model's shape. */
 function observed(r: AllocateResult): Map<Fam, bigint> | string {
-  if (!r.ok) return r.error.code === 'conflict' ? `conflict:${(r.error as unknown as { owner: string }).owner}` : r.error.code;
+  if (!r.ok)
+    return r.error.code === 'conflict' ? `conflict:${(r.error as unknown as { owner: string }).owner}` : r.error.code;
   const m = new Map<Fam, bigint>();
   if (r.lease.v4 !== undefined) m.set(4, BigInt(r.lease.v4));
   if (r.lease.v6 !== undefined) m.set(6, r.lease.v6);
   return m;
 }
 
-/** The address a static op asks for; an address of a family the subnet lacks, or past the family's end, stays out of range. */
+/**
+ * The address a static op asks for; an address of a family the subnet lacks, or past the family's end, stays out of
+ * range.
+ */
 function staticAsk(op: Extract<Op, { k: 'static' }>, fams: FamSpec[]): { text: string; v?: bigint } {
   const f = fams.find((x) => x.fam === op.fam);
   if (!f) return { text: op.fam === 4 ? '192.0.2.1' : '2001:db8::1' };
@@ -265,22 +287,27 @@ describe('IPAM properties', () => {
 
   it('restore(snapshot(x)) behaves like x: the same results for every later operation', () => {
     fc.assert(
-      fc.property(subnetArb, fc.array(opArb(12), { maxLength: 60 }), fc.array(opArb(12), { maxLength: 60 }), (fams, before, after) => {
-        const src = counted(11);
-        const x = newIpam(fams, src.random);
-        for (const op of before) run(x, op, fams);
-        const y = newIpam(fams, advanced(11, src.calls()));
-        expect(y.restore(x.snapshot(), { released: x.released() })).toEqual([]);
-        expect(y.snapshot()).toEqual(x.snapshot());
-        expect(y.counters('s')).toEqual(x.counters('s'));
-        for (const op of after) {
-          const rx = run(x, op, fams);
-          const ry = run(y, op, fams);
-          expect(ry && (ry.ok ? ry.lease : ry.error.code)).toEqual(rx && (rx.ok ? rx.lease : rx.error.code));
+      fc.property(
+        subnetArb,
+        fc.array(opArb(12), { maxLength: 60 }),
+        fc.array(opArb(12), { maxLength: 60 }),
+        (fams, before, after) => {
+          const src = counted(11);
+          const x = newIpam(fams, src.random);
+          for (const op of before) run(x, op, fams);
+          const y = newIpam(fams, advanced(11, src.calls()));
+          expect(y.restore(x.snapshot(), { released: x.released() })).toEqual([]);
+          expect(y.snapshot()).toEqual(x.snapshot());
           expect(y.counters('s')).toEqual(x.counters('s'));
-        }
-        expect(y.snapshot()).toEqual(x.snapshot());
-      }),
+          for (const op of after) {
+            const rx = run(x, op, fams);
+            const ry = run(y, op, fams);
+            expect(ry && (ry.ok ? ry.lease : ry.error.code)).toEqual(rx && (rx.ok ? rx.lease : rx.error.code));
+            expect(y.counters('s')).toEqual(x.counters('s'));
+          }
+          expect(y.snapshot()).toEqual(x.snapshot());
+        },
+      ),
       fcParams(150),
     );
   });
@@ -302,7 +329,10 @@ describe('IPAM properties', () => {
   it('gives each owner exactly one address per family in dual-stack subnets, next to single-stack ones', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ subnet: fc.constantFrom('d', 'v4', 'v6'), owner: fc.nat({ max: 30 }), release: fc.boolean() }), { maxLength: 150 }),
+        fc.array(
+          fc.record({ subnet: fc.constantFrom('d', 'v4', 'v6'), owner: fc.nat({ max: 30 }), release: fc.boolean() }),
+          { maxLength: 150 },
+        ),
         (ops) => {
           const ipam = new IPAM({ random: seededRandomBytes(4) });
           ipam.setSubnet({ name: 'd', cidrBlock: '10.0.0.0/27,fd00::/123' });

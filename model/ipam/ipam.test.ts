@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { formatIPv4, formatIPv6, formatMAC, isLocalMAC, isMulticastMAC, parseIPv4 } from '../addr/index.ts';
-import { Conflict, IPAM, type AllocateRequest, type AllocateResult, type Lease, type SubnetSpec, seededRandomBytes } from './index.ts';
+import {
+  Conflict,
+  IPAM,
+  type AllocateRequest,
+  type AllocateResult,
+  type Lease,
+  type SubnetSpec,
+  seededRandomBytes,
+} from './index.ts';
 
 function ipamWith(...specs: SubnetSpec[]): IPAM {
   const ipam = new IPAM({ random: seededRandomBytes(1) });
@@ -17,7 +25,8 @@ function ok(r: AllocateResult): Lease {
 }
 
 const v4 = (l: Lease) => formatIPv4(l.v4!);
-const alloc = (ipam: IPAM, owner: string, extra: Partial<AllocateRequest> = {}) => ok(ipam.allocate({ subnet: extra.subnet ?? 's', owner, ...extra }));
+const alloc = (ipam: IPAM, owner: string, extra: Partial<AllocateRequest> = {}) =>
+  ok(ipam.allocate({ subnet: extra.subnet ?? 's', owner, ...extra }));
 
 describe('IPAM allocation', () => {
   it('gives the lowest free address, skipping network, gateway and excludes', () => {
@@ -170,7 +179,12 @@ describe('MACs from the injected random source', () => {
     const ipam = new IPAM({ random: (out) => out.fill(n++ % 4) });
     ipam.setSubnet({ name: 's', cidrBlock: '10.0.0.0/24' });
     ipam.setSubnet({ name: 't', cidrBlock: '10.1.0.0/24' });
-    const macs = [alloc(ipam, 'a'), alloc(ipam, 'b', { subnet: 't' }), alloc(ipam, 'c'), alloc(ipam, 'd', { subnet: 't' })].map((l) => l.mac);
+    const macs = [
+      alloc(ipam, 'a'),
+      alloc(ipam, 'b', { subnet: 't' }),
+      alloc(ipam, 'c'),
+      alloc(ipam, 'd', { subnet: 't' }),
+    ].map((l) => l.mac);
     expect(new Set(macs).size).toBe(4);
     // All four values are taken now: a fifth owner cannot get a MAC, and nothing changes.
     const r = ipam.allocate({ subnet: 's', owner: 'e' });
@@ -202,7 +216,9 @@ describe('dual stack and IPv6', () => {
     expect(ipam.counters('v6')).toEqual({ v6: { used: 0n, available: (1n << 64n) - 2n } });
     expect(ipam.subnet('v6')!.rangeCounts()).toEqual({ v6: 1 });
     expect(formatIPv6(alloc(ipam, 'a', { subnet: 'v6' }).v6!)).toBe('fd00:1::2');
-    expect(formatIPv6(alloc(ipam, 'b', { subnet: 'v6', ips: 'fd00:1::ffff:ffff:ffff:ffff' }).v6!)).toBe('fd00:1::ffff:ffff:ffff:ffff');
+    expect(formatIPv6(alloc(ipam, 'b', { subnet: 'v6', ips: 'fd00:1::ffff:ffff:ffff:ffff' }).v6!)).toBe(
+      'fd00:1::ffff:ffff:ffff:ffff',
+    );
     expect(ipam.counters('v6')).toEqual({ v6: { used: 2n, available: (1n << 64n) - 4n } });
     expect(ipam.subnet('v6')!.rangeCounts()).toEqual({ v6: 1 });
   });

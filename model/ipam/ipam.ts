@@ -34,7 +34,14 @@ export class IPAM {
   private readonly st: IpamState;
 
   constructor(opts: IpamOptions) {
-    this.st = { subnets: new Map(), byId: new Map(), store: new LeaseStore(), random: opts.random, scratch: new Uint8Array(6), nextId: 0 };
+    this.st = {
+      subnets: new Map(),
+      byId: new Map(),
+      store: new LeaseStore(),
+      random: opts.random,
+      scratch: new Uint8Array(6),
+      nextId: 0,
+    };
   }
 
   /** Adds or updates a subnet. Leases whose addresses the new spec no longer allows are dropped and listed. */
@@ -67,14 +74,31 @@ export class IPAM {
   setPool(spec: IPPoolSpec): ChangeResult {
     const sub = this.st.subnets.get(spec.subnet);
     if (sub === undefined) {
-      return { ok: false, issues: [issue('unknown-subnet', ['ippools', spec.name, 'subnet'], `ippool ${q(spec.name)}: subnet ${q(spec.subnet)} does not exist`, { subnet: spec.subnet })] };
+      return {
+        ok: false,
+        issues: [
+          issue(
+            'unknown-subnet',
+            ['ippools', spec.name, 'subnet'],
+            `ippool ${q(spec.name)}: subnet ${q(spec.subnet)} does not exist`,
+            { subnet: spec.subnet },
+          ),
+        ],
+      };
     }
     const parsed = parsePoolSpec(spec, sub.config);
     if (!parsed.ok) return { ok: false, issues: parsed.issues };
     const issues = poolOverlaps(parsed.value, sub.pools);
     for (const other of this.st.subnets.values()) {
       if (other !== sub && other.poolIndex(spec.name) > 0) {
-        issues.push(issue('invalid-name', ['ippools', spec.name, 'subnet'], `ippool ${q(spec.name)} already belongs to subnet ${q(other.name)}`, { subnet: spec.subnet }));
+        issues.push(
+          issue(
+            'invalid-name',
+            ['ippools', spec.name, 'subnet'],
+            `ippool ${q(spec.name)} already belongs to subnet ${q(other.name)}`,
+            { subnet: spec.subnet },
+          ),
+        );
       }
     }
     if (issues.length > 0) return { ok: false, issues };
@@ -86,7 +110,14 @@ export class IPAM {
   deletePool(subnet: string, name: string): boolean {
     const sub = this.st.subnets.get(subnet);
     if (sub === undefined || sub.poolIndex(name) <= 0) return false;
-    this.replace(sub, new SubnetAllocator(sub.id, sub.config, sub.pools.filter((p) => p.name !== name)));
+    this.replace(
+      sub,
+      new SubnetAllocator(
+        sub.id,
+        sub.config,
+        sub.pools.filter((p) => p.name !== name),
+      ),
+    );
     return true;
   }
 
@@ -116,7 +147,8 @@ export class IPAM {
     const sub = this.st.subnets.get(subnet);
     const addr = tryParseIP(ip);
     if (sub === undefined || addr === undefined) return undefined;
-    const slot = addr.family === 4 ? this.st.store.holder4(sub.id, addr.value) : this.st.store.holder6(sub.id, addr.value);
+    const slot =
+      addr.family === 4 ? this.st.store.holder4(sub.id, addr.value) : this.st.store.holder6(sub.id, addr.value);
     return slot < 0 ? undefined : this.st.store.ownerOf(slot);
   }
 
@@ -168,7 +200,9 @@ export class IPAM {
     const out: IpamIssue[] = [];
     for (const other of this.st.subnets.values()) {
       if (other.name === config.name || other.config.vpc !== config.vpc) continue;
-      const hit = (config.v4 && other.config.v4 && overlaps(config.v4.cidr, other.config.v4.cidr)) || (config.v6 && other.config.v6 && overlaps(config.v6.cidr, other.config.v6.cidr));
+      const hit =
+        (config.v4 && other.config.v4 && overlaps(config.v4.cidr, other.config.v4.cidr)) ||
+        (config.v6 && other.config.v6 && overlaps(config.v6.cidr, other.config.v6.cidr));
       if (hit) {
         const message = `subnet ${q(config.name)}: cidrBlock ${q(config.spec.cidrBlock)} overlaps subnet ${q(other.name)} (${other.config.spec.cidrBlock}) in vpc ${q(config.vpc)}`;
         out.push(issue('cidr-overlap', ['subnets', config.name, 'cidrBlock'], message, { subnet: config.name }));
@@ -181,11 +215,21 @@ export class IPAM {
   private gatewayIssues(config: SubnetConfig, old: SubnetAllocator | undefined): IpamIssue[] {
     if (old === undefined) return [];
     const out: IpamIssue[] = [];
-    const holders = [config.v4 && this.st.store.holder4(old.id, config.v4.gateway), config.v6 && this.st.store.holder6(old.id, config.v6.gateway)];
+    const holders = [
+      config.v4 && this.st.store.holder4(old.id, config.v4.gateway),
+      config.v6 && this.st.store.holder6(old.id, config.v6.gateway),
+    ];
     for (const h of holders) {
       if (h === undefined || h < 0) continue;
       const owner = this.st.store.ownerOf(h);
-      out.push(issue('gateway-in-use', ['subnets', config.name, 'gateway'], `subnet ${q(config.name)}: the gateway address is held by ${q(owner)}`, { subnet: config.name, owners: [owner] }));
+      out.push(
+        issue(
+          'gateway-in-use',
+          ['subnets', config.name, 'gateway'],
+          `subnet ${q(config.name)}: the gateway address is held by ${q(owner)}`,
+          { subnet: config.name, owners: [owner] },
+        ),
+      );
     }
     return out;
   }
@@ -214,7 +258,10 @@ export class IPAM {
       if (lost.length > 0) dropped.push({ ...before, ips: lost });
     }
     next.v4?.rebuild(Float64Array.from(held4).sort(), old?.v4?.releasedFlat() ?? []);
-    next.v6?.rebuild(held6.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), old?.v6?.releasedFlat() ?? []);
+    next.v6?.rebuild(
+      held6.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+      old?.v6?.releasedFlat() ?? [],
+    );
     this.st.subnets.set(next.name, next);
     this.st.byId.set(next.id, next);
     return dropped;

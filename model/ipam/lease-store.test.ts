@@ -11,7 +11,8 @@ describe('SlotTable', () => {
     const t = new SlotTable(16);
     const live = new Set<number>();
     const find = (slot: number) => {
-      for (let i = hashOf(slot) & t.mask; t.t[2 * i + 1] !== 0; i = (i + 1) & t.mask) if (t.t[2 * i + 1] === slot + 1) return true;
+      for (let i = hashOf(slot) & t.mask; t.t[2 * i + 1] !== 0; i = (i + 1) & t.mask)
+        if (t.t[2 * i + 1] === slot + 1) return true;
       return false;
     };
     for (let s = 0; s < 200; s++) {
@@ -30,11 +31,29 @@ describe('SlotTable', () => {
 
 describe('LeaseStore', () => {
   const cmd = fc.oneof(
-    fc.record({ k: fc.constant('add' as const), owner: fc.integer({ min: 0, max: 40 }), sid: fc.integer({ min: 0, max: 2 }), ip: fc.integer({ min: 0, max: 60 }), mac: fc.integer({ min: 0, max: 60 }) }),
+    fc.record({
+      k: fc.constant('add' as const),
+      owner: fc.integer({ min: 0, max: 40 }),
+      sid: fc.integer({ min: 0, max: 2 }),
+      ip: fc.integer({ min: 0, max: 60 }),
+      mac: fc.integer({ min: 0, max: 60 }),
+    }),
     fc.record({ k: fc.constant('remove' as const), owner: fc.integer({ min: 0, max: 40 }) }),
-    fc.record({ k: fc.constant('setV4' as const), owner: fc.integer({ min: 0, max: 40 }), ip: fc.option(fc.integer({ min: 0, max: 60 })) }),
-    fc.record({ k: fc.constant('setV6' as const), owner: fc.integer({ min: 0, max: 40 }), ip: fc.option(fc.integer({ min: 0, max: 60 })) }),
-    fc.record({ k: fc.constant('setMac' as const), owner: fc.integer({ min: 0, max: 40 }), mac: fc.integer({ min: 0, max: 60 }) }),
+    fc.record({
+      k: fc.constant('setV4' as const),
+      owner: fc.integer({ min: 0, max: 40 }),
+      ip: fc.option(fc.integer({ min: 0, max: 60 })),
+    }),
+    fc.record({
+      k: fc.constant('setV6' as const),
+      owner: fc.integer({ min: 0, max: 40 }),
+      ip: fc.option(fc.integer({ min: 0, max: 60 })),
+    }),
+    fc.record({
+      k: fc.constant('setMac' as const),
+      owner: fc.integer({ min: 0, max: 40 }),
+      mac: fc.integer({ min: 0, max: 60 }),
+    }),
   );
 
   it('keeps its owner, address and MAC indexes consistent with a plain model', () => {
@@ -70,7 +89,12 @@ describe('LeaseStore', () => {
           }
         }
         expect(store.size).toBe(model.size);
-        expect(store.slots().map((s) => store.ownerOf(s)).sort()).toEqual([...model.keys()].sort());
+        expect(
+          store
+            .slots()
+            .map((s) => store.ownerOf(s))
+            .sort(),
+        ).toEqual([...model.keys()].sort());
         for (const [owner, m] of model) {
           const s = store.slotOf(owner);
           expect(store.sidOf(s)).toBe(m.sid);
@@ -81,7 +105,8 @@ describe('LeaseStore', () => {
           if (m.v6 !== undefined) expect(store.holder6(m.sid, m.v6)).toBe(s);
           expect(store.holderMac(m.mac)).toBe(s);
         }
-        for (let ip = 0; ip <= 60; ip++) for (let sid = 0; sid <= 2; sid++) expect(store.holder4(sid, ip) >= 0).toBe(taken4(sid, ip));
+        for (let ip = 0; ip <= 60; ip++)
+          for (let sid = 0; sid <= 2; sid++) expect(store.holder4(sid, ip) >= 0).toBe(taken4(sid, ip));
       }),
       fcParams(150),
     );

@@ -34,7 +34,8 @@ export function parsePoolSpec(spec: IPPoolSpec, subnet: SubnetConfig): ParseResu
   const who = `ippool ${q(spec.name)}`;
   const pairs4: [number, number][] = [];
   const pairs6: [bigint, bigint][] = [];
-  if (spec.name.length === 0) issues.push(issue('invalid-name', ['ippools', spec.name, 'name'], `${who}: name is empty`));
+  if (spec.name.length === 0)
+    issues.push(issue('invalid-name', ['ippools', spec.name, 'name'], `${who}: name is empty`));
   spec.ips.forEach((entry, i) => {
     const path: IssuePath = ['ippools', spec.name, 'ips', i];
     const r = parsePoolEntry(entry);
@@ -44,7 +45,14 @@ export function parsePoolSpec(spec: IPPoolSpec, subnet: SubnetConfig): ParseResu
     }
     const fam = r.family === 4 ? subnet.v4 : subnet.v6;
     if (!fam || !inCidr(fam.cidr, r.start) || !inCidr(fam.cidr, r.end)) {
-      issues.push(issue('pool-ip-outside-cidr', path, `${who}: ips[${i}] ${q(entry)} is not inside subnet ${q(subnet.name)} cidrBlock ${q(subnet.spec.cidrBlock)}`, { subnet: spec.subnet }));
+      issues.push(
+        issue(
+          'pool-ip-outside-cidr',
+          path,
+          `${who}: ips[${i}] ${q(entry)} is not inside subnet ${q(subnet.name)} cidrBlock ${q(subnet.spec.cidrBlock)}`,
+          { subnet: spec.subnet },
+        ),
+      );
       return;
     }
     if (r.family === 4) pairs4.push([r.start as number, r.end as number]);
@@ -53,7 +61,13 @@ export function parsePoolSpec(spec: IPPoolSpec, subnet: SubnetConfig): ParseResu
   if (issues.length > 0) return { ok: false, issues };
   return {
     ok: true,
-    value: { name: spec.name, namespaces: [...(spec.namespaces ?? [])], v4: normalize(ARITH4, pairs4), v6: normalize(ARITH6, pairs6), spec },
+    value: {
+      name: spec.name,
+      namespaces: [...(spec.namespaces ?? [])],
+      v4: normalize(ARITH4, pairs4),
+      v6: normalize(ARITH6, pairs6),
+      spec,
+    },
   };
 }
 
@@ -74,7 +88,14 @@ export function poolOverlaps(pool: PoolConfig, others: readonly PoolConfig[]): I
   for (const o of others) {
     if (o.name === pool.name) continue;
     if (intersect(pool.v4, o.v4).length > 0 || intersect(pool.v6, o.v6).length > 0) {
-      out.push(issue('pool-overlap', ['ippools', pool.name, 'ips'], `ippool ${q(pool.name)}: ips overlap ippool ${q(o.name)} in subnet ${q(pool.spec.subnet)}`, { subnet: pool.spec.subnet }));
+      out.push(
+        issue(
+          'pool-overlap',
+          ['ippools', pool.name, 'ips'],
+          `ippool ${q(pool.name)}: ips overlap ippool ${q(o.name)} in subnet ${q(pool.spec.subnet)}`,
+          { subnet: pool.spec.subnet },
+        ),
+      );
     }
   }
   return out;

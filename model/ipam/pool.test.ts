@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { formatIPv4, formatIPv6 } from '../addr/index.ts';
-import { IPAM, type AllocateRequest, type IPPoolSpec, ownerKey, parseIpPoolAnnotation, seededRandomBytes, statefulSetOrdinal } from './index.ts';
+import {
+  IPAM,
+  type AllocateRequest,
+  type IPPoolSpec,
+  ownerKey,
+  parseIpPoolAnnotation,
+  seededRandomBytes,
+  statefulSetOrdinal,
+} from './index.ts';
 
 function setup(pools: IPPoolSpec[] = [], cidrBlock = '10.0.0.0/24'): IPAM {
   const ipam = new IPAM({ random: seededRandomBytes(3) });
@@ -16,11 +24,21 @@ function setup(pools: IPPoolSpec[] = [], cidrBlock = '10.0.0.0/24'): IPAM {
 const ip = (ipam: IPAM, owner: string, extra: Partial<AllocateRequest> = {}): string => {
   const r = ipam.allocate({ subnet: 's', owner, ...extra });
   if (!r.ok) return r.error.code;
-  return [r.lease.v4 !== undefined ? formatIPv4(r.lease.v4) : undefined, r.lease.v6 !== undefined ? formatIPv6(r.lease.v6) : undefined].filter(Boolean).join(',');
+  return [
+    r.lease.v4 !== undefined ? formatIPv4(r.lease.v4) : undefined,
+    r.lease.v6 !== undefined ? formatIPv6(r.lease.v6) : undefined,
+  ]
+    .filter(Boolean)
+    .join(',');
 };
 
 describe('IPPools', () => {
-  const pool: IPPoolSpec = { name: 'p1', subnet: 's', ips: ['10.0.0.2..10.0.0.3', '10.0.0.8/30'], namespaces: ['prod'] };
+  const pool: IPPoolSpec = {
+    name: 'p1',
+    subnet: 's',
+    ips: ['10.0.0.2..10.0.0.3', '10.0.0.8/30'],
+    namespaces: ['prod'],
+  };
 
   it('keeps pool addresses away from everyone else', () => {
     const ipam = setup([pool]);
@@ -36,7 +54,12 @@ describe('IPPools', () => {
     expect(ip(ipam, 'a', { ipPool: 'p1' })).toBe('10.0.0.2');
     expect(ip(ipam, 'b', { namespace: 'prod' })).toBe('10.0.0.3');
     // A CIDR entry gives all of its addresses (Kube-OVN NewIPRangeFromCIDR), network and broadcast of the /30 too.
-    expect(['c', 'd', 'e', 'f'].map((o) => ip(ipam, o, { namespace: 'prod' }))).toEqual(['10.0.0.8', '10.0.0.9', '10.0.0.10', '10.0.0.11']);
+    expect(['c', 'd', 'e', 'f'].map((o) => ip(ipam, o, { namespace: 'prod' }))).toEqual([
+      '10.0.0.8',
+      '10.0.0.9',
+      '10.0.0.10',
+      '10.0.0.11',
+    ]);
     expect(ip(ipam, 'g', { namespace: 'prod' })).toBe('exhausted');
     expect(ip(ipam, 'h', { namespace: 'dev' })).toBe('10.0.0.4');
     expect(ipam.counters('s', 'p1')).toEqual({ v4: { used: 6, available: 0 } });
@@ -60,7 +83,7 @@ describe('IPPools', () => {
     expect(codes({ name: 'p2', subnet: 'nope', ips: ['10.0.0.9'] })).toEqual([['unknown-subnet', 'ippools.p2.subnet']]);
   });
 
-  it('returns a deleted pool\'s addresses to the default pool, keeping leases', () => {
+  it("returns a deleted pool's addresses to the default pool, keeping leases", () => {
     const ipam = setup([pool]);
     expect(ip(ipam, 'a', { ipPool: 'p1' })).toBe('10.0.0.2');
     expect(ipam.deletePool('s', 'p1')).toBe(true);
@@ -128,7 +151,10 @@ describe('ip_pool address lists and StatefulSet ordinals', () => {
     expect(parseIpPoolAnnotation('10.0.0.1')).toEqual({ kind: 'ips', entries: ['10.0.0.1'] });
     expect(parseIpPoolAnnotation('10.0.0.1, 10.0.0.2')).toEqual({ kind: 'ips', entries: ['10.0.0.1', '10.0.0.2'] });
     expect(parseIpPoolAnnotation('10.0.0.1,fd00::1')).toEqual({ kind: 'ips', entries: ['10.0.0.1,fd00::1'] });
-    expect(parseIpPoolAnnotation('10.0.0.1,fd00::1;10.0.0.2,fd00::2')).toEqual({ kind: 'ips', entries: ['10.0.0.1,fd00::1', '10.0.0.2,fd00::2'] });
+    expect(parseIpPoolAnnotation('10.0.0.1,fd00::1;10.0.0.2,fd00::2')).toEqual({
+      kind: 'ips',
+      entries: ['10.0.0.1,fd00::1', '10.0.0.2,fd00::2'],
+    });
   });
 
   it('reads ordinals and builds owner keys', () => {

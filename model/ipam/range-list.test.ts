@@ -1,7 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fcParams } from '../../test/fc.ts';
-import { type Addr, type Arith, ARITH4, ARITH6, RangeList, flatCount, flatHas, intersect, normalize, subtract, subtractPoints } from './range-list.ts';
+import {
+  type Addr,
+  type Arith,
+  ARITH4,
+  ARITH6,
+  RangeList,
+  flatCount,
+  flatHas,
+  intersect,
+  normalize,
+  subtract,
+  subtractPoints,
+} from './range-list.ts';
 
 /** The addresses of a flat list, for comparing with a Set model. */
 function expand<T extends Addr>(ops: Arith<T>, flat: readonly T[]): T[] {
@@ -100,7 +112,9 @@ describe('RangeList', () => {
 
 describe('flat range operations', () => {
   const pairs = fc.array(
-    fc.tuple(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 20 })).map(([s, len]): [number, number] => [s, s + len]),
+    fc
+      .tuple(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 20 }))
+      .map(([s, len]): [number, number] => [s, s + len]),
     { maxLength: 12 },
   );
   const setOf = (flat: readonly number[]) => new Set(expand(ARITH4, flat));

@@ -281,6 +281,7 @@ export function intersect<T extends Addr>(a: readonly T[], b: readonly T[]): T[]
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
+    // Addresses may be bigint (IPv6): no Math.max/min.
     const s = a[i]! > b[j]! ? a[i]! : b[j]!;
     const e = a[i + 1]! < b[j + 1]! ? a[i + 1]! : b[j + 1]!;
     if (s <= e) out.push(s, e);

@@ -9,7 +9,12 @@ function fresh(): IPAM {
   return ipam;
 }
 
-const rec = (owner: string, ips: string[], mac?: string, subnet = 's'): AllocationRecord => ({ owner, subnet, ips, ...(mac ? { mac } : {}) });
+const rec = (owner: string, ips: string[], mac?: string, subnet = 's'): AllocationRecord => ({
+  owner,
+  subnet,
+  ips,
+  ...(mac ? { mac } : {}),
+});
 
 describe('snapshot', () => {
   it('lists every lease as text, sorted by subnet then owner', () => {
@@ -28,7 +33,10 @@ describe('snapshot', () => {
 describe('restore', () => {
   it('rebuilds leases and counters; new allocations avoid restored addresses', () => {
     const ipam = fresh();
-    const issues = ipam.restore([rec('a', ['10.0.0.2'], '02:00:00:00:00:01'), rec('b', ['10.0.0.4'], '02:00:00:00:00:02')]);
+    const issues = ipam.restore([
+      rec('a', ['10.0.0.2'], '02:00:00:00:00:01'),
+      rec('b', ['10.0.0.4'], '02:00:00:00:00:02'),
+    ]);
     expect(issues).toEqual([]);
     expect(ipam.counters('s')!.v4).toEqual({ used: 2, available: 251 });
     const r = ipam.allocate({ subnet: 's', owner: 'c' });
@@ -41,7 +49,13 @@ describe('restore', () => {
     const ipam = fresh();
     const issues = ipam.restore([rec('a', ['10.0.0.5']), rec('b', ['10.0.0.5']), rec('c', ['10.0.0.6'])]);
     expect(issues).toHaveLength(1);
-    expect(issues[0]).toMatchObject({ code: 'duplicate-ip', path: ['records', 1, 'ips', 0], subnet: 's', owners: ['a', 'b'], address: '10.0.0.5' });
+    expect(issues[0]).toMatchObject({
+      code: 'duplicate-ip',
+      path: ['records', 1, 'ips', 0],
+      subnet: 's',
+      owners: ['a', 'b'],
+      address: '10.0.0.5',
+    });
     expect(issues[0]!.message).toContain('"a"');
     expect(issues[0]!.message).toContain('"b"');
     expect(ipam.ownerOf('s', '10.0.0.5')).toBe('a');
@@ -51,7 +65,10 @@ describe('restore', () => {
 
   it('refuses a whole record with a duplicate in one family (no partial lease)', () => {
     const ipam = fresh();
-    const issues = ipam.restore([rec('a', ['10.1.0.5', 'fd00::5'], undefined, 'd'), rec('b', ['10.1.0.6', 'fd00::5'], undefined, 'd')]);
+    const issues = ipam.restore([
+      rec('a', ['10.1.0.5', 'fd00::5'], undefined, 'd'),
+      rec('b', ['10.1.0.6', 'fd00::5'], undefined, 'd'),
+    ]);
     expect(issues.map((i) => i.code)).toEqual(['duplicate-ip']);
     expect(ipam.ownerOf('d', '10.1.0.6')).toBeUndefined();
     expect(ipam.counters('d')).toEqual({ v4: { used: 1, available: 252 }, v6: { used: 1n, available: 253n } });
@@ -59,8 +76,13 @@ describe('restore', () => {
 
   it('reports duplicate MACs with both owners', () => {
     const ipam = fresh();
-    const issues = ipam.restore([rec('a', ['10.0.0.5'], '02:00:00:00:00:01'), rec('b', ['10.0.0.6'], '02:00:00:00:00:01')]);
-    expect(issues).toEqual([expect.objectContaining({ code: 'duplicate-mac', owners: ['a', 'b'], path: ['records', 1, 'mac'] })]);
+    const issues = ipam.restore([
+      rec('a', ['10.0.0.5'], '02:00:00:00:00:01'),
+      rec('b', ['10.0.0.6'], '02:00:00:00:00:01'),
+    ]);
+    expect(issues).toEqual([
+      expect.objectContaining({ code: 'duplicate-mac', owners: ['a', 'b'], path: ['records', 1, 'mac'] }),
+    ]);
     expect(ipam.lookup('b')).toBeUndefined();
   });
 
@@ -93,7 +115,10 @@ describe('restore', () => {
 
   it('gives a new MAC to a record without one, and the missing family to a dual-stack record (reported)', () => {
     const ipam = fresh();
-    const issues = ipam.restore([rec('a', ['10.1.0.9'], undefined, 'd'), rec('b', ['10.1.0.2', 'fd00::2'], undefined, 'd')]);
+    const issues = ipam.restore([
+      rec('a', ['10.1.0.9'], undefined, 'd'),
+      rec('b', ['10.1.0.2', 'fd00::2'], undefined, 'd'),
+    ]);
     expect(issues).toEqual([expect.objectContaining({ code: 'family-missing', path: ['records', 0, 'ips'] })]);
     const a = ipam.snapshot().find((r) => r.owner === 'a')!;
     // the missing family comes after every record is placed, so it cannot take b's fd00::2
@@ -130,7 +155,12 @@ describe('restore', () => {
 
   it('reports bad released entries', () => {
     const ipam = fresh();
-    const issues = ipam.restore([], { released: [{ subnet: 'nope', ranges: [] }, { subnet: 's', ranges: ['10.0.0.9..10.0.0.2'] }] });
+    const issues = ipam.restore([], {
+      released: [
+        { subnet: 'nope', ranges: [] },
+        { subnet: 's', ranges: ['10.0.0.9..10.0.0.2'] },
+      ],
+    });
     expect(issues.map((i) => [i.code, i.path.join('.')])).toEqual([
       ['unknown-subnet', 'released.0.subnet'],
       ['invalid-ip', 'released.1.ranges.0'],

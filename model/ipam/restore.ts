@@ -28,18 +28,24 @@ export type RestoreOptions = { readonly released?: readonly ReleasedRecord[] };
 /** Every lease as a record, sorted by subnet then owner (independent of history). */
 export function snapshot(st: IpamState): AllocationRecord[] {
   const out = st.store.slots().map((slot) => toRecord(leaseAt(st, slot)));
-  return out.sort((a, b) => (a.subnet !== b.subnet ? (a.subnet < b.subnet ? -1 : 1) : a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+  return out.sort((a, b) =>
+    a.subnet !== b.subnet ? (a.subnet < b.subnet ? -1 : 1) : a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0,
+  );
 }
 
 export function releasedRecords(st: IpamState): ReleasedRecord[] {
   const out: ReleasedRecord[] = [];
   const text = <T>(flat: readonly T[], fmt: (v: T) => string): string[] => {
     const r: string[] = [];
-    for (let i = 0; i < flat.length; i += 2) r.push(flat[i] === flat[i + 1] ? fmt(flat[i]!) : `${fmt(flat[i]!)}..${fmt(flat[i + 1]!)}`);
+    for (let i = 0; i < flat.length; i += 2)
+      r.push(flat[i] === flat[i + 1] ? fmt(flat[i]!) : `${fmt(flat[i]!)}..${fmt(flat[i + 1]!)}`);
     return r;
   };
   for (const sub of [...st.subnets.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const ranges = [...text(sub.v4?.releasedFlat() ?? [], formatIPv4), ...text(sub.v6?.releasedFlat() ?? [], formatIPv6)];
+    const ranges = [
+      ...text(sub.v4?.releasedFlat() ?? [], formatIPv4),
+      ...text(sub.v6?.releasedFlat() ?? [], formatIPv6),
+    ];
     if (ranges.length > 0) out.push({ subnet: sub.name, ranges });
   }
   return out;
@@ -68,7 +74,11 @@ export function restore(st: IpamState, records: readonly AllocationRecord[], opt
     }
     const first = store.slotOf(r.owner);
     if (first >= 0) {
-      issues.push(recordIssue(i, r, 'duplicate-owner', ['owner'], `owner already restored from record ${recordOfSlot[first]}`, { owners: [r.owner] }));
+      issues.push(
+        recordIssue(i, r, 'duplicate-owner', ['owner'], `owner already restored from record ${recordOfSlot[first]}`, {
+          owners: [r.owner],
+        }),
+      );
       continue;
     }
     parseIps(st, sub, r, i, ips, issues);
@@ -90,7 +100,10 @@ export function restore(st: IpamState, records: readonly AllocationRecord[], opt
     const h = held.get(sub.id) ?? { v4: [], v6: [] };
     const rel = released.get(sub.id);
     sub.v4?.rebuild(Float64Array.from(h.v4).sort(), rel?.v4 ?? []);
-    sub.v6?.rebuild(h.v6.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), rel?.v6 ?? []);
+    sub.v6?.rebuild(
+      h.v6.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+      rel?.v6 ?? [],
+    );
   }
   for (const u of unfinished) finish(st, u, records[u.index]!, issues);
   return issues;
@@ -98,16 +111,37 @@ export function restore(st: IpamState, records: readonly AllocationRecord[], opt
 
 type Ips = { v4: number | undefined; v6: bigint | undefined };
 
-function recordIssue(i: number, r: AllocationRecord, code: IpamIssueCode, path: IssuePath, message: string, extra: Omit<IpamIssue, 'code' | 'path' | 'message'> = {}): IpamIssue {
-  return issue(code, ['records', i, ...path], `record ${i} (owner ${q(r.owner)}): ${message}`, { subnet: r.subnet, ...extra });
+function recordIssue(
+  i: number,
+  r: AllocationRecord,
+  code: IpamIssueCode,
+  path: IssuePath,
+  message: string,
+  extra: Omit<IpamIssue, 'code' | 'path' | 'message'> = {},
+): IpamIssue {
+  return issue(code, ['records', i, ...path], `record ${i} (owner ${q(r.owner)}): ${message}`, {
+    subnet: r.subnet,
+    ...extra,
+  });
 }
 
 /** Fills `out` with the record's addresses, pushing an issue for each bad one. */
-function parseIps(st: IpamState, sub: SubnetAllocator, r: AllocationRecord, i: number, out: Ips, issues: IpamIssue[]): void {
+function parseIps(
+  st: IpamState,
+  sub: SubnetAllocator,
+  r: AllocationRecord,
+  i: number,
+  out: Ips,
+  issues: IpamIssue[],
+): void {
   out.v4 = undefined;
   out.v6 = undefined;
-  const bad = (code: IpamIssueCode, k: number, message: string, extra: Omit<IpamIssue, 'code' | 'path' | 'message'> = {}) =>
-    issues.push(recordIssue(i, r, code, ['ips', k], message, extra));
+  const bad = (
+    code: IpamIssueCode,
+    k: number,
+    message: string,
+    extra: Omit<IpamIssue, 'code' | 'path' | 'message'> = {},
+  ) => issues.push(recordIssue(i, r, code, ['ips', k], message, extra));
   for (let k = 0; k < r.ips.length; k++) {
     const text = r.ips[k]!;
     const ip = tryParseIP(text);
@@ -126,7 +160,10 @@ function parseIps(st: IpamState, sub: SubnetAllocator, r: AllocationRecord, i: n
     }
     const check = ip.family === 4 ? sub.v4!.check(ip.value) : sub.v6!.check(ip.value);
     if (check !== 'ok') {
-      const why = check === 'out-of-range' ? `is outside subnet ${q(sub.name)} (${sub.config.spec.cidrBlock})` : `is the network, broadcast or gateway address of subnet ${q(sub.name)}`;
+      const why =
+        check === 'out-of-range'
+          ? `is outside subnet ${q(sub.name)} (${sub.config.spec.cidrBlock})`
+          : `is the network, broadcast or gateway address of subnet ${q(sub.name)}`;
       bad(check === 'out-of-range' ? 'ip-outside-subnet' : 'ip-reserved', k, `${text} ${why}`, { address: text });
       continue;
     }
@@ -158,12 +195,20 @@ function parseMac(st: IpamState, r: AllocationRecord, i: number, issues: IpamIss
   return mac;
 }
 
-function parseReleased(st: IpamState, input: readonly ReleasedRecord[], issues: IpamIssue[]): Map<number, { v4: number[]; v6: bigint[] }> {
+function parseReleased(
+  st: IpamState,
+  input: readonly ReleasedRecord[],
+  issues: IpamIssue[],
+): Map<number, { v4: number[]; v6: bigint[] }> {
   const out = new Map<number, { v4: number[]; v6: bigint[] }>();
   input.forEach((rec, i) => {
     const sub = st.subnets.get(rec.subnet);
     if (sub === undefined) {
-      issues.push(issue('unknown-subnet', ['released', i, 'subnet'], `released[${i}]: subnet ${q(rec.subnet)} does not exist`, { subnet: rec.subnet }));
+      issues.push(
+        issue('unknown-subnet', ['released', i, 'subnet'], `released[${i}]: subnet ${q(rec.subnet)} does not exist`, {
+          subnet: rec.subnet,
+        }),
+      );
       return;
     }
     const p4: [number, number][] = [];
@@ -171,12 +216,22 @@ function parseReleased(st: IpamState, input: readonly ReleasedRecord[], issues: 
     rec.ranges.forEach((text, k) => {
       const r = parseRangeEntry(text);
       if (typeof r === 'string') {
-        issues.push(issue('invalid-ip', ['released', i, 'ranges', k], `released[${i}] of subnet ${q(rec.subnet)}: ${q(text)}: ${r}`, { subnet: rec.subnet }));
+        issues.push(
+          issue(
+            'invalid-ip',
+            ['released', i, 'ranges', k],
+            `released[${i}] of subnet ${q(rec.subnet)}: ${q(text)}: ${r}`,
+            { subnet: rec.subnet },
+          ),
+        );
       } else if (r.family === 4) p4.push([r.start as number, r.end as number]);
       else p6.push([r.start as bigint, r.end as bigint]);
     });
     const prev = out.get(sub.id);
-    out.set(sub.id, { v4: normalize(ARITH4, [...pairs(prev?.v4), ...p4]), v6: normalize(ARITH6, [...pairs(prev?.v6), ...p6]) });
+    out.set(sub.id, {
+      v4: normalize(ARITH4, [...pairs(prev?.v4), ...p4]),
+      v6: normalize(ARITH6, [...pairs(prev?.v6), ...p6]),
+    });
   });
   return out;
 }
@@ -188,13 +243,25 @@ function pairs<T>(flat: readonly T[] | undefined): [T, T][] {
 }
 
 /** Second pass: a MAC for records without one, and the family a dual-stack record lacks. */
-function finish(st: IpamState, u: { slot: number; index: number; needsMac: boolean }, r: AllocationRecord, issues: IpamIssue[]): void {
+function finish(
+  st: IpamState,
+  u: { slot: number; index: number; needsMac: boolean },
+  r: AllocationRecord,
+  issues: IpamIssue[],
+): void {
   const sub = st.byId.get(st.store.sidOf(u.slot))!;
   if (u.needsMac) {
     const mac = newMac(st, sub);
     if (mac instanceof IpamError) {
       // No MAC, no lease: give the addresses back rather than keep a placeholder MAC.
-      issues.push(issue('invalid-mac', ['records', u.index, 'mac'], `record ${u.index} (owner ${q(r.owner)}): not restored: ${mac.message}`, { subnet: sub.name }));
+      issues.push(
+        issue(
+          'invalid-mac',
+          ['records', u.index, 'mac'],
+          `record ${u.index} (owner ${q(r.owner)}): not restored: ${mac.message}`,
+          { subnet: sub.name },
+        ),
+      );
       const v4 = st.store.v4Of(u.slot);
       const v6 = st.store.v6Of(u.slot);
       if (v4 !== undefined) sub.v4?.giveBack(v4);
@@ -211,7 +278,17 @@ function finish(st: IpamState, u: { slot: number; index: number; needsMac: boole
     const v = space.hasRoom(0) ? space.take(0) : undefined;
     if (fam === 4) st.store.setV4(u.slot, v as number | undefined);
     else st.store.setV6(u.slot, v as bigint | undefined);
-    const what = v === undefined ? 'and the subnet has none left' : `given ${fam === 4 ? formatIPv4(v as number) : formatIPv6(v as bigint)}`;
-    issues.push(issue('family-missing', ['records', u.index, 'ips'], `record ${u.index} (owner ${q(r.owner)}): no IPv${fam} address in dual-stack subnet ${q(sub.name)}, ${what}`, { subnet: sub.name }));
+    const what =
+      v === undefined
+        ? 'and the subnet has none left'
+        : `given ${fam === 4 ? formatIPv4(v as number) : formatIPv6(v as bigint)}`;
+    issues.push(
+      issue(
+        'family-missing',
+        ['records', u.index, 'ips'],
+        `record ${u.index} (owner ${q(r.owner)}): no IPv${fam} address in dual-stack subnet ${q(sub.name)}, ${what}`,
+        { subnet: sub.name },
+      ),
+    );
   }
 }

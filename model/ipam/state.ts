@@ -32,7 +32,9 @@ export type AllocationRecord = {
   readonly mac?: string;
 };
 
-export type AllocateResult = { readonly ok: true; readonly lease: Lease } | { readonly ok: false; readonly error: IpamError };
+export type AllocateResult =
+  | { readonly ok: true; readonly lease: Lease }
+  | { readonly ok: false; readonly error: IpamError };
 
 export type IpamState = {
   readonly subnets: Map<string, SubnetAllocator>;

@@ -30,7 +30,12 @@ describe('parseSubnetSpec', () => {
   });
 
   it('accepts dual stack in either order, completing a one-family gateway like AppendGwByCidr', () => {
-    const r = parseSubnetSpec({ name: 'dual', cidrBlock: 'fd00::/120,10.0.0.0/24', gateway: '10.0.0.254', excludeIps: ['fd00::5..fd00::9', '10.0.0.7'] });
+    const r = parseSubnetSpec({
+      name: 'dual',
+      cidrBlock: 'fd00::/120,10.0.0.0/24',
+      gateway: '10.0.0.254',
+      excludeIps: ['fd00::5..fd00::9', '10.0.0.7'],
+    });
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
     expect(r.value.v4!.gateway).toBe(parseIPv4('10.0.0.254'));
     expect(r.value.v6!.gateway).toBe(parseIPv6('fd00::1'));
@@ -39,9 +44,18 @@ describe('parseSubnetSpec', () => {
   });
 
   it('merges overlapping and adjacent exclude entries', () => {
-    const r = parseSubnetSpec({ name: 's', cidrBlock: '10.0.0.0/24', excludeIps: ['10.0.0.10..10.0.0.20', '10.0.0.21', '10.0.0.15..10.0.0.16', '10.0.0.40'] });
+    const r = parseSubnetSpec({
+      name: 's',
+      cidrBlock: '10.0.0.0/24',
+      excludeIps: ['10.0.0.10..10.0.0.20', '10.0.0.21', '10.0.0.15..10.0.0.16', '10.0.0.40'],
+    });
     if (!r.ok) throw new Error('expected ok');
-    expect(r.value.v4!.excludes).toEqual([parseIPv4('10.0.0.10'), parseIPv4('10.0.0.21'), parseIPv4('10.0.0.40'), parseIPv4('10.0.0.40')]);
+    expect(r.value.v4!.excludes).toEqual([
+      parseIPv4('10.0.0.10'),
+      parseIPv4('10.0.0.21'),
+      parseIPv4('10.0.0.40'),
+      parseIPv4('10.0.0.40'),
+    ]);
   });
 
   it('reports malformed CIDRs, naming the subnet and field', () => {
@@ -52,19 +66,35 @@ describe('parseSubnetSpec', () => {
     expect(r.issues[0]!.message).toContain('subnet "bad"');
     expect(r.issues[0]!.message).toContain('cidrBlock');
     expect(codes({ name: 'bad', cidrBlock: '10.16.0.1/16' })).toEqual([['invalid-cidr', 'subnets.bad.cidrBlock']]);
-    expect(codes({ name: 'bad', cidrBlock: '10.0.0.0/8,10.1.0.0/16' })).toEqual([['invalid-cidr', 'subnets.bad.cidrBlock']]);
-    expect(codes({ name: 'bad', cidrBlock: '10.0.0.0/8,fd00::/64,fd01::/64' })).toEqual([['invalid-cidr', 'subnets.bad.cidrBlock']]);
+    expect(codes({ name: 'bad', cidrBlock: '10.0.0.0/8,10.1.0.0/16' })).toEqual([
+      ['invalid-cidr', 'subnets.bad.cidrBlock'],
+    ]);
+    expect(codes({ name: 'bad', cidrBlock: '10.0.0.0/8,fd00::/64,fd01::/64' })).toEqual([
+      ['invalid-cidr', 'subnets.bad.cidrBlock'],
+    ]);
     expect(codes({ name: 'bad', cidrBlock: '10.0.0.1/32' })).toEqual([['invalid-cidr', 'subnets.bad.cidrBlock']]);
     expect(codes({ name: 'bad', cidrBlock: '' })).toEqual([['invalid-cidr', 'subnets.bad.cidrBlock']]);
   });
 
   it('reports bad gateways', () => {
-    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.1.1' })).toEqual([['gateway-outside-cidr', 'subnets.s.gateway']]);
-    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.0.0' })).toEqual([['gateway-outside-cidr', 'subnets.s.gateway']]);
-    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.0.255' })).toEqual([['gateway-outside-cidr', 'subnets.s.gateway']]);
-    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: 'fd00::1' })).toEqual([['gateway-outside-cidr', 'subnets.s.gateway']]);
-    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: 'gw' })).toEqual([['invalid-gateway', 'subnets.s.gateway']]);
-    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.0.1,10.0.0.2' })).toEqual([['invalid-gateway', 'subnets.s.gateway']]);
+    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.1.1' })).toEqual([
+      ['gateway-outside-cidr', 'subnets.s.gateway'],
+    ]);
+    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.0.0' })).toEqual([
+      ['gateway-outside-cidr', 'subnets.s.gateway'],
+    ]);
+    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.0.255' })).toEqual([
+      ['gateway-outside-cidr', 'subnets.s.gateway'],
+    ]);
+    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: 'fd00::1' })).toEqual([
+      ['gateway-outside-cidr', 'subnets.s.gateway'],
+    ]);
+    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: 'gw' })).toEqual([
+      ['invalid-gateway', 'subnets.s.gateway'],
+    ]);
+    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: '10.0.0.1,10.0.0.2' })).toEqual([
+      ['invalid-gateway', 'subnets.s.gateway'],
+    ]);
   });
 
   it('reports bad and out-of-CIDR excludeIps with their index, never clipping them', () => {
@@ -72,7 +102,15 @@ describe('parseSubnetSpec', () => {
       codes({
         name: 's',
         cidrBlock: '10.0.0.0/24',
-        excludeIps: ['10.0.0.5', '10.0.0.9..10.0.0.3', 'x', '10.0.0.1..fd00::1', '10.0.0.250..10.0.1.5', 'fd00::1', '10.0.0.1..10.0.0.2..10.0.0.3'],
+        excludeIps: [
+          '10.0.0.5',
+          '10.0.0.9..10.0.0.3',
+          'x',
+          '10.0.0.1..fd00::1',
+          '10.0.0.250..10.0.1.5',
+          'fd00::1',
+          '10.0.0.1..10.0.0.2..10.0.0.3',
+        ],
       }),
     ).toEqual([
       ['invalid-exclude', 'subnets.s.excludeIps.1'],
@@ -89,6 +127,9 @@ describe('parseSubnetSpec', () => {
   });
 
   it('collects every issue at once', () => {
-    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: 'x', excludeIps: ['y'] }).map((c) => c[0])).toEqual(['invalid-gateway', 'invalid-exclude']);
+    expect(codes({ name: 's', cidrBlock: '10.0.0.0/24', gateway: 'x', excludeIps: ['y'] }).map((c) => c[0])).toEqual([
+      'invalid-gateway',
+      'invalid-exclude',
+    ]);
   });
 });

@@ -44,7 +44,9 @@ export const DEFAULT_VPC = 'ovn-cluster';
 
 const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: readonly IpamIssue[] };
+export type ParseResult<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issues: readonly IpamIssue[] };
 
 /**
  * @example
@@ -57,7 +59,9 @@ export function parseSubnetSpec(spec: SubnetSpec): ParseResult<SubnetConfig> {
   const at = (field: string, i?: number): IssuePath => (i === undefined ? [...base, field] : [...base, field, i]);
   const who = `subnet ${q(spec.name)}`;
   if (spec.name.length === 0 || spec.name.length > 253 || !DNS1123.test(spec.name)) {
-    issues.push(issue('invalid-name', [...base, 'name'], `${who}: name must be a DNS-1123 subdomain`, { subnet: spec.name }));
+    issues.push(
+      issue('invalid-name', [...base, 'name'], `${who}: name must be a DNS-1123 subdomain`, { subnet: spec.name }),
+    );
   }
   const cidrs = parseCidrBlock(spec, at('cidrBlock'), who, issues);
   const gateways = parseGateway(spec, cidrs, at('gateway'), who, issues);
@@ -72,7 +76,14 @@ export function parseSubnetSpec(spec: SubnetSpec): ParseResult<SubnetConfig> {
     }
     const c = r.family === 4 ? cidrs.v4 : cidrs.v6;
     if (!c || !inCidr(c, r.start) || !inCidr(c, r.end)) {
-      issues.push(issue('exclude-outside-cidr', path, `${who}: excludeIps[${i}] ${q(entry)} is not inside cidrBlock ${q(spec.cidrBlock)}`, { subnet: spec.name }));
+      issues.push(
+        issue(
+          'exclude-outside-cidr',
+          path,
+          `${who}: excludeIps[${i}] ${q(entry)} is not inside cidrBlock ${q(spec.cidrBlock)}`,
+          { subnet: spec.name },
+        ),
+      );
       return;
     }
     if (r.family === 4) pairs4.push([r.start as number, r.end as number]);
@@ -94,7 +105,10 @@ type Cidrs = { v4?: CIDR; v6?: CIDR };
 function parseCidrBlock(spec: SubnetSpec, path: IssuePath, who: string, issues: IpamIssue[]): Cidrs {
   const out: Cidrs = {};
   const parts = spec.cidrBlock.split(',');
-  const bad = (message: string) => issues.push(issue('invalid-cidr', path, `${who}: cidrBlock ${q(spec.cidrBlock)}: ${message}`, { subnet: spec.name }));
+  const bad = (message: string) =>
+    issues.push(
+      issue('invalid-cidr', path, `${who}: cidrBlock ${q(spec.cidrBlock)}: ${message}`, { subnet: spec.name }),
+    );
   if (parts.length > 2) {
     bad('at most two CIDRs (one IPv4, one IPv6)');
     return out;
@@ -118,20 +132,37 @@ function parseCidrBlock(spec: SubnetSpec, path: IssuePath, who: string, issues: 
   return out;
 }
 
-function parseGateway(spec: SubnetSpec, cidrs: Cidrs, path: IssuePath, who: string, issues: IpamIssue[]): { v4?: Addr; v6?: Addr } {
+function parseGateway(
+  spec: SubnetSpec,
+  cidrs: Cidrs,
+  path: IssuePath,
+  who: string,
+  issues: IpamIssue[],
+): { v4?: Addr; v6?: Addr } {
   const out: { v4?: Addr; v6?: Addr } = {};
   if (spec.gateway !== undefined && spec.gateway !== '') {
     for (const text of spec.gateway.split(',')) {
       const ip = tryParseIP(text);
       const key = ip?.family === 4 ? 'v4' : 'v6';
       if (!ip || out[key] !== undefined) {
-        issues.push(issue('invalid-gateway', path, `${who}: gateway ${q(spec.gateway)}: ${ip ? `two IPv${ip.family} addresses` : `${q(text)} is not an IP address`}`, { subnet: spec.name }));
+        issues.push(
+          issue(
+            'invalid-gateway',
+            path,
+            `${who}: gateway ${q(spec.gateway)}: ${ip ? `two IPv${ip.family} addresses` : `${q(text)} is not an IP address`}`,
+            { subnet: spec.name },
+          ),
+        );
         continue;
       }
       const c = cidrs[key];
       if (!c || !inCidr(c, ip.value) || isNetworkOrBroadcast(c, ip.value)) {
         const why = c && inCidr(c, ip.value) ? 'is the network or broadcast address of' : 'is not inside';
-        issues.push(issue('gateway-outside-cidr', path, `${who}: gateway ${q(text)} ${why} cidrBlock ${q(spec.cidrBlock)}`, { subnet: spec.name }));
+        issues.push(
+          issue('gateway-outside-cidr', path, `${who}: gateway ${q(text)} ${why} cidrBlock ${q(spec.cidrBlock)}`, {
+            subnet: spec.name,
+          }),
+        );
         continue;
       }
       out[key] = ip.value;

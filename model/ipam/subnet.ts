@@ -40,8 +40,20 @@ export class SubnetAllocator implements SubnetView {
   ) {
     this.name = config.name;
     this.pools = [...pools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.v4 = config.v4 && new AddressSpace(config.v4, ARITH4, this.pools.map((p) => ({ name: p.name, ips: p.v4 })));
-    this.v6 = config.v6 && new AddressSpace(config.v6, ARITH6, this.pools.map((p) => ({ name: p.name, ips: p.v6 })));
+    this.v4 =
+      config.v4 &&
+      new AddressSpace(
+        config.v4,
+        ARITH4,
+        this.pools.map((p) => ({ name: p.name, ips: p.v4 })),
+      );
+    this.v6 =
+      config.v6 &&
+      new AddressSpace(
+        config.v6,
+        ARITH6,
+        this.pools.map((p) => ({ name: p.name, ips: p.v6 })),
+      );
     this.hasNamespacePools = this.pools.some((p) => p.namespaces.length > 0);
   }
 

@@ -51,10 +51,22 @@ describe('fieldsOf, storageKeysOf, referencedSets', () => {
   });
 
   it('lists the packet keys read, through prerequisites and predicates', () => {
-    expect([...storageKeysOf(acl)].sort()).toEqual(['ct_state', 'eth.type', 'ip.proto', 'ip4.src', 'outport', 'tcp.dst']);
-    expect([...storageKeysOf(parseMatch('nd.sll == 0a:58:0a:10:00:05'))].sort()).toEqual(
-      ['eth.type', 'icmp6.code', 'icmp6.type', 'ip.proto', 'ip.ttl', 'nd.sll'],
-    );
+    expect([...storageKeysOf(acl)].sort()).toEqual([
+      'ct_state',
+      'eth.type',
+      'ip.proto',
+      'ip4.src',
+      'outport',
+      'tcp.dst',
+    ]);
+    expect([...storageKeysOf(parseMatch('nd.sll == 0a:58:0a:10:00:05'))].sort()).toEqual([
+      'eth.type',
+      'icmp6.code',
+      'icmp6.type',
+      'ip.proto',
+      'ip.ttl',
+      'nd.sll',
+    ]);
   });
 
   it('lists the sets named', () => {

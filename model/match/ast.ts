@@ -144,15 +144,7 @@ export interface ChassisResidentExpr {
   readonly port: string;
 }
 
-export type MatchExpr =
-  | BoolExpr
-  | CmpExpr
-  | RangeExpr
-  | FieldExpr
-  | NotExpr
-  | AndExpr
-  | OrExpr
-  | ChassisResidentExpr;
+export type MatchExpr = BoolExpr | CmpExpr | RangeExpr | FieldExpr | NotExpr | AndExpr | OrExpr | ChassisResidentExpr;
 
 /** The operator that holds when `op` does not (`<` ↔ `>=`). */
 export function invertOp(op: RelOp): RelOp {

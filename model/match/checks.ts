@@ -75,7 +75,12 @@ export function checkComparison(
   for (const { c: k, item } of ints) {
     const w = constantWidth(k);
     if (w > symbol.width) {
-      return { code: 'constant-too-wide', message: `${w}-bit constant is not compatible with ${symbol.width}-bit field ${symbol.name}`, blame: 'value', item };
+      return {
+        code: 'constant-too-wide',
+        message: `${w}-bit constant is not compatible with ${symbol.width}-bit field ${symbol.name}`,
+        blame: 'value',
+        item,
+      };
     }
   }
   const ordinal = op !== '==' && op !== '!=';
@@ -86,16 +91,25 @@ export function checkComparison(
   if (symbol.level !== 'nominal') return undefined;
   if (symbol.kind === 'predicate') {
     for (const { c: k, item } of ints) {
-      const positive = ((k.value & 1n) === 1n) !== (op === '!=') !== c.negated;
+      const positive = (((k.value & 1n) === 1n) !== (op === '!=')) !== c.negated;
       if (!positive) {
         const n = symbol.name;
-        return { code: 'nominal-predicate-negated', message: `nominal predicate ${n} may only be tested positively ("${n}" or "${n} == 1", not "!${n}" or "${n} == 0")`, blame: 'value', item };
+        return {
+          code: 'nominal-predicate-negated',
+          message: `nominal predicate ${n} may only be tested positively ("${n}" or "${n} == 1", not "!${n}" or "${n} == 0")`,
+          blame: 'value',
+          item,
+        };
       }
     }
     return undefined;
   }
   if (op !== (c.negated ? '!=' : '==')) {
-    return { code: 'nominal-inequality', message: `nominal field ${symbol.name} may only be tested for equality (taking enclosing "!" into account)`, blame: 'field' };
+    return {
+      code: 'nominal-inequality',
+      message: `nominal field ${symbol.name} may only be tested for equality (taking enclosing "!" into account)`,
+      blame: 'field',
+    };
   }
   return undefined;
 }
@@ -105,14 +119,26 @@ function checkOrdinal(c: CmpCheck, firstInt: IntConstant | undefined, opaque: bo
     return { code: 'ordinal-op-with-set', message: 'only == and != may be used with value sets', blame: 'op' };
   }
   if (c.symbol.level !== 'ordinal') {
-    return { code: 'ordinal-op-on-nominal', message: `only == and != may be used with ${c.symbol.level} field ${c.symbol.name}`, blame: 'op' };
+    return {
+      code: 'ordinal-op-on-nominal',
+      message: `only == and != may be used with ${c.symbol.level} field ${c.symbol.name}`,
+      blame: 'op',
+    };
   }
   if (opaque) return undefined;
   if (firstInt === undefined) {
-    return { code: 'ordinal-op-with-empty-set', message: `only == and != may compare ${c.symbol.name} against an empty address set`, blame: 'op' };
+    return {
+      code: 'ordinal-op-with-empty-set',
+      message: `only == and != may compare ${c.symbol.name} against an empty address set`,
+      blame: 'op',
+    };
   }
   if (firstInt.mask !== undefined) {
-    return { code: 'ordinal-op-with-masked', message: 'only == and != may be used with masked constants (compare a subfield instead)', blame: 'op' };
+    return {
+      code: 'ordinal-op-with-masked',
+      message: 'only == and != may be used with masked constants (compare a subfield instead)',
+      blame: 'op',
+    };
   }
   return undefined;
 }

@@ -9,7 +9,7 @@
  */
 import { type FieldRef, type IntConstant, type MatchExpr, type MatchValue, type RelOp, invertOp } from './ast.ts';
 import { type MatchEnv, addressSetValues, checkMatchEnv, envMemo, portGroupMembers } from './env.ts';
-import { predicateExpr, symtabExpr } from './expansions.ts';
+import { symtabExpr } from './expansions.ts';
 import { type MatchSymbol, type PredicateSymbol, lookupSymbol } from './fields.ts';
 import { type FieldSlice, type Test, isOrdinal, membershipTest, ordinalTest } from './matchers.ts';
 import type { MatchPacket } from './packet.ts';
@@ -69,7 +69,10 @@ class Compiler {
         return leaf(e.value === positive ? TRUE : FALSE);
       case 'and':
       case 'or':
-        return combine((e.kind === 'and') === positive, e.args.map((a) => this.node(a, positive)));
+        return combine(
+          (e.kind === 'and') === positive,
+          e.args.map((a) => this.node(a, positive)),
+        );
       case 'not':
         return this.node(e.expr, !positive);
       case 'chassis-resident':
@@ -99,8 +102,7 @@ class Compiler {
     const lo = field.slice?.lo ?? 0;
     const n = field.slice === undefined ? sym.width : field.slice.hi - field.slice.lo + 1;
     const slice: FieldSlice = { sym, shift: sym.offset + lo, n };
-    const build = (): Test =>
-      isOrdinal(op) ? ordinalTest(slice, op, ints) : membershipTest(slice, ints, op === '!=');
+    const build = (): Test => (isOrdinal(op) ? ordinalTest(slice, op, ints) : membershipTest(slice, ints, op === '!='));
     // A bare address set is the common ACL shape: share its index across matches.
     const test =
       value.kind === 'address-set'

@@ -82,7 +82,7 @@ function cacheOf(env: MatchEnv): EnvCache {
 function lookup<T>(m: NameMap<T> | undefined, name: string): T | undefined {
   if (m === undefined) return undefined;
   if (m instanceof Map) return (m as ReadonlyMap<string, T>).get(name);
-  return Object.prototype.hasOwnProperty.call(m, name) ? (m as Readonly<Record<string, T>>)[name] : undefined;
+  return Object.hasOwn(m, name) ? (m as Readonly<Record<string, T>>)[name] : undefined;
 }
 
 /**
@@ -102,7 +102,8 @@ export function parseAddressSetEntry(entry: string): IntConstant | undefined {
 /** OVN sorts a set's values (by value, masked before unmasked, then by mask); ordinal checks look at the first. */
 function compareConstants(a: IntConstant, b: IntConstant): number {
   if (a.value !== b.value) return a.value < b.value ? -1 : 1;
-  if (a.mask === undefined || b.mask === undefined) return (a.mask === undefined ? 1 : 0) - (b.mask === undefined ? 1 : 0);
+  if (a.mask === undefined || b.mask === undefined)
+    return (a.mask === undefined ? 1 : 0) - (b.mask === undefined ? 1 : 0);
   return a.mask < b.mask ? -1 : a.mask > b.mask ? 1 : 0;
 }
 
@@ -127,7 +128,12 @@ export function portGroupMembers(env: MatchEnv, name: string): ReadonlySet<strin
   const hit = cache.groups.get(name);
   if (hit !== undefined) return hit ?? undefined;
   const ports = lookup(env.portGroups, name);
-  const set = ports === undefined ? undefined : ports instanceof Set ? (ports as ReadonlySet<string>) : new Set(ports as readonly string[]);
+  const set =
+    ports === undefined
+      ? undefined
+      : ports instanceof Set
+        ? (ports as ReadonlySet<string>)
+        : new Set(ports as readonly string[]);
   cache.groups.set(name, set ?? null);
   return set;
 }
@@ -161,7 +167,11 @@ export function checkMatchEnv(expr: MatchExpr, env: MatchEnv): MatchEnvIssue[] {
     let known = true;
     for (const it of items) {
       if (it.kind === 'address-set' && addressSetValues(env, it.name) === undefined) {
-        issues.push({ code: 'unknown-address-set', subject: it.name, message: `address set $${it.name} does not exist` });
+        issues.push({
+          code: 'unknown-address-set',
+          subject: it.name,
+          message: `address set $${it.name} does not exist`,
+        });
         known = false;
       } else if (it.kind === 'port-group' && portGroupMembers(env, it.name) === undefined) {
         issues.push({ code: 'unknown-port-group', subject: it.name, message: `port group @${it.name} does not exist` });
@@ -169,7 +179,12 @@ export function checkMatchEnv(expr: MatchExpr, env: MatchEnv): MatchEnvIssue[] {
       }
     }
     const symbol = checkFieldRef(c);
-    const problem = 'code' in symbol ? symbol : known ? checkComparison({ symbol, op: c.op, value: c.value, negated: c.negated }, expand) : undefined;
+    const problem =
+      'code' in symbol
+        ? symbol
+        : known
+          ? checkComparison({ symbol, op: c.op, value: c.value, negated: c.negated }, expand)
+          : undefined;
     if (problem) issues.push({ code: problem.code, subject: c.field.name, message: problem.message });
   });
   return issues;

@@ -13,7 +13,8 @@ const ip4 = (s: string) => s.split('.').reduce((a, o) => a * 256 + Number(o), 0)
 const IPV4 = { 'eth.type': 0x800 } as const;
 const TCP = { ...IPV4, 'ip.proto': 6 } as const;
 const UDP = { ...IPV4, 'ip.proto': 17 } as const;
-const pkt = (fields: MatchFieldValues, inport = 'web-0.default', outport = 'db-0.prod') => packetFromRecord({ inport, outport, fields });
+const pkt = (fields: MatchFieldValues, inport = 'web-0.default', outport = 'db-0.prod') =>
+  packetFromRecord({ inport, outport, fields });
 
 const env: MatchEnv = {
   addressSets: new Map<string, readonly string[]>([
@@ -23,7 +24,8 @@ const env: MatchEnv = {
     ['ports', ['80', '443', '1024']],
   ]),
   portGroups: new Map([['ovn.default.np', ['web-0.default', 'web-1.default']]]),
-  portGroupAddresses: (pg, family) => (pg === 'ovn.default.np' ? (family === 4 ? ['10.16.0.5', '10.16.0.6'] : []) : undefined),
+  portGroupAddresses: (pg, family) =>
+    pg === 'ovn.default.np' ? (family === 4 ? ['10.16.0.5', '10.16.0.6'] : []) : undefined,
 };
 
 /** Both evaluators, which must agree; returns their common answer. */
@@ -52,7 +54,9 @@ describe('evaluation: prerequisites and negation (lib/expr.c expr_annotate)', ()
 
   it('negates a predicate after annotating it: !ip4.mcast holds for ARP', () => {
     expect(matches('!ip4.mcast', pkt({ 'eth.type': 0x806, 'eth.dst': 0x01005e0000fb }))).toBe(true);
-    expect(matches('!ip4.mcast', pkt({ ...UDP, 'eth.dst': 0x01005e0000fb, 'ip4.dst': ip4('224.0.0.251') }))).toBe(false);
+    expect(matches('!ip4.mcast', pkt({ ...UDP, 'eth.dst': 0x01005e0000fb, 'ip4.dst': ip4('224.0.0.251') }))).toBe(
+      false,
+    );
     expect(matches('ip4.mcast', pkt({ ...UDP, 'eth.dst': 0x01005e0000fb, 'ip4.dst': ip4('224.0.0.251') }))).toBe(true);
   });
 
@@ -143,9 +147,24 @@ describe('evaluation: address sets and port groups', () => {
 
   it('evaluates a Kube-OVN NetworkPolicy ACL', () => {
     const acl = 'outport == @ovn.default.np && ip && ip4.src == $allow && ip4.src != $empty && tcp.dst == 80';
-    expect(matches(acl, packetFromRecord({ outport: 'web-1.default', fields: { ...TCP, 'ip4.src': ip4('10.17.9.9'), 'tcp.dst': 80 } }))).toBe(true);
-    expect(matches(acl, packetFromRecord({ outport: 'web-1.default', fields: { ...TCP, 'ip4.src': ip4('10.18.0.1'), 'tcp.dst': 80 } }))).toBe(false);
-    expect(matches(acl, packetFromRecord({ outport: 'db-0.prod', fields: { ...TCP, 'ip4.src': ip4('10.17.9.9'), 'tcp.dst': 80 } }))).toBe(false);
+    expect(
+      matches(
+        acl,
+        packetFromRecord({ outport: 'web-1.default', fields: { ...TCP, 'ip4.src': ip4('10.17.9.9'), 'tcp.dst': 80 } }),
+      ),
+    ).toBe(true);
+    expect(
+      matches(
+        acl,
+        packetFromRecord({ outport: 'web-1.default', fields: { ...TCP, 'ip4.src': ip4('10.18.0.1'), 'tcp.dst': 80 } }),
+      ),
+    ).toBe(false);
+    expect(
+      matches(
+        acl,
+        packetFromRecord({ outport: 'db-0.prod', fields: { ...TCP, 'ip4.src': ip4('10.17.9.9'), 'tcp.dst': 80 } }),
+      ),
+    ).toBe(false);
   });
 
   it('makes an empty set a constant without prerequisites', () => {
@@ -195,31 +214,55 @@ describe('evaluation: address sets and port groups', () => {
 describe('evaluation (properties)', () => {
   it('compileMatch agrees with evaluateMatch', () => {
     fc.assert(
-      fc.property(matchExprArbitrary(), matchEnvArbitrary(), fc.array(matchPacketArbitrary(), { minLength: 1, maxLength: 8 }), (e, environment, packets) => {
-        const compiled = compileMatch(e, environment);
-        for (const p of packets) expect(compiled(p)).toBe(evaluateMatch(e, p, environment));
-      }),
+      fc.property(
+        matchExprArbitrary(),
+        matchEnvArbitrary(),
+        fc.array(matchPacketArbitrary(), { minLength: 1, maxLength: 8 }),
+        (e, environment, packets) => {
+          const compiled = compileMatch(e, environment);
+          for (const p of packets) expect(compiled(p)).toBe(evaluateMatch(e, p, environment));
+        },
+      ),
       fcParams(300),
     );
   });
 
   it('evaluating parseMatch(printMatch(ast)) gives what evaluating ast gives', () => {
     fc.assert(
-      fc.property(matchExprArbitrary(), fc.array(matchPacketArbitrary(), { minLength: 1, maxLength: 8 }), (e, packets) => {
-        const reparsed = parseMatch(printMatch(e));
-        for (const p of packets) expect(evaluateMatch(reparsed, p, SAMPLE_ENV)).toBe(evaluateMatch(e, p, SAMPLE_ENV));
-      }),
+      fc.property(
+        matchExprArbitrary(),
+        fc.array(matchPacketArbitrary(), { minLength: 1, maxLength: 8 }),
+        (e, packets) => {
+          const reparsed = parseMatch(printMatch(e));
+          for (const p of packets) expect(evaluateMatch(reparsed, p, SAMPLE_ENV)).toBe(evaluateMatch(e, p, SAMPLE_ENV));
+        },
+      ),
       fcParams(200),
     );
   });
 
   it('!(a && b) evaluates as !a || !b', () => {
     fc.assert(
-      fc.property(matchExprArbitrary({ depth: 2 }), matchExprArbitrary({ depth: 2 }), matchPacketArbitrary(), (a, b, p) => {
-        const notAnd = evaluateMatch({ kind: 'not', expr: { kind: 'and', args: [a, b] } }, p, SAMPLE_ENV);
-        const orNots = evaluateMatch({ kind: 'or', args: [{ kind: 'not', expr: a }, { kind: 'not', expr: b }] }, p, SAMPLE_ENV);
-        expect(notAnd).toBe(orNots);
-      }),
+      fc.property(
+        matchExprArbitrary({ depth: 2 }),
+        matchExprArbitrary({ depth: 2 }),
+        matchPacketArbitrary(),
+        (a, b, p) => {
+          const notAnd = evaluateMatch({ kind: 'not', expr: { kind: 'and', args: [a, b] } }, p, SAMPLE_ENV);
+          const orNots = evaluateMatch(
+            {
+              kind: 'or',
+              args: [
+                { kind: 'not', expr: a },
+                { kind: 'not', expr: b },
+              ],
+            },
+            p,
+            SAMPLE_ENV,
+          );
+          expect(notAnd).toBe(orNots);
+        },
+      ),
       fcParams(200),
     );
   });

@@ -20,11 +20,23 @@ describe('symbol table', () => {
       .map((s) => (s.kind === 'int' ? `${s.name} = ${s.parent ?? s.storage}` : s.name))
       .sort();
     expect(layout).toEqual([
-      'reg0 = xxreg0[96..127]', 'reg1 = xxreg0[64..95]', 'reg2 = xxreg0[32..63]', 'reg3 = xxreg0[0..31]',
-      'reg4 = xxreg1[96..127]', 'reg5 = xxreg1[64..95]', 'reg6 = xxreg1[32..63]', 'reg7 = xxreg1[0..31]',
-      'reg8 = xreg4[32..63]', 'reg9 = xreg4[0..31]',
-      'xreg0 = xxreg0[64..127]', 'xreg1 = xxreg0[0..63]', 'xreg2 = xxreg1[64..127]', 'xreg3 = xxreg1[0..63]',
-      'xreg4 = xreg4', 'xxreg0 = xxreg0', 'xxreg1 = xxreg1',
+      'reg0 = xxreg0[96..127]',
+      'reg1 = xxreg0[64..95]',
+      'reg2 = xxreg0[32..63]',
+      'reg3 = xxreg0[0..31]',
+      'reg4 = xxreg1[96..127]',
+      'reg5 = xxreg1[64..95]',
+      'reg6 = xxreg1[32..63]',
+      'reg7 = xxreg1[0..31]',
+      'reg8 = xreg4[32..63]',
+      'reg9 = xreg4[0..31]',
+      'xreg0 = xxreg0[64..127]',
+      'xreg1 = xxreg0[0..63]',
+      'xreg2 = xxreg1[64..127]',
+      'xreg3 = xxreg1[0..63]',
+      'xreg4 = xreg4',
+      'xxreg0 = xxreg0',
+      'xxreg1 = xxreg1',
     ]);
   });
 
@@ -34,32 +46,65 @@ describe('symbol table', () => {
       .map((s) => (s.kind === 'int' ? `${s.name} = ${s.parent}` : ''))
       .sort();
     expect(ct).toEqual([
-      'ct.dnat = ct_state[7]', 'ct.est = ct_state[1]', 'ct.inv = ct_state[4]', 'ct.new = ct_state[0]',
-      'ct.rel = ct_state[2]', 'ct.rpl = ct_state[3]', 'ct.snat = ct_state[6]', 'ct.trk = ct_state[5]',
-      'ct_label.blocked = ct_label[0]', 'ct_label.ecmp_reply_eth = ct_label[32..79]',
-      'ct_label.ecmp_reply_port = ct_label[80..95]', 'ct_label.force_snat = ct_label[3]',
-      'ct_label.label = ct_label[96..127]', 'ct_label.natted = ct_label[1]', 'ct_label.skip_snat = ct_label[2]',
-      'ct_mark.blocked = ct_mark[0]', 'ct_mark.ecmp_reply_port = ct_mark[16..31]', 'ct_mark.force_snat = ct_mark[3]',
-      'ct_mark.natted = ct_mark[1]', 'ct_mark.skip_snat = ct_mark[2]',
+      'ct.dnat = ct_state[7]',
+      'ct.est = ct_state[1]',
+      'ct.inv = ct_state[4]',
+      'ct.new = ct_state[0]',
+      'ct.rel = ct_state[2]',
+      'ct.rpl = ct_state[3]',
+      'ct.snat = ct_state[6]',
+      'ct.trk = ct_state[5]',
+      'ct_label.blocked = ct_label[0]',
+      'ct_label.ecmp_reply_eth = ct_label[32..79]',
+      'ct_label.ecmp_reply_port = ct_label[80..95]',
+      'ct_label.force_snat = ct_label[3]',
+      'ct_label.label = ct_label[96..127]',
+      'ct_label.natted = ct_label[1]',
+      'ct_label.skip_snat = ct_label[2]',
+      'ct_mark.blocked = ct_mark[0]',
+      'ct_mark.ecmp_reply_port = ct_mark[16..31]',
+      'ct_mark.force_snat = ct_mark[3]',
+      'ct_mark.natted = ct_mark[1]',
+      'ct_mark.skip_snat = ct_mark[2]',
     ]);
   });
 
   it('gives every ct.* bit but ct.trk the prerequisite ct.trk', () => {
-    for (const n of ['new', 'est', 'rel', 'rpl', 'inv', 'snat', 'dnat']) expect(lookupSymbol(`ct.${n}`)?.prereqs).toBe('ct.trk');
+    for (const n of ['new', 'est', 'rel', 'rpl', 'inv', 'snat', 'dnat'])
+      expect(lookupSymbol(`ct.${n}`)?.prereqs).toBe('ct.trk');
     expect(lookupSymbol('ct.trk')?.prereqs).toBeUndefined();
   });
 
   it('makes exactly the non-maskable OpenFlow fields nominal', () => {
-    const nominal = [...MATCH_SYMBOLS.values()].filter((s) => s.kind !== 'predicate' && s.level === 'nominal').map((s) => s.name);
+    const nominal = [...MATCH_SYMBOLS.values()]
+      .filter((s) => s.kind !== 'predicate' && s.level === 'nominal')
+      .map((s) => s.name);
     expect(nominal.sort()).toEqual(
-      ['arp.op', 'eth.type', 'icmp4.code', 'icmp4.type', 'icmp6.code', 'icmp6.type', 'inport', 'ip.dscp', 'ip.ecn', 'ip.proto', 'ip.ttl', 'outport', 'rarp.op'].sort(),
+      [
+        'arp.op',
+        'eth.type',
+        'icmp4.code',
+        'icmp4.type',
+        'icmp6.code',
+        'icmp6.type',
+        'inport',
+        'ip.dscp',
+        'ip.ecn',
+        'ip.proto',
+        'ip.ttl',
+        'outport',
+        'rarp.op',
+      ].sort(),
     );
   });
 
-  it("gives each predicate the level OVN computes from its expansion", () => {
+  it('gives each predicate the level OVN computes from its expansion', () => {
     for (const s of MATCH_SYMBOLS.values()) {
       if (s.kind !== 'predicate') continue;
-      expect({ name: s.name, level: levelOfExpansion(parseMatch(s.expansion)) }).toEqual({ name: s.name, level: s.level });
+      expect({ name: s.name, level: levelOfExpansion(parseMatch(s.expansion)) }).toEqual({
+        name: s.name,
+        level: s.level,
+      });
     }
   });
 

@@ -20,15 +20,47 @@ export type FieldLevel = 'nominal' | 'boolean' | 'ordinal';
 
 /** Keys of `MatchPacket.get` (see evaluate.ts for what each holds). */
 export type MatchStorageKey =
-  | 'xxreg0' | 'xxreg1' | 'xreg4' | 'flags' | 'pkt.mark'
-  | 'ct_state' | 'ct_mark' | 'ct_label'
-  | 'eth.src' | 'eth.dst' | 'eth.type' | 'vlan.tci'
-  | 'ip.proto' | 'ip.dscp' | 'ip.ecn' | 'ip.ttl' | 'ip.frag'
-  | 'ip4.src' | 'ip4.dst' | 'ip6.src' | 'ip6.dst' | 'ip6.label'
-  | 'icmp4.type' | 'icmp4.code' | 'icmp6.type' | 'icmp6.code'
-  | 'arp.op' | 'arp.spa' | 'arp.sha' | 'arp.tpa' | 'arp.tha'
-  | 'nd.target' | 'nd.sll' | 'nd.tll'
-  | 'tcp.src' | 'tcp.dst' | 'tcp.flags' | 'udp.src' | 'udp.dst' | 'sctp.src' | 'sctp.dst';
+  | 'xxreg0'
+  | 'xxreg1'
+  | 'xreg4'
+  | 'flags'
+  | 'pkt.mark'
+  | 'ct_state'
+  | 'ct_mark'
+  | 'ct_label'
+  | 'eth.src'
+  | 'eth.dst'
+  | 'eth.type'
+  | 'vlan.tci'
+  | 'ip.proto'
+  | 'ip.dscp'
+  | 'ip.ecn'
+  | 'ip.ttl'
+  | 'ip.frag'
+  | 'ip4.src'
+  | 'ip4.dst'
+  | 'ip6.src'
+  | 'ip6.dst'
+  | 'ip6.label'
+  | 'icmp4.type'
+  | 'icmp4.code'
+  | 'icmp6.type'
+  | 'icmp6.code'
+  | 'arp.op'
+  | 'arp.spa'
+  | 'arp.sha'
+  | 'arp.tpa'
+  | 'arp.tha'
+  | 'nd.target'
+  | 'nd.sll'
+  | 'nd.tll'
+  | 'tcp.src'
+  | 'tcp.dst'
+  | 'tcp.flags'
+  | 'udp.src'
+  | 'udp.dst'
+  | 'sctp.src'
+  | 'sctp.dst';
 
 /** An integer field or subfield: reads `width` bits at `offset` of `storage`. */
 export interface IntSymbol {
@@ -70,7 +102,16 @@ export type MatchSymbol = IntSymbol | StringSymbol | PredicateSymbol;
 const table = new Map<string, MatchSymbol>();
 
 function field(name: string, width: number, level: FieldLevel, prereqs?: string, storage = name): void {
-  add({ kind: 'int', name, width, level, storage: storage as MatchStorageKey, storageWidth: width, offset: 0, ...opt(prereqs) });
+  add({
+    kind: 'int',
+    name,
+    width,
+    level,
+    storage: storage as MatchStorageKey,
+    storageWidth: width,
+    offset: 0,
+    ...opt(prereqs),
+  });
 }
 
 /** `parent[lo..hi]`; subfields take the parent's level (always ordinal in OVN's table). */

@@ -10,7 +10,12 @@ function render(t: Token): string {
     case 'string':
       return JSON.stringify(t.text);
     case 'int':
-      return printInt({ kind: 'int', value: t.value ?? 0n, format: t.format ?? 'decimal', ...(t.mask === undefined ? {} : { mask: t.mask }) });
+      return printInt({
+        kind: 'int',
+        value: t.value ?? 0n,
+        format: t.format ?? 'decimal',
+        ...(t.mask === undefined ? {} : { mask: t.mask }),
+      });
     case 'address-set':
       return `$${t.text}`;
     case 'port-group':
@@ -24,7 +29,11 @@ function render(t: Token): string {
   }
 }
 
-const lex = (s: string) => tokenize(s).filter((t) => t.type !== 'end').map(render).join(' ');
+const lex = (s: string) =>
+  tokenize(s)
+    .filter((t) => t.type !== 'end')
+    .map(render)
+    .join(' ');
 
 describe('lexer', () => {
   it.each([
@@ -40,11 +49,17 @@ describe('lexer', () => {
     ['0x1234 0x01234 0x0 0XFEDCBA9876543210', '0x1234 0x1234 0x0 0xfedcba9876543210'],
     ['0x0/0x1 0x1/0x0 0xffff/0x1ffff', '0x0/0x1 0x0/0x0 0xffff/0x1ffff'],
     ['192.168.128.1 1.2.3.4 255.255.255.255 0.0.0.0', '192.168.128.1 1.2.3.4 255.255.255.255 0.0.0.0'],
-    ['192.168.0.0/16 192.168.0.0/255.255.0.0 192.168.0.0/255.255.0.255', '192.168.0.0/16 192.168.0.0/16 192.168.0.0/255.255.0.255'],
+    [
+      '192.168.0.0/16 192.168.0.0/255.255.0.0 192.168.0.0/255.255.0.255',
+      '192.168.0.0/16 192.168.0.0/16 192.168.0.0/255.255.0.255',
+    ],
     ['192.168.0.0/255.0.0.0 192.168.0.2/30 192.168.0.2/24', '192.0.0.0/8 192.168.0.0/30 192.168.0.0/24'],
     ['1.2.3.4:5', '1.2.3.4 : 5'],
     [':: ::1 ff00::1234 2001:0db8:85a3:0000:0000:8a2e:0370:7334', ':: ::1 ff00::1234 2001:db8:85a3::8a2e:370:7334'],
-    ['::ffff:c000:0280 ::1/::1 ::1/ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ff00::/ff00::', '::ffff:192.0.2.128 ::1/::1 ::1/128 ff00::/8'],
+    [
+      '::ffff:c000:0280 ::1/::1 ::1/ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ff00::/ff00::',
+      '::ffff:192.0.2.128 ::1/::1 ::1/128 ff00::/8',
+    ],
     ['01:23:45:67:AB:CD fe:ff:ff:ff:ff:ff/ff:ff:ff:ff:ff:ff', '01:23:45:67:ab:cd fe:ff:ff:ff:ff:ff/ff:ff:ff:ff:ff:ff'],
     ['ff:ff:ff:ff:ff:ff/fe:ff:ff:ff:ff:ff', 'fe:ff:ff:ff:ff:ff/fe:ff:ff:ff:ff:ff'],
     ['(){}[[]]==!=<<=>>=!&&||..,;=<->--:', '( ) { } [ [ ] ] == != < <= > >= ! && || .. , ; = <-> -- :'],
@@ -97,7 +112,11 @@ describe('lexer', () => {
 
   it('records token offsets', () => {
     expect(tokenize('  ip4 /* x */ && !ct.new').map((t) => [t.type, t.start, t.end])).toEqual([
-      ['id', 2, 5], ['&&', 14, 16], ['!', 17, 18], ['id', 18, 24], ['end', 24, 24],
+      ['id', 2, 5],
+      ['&&', 14, 16],
+      ['!', 17, 18],
+      ['id', 18, 24],
+      ['end', 24, 24],
     ]);
   });
 

@@ -9,11 +9,40 @@ import type { IntFormat } from './ast.ts';
 import type { MatchErrorCode } from './errors.ts';
 
 export type PunctType =
-  | '(' | ')' | '{' | '}' | '[' | ']'
-  | '==' | '!=' | '<' | '<=' | '>' | '>='
-  | '!' | '&&' | '||' | '..' | ',' | ';' | '=' | '<->' | '--' | ':' | '-';
+  | '('
+  | ')'
+  | '{'
+  | '}'
+  | '['
+  | ']'
+  | '=='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | '!'
+  | '&&'
+  | '||'
+  | '..'
+  | ','
+  | ';'
+  | '='
+  | '<->'
+  | '--'
+  | ':'
+  | '-';
 
-export type TokenType = 'end' | 'id' | 'string' | 'int' | 'address-set' | 'port-group' | 'template' | 'error' | PunctType;
+export type TokenType =
+  | 'end'
+  | 'id'
+  | 'string'
+  | 'int'
+  | 'address-set'
+  | 'port-group'
+  | 'template'
+  | 'error'
+  | PunctType;
 
 export interface Token {
   readonly type: TokenType;
@@ -91,7 +120,14 @@ function lexAt(src: string, p: number): Token {
   const c = src[p];
   const n = src[p + 1];
   switch (c) {
-    case '(': case ')': case '{': case '}': case '[': case ']': case ',': case ';':
+    case '(':
+    case ')':
+    case '{':
+    case '}':
+    case '[':
+    case ']':
+    case ',':
+    case ';':
       return punct(c, p, 1);
     case '=':
       return n === '=' ? punct('==', p, 2) : punct('=', p, 1);
@@ -107,7 +143,9 @@ function lexAt(src: string, p: number): Token {
     case '>':
       return n === '=' ? punct('>=', p, 2) : punct('>', p, 1);
     case '.':
-      return n === '.' ? punct('..', p, 2) : error(p, p + 1, 'invalid-operator', '"." is only valid as part of ".." or a number');
+      return n === '.'
+        ? punct('..', p, 2)
+        : error(p, p + 1, 'invalid-operator', '"." is only valid as part of ".." or a number');
     case '-':
       return n === '-' ? punct('--', p, 2) : punct('-', p, 1);
     case '/':
@@ -172,7 +210,8 @@ function lexIntegerCore(src: string, p: number): Core {
     return { end: q, value: BigInt(`0x${s.replaceAll(':', '')}`), format: 'mac' };
   }
   if (/^[0-9]+$/.test(s)) {
-    if (s.length > 1 && s[0] === '0') return fail('decimal-leading-zero', 'decimal constants must not have leading zeros');
+    if (s.length > 1 && s[0] === '0')
+      return fail('decimal-leading-zero', 'decimal constants must not have leading zeros');
     const v = BigInt(s);
     if (v >= U64) return fail('decimal-too-large', 'decimal constants must be less than 2**64');
     return { end: q, value: v, format: 'decimal' };
@@ -196,7 +235,7 @@ function lexIntegerCore(src: string, p: number): Core {
 }
 
 const prefixMask = (prefix: number, bits: number): bigint =>
-  prefix === 0 ? 0n : (((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix));
+  prefix === 0 ? 0n : ((1n << BigInt(prefix)) - 1n) << BigInt(bits - prefix);
 
 /** An integer with an optional `/mask` (lex_parse_integer and lex_parse_mask). */
 function lexInteger(src: string, p: number): Token {
@@ -238,7 +277,14 @@ function lexString(src: string, p: number): Token {
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t',
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
 };
 
 /** JSON string unescaping as OVS's json_string_unescape does it (NUL escapes refused). */

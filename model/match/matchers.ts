@@ -118,7 +118,7 @@ function numberMembership(values: readonly IntConstant[], n: number): (x: number
     const [m, set] = entries[0] as [number, Set<number>];
     if (set.size === 1) {
       const c = set.values().next().value as number;
-      return m === full ? (x) => x === c : (x) => ((x & m) >>> 0) === c;
+      return m === full ? (x) => x === c : (x) => (x & m) >>> 0 === c;
     }
     return m === full ? (x) => set.has(x) : (x) => set.has((x & m) >>> 0);
   }

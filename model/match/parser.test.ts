@@ -27,8 +27,18 @@ describe('parseMatch: matches Kube-OVN writes', () => {
       args: [
         { kind: 'cmp', field: { name: 'outport' }, op: '==', value: { kind: 'port-group', name: 'ovn.default.np' } },
         { kind: 'field', field: { name: 'ip' } },
-        { kind: 'cmp', field: { name: 'ip4.src' }, op: '==', value: { kind: 'address-set', name: 'np.default.ingress.allow.IPv4.0' } },
-        { kind: 'cmp', field: { name: 'ip4.src' }, op: '!=', value: { kind: 'address-set', name: 'np.default.ingress.except.IPv4.0' } },
+        {
+          kind: 'cmp',
+          field: { name: 'ip4.src' },
+          op: '==',
+          value: { kind: 'address-set', name: 'np.default.ingress.allow.IPv4.0' },
+        },
+        {
+          kind: 'cmp',
+          field: { name: 'ip4.src' },
+          op: '!=',
+          value: { kind: 'address-set', name: 'np.default.ingress.except.IPv4.0' },
+        },
         { kind: 'cmp', field: { name: 'tcp.dst' }, op: '==', value: { kind: 'int', value: 80n, format: 'decimal' } },
       ],
     });
@@ -37,7 +47,11 @@ describe('parseMatch: matches Kube-OVN writes', () => {
   it('a subnet ACL with a CIDR', () => {
     expect(parseMatch('inport == @pg && ip4 && ip4.dst == 10.16.0.0/16')).toMatchObject({
       kind: 'and',
-      args: [{}, { kind: 'field' }, { value: { kind: 'int', value: ip4('10.16.0.0'), mask: 0xffff0000n, format: 'ipv4' } }],
+      args: [
+        {},
+        { kind: 'field' },
+        { value: { kind: 'int', value: ip4('10.16.0.0'), mask: 0xffff0000n, format: 'ipv4' } },
+      ],
     });
   });
 
@@ -100,8 +114,14 @@ describe('parseMatch: OVN 23.03 expression parser cases (tests/ovn.at)', () => {
     ['0x4 > vlan.pcp', 'vlan.pcp < 0x4'],
     ['!(0x4 != vlan.pcp)', '!(vlan.pcp != 0x4)'],
     ['4 >= vlan.pcp > 1', '1 < vlan.pcp <= 4'],
-    ['vlan.pcp == 1 || ((vlan.pcp == 2 || vlan.pcp == 3) || vlan.pcp == 4)', 'vlan.pcp == 1 || ((vlan.pcp == 2 || vlan.pcp == 3) || vlan.pcp == 4)'],
-    ['ip4.src == {10.0.0.0/8, 192.168.0.0/16, 172.16.20.0/24, 8.8.8.8}', 'ip4.src == {10.0.0.0/8, 192.168.0.0/16, 172.16.20.0/24, 8.8.8.8}'],
+    [
+      'vlan.pcp == 1 || ((vlan.pcp == 2 || vlan.pcp == 3) || vlan.pcp == 4)',
+      'vlan.pcp == 1 || ((vlan.pcp == 2 || vlan.pcp == 3) || vlan.pcp == 4)',
+    ],
+    [
+      'ip4.src == {10.0.0.0/8, 192.168.0.0/16, 172.16.20.0/24, 8.8.8.8}',
+      'ip4.src == {10.0.0.0/8, 192.168.0.0/16, 172.16.20.0/24, 8.8.8.8}',
+    ],
     ['ip4.src == ::1.2.3.4/::ffff:ffff', 'ip4.src == ::102:304/::ffff:ffff'],
     ['!1', '!1'],
     ['inport == "eth0"', 'inport == "eth0"'],
@@ -199,7 +219,10 @@ describe('parseMatch: rejections (code and offset)', () => {
   it('says where and what in the message', () => {
     const r = tryParseMatch('ip4 && ip6 || tcp');
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.message).toBe('match "ip4 && ip6 || tcp": "&&" and "||" must be parenthesized when used together (at offset 11, near "|| tcp")');
+    if (!r.ok)
+      expect(r.error.message).toBe(
+        'match "ip4 && ip6 || tcp": "&&" and "||" must be parenthesized when used together (at offset 11, near "|| tcp")',
+      );
   });
 });
 
@@ -219,7 +242,10 @@ describe('parseMatch: constructs', () => {
   });
 
   it('accepts an address set as a range bound', () => {
-    expect(parseMatch('$lo <= tcp.dst <= 100')).toMatchObject({ kind: 'range', low: { value: { kind: 'address-set', name: 'lo' } } });
+    expect(parseMatch('$lo <= tcp.dst <= 100')).toMatchObject({
+      kind: 'range',
+      low: { value: { kind: 'address-set', name: 'lo' } },
+    });
   });
 
   it('reads bit slices', () => {
@@ -230,7 +256,10 @@ describe('parseMatch: constructs', () => {
   it('keeps booleans, nesting and negation as written', () => {
     expect(parseMatch('1')).toEqual({ kind: 'bool', value: true });
     expect(parseMatch('!0')).toEqual({ kind: 'not', expr: { kind: 'bool', value: false } });
-    expect(parseMatch('(ip4 && tcp) && udp')).toMatchObject({ kind: 'and', args: [{ kind: 'and' }, { kind: 'field' }] });
+    expect(parseMatch('(ip4 && tcp) && udp')).toMatchObject({
+      kind: 'and',
+      args: [{ kind: 'and' }, { kind: 'field' }],
+    });
     expect(parseMatch('!(ct.est || ct.rel)')).toMatchObject({ kind: 'not', expr: { kind: 'or' } });
   });
 
@@ -250,6 +279,9 @@ describe('parseMatch: constructs', () => {
   });
 
   it('accepts is_chassis_resident', () => {
-    expect(parseMatch('!is_chassis_resident("lrp")')).toEqual({ kind: 'not', expr: { kind: 'chassis-resident', port: 'lrp' } });
+    expect(parseMatch('!is_chassis_resident("lrp")')).toEqual({
+      kind: 'not',
+      expr: { kind: 'chassis-resident', port: 'lrp' },
+    });
   });
 });

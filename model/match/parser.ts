@@ -15,7 +15,6 @@ import {
   type MatchValue,
   type RangeBound,
   type RelOp,
-  isOrdinalOp,
   turnOp,
 } from './ast.ts';
 import { MatchParseError, type MatchErrorCode } from './errors.ts';
@@ -72,7 +71,8 @@ class Parser {
   /** Every error goes through here; a pending lexical error wins, as in OVN's lexer_error. */
   private fail(code: MatchErrorCode, detail: string, at = this.tok.start): never {
     const t = this.tok;
-    if (t.type === 'error') throw new MatchParseError(t.code ?? 'syntax-error', t.start, this.text, t.message ?? 'lexical error');
+    if (t.type === 'error')
+      throw new MatchParseError(t.code ?? 'syntax-error', t.start, this.text, t.message ?? 'lexical error');
     throw new MatchParseError(code, at, this.text, detail);
   }
 
@@ -150,7 +150,11 @@ class Parser {
     if (!isRelop(opTok.type)) {
       if (f.nBits === 0 || opTok.type === '=') this.syntax('expecting relational operator');
       if (f.nBits > 1 && !this.negated) {
-        this.fail('bare-multibit-field', `explicit "!= 0" is required to test multibit field ${f.symbol.name} against 0`, f.at);
+        this.fail(
+          'bare-multibit-field',
+          `explicit "!= 0" is required to test multibit field ${f.symbol.name} against 0`,
+          f.at,
+        );
       }
       const zero: IntConstant = { kind: 'int', value: 0n, format: 'hex' };
       this.check(f, '!=', { value: zero, at: f.at, itemsAt: [f.at] }, f.at);
@@ -166,7 +170,13 @@ class Parser {
   private parseConstantFirst(): { expr: MatchExpr; atomic: boolean } {
     const c1 = this.parseConstantSet();
     const v1 = c1.value;
-    if (!isRelop(this.tok.type) && v1.kind === 'int' && v1.format === 'decimal' && v1.mask === undefined && v1.value <= 1n) {
+    if (
+      !isRelop(this.tok.type) &&
+      v1.kind === 'int' &&
+      v1.format === 'decimal' &&
+      v1.mask === undefined &&
+      v1.value <= 1n
+    ) {
       return { expr: { kind: 'bool', value: v1.value === 1n }, atomic: true };
     }
     const r1Tok = this.tok;
@@ -185,7 +195,11 @@ class Parser {
     const up = (r: RelOp) => r === '<' || r === '<=';
     const down = (r: RelOp) => r === '>' || r === '>=';
     if (!((up(r1) && up(r2)) || (down(r1) && down(r2)))) {
-      this.fail('bad-range-form', 'range expressions must have the form "x < field < y" or "x > field > y" (each "<" optionally "<=", ">" optionally ">=")', r1Tok.start);
+      this.fail(
+        'bad-range-form',
+        'range expressions must have the form "x < field < y" or "x > field > y" (each "<" optionally "<=", ">" optionally ">=")',
+        r1Tok.start,
+      );
     }
     this.check(f, turnOp(r1), c1, r1Tok.start);
     this.check(f, r2, c2, r2Tok.start);
@@ -202,10 +216,13 @@ class Parser {
     // Emptiness of an address set is not known without an environment.
     if (!problem || problem.code === 'ordinal-op-with-empty-set') return;
     const at =
-      problem.item !== undefined ? (v.itemsAt[problem.item] ?? v.at)
-      : problem.blame === 'op' ? opAt
-      : problem.blame === 'value' ? v.at
-      : f.at;
+      problem.item !== undefined
+        ? (v.itemsAt[problem.item] ?? v.at)
+        : problem.blame === 'op'
+          ? opAt
+          : problem.blame === 'value'
+            ? v.at
+            : f.at;
     this.fail(problem.code, problem.message, at);
   }
 
@@ -273,9 +290,10 @@ class Parser {
         c = { kind: 'string', value: t.text ?? '' };
         break;
       case 'int':
-        c = t.mask === undefined
-          ? { kind: 'int', value: t.value ?? 0n, format: t.format ?? 'decimal' }
-          : { kind: 'int', value: t.value ?? 0n, format: t.format ?? 'decimal', mask: t.mask };
+        c =
+          t.mask === undefined
+            ? { kind: 'int', value: t.value ?? 0n, format: t.format ?? 'decimal' }
+            : { kind: 'int', value: t.value ?? 0n, format: t.format ?? 'decimal', mask: t.mask };
         break;
       case 'address-set':
         c = { kind: 'address-set', name: t.text ?? '' };
@@ -304,7 +322,9 @@ export function parseMatch(text: string): MatchExpr {
   return new Parser(text).parse();
 }
 
-export type MatchParseResult = { readonly ok: true; readonly expr: MatchExpr } | { readonly ok: false; readonly error: MatchParseError };
+export type MatchParseResult =
+  | { readonly ok: true; readonly expr: MatchExpr }
+  | { readonly ok: false; readonly error: MatchParseError };
 
 /** {@link parseMatch} without the throw: the error as data. */
 export function tryParseMatch(text: string): MatchParseResult {

@@ -40,8 +40,19 @@ describe('printMatch', () => {
       expr: {
         kind: 'or',
         args: [
-          { kind: 'range', field: { name: 'udp.dst' }, low: { value: { kind: 'int', value: 53n, format: 'decimal' }, inclusive: false }, high: { value: { kind: 'address-set', name: 'hi' }, inclusive: true } },
-          { kind: 'and', args: [{ kind: 'bool', value: true }, { kind: 'not', expr: { kind: 'not', expr: { kind: 'field', field: { name: 'ct.est' } } } }] },
+          {
+            kind: 'range',
+            field: { name: 'udp.dst' },
+            low: { value: { kind: 'int', value: 53n, format: 'decimal' }, inclusive: false },
+            high: { value: { kind: 'address-set', name: 'hi' }, inclusive: true },
+          },
+          {
+            kind: 'and',
+            args: [
+              { kind: 'bool', value: true },
+              { kind: 'not', expr: { kind: 'not', expr: { kind: 'field', field: { name: 'ct.est' } } } },
+            ],
+          },
         ],
       },
     };
@@ -92,7 +103,12 @@ describe('round trip and fuzzing (properties)', () => {
 
   it('throws nothing but MatchParseError on mutations of valid matches', () => {
     const mutated = fc
-      .tuple(matchExprArbitrary({ depth: 2 }), fc.nat(), fc.nat({ max: 4 }), fc.constantFrom('', ' ', '!', '(', ')', '&&', '||', '"', '{', '$', '/', '..', '0x'))
+      .tuple(
+        matchExprArbitrary({ depth: 2 }),
+        fc.nat(),
+        fc.nat({ max: 4 }),
+        fc.constantFrom('', ' ', '!', '(', ')', '&&', '||', '"', '{', '$', '/', '..', '0x'),
+      )
       .map(([e, at, cut, insert]) => {
         const t = printMatch(e);
         const i = at % (t.length + 1);

@@ -67,7 +67,8 @@ export function printConstant(c: Constant): string {
 export function printInt(c: IntConstant): string {
   const value = printIntValue(c.value, c.format);
   if (c.mask === undefined) return value;
-  const prefix = c.format === 'ipv4' ? cidrPrefix(c.mask, 32) : c.format === 'ipv6' ? cidrPrefix(c.mask, 128) : undefined;
+  const prefix =
+    c.format === 'ipv4' ? cidrPrefix(c.mask, 32) : c.format === 'ipv6' ? cidrPrefix(c.mask, 128) : undefined;
   return `${value}/${prefix ?? printIntValue(c.mask, c.format)}`;
 }
 

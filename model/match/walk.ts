@@ -53,7 +53,12 @@ export function checkFieldRef(c: Comparison): MatchSymbol | CheckProblem {
   const s = c.field.slice;
   if (s !== undefined) {
     const ok =
-      symbol.width > 0 && Number.isInteger(s.lo) && Number.isInteger(s.hi) && s.lo >= 0 && s.lo <= s.hi && s.hi < symbol.width &&
+      symbol.width > 0 &&
+      Number.isInteger(s.lo) &&
+      Number.isInteger(s.hi) &&
+      s.lo >= 0 &&
+      s.lo <= s.hi &&
+      s.hi < symbol.width &&
       (symbol.level !== 'nominal' || (s.lo === 0 && s.hi === symbol.width - 1));
     if (!ok) return { code: 'bad-slice', message: `invalid bit slice [${s.lo}..${s.hi}] of ${name}`, blame: 'field' };
   }

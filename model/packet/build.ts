@@ -164,7 +164,7 @@ export function arpReply(spec: ArpSpec & { readonly tha: MacLike }): Packet {
 
 /** The solicited-node multicast address ff02::1:ffXX:XXXX of an IPv6 address. */
 export function solicitedNode(ip: bigint): bigint {
-  return (0xff020000000000000000000000000000n | 0x1ff000000n) | (ip & 0xffffffn);
+  return 0xff020000000000000000000000000000n | 0x1ff000000n | (ip & 0xffffffn);
 }
 
 /** The multicast MAC 33:33:xx:xx:xx:xx for an IPv6 multicast address. */
@@ -202,7 +202,10 @@ export interface NaSpec {
 
 export function ndNa(spec: NaSpec): Packet {
   return SimPacket.of({
-    ...ipHeaders({ ethSrc: spec.ethSrc, ethDst: spec.ethDst, src: ip6(spec.src), dst: ip6(spec.dst), ttl: 255 }, IPPROTO_ICMPV6),
+    ...ipHeaders(
+      { ethSrc: spec.ethSrc, ethDst: spec.ethDst, src: ip6(spec.src), dst: ip6(spec.dst), ttl: 255 },
+      IPPROTO_ICMPV6,
+    ),
     'icmp6.type': ND_NA,
     'icmp6.code': 0,
     'nd.target': ip6(spec.target),

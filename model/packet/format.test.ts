@@ -7,7 +7,15 @@ import type { Packet } from './packet.ts';
 
 describe('microflowFor', () => {
   it('writes every field, protocol predicates included', () => {
-    const p = tcpPacket({ ethSrc: '0a:00:00:00:00:01', ethDst: '0a:00:00:00:00:02', src: '10.0.0.2', dst: '10.0.0.3', sport: 1000, dport: 80, ttl: 5 });
+    const p = tcpPacket({
+      ethSrc: '0a:00:00:00:00:01',
+      ethDst: '0a:00:00:00:00:02',
+      src: '10.0.0.2',
+      dst: '10.0.0.3',
+      sport: 1000,
+      dport: 80,
+      ttl: 5,
+    });
     expect(toMicroflow(p, 'p1')).toBe(
       'inport == "p1" && eth.src == 0a:00:00:00:00:01 && eth.dst == 0a:00:00:00:00:02 && ip4 && ip4.src == 10.0.0.2 && ' +
         'ip4.dst == 10.0.0.3 && ip.ttl == 5 && ip.dscp == 0 && ip.ecn == 0 && ip.frag == 0 && tcp && tcp.src == 1000 && ' +
@@ -20,7 +28,16 @@ describe('microflowFor', () => {
     expect(ns.text).toContain('nd.sll == 0a:00:00:00:00:01');
     expect(ns.text).not.toContain('nd.tll');
     expect(ns.omitted).toEqual(['nd.tll']);
-    const na = microflowFor(ndNa({ ethSrc: '0a:00:00:00:00:01', ethDst: '0a:00:00:00:00:02', src: 'fd00::2', dst: 'fd00::3', target: 'fd00::2' }), 'p1');
+    const na = microflowFor(
+      ndNa({
+        ethSrc: '0a:00:00:00:00:01',
+        ethDst: '0a:00:00:00:00:02',
+        src: 'fd00::2',
+        dst: 'fd00::3',
+        target: 'fd00::2',
+      }),
+      'p1',
+    );
     expect(na.text).toContain('nd.tll == 0a:00:00:00:00:01');
     expect(na.omitted).toEqual(['nd.sll']);
   });

@@ -122,9 +122,12 @@ function carried(p: Packet, text: string): Set<string> {
  * shows nw_tos=0, nw_ecn=0); they are written all the same.
  *
  * @example
- * microflowFor(tcpPacket({ ethSrc: '0a:00:00:00:00:01', ethDst: '0a:00:00:00:00:02', src: '10.0.0.2', dst: '10.0.0.3', sport: 1000, dport: 80 }), 'p1').text
- * // 'inport == "p1" && eth.src == 0a:00:00:00:00:01 && eth.dst == 0a:00:00:00:00:02 && ip4 && ip4.src == 10.0.0.2 && ...
- * //  ip.ttl == 64 && ip.dscp == 0 && ip.ecn == 0 && ip.frag == 0 && tcp && tcp.src == 1000 && tcp.dst == 80 && tcp.flags == 0x2'
+ * microflowFor(tcpPacket({ ethSrc: '0a:00:00:00:00:01', ethDst: '0a:00:00:00:00:02', src: '10.0.0.2', dst:
+ * '10.0.0.3', sport: 1000, dport: 80 }), 'p1').text
+ * // 'inport == "p1" && eth.src == 0a:00:00:00:00:01 && eth.dst == 0a:00:00:00:00:02 && ip4 && ip4.src == 10.0.0.2 &&
+ * ...
+ * //  ip.ttl == 64 && ip.dscp == 0 && ip.ecn == 0 && ip.frag == 0 && tcp && tcp.src == 1000 && tcp.dst == 80 &&
+ * tcp.flags == 0x2'
  */
 export function microflowFor(p: Packet, inport: string): Microflow {
   const text = [`inport == ${JSON.stringify(inport)}`, ...terms(p, ETH), ...l3Terms(p)].join(' && ');

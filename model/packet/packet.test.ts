@@ -6,7 +6,17 @@ import { fcParams } from '../../test/fc.ts';
 import { arpRequest, icmpEcho, ndNa, ndNs, sctpPacket, solicitedNode, tcpPacket, udpPacket } from './build.ts';
 import { FIELD_ORDER } from './fields.ts';
 import { describePacket, packetToJSON, toMicroflow } from './format.ts';
-import { changedFields, isEthMcast, isMcastMac, isNd, isNdNs, l4ProtoOf, withFields, withPorts, type Packet } from './packet.ts';
+import {
+  changedFields,
+  isEthMcast,
+  isMcastMac,
+  isNd,
+  isNdNs,
+  l4ProtoOf,
+  withFields,
+  withPorts,
+  type Packet,
+} from './packet.ts';
 
 const A = '0a:00:00:00:00:01';
 const B = '0a:00:00:00:00:02';
@@ -22,13 +32,27 @@ function view(p: Packet, inport: string) {
 }
 
 const arbPacket: fc.Arbitrary<Packet> = fc.oneof(
-  fc.record({ s: fc.integer({ min: 1, max: 0xfffffffe }), d: fc.integer({ min: 1, max: 0xfffffffe }), sp: fc.integer({ min: 1, max: 65535 }), dp: fc.integer({ min: 1, max: 65535 }), ttl: fc.integer({ min: 0, max: 255 }) })
+  fc
+    .record({
+      s: fc.integer({ min: 1, max: 0xfffffffe }),
+      d: fc.integer({ min: 1, max: 0xfffffffe }),
+      sp: fc.integer({ min: 1, max: 65535 }),
+      dp: fc.integer({ min: 1, max: 65535 }),
+      ttl: fc.integer({ min: 0, max: 255 }),
+    })
     .map(({ s, d, sp, dp, ttl }) => tcpPacket({ ethSrc: A, ethDst: B, src: s, dst: d, sport: sp, dport: dp, ttl })),
-  fc.record({ s: fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), d: fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }), sp: fc.integer({ min: 1, max: 65535 }) })
+  fc
+    .record({
+      s: fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }),
+      d: fc.bigInt({ min: 1n, max: (1n << 128n) - 1n }),
+      sp: fc.integer({ min: 1, max: 65535 }),
+    })
     .map(({ s, d, sp }) => udpPacket({ ethSrc: A, ethDst: B, src: s, dst: d, sport: sp, dport: 53 })),
-  fc.record({ s: fc.integer({ min: 1, max: 0xfffffffe }), d: fc.integer({ min: 1, max: 0xfffffffe }) })
+  fc
+    .record({ s: fc.integer({ min: 1, max: 0xfffffffe }), d: fc.integer({ min: 1, max: 0xfffffffe }) })
     .map(({ s, d }) => sctpPacket({ ethSrc: A, ethDst: B, src: s, dst: d, sport: 5, dport: 6 })),
-  fc.record({ s: fc.integer({ min: 1, max: 0xfffffffe }), t: fc.integer({ min: 1, max: 0xfffffffe }) })
+  fc
+    .record({ s: fc.integer({ min: 1, max: 0xfffffffe }), t: fc.integer({ min: 1, max: 0xfffffffe }) })
     .map(({ s, t }) => arpRequest({ sha: A, spa: s, tpa: t })),
   fc.constantFrom(
     icmpEcho({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2' }),
@@ -69,7 +93,9 @@ describe('packets', () => {
 
   it('print in a short human form and as JSON', () => {
     const p = tcpPacket({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 2 });
-    expect(describePacket(p)).toBe('0a:00:00:00:00:01 > 0a:00:00:00:00:02 10.0.0.1:1 > 10.0.0.2:2 tcp flags 0x2 ttl 64');
+    expect(describePacket(p)).toBe(
+      '0a:00:00:00:00:01 > 0a:00:00:00:00:02 10.0.0.1:1 > 10.0.0.2:2 tcp flags 0x2 ttl 64',
+    );
     expect(packetToJSON(p)['ip4.dst']).toBe('10.0.0.2');
   });
 
@@ -87,14 +113,33 @@ describe('packets', () => {
     fc.assert(
       fc.property(arbPacket, (p) => {
         const text = toMicroflow(p, 'x');
-        return FIELD_ORDER.every((f) => p[f] === undefined || ['eth.type', 'ip.proto', 'icmp.id', 'ip.dscp', 'ip.ecn', 'ip.frag', 'ip6.label', 'nd.sll', 'nd.tll'].includes(f) || text.includes(`${f} ==`));
+        return FIELD_ORDER.every(
+          (f) =>
+            p[f] === undefined ||
+            [
+              'eth.type',
+              'ip.proto',
+              'icmp.id',
+              'ip.dscp',
+              'ip.ecn',
+              'ip.frag',
+              'ip6.label',
+              'nd.sll',
+              'nd.tll',
+            ].includes(f) ||
+            text.includes(`${f} ==`),
+        );
       }),
       fcParams(100),
     );
   });
 
   it('property: the group bit of a MAC is bit 40 (eth.mcast), for any value a field may hold', () => {
-    const value = fc.oneof(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.integer({ min: -(2 ** 48), max: -1 }), fc.constantFrom(Number.NaN, 0x010000000000, 0xffffffffffff));
+    const value = fc.oneof(
+      fc.integer({ min: 0, max: 2 ** 48 - 1 }),
+      fc.integer({ min: -(2 ** 48), max: -1 }),
+      fc.constantFrom(Number.NaN, 0x010000000000, 0xffffffffffff),
+    );
     fc.assert(
       fc.property(value, (mac) => {
         expect(isMcastMac(mac)).toBe(Math.floor(mac / 0x10000000000) % 2 === 1);

@@ -8,18 +8,18 @@ import { formatMAC } from '../addr/index.ts';
 import { matchExprArbitrary } from '../match/arbitrary.ts';
 import { type MatchExpr, checkMatchEnv, parseMatch } from '../match/index.ts';
 import { matchReferences } from './refs.ts';
-import {
-  type ACL,
-  type GatewayChassis,
-  type LbSelectionField,
-  type LogicalRouterPort,
-  type LogicalSwitchPort,
-  type NAT,
-  type QoS,
-  type RouterPolicy,
-  type StaticRoute,
-  type TableName,
-  type Tables,
+import type {
+  ACL,
+  GatewayChassis,
+  LbSelectionField,
+  LogicalRouterPort,
+  LogicalSwitchPort,
+  NAT,
+  QoS,
+  RouterPolicy,
+  StaticRoute,
+  TableName,
+  Tables,
 } from './types.ts';
 
 /** The skeleton every candidate is drawn against. */
@@ -64,7 +64,10 @@ const ids = fc.dictionary(fc.constantFrom('vendor', 'owner', 'np'), fc.constantF
 const pods = (s: Shape) => s.switches.flatMap((sw, i) => Array.from({ length: sw.ports }, (_, m) => ({ i, m, sw })));
 
 export function dhcpCandidates(s: Shape): fc.Arbitrary<Candidates<'dhcpOptions'>> {
-  const v4 = fc.record({ lease_time: fc.constantFrom('3600', '7200'), router: fc.constant('gw') }, { requiredKeys: ['lease_time'] });
+  const v4 = fc.record(
+    { lease_time: fc.constantFrom('3600', '7200'), router: fc.constant('gw') },
+    { requiredKeys: ['lease_time'] },
+  );
   const v6 = fc.constant({ server_id: mac(1) });
   const row = (name: string, cidr: string, options: fc.Arbitrary<Record<string, string>>) =>
     variants<Tables['dhcpOptions']>({ name, cidr }, fc.record({ options, externalIds: ids }));
@@ -83,7 +86,10 @@ export function addressSetCandidates(s: Shape): fc.Arbitrary<Candidates<'address
   };
   return fc.tuple(
     ...s.addressSets.map((fam, k) =>
-      variants<Tables['addressSet']>({ name: `as${k}` }, fc.record({ addresses: fc.subarray(pool[fam]), externalIds: ids })),
+      variants<Tables['addressSet']>(
+        { name: `as${k}` },
+        fc.record({ addresses: fc.subarray(pool[fam]), externalIds: ids }),
+      ),
     ),
   );
 }
@@ -92,13 +98,23 @@ export function loadBalancerCandidates(s: Shape): fc.Arbitrary<Candidates<'loadB
   const all = pods(s);
   const backends = (fam: 4 | 6, port: string) => {
     const ok = all.filter((p) => fam === 4 || p.sw.v6);
-    const text = ({ i, m }: { i: number; m: number }) => (fam === 4 ? `${podIPv4(i, m)}${port}` : `[${podIPv6(i, m)}]${port}`);
+    const text = ({ i, m }: { i: number; m: number }) =>
+      fam === 4 ? `${podIPv4(i, m)}${port}` : `[${podIPv6(i, m)}]${port}`;
     return fc.subarray(ok, { maxLength: Math.min(3, ok.length) }).map((ps) => ps.map(text).join(','));
   };
   const vips = (k: number) =>
     fc
       .tuple(backends(4, ':8080'), backends(4, ''), backends(6, ':8080'))
-      .chain(([a, b, c]) => fc.subarray([[`10.96.${k}.10:80`, a], [`10.96.${k}.11`, b], [`[fd00:96::${k + 1}]:80`, c]], { minLength: 1 }))
+      .chain(([a, b, c]) =>
+        fc.subarray(
+          [
+            [`10.96.${k}.10:80`, a],
+            [`10.96.${k}.11`, b],
+            [`[fd00:96::${k + 1}]:80`, c],
+          ],
+          { minLength: 1 },
+        ),
+      )
       .map((entries) => Object.fromEntries(entries) as Record<string, string>);
   const fields: LbSelectionField[] = ['eth_src', 'eth_dst', 'ip_src', 'ip_dst', 'tp_src', 'tp_dst'];
   return fc.tuple(
@@ -121,7 +137,7 @@ const lbNames = (s: Shape) => Array.from({ length: s.loadBalancers }, (_, k) => 
 
 export function switchCandidates(s: Shape): fc.Arbitrary<Candidates<'switch'>> {
   return fc.tuple(
-    ...s.switches.map((sw, i) =>
+    ...s.switches.map((_sw, i) =>
       variants<Tables['switch']>(
         { name: lsName(i) },
         fc.record({
@@ -146,7 +162,11 @@ export function routerCandidates(s: Shape): fc.Arbitrary<Candidates<'router'>> {
         fc.record(
           {
             enabled: fc.boolean(),
-            options: fc.constantFrom<Record<string, string>>({}, { chassis: 'node-1' }, { lb_force_snat_ip: 'router_ip' }),
+            options: fc.constantFrom<Record<string, string>>(
+              {},
+              { chassis: 'node-1' },
+              { lb_force_snat_ip: 'router_ip' },
+            ),
             loadBalancers: fc.subarray(lbNames(s)),
             externalIds: ids,
           },
@@ -158,7 +178,10 @@ export function routerCandidates(s: Shape): fc.Arbitrary<Candidates<'router'>> {
 }
 
 const chassis: fc.Arbitrary<GatewayChassis[]> = fc.uniqueArray(
-  fc.record({ chassisName: fc.constantFrom('node-1', 'node-2', 'node-3'), priority: fc.integer({ min: 0, max: 32767 }) }),
+  fc.record({
+    chassisName: fc.constantFrom('node-1', 'node-2', 'node-3'),
+    priority: fc.integer({ min: 0, max: 32767 }),
+  }),
   { maxLength: 2, selector: (g) => g.chassisName },
 );
 
@@ -200,30 +223,34 @@ export function switchPortCandidates(s: Shape): fc.Arbitrary<Candidates<'switchP
   const routerPorts = s.switches.flatMap((sw, i) =>
     sw.router === null
       ? []
-      : [variants<LogicalSwitchPort>(
-          {
-            name: `ls${i}-lr${sw.router}`,
-            switch: lsName(i),
-            type: 'router',
-            options: { 'router-port': routerPortOf(sw.router, i) },
-          },
-          fc.record({ addresses: fc.constantFrom(['router'], []), portSecurity: fc.constant([]), externalIds: ids }),
-        )],
+      : [
+          variants<LogicalSwitchPort>(
+            {
+              name: `ls${i}-lr${sw.router}`,
+              switch: lsName(i),
+              type: 'router',
+              options: { 'router-port': routerPortOf(sw.router, i) },
+            },
+            fc.record({ addresses: fc.constantFrom(['router'], []), portSecurity: fc.constant([]), externalIds: ids }),
+          ),
+        ],
   );
   const localnets = s.switches.flatMap((sw, i) =>
     sw.localnet
-      ? [variants<LogicalSwitchPort>(
-          { name: `ln-ls${i}`, switch: lsName(i), type: 'localnet', portSecurity: [] },
-          fc.record(
-            {
-              addresses: fc.constant(['unknown']),
-              options: fc.constantFrom({ network_name: 'physnet1' }, { network_name: 'physnet2' }),
-              tagRequest: fc.integer({ min: 0, max: 4095 }),
-              externalIds: ids,
-            },
-            { requiredKeys: ['addresses', 'options', 'externalIds'] },
+      ? [
+          variants<LogicalSwitchPort>(
+            { name: `ln-ls${i}`, switch: lsName(i), type: 'localnet', portSecurity: [] },
+            fc.record(
+              {
+                addresses: fc.constant(['unknown']),
+                options: fc.constantFrom({ network_name: 'physnet1' }, { network_name: 'physnet2' }),
+                tagRequest: fc.integer({ min: 0, max: 4095 }),
+                externalIds: ids,
+              },
+              { requiredKeys: ['addresses', 'options', 'externalIds'] },
+            ),
           ),
-        )]
+        ]
       : [],
   );
   const switches = s.switches.map((_, i) => lsName(i));
@@ -243,7 +270,13 @@ function podVariants(i: number, m: number, sw: Shape['switches'][number], switch
           { weight: 4, arbitrary: fc.constant(lsName(i)) },
           { weight: 1, arbitrary: fc.constantFrom(...switches) },
         ),
-        addresses: fc.constantFrom([addr], ['dynamic'], ['unknown', addr], [`${macText} dynamic`], [`dynamic ${podIPv4(i, m)}`]),
+        addresses: fc.constantFrom(
+          [addr],
+          ['dynamic'],
+          ['unknown', addr],
+          [`${macText} dynamic`],
+          [`dynamic ${podIPv4(i, m)}`],
+        ),
         portSecurity: fc.constantFrom([], [addr], [`${macText} ${v4Net(i)}.0/24`]),
         options: fc.constantFrom({}, { requested_chassis: 'node-1' }),
         enabled: fc.boolean(),
@@ -289,7 +322,13 @@ export function matchArbitrary(s: Shape, opts: { ports: boolean }): fc.Arbitrary
   });
   if (opts.ports) {
     for (let k = 0; k < s.portGroups; k++) {
-      texts.push(fc.constantFrom(`inport == @pg${k}`, `outport == @pg${k} && ip4.src == $pg${k}_ip4`, `outport == @pg${k} && ip6`));
+      texts.push(
+        fc.constantFrom(
+          `inport == @pg${k}`,
+          `outport == @pg${k} && ip4.src == $pg${k}_ip4`,
+          `outport == @pg${k} && ip6`,
+        ),
+      );
     }
     const names = pods(s).map(({ i, m }) => podName(i, m));
     if (names.length > 0) texts.push(fc.constantFrom(...names).map((n) => `outport == "${n}" && ip4`));
@@ -297,7 +336,10 @@ export function matchArbitrary(s: Shape, opts: { ports: boolean }): fc.Arbitrary
   const realistic = fc.oneof(...texts).map(parseMatch);
   if (!s.randomMatches) return realistic;
   const selfContained = (e: MatchExpr) => matchReferences(e).length === 0 && checkMatchEnv(e, {}).length === 0;
-  return fc.oneof({ weight: 2, arbitrary: realistic }, { weight: 1, arbitrary: matchExprArbitrary({ depth: 2 }).filter(selfContained) });
+  return fc.oneof(
+    { weight: 2, arbitrary: realistic },
+    { weight: 1, arbitrary: matchExprArbitrary({ depth: 2 }).filter(selfContained) },
+  );
 }
 
 export function aclCandidates(s: Shape): fc.Arbitrary<Candidates<'acl'>> {
@@ -314,7 +356,9 @@ export function aclCandidates(s: Shape): fc.Arbitrary<Candidates<'acl'>> {
   });
   const rest = fc.record(
     {
-      action: fc.constantFrom('allow', 'allow-related', 'allow-stateless', 'drop', 'reject') as fc.Arbitrary<ACL['action']>,
+      action: fc.constantFrom('allow', 'allow-related', 'allow-stateless', 'drop', 'reject') as fc.Arbitrary<
+        ACL['action']
+      >,
       name: fc.constantFrom('np.default', 'x'.repeat(63)),
       log: fc.boolean(),
       severity: fc.constantFrom('alert', 'warning', 'info') as fc.Arbitrary<ACL['severity']>,
@@ -325,7 +369,10 @@ export function aclCandidates(s: Shape): fc.Arbitrary<Candidates<'acl'>> {
     },
     { requiredKeys: ['action', 'log', 'options', 'externalIds'] },
   );
-  return fc.array(key.chain((k) => variants<ACL>(k, rest)), { maxLength: s.acls });
+  return fc.array(
+    key.chain((k) => variants<ACL>(k, rest)),
+    { maxLength: s.acls },
+  );
 }
 
 export function qosCandidates(s: Shape): fc.Arbitrary<Candidates<'qos'>> {
@@ -344,10 +391,14 @@ export function qosCandidates(s: Shape): fc.Arbitrary<Candidates<'qos'>> {
     ),
     externalIds: ids,
   });
-  return fc.array(key.chain((k) => variants<QoS>(k, rest)), { maxLength: 3 });
+  return fc.array(
+    key.chain((k) => variants<QoS>(k, rest)),
+    { maxLength: 3 },
+  );
 }
 
-const gatewayPortsOf = (s: Shape, j: number) => s.switches.flatMap((sw, i) => (sw.router === j ? [routerPortOf(j, i)] : []));
+const gatewayPortsOf = (s: Shape, j: number) =>
+  s.switches.flatMap((sw, i) => (sw.router === j ? [routerPortOf(j, i)] : []));
 
 export function natCandidates(s: Shape): fc.Arbitrary<Candidates<'nat'>> {
   const out: fc.Arbitrary<NAT[]>[] = [];
@@ -362,11 +413,18 @@ export function natCandidates(s: Shape): fc.Arbitrary<Candidates<'nat'>> {
       options: fc.constantFrom<Record<string, string>>({}, { stateless: 'false' }),
       externalIds: ids,
     });
-    out.push(variants<NAT>({ router, type: 'snat', externalIp: `172.20.${j}.${i + 1}`, logicalIp: `${v4Net(i)}.0/24` }, rest));
+    out.push(
+      variants<NAT>({ router, type: 'snat', externalIp: `172.20.${j}.${i + 1}`, logicalIp: `${v4Net(i)}.0/24` }, rest),
+    );
     for (let m = 0; m < sw.ports; m++) {
       const fip = { router, type: 'dnat_and_snat', externalIp: `172.21.${i}.${m + 1}`, logicalIp: podIPv4(i, m) };
       const distributed = { logicalPort: podName(i, m), externalMac: mac(0x30000 + (i << 8) + m) };
-      out.push(variants<NAT>(fip, fc.tuple(rest, fc.boolean()).map(([r, d]) => (d ? { ...r, ...distributed } : r))));
+      out.push(
+        variants<NAT>(
+          fip,
+          fc.tuple(rest, fc.boolean()).map(([r, d]) => (d ? { ...r, ...distributed } : r)),
+        ),
+      );
     }
   });
   return fc.tuple(...out).chain((cands) => fc.subarray(cands));
@@ -408,12 +466,19 @@ export function routerPolicyCandidates(s: Shape): fc.Arbitrary<Candidates<'route
     priority: fc.oneof(fc.constantFrom(31000, 29000), fc.integer({ min: 0, max: 32767 })),
     match: matchArbitrary(s, { ports: false }),
   });
-  const rest = fc.oneof(
-    fc.record({ action: fc.constantFrom('allow' as const, 'drop' as const), nexthops: fc.constant([]) }),
-    fc.record({
-      action: fc.constant('reroute' as const),
-      nexthops: fc.subarray(['100.64.0.2', '100.64.0.3', '100.64.0.4'], { minLength: 1 }),
-    }),
-  ).chain((r) => fc.record({ options: fc.constantFrom({}, { pkt_mark: '7' }), externalIds: ids }).map((o) => ({ ...r, ...o })));
-  return fc.array(key.chain((k) => variants<RouterPolicy>(k, rest)), { maxLength: 2 * s.routers });
+  const rest = fc
+    .oneof(
+      fc.record({ action: fc.constantFrom('allow' as const, 'drop' as const), nexthops: fc.constant([]) }),
+      fc.record({
+        action: fc.constant('reroute' as const),
+        nexthops: fc.subarray(['100.64.0.2', '100.64.0.3', '100.64.0.4'], { minLength: 1 }),
+      }),
+    )
+    .chain((r) =>
+      fc.record({ options: fc.constantFrom({}, { pkt_mark: '7' }), externalIds: ids }).map((o) => ({ ...r, ...o })),
+    );
+  return fc.array(
+    key.chain((k) => variants<RouterPolicy>(k, rest)),
+    { maxLength: 2 * s.routers },
+  );
 }

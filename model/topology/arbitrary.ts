@@ -19,12 +19,7 @@
 import fc from 'fast-check';
 import { keyOf } from './keys.ts';
 import { referencesOf } from './refs.ts';
-import {
-  TABLE_ORDER,
-  type TableName,
-  type Tables,
-  type Topology,
-} from './types.ts';
+import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
 import {
   type Candidates,
   type Shape,
@@ -82,7 +77,10 @@ export function arbitraryShape(opts: ArbitraryTopologyOptions = {}): fc.Arbitrar
       links:
         routers < 2
           ? fc.constant([])
-          : fc.array(fc.tuple(fc.nat(routers - 1), fc.nat(routers - 1)).filter(([a, b]) => a !== b), { maxLength: 2 }),
+          : fc.array(
+              fc.tuple(fc.nat(routers - 1), fc.nat(routers - 1)).filter(([a, b]) => a !== b),
+              { maxLength: 2 },
+            ),
       loadBalancers: fc.nat(3),
       addressSets: fc.array(fc.constantFrom(4 as const, 6 as const), { maxLength: 3 }),
       portGroups: fc.nat(3),
@@ -135,7 +133,8 @@ const choice: fc.Arbitrary<Choice> = fc.option(fc.record({ variant: fc.nat(1), r
 
 function arbitrarySelection(u: Universe, perCandidate: fc.Arbitrary<Choice> = choice): fc.Arbitrary<Selection> {
   const rec = {} as Record<TableName, fc.Arbitrary<Choice[]>>;
-  for (const table of TABLE_ORDER) rec[table] = fc.array(perCandidate, { minLength: u[table].length, maxLength: u[table].length });
+  for (const table of TABLE_ORDER)
+    rec[table] = fc.array(perCandidate, { minLength: u[table].length, maxLength: u[table].length });
   return fc.record(rec) as fc.Arbitrary<Selection>;
 }
 
@@ -156,9 +155,12 @@ export function arbitraryTopology(opts: ArbitraryTopologyOptions = {}): fc.Arbit
  * a fresh one (added, removed, another variant, reordered).
  *
  * @example
- * fc.assert(fc.property(arbitraryTopologyPair(), ([a, b]) => plan(applyPlan(plan(a, b), a), b).length === 0), fcParams());
+ * fc.assert(fc.property(arbitraryTopologyPair(), ([a, b]) => plan(applyPlan(plan(a, b), a), b).length === 0),
+ * fcParams());
  */
-export function arbitraryTopologyPair(opts: ArbitraryTopologyOptions = {}): fc.Arbitrary<readonly [Topology, Topology]> {
+export function arbitraryTopologyPair(
+  opts: ArbitraryTopologyOptions = {},
+): fc.Arbitrary<readonly [Topology, Topology]> {
   const pair = fc
     .tuple(choice, fc.option(fc.record({ to: choice }), { freq: 3 }))
     .map(([a, edit]) => [a, edit === null ? a : edit.to] as const);
@@ -201,7 +203,8 @@ export function materialize(u: Universe, s: Selection): Topology {
 
 function filterSetRefs<T extends TableName>(table: T, row: Tables[T], t: Topology): Tables[T] {
   const r = row as Tables[TableName];
-  if ('loadBalancers' in r) return { ...r, loadBalancers: r.loadBalancers.filter((n) => t.loadBalancer.has(n)) } as unknown as Tables[T];
+  if ('loadBalancers' in r)
+    return { ...r, loadBalancers: r.loadBalancers.filter((n) => t.loadBalancer.has(n)) } as unknown as Tables[T];
   if (table === 'portGroup') {
     const pg = r as Tables['portGroup'];
     return { ...pg, ports: pg.ports.filter((n) => t.switchPort.has(n)) } as unknown as Tables[T];
@@ -217,7 +220,16 @@ function clearLonePeers(ports: Map<string, Tables['routerPort']>): void {
   }
 }
 
-const SET_FIELDS = ['addresses', 'portSecurity', 'networks', 'ports', 'nexthops', 'loadBalancers', 'selectionFields', 'gatewayChassis'];
+const SET_FIELDS = [
+  'addresses',
+  'portSecurity',
+  'networks',
+  'ports',
+  'nexthops',
+  'loadBalancers',
+  'selectionFields',
+  'gatewayChassis',
+];
 
 /** The same row with every set column reversed: equal under NB set semantics. */
 function reorderSets<T extends TableName>(_table: T, row: Tables[T]): Tables[T] {
@@ -232,4 +244,3 @@ function reorderSets<T extends TableName>(_table: T, row: Tables[T]): Tables[T] 
 // ---- Candidate rows. Every switch has its own subnet (10.(16+i).0.0/24,
 // fd00:10:i::/64), every router-to-router link its own /24 in 100.65.0.0/16,
 // so no router sees overlapping networks whatever the selection.
-

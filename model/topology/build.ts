@@ -18,7 +18,8 @@ export function emptyTopology(): Topology {
 
 /**
  * @example
- * const { topology, issues } = buildTopology({ switch: [{ name: 'ovn-default', loadBalancers: [], otherConfig: {}, externalIds: {} }] });
+ * const { topology, issues } = buildTopology({ switch: [{ name: 'ovn-default', loadBalancers: [], otherConfig: {},
+ * externalIds: {} }] });
  */
 export function buildTopology(input: TopologyInput): { topology: Topology; issues: Issue[] } {
   const issues: Issue[] = [];

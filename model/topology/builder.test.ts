@@ -6,7 +6,11 @@ describe('TopoBuilder', () => {
   it('builds valid rows: twoSubnets is a router between two switches', () => {
     const t = twoSubnets().build();
     expect([...t.switch.keys()]).toEqual(['sw1', 'sw2']);
-    expect(t.switchPort.get('sw1-r1')).toMatchObject({ type: 'router', addresses: ['router'], options: { 'router-port': 'r1-sw1' } });
+    expect(t.switchPort.get('sw1-r1')).toMatchObject({
+      type: 'router',
+      addresses: ['router'],
+      options: { 'router-port': 'r1-sw1' },
+    });
     expect(t.routerPort.get('r1-sw2')?.networks).toEqual(['10.0.2.1/24']);
     expect(validateTopology(t)).toEqual([]);
   });

@@ -8,7 +8,16 @@
 import type { Issue } from '../issues.ts';
 import { parseMatch } from '../match/index.ts';
 import { buildTopology } from './build.ts';
-import type { AclAction, AclDirection, LoadBalancer, NAT, RouterPolicyAction, TableName, Tables, Topology } from './types.ts';
+import type {
+  AclAction,
+  AclDirection,
+  LoadBalancer,
+  NAT,
+  RouterPolicyAction,
+  TableName,
+  Tables,
+  Topology,
+} from './types.ts';
 
 type Rows = { [T in TableName]: Tables[T][] };
 
@@ -34,8 +43,19 @@ export class TopoBuilderError extends Error {
  */
 export class TopoBuilder {
   private readonly rows: Rows = {
-    dhcpOptions: [], addressSet: [], loadBalancer: [], switch: [], router: [], routerPort: [],
-    switchPort: [], portGroup: [], acl: [], qos: [], nat: [], staticRoute: [], routerPolicy: [],
+    dhcpOptions: [],
+    addressSet: [],
+    loadBalancer: [],
+    switch: [],
+    router: [],
+    routerPort: [],
+    switchPort: [],
+    portGroup: [],
+    acl: [],
+    qos: [],
+    nat: [],
+    staticRoute: [],
+    routerPolicy: [],
   };
 
   switch(name: string, loadBalancers: readonly string[] = []): this {
@@ -89,14 +109,40 @@ export class TopoBuilder {
       options: opts.options ?? {},
       externalIds: {},
     });
-    this.rows.switchPort.push({ name: opts.lspName ?? `${sw}-${router}`, switch: sw, type: 'router', addresses: ['router'], portSecurity: [], options: { 'router-port': lrp }, externalIds: {} });
+    this.rows.switchPort.push({
+      name: opts.lspName ?? `${sw}-${router}`,
+      switch: sw,
+      type: 'router',
+      addresses: ['router'],
+      portSecurity: [],
+      options: { 'router-port': lrp },
+      externalIds: {},
+    });
     return this;
   }
 
   /** Two router ports peered directly. */
   peer(a: string, b: string, macA: string, netA: string, macB: string, netB: string): this {
-    this.rows.routerPort.push({ name: `${a}-${b}`, router: a, mac: macA, networks: [netA], peer: `${b}-${a}`, gatewayChassis: [], options: {}, externalIds: {} });
-    this.rows.routerPort.push({ name: `${b}-${a}`, router: b, mac: macB, networks: [netB], peer: `${a}-${b}`, gatewayChassis: [], options: {}, externalIds: {} });
+    this.rows.routerPort.push({
+      name: `${a}-${b}`,
+      router: a,
+      mac: macA,
+      networks: [netA],
+      peer: `${b}-${a}`,
+      gatewayChassis: [],
+      options: {},
+      externalIds: {},
+    });
+    this.rows.routerPort.push({
+      name: `${b}-${a}`,
+      router: b,
+      mac: macB,
+      networks: [netB],
+      peer: `${a}-${b}`,
+      gatewayChassis: [],
+      options: {},
+      externalIds: {},
+    });
     return this;
   }
 
@@ -149,13 +195,35 @@ export class TopoBuilder {
     return this;
   }
 
-  policy(router: string, priority: number, match: string, action: RouterPolicyAction, nexthops: readonly string[] = []): this {
-    this.rows.routerPolicy.push({ router, priority, match: parseMatch(match), action, nexthops: [...nexthops], options: {}, externalIds: {} });
+  policy(
+    router: string,
+    priority: number,
+    match: string,
+    action: RouterPolicyAction,
+    nexthops: readonly string[] = [],
+  ): this {
+    this.rows.routerPolicy.push({
+      router,
+      priority,
+      match: parseMatch(match),
+      action,
+      nexthops: [...nexthops],
+      options: {},
+      externalIds: {},
+    });
     return this;
   }
 
   qos(sw: string, direction: AclDirection, priority: number, match: string, dscp: number): this {
-    this.rows.qos.push({ switch: sw, direction, priority, match: parseMatch(match), action: { dscp }, bandwidth: {}, externalIds: {} });
+    this.rows.qos.push({
+      switch: sw,
+      direction,
+      priority,
+      match: parseMatch(match),
+      action: { dscp },
+      bandwidth: {},
+      externalIds: {},
+    });
     return this;
   }
 

@@ -54,7 +54,8 @@ function differingRows(a: Topology, b: Topology): number {
 /** The same topology with every table's insertion order reversed. */
 function reversed(t: Topology): Topology {
   const out = {} as Record<TableName, ReadonlyMap<string, unknown>>;
-  for (const table of TABLE_ORDER) out[table] = new Map<string, unknown>([...(t[table] as ReadonlyMap<string, unknown>)].reverse());
+  for (const table of TABLE_ORDER)
+    out[table] = new Map<string, unknown>([...(t[table] as ReadonlyMap<string, unknown>)].reverse());
   return out as unknown as Topology;
 }
 
@@ -205,10 +206,18 @@ describe('applyPlan errors', () => {
   const as0 = t.addressSet.get('as0')!;
   const cases: [string, Plan, string][] = [
     ['create of an existing row', [{ op: 'create', table: 'addressSet', key: 'as0', row: as0 }], 'row-exists'],
-    ['update of a missing row', [{ op: 'update', table: 'addressSet', key: 'as9', changes: { addresses: [] } }], 'missing-row'],
+    [
+      'update of a missing row',
+      [{ op: 'update', table: 'addressSet', key: 'as9', changes: { addresses: [] } }],
+      'missing-row',
+    ],
     ['delete of a missing row', [{ op: 'delete', table: 'switch', key: 'ls9' }], 'missing-row'],
     ['create under another key', [{ op: 'create', table: 'addressSet', key: 'as9', row: as0 }], 'key-mismatch'],
-    ['update of a key column', [{ op: 'update', table: 'addressSet', key: 'as0', changes: { name: 'as9' } }], 'key-mismatch'],
+    [
+      'update of a key column',
+      [{ op: 'update', table: 'addressSet', key: 'as0', changes: { name: 'as9' } }],
+      'key-mismatch',
+    ],
   ];
   it.each(cases)('%s', (_, p, code) => {
     try {
@@ -223,7 +232,10 @@ describe('applyPlan errors', () => {
   });
 
   it('reports the index of the failing operation and leaves the input alone', () => {
-    const p: Plan = [{ op: 'delete', table: 'addressSet', key: 'as0' }, { op: 'delete', table: 'addressSet', key: 'as0' }];
+    const p: Plan = [
+      { op: 'delete', table: 'addressSet', key: 'as0' },
+      { op: 'delete', table: 'addressSet', key: 'as0' },
+    ];
     expect(() => applyPlan(p, t)).toThrow(expect.objectContaining({ code: 'missing-row', index: 1 }));
     expect(t.addressSet.has('as0')).toBe(true);
   });
@@ -234,12 +246,18 @@ describe('rowsEqual', () => {
   const lrp = base.routerPort.get('lr0-ls0')!;
   it('compares set columns as sets and maps by entries', () => {
     expect(rowsEqual('routerPort', lrp, { ...lrp, networks: [...lrp.networks].reverse() })).toBe(true);
-    expect(rowsEqual('routerPort', lrp, { ...lrp, networks: [lrp.networks[0]!, lrp.networks[0]!, lrp.networks[1]!] })).toBe(true);
+    expect(
+      rowsEqual('routerPort', lrp, { ...lrp, networks: [lrp.networks[0]!, lrp.networks[0]!, lrp.networks[1]!] }),
+    ).toBe(true);
     expect(rowsEqual('routerPort', lrp, { ...lrp, networks: [lrp.networks[0]!] })).toBe(false);
     expect(rowsEqual('routerPort', lrp, { ...lrp, options: { a: undefined } as never })).toBe(true);
     expect(rowsEqual('routerPort', lrp, { ...lrp, options: { a: '1' } })).toBe(false);
-    expect(rowsEqual('routerPort', lrp, { ...lrp, gatewayChassis: [{ priority: 100, chassisName: 'node-1' }] })).toBe(true);
-    expect(rowsEqual('routerPort', lrp, { ...lrp, gatewayChassis: [{ chassisName: 'node-1', priority: 1 }] })).toBe(false);
+    expect(rowsEqual('routerPort', lrp, { ...lrp, gatewayChassis: [{ priority: 100, chassisName: 'node-1' }] })).toBe(
+      true,
+    );
+    expect(rowsEqual('routerPort', lrp, { ...lrp, gatewayChassis: [{ chassisName: 'node-1', priority: 1 }] })).toBe(
+      false,
+    );
   });
 
   it('treats an absent optional field like one set to undefined, and not like a value', () => {

@@ -14,7 +14,8 @@ import type { TableName, Tables } from './types.ts';
 /**
  * - `scalar`: string, number, boolean or undefined, compared with `===`.
  * - `set`: an NB set of strings.
- * - `map`: an NB map (or a small record such as `attachTo`), compared by entries; an entry whose value is undefined is absent.
+ * - `map`: an NB map (or a small record such as `attachTo`), compared by entries; an entry whose value is undefined
+ *   is absent.
  * - `match`: a {@link MatchExpr}, compared by its canonical printed form (the form written to NB).
  * - `rowSet`: a set of small records (gateway chassis), compared as a set of entry lists.
  */

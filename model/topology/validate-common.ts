@@ -111,4 +111,3 @@ export function parsePort(text: string): number | undefined {
   const n = Number(text);
   return n <= 65535 ? n : undefined;
 }
-

@@ -50,7 +50,11 @@ export function checkMatches(sink: IssueSink, t: Topology): void {
   const check = (table: TableName, key: string, match: MatchExpr) => {
     for (const issue of checkMatchEnv(match, env)) {
       if (UNKNOWN.has(issue.code)) continue;
-      rowReport(sink, table, key)('invalid-match', ['match'], `is invalid in this topology (${issue.code}): ${issue.message}`);
+      rowReport(sink, table, key)(
+        'invalid-match',
+        ['match'],
+        `is invalid in this topology (${issue.code}): ${issue.message}`,
+      );
     }
   };
   for (const [key, r] of t.acl) check('acl', key, r.match);

@@ -73,7 +73,8 @@ export function checkSwitchPort(sink: IssueSink, key: string, p: LogicalSwitchPo
 export function checkRouterPort(sink: IssueSink, key: string, p: LogicalRouterPort): void {
   const report = rowReport(sink, 'routerPort', key);
   if (tryParseMAC(p.mac) === undefined) report('invalid-mac', ['mac'], `${q(p.mac)} is not a MAC address`);
-  if (p.networks.length === 0) report('missing-network', ['networks'], 'is empty; a router port needs at least one "IP/prefix"');
+  if (p.networks.length === 0)
+    report('missing-network', ['networks'], 'is empty; a router port needs at least one "IP/prefix"');
   p.networks.forEach((n, i) => {
     if (tryParseCIDR(n) === undefined) report('invalid-cidr', ['networks', i], `${q(n)} is not "IP/prefix"`);
   });
@@ -83,7 +84,8 @@ export function checkRouterPort(sink: IssueSink, key: string, p: LogicalRouterPo
 export function checkAddressSetEntries(sink: IssueSink, key: string, addresses: readonly string[]): void {
   const report = rowReport(sink, 'addressSet', key);
   addresses.forEach((a, i) => {
-    if (tryParseIPOrCIDR(a) === undefined) report('invalid-address', ['addresses', i], `${q(a)} is not an IP address or CIDR`);
+    if (tryParseIPOrCIDR(a) === undefined)
+      report('invalid-address', ['addresses', i], `${q(a)} is not an IP address or CIDR`);
   });
 }
 
@@ -116,5 +118,6 @@ function backendProblem(vip: Endpoint, be: Endpoint | undefined): string | undef
 }
 
 export function checkDhcpOptions(sink: IssueSink, key: string, d: DHCPOptions): void {
-  if (tryParseCIDR(d.cidr) === undefined) rowReport(sink, 'dhcpOptions', key)('invalid-cidr', ['cidr'], `${q(d.cidr)} is not a CIDR`);
+  if (tryParseCIDR(d.cidr) === undefined)
+    rowReport(sink, 'dhcpOptions', key)('invalid-cidr', ['cidr'], `${q(d.cidr)} is not a CIDR`);
 }

@@ -48,7 +48,10 @@ export function checkNat(sink: IssueSink, key: string, n: NAT): void {
   if (!ext) report('invalid-address', ['externalIp'], `${q(n.externalIp)} is not an IP address`);
   const logical = n.type === 'snat' ? tryParseIPOrCIDR(n.logicalIp) : tryParseHostIP(n.logicalIp);
   if (!logical) {
-    const want = n.type === 'snat' ? 'an IP address or CIDR' : `an IP address (a CIDR is allowed only for snat, this is ${n.type})`;
+    const want =
+      n.type === 'snat'
+        ? 'an IP address or CIDR'
+        : `an IP address (a CIDR is allowed only for snat, this is ${n.type})`;
     report('invalid-address', ['logicalIp'], `${q(n.logicalIp)} is not ${want}`);
   }
   if (ext && logical && ext.family !== logical.family) {
@@ -58,7 +61,11 @@ export function checkNat(sink: IssueSink, key: string, n: NAT): void {
     report('invalid-mac', ['externalMac'], `${q(n.externalMac)} is not a MAC address`);
   }
   if (n.externalPortRange && !validPortRange(n.externalPortRange)) {
-    report('invalid-port-range', ['externalPortRange'], `${q(n.externalPortRange)} is not "port" or "low-high" within 1..65535`);
+    report(
+      'invalid-port-range',
+      ['externalPortRange'],
+      `${q(n.externalPortRange)} is not "port" or "low-high" within 1..65535`,
+    );
   }
 }
 
@@ -105,6 +112,7 @@ export function checkRouterPolicy(sink: IssueSink, key: string, p: RouterPolicy)
     const ip = tryParseIP(h);
     if (!ip) return report('invalid-address', ['nexthops', i], `${q(h)} is not an IP address`);
     family ??= ip.family;
-    if (ip.family !== family) report('family-mismatch', ['nexthops', i], `${q(h)} is not of the first next hop's family (IPv${family})`);
+    if (ip.family !== family)
+      report('family-mismatch', ['nexthops', i], `${q(h)} is not of the first next hop's family (IPv${family})`);
   });
 }

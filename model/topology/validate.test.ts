@@ -53,7 +53,10 @@ describe('validateTopology', () => {
 
   it('key-mismatch: a map key that is not the row key', () => {
     const t = topologyOf(fixtureInput());
-    const bad = { ...t, addressSet: new Map([...t.addressSet, ['other', { name: 'as9', addresses: [], externalIds: {} }]]) };
+    const bad = {
+      ...t,
+      addressSet: new Map([...t.addressSet, ['other', { name: 'as9', addresses: [], externalIds: {} }]]),
+    };
     expect(found(bad)).toEqual([{ code: 'key-mismatch', path: ['addressSet', 'other'] }]);
   });
 
@@ -71,7 +74,15 @@ describe('validateTopology', () => {
 
   it('duplicate-name: a router port named like a switch port; an address set named like a port group set', () => {
     const input = fixtureInput();
-    input.routerPort.push({ name: 'web-0.default', router: 'lr1', mac: '0a:58:00:00:00:09', networks: ['10.99.0.1/24'], gatewayChassis: [], options: {}, externalIds: {} });
+    input.routerPort.push({
+      name: 'web-0.default',
+      router: 'lr1',
+      mac: '0a:58:00:00:00:09',
+      networks: ['10.99.0.1/24'],
+      gatewayChassis: [],
+      options: {},
+      externalIds: {},
+    });
     input.addressSet.push({ name: 'pg0_ip4', addresses: [], externalIds: {} });
     expect(found(topologyOf(input))).toEqual([
       { code: 'duplicate-name', path: ['routerPort', 'web-0.default', 'name'] },
@@ -81,21 +92,81 @@ describe('validateTopology', () => {
 
   describe('dangling-reference', () => {
     const cases: [string, () => Topology, (string | number)[]][] = [
-      ['switch port → switch', () => fixtureWith('switchPort', webPort, { switch: 'ls9' }), ['switchPort', 'web-0.default', 'switch']],
-      ['switch port → DHCPv4 options', () => fixtureWith('switchPort', webPort, { dhcpv4Options: 'x' }), ['switchPort', 'web-0.default', 'dhcpv4Options']],
-      ['switch port → DHCPv6 options', () => fixtureWith('switchPort', webPort, { dhcpv6Options: 'x' }), ['switchPort', 'web-0.default', 'dhcpv6Options']],
-      ['router-type switch port → router port', () => fixtureWith('switchPort', named('ls0-lr0'), { options: { 'router-port': 'lrp9' } }), ['switchPort', 'ls0-lr0', 'options', 'router-port']],
-      ['router port → router', () => fixtureWith('routerPort', named('lr1-lr0'), { router: 'lr9' }), ['routerPort', 'lr1-lr0', 'router']],
-      ['switch → load balancer', () => fixtureWith('switch', named('ls0'), { loadBalancers: ['lb0', 'lb9'] }), ['switch', 'ls0', 'loadBalancers', 1]],
-      ['router → load balancer', () => fixtureWith('router', named('lr1'), { loadBalancers: ['lb9'] }), ['router', 'lr1', 'loadBalancers', 0]],
-      ['port group → switch port', () => fixtureWith('portGroup', named('pg0'), { ports: ['p9', 'web-0.default'] }), ['portGroup', 'pg0', 'ports', 0]],
-      ['QoS → switch', () => fixtureWith('qos', () => true, { switch: 'ls9' }), ['qos', keyOf('qos', { ...fixtureInput().qos[0]!, switch: 'ls9' }), 'switch']],
-      ['NAT → router', () => fixtureWith('nat', (n) => n.type === 'snat', { router: 'lr9' }), ['nat', 'lr9|snat|172.18.0.2|10.16.0.0/24', 'router']],
-      ['NAT → logical port', () => fixtureWith('nat', (n) => n.type !== 'snat', { logicalPort: 'p9' }), ['nat', 'lr0|dnat_and_snat|172.18.0.10|10.16.0.10', 'logicalPort']],
-      ['NAT → gateway port', () => fixtureWith('nat', (n) => n.type !== 'snat', { gatewayPort: 'lrp9' }), ['nat', 'lr0|dnat_and_snat|172.18.0.10|10.16.0.10', 'gatewayPort']],
-      ['static route → router', () => fixtureWith('staticRoute', (r) => r.nexthop === 'discard', { router: 'lr9' }), ['staticRoute', 'lr9||dst-ip|192.0.2.0/24|discard', 'router']],
-      ['static route → output port', () => fixtureWith('staticRoute', (r) => r.outputPort !== undefined, { outputPort: 'lrp9' }), ['staticRoute', 'lr0|rtb-a|src-ip|10.16.0.10|100.65.0.2', 'outputPort']],
-      ['router policy → router', () => fixtureWith('routerPolicy', (p) => p.priority === 31000, { router: 'lr9' }), ['routerPolicy', keyOf('routerPolicy', { ...fixtureInput().routerPolicy[0]!, router: 'lr9' }), 'router']],
+      [
+        'switch port → switch',
+        () => fixtureWith('switchPort', webPort, { switch: 'ls9' }),
+        ['switchPort', 'web-0.default', 'switch'],
+      ],
+      [
+        'switch port → DHCPv4 options',
+        () => fixtureWith('switchPort', webPort, { dhcpv4Options: 'x' }),
+        ['switchPort', 'web-0.default', 'dhcpv4Options'],
+      ],
+      [
+        'switch port → DHCPv6 options',
+        () => fixtureWith('switchPort', webPort, { dhcpv6Options: 'x' }),
+        ['switchPort', 'web-0.default', 'dhcpv6Options'],
+      ],
+      [
+        'router-type switch port → router port',
+        () => fixtureWith('switchPort', named('ls0-lr0'), { options: { 'router-port': 'lrp9' } }),
+        ['switchPort', 'ls0-lr0', 'options', 'router-port'],
+      ],
+      [
+        'router port → router',
+        () => fixtureWith('routerPort', named('lr1-lr0'), { router: 'lr9' }),
+        ['routerPort', 'lr1-lr0', 'router'],
+      ],
+      [
+        'switch → load balancer',
+        () => fixtureWith('switch', named('ls0'), { loadBalancers: ['lb0', 'lb9'] }),
+        ['switch', 'ls0', 'loadBalancers', 1],
+      ],
+      [
+        'router → load balancer',
+        () => fixtureWith('router', named('lr1'), { loadBalancers: ['lb9'] }),
+        ['router', 'lr1', 'loadBalancers', 0],
+      ],
+      [
+        'port group → switch port',
+        () => fixtureWith('portGroup', named('pg0'), { ports: ['p9', 'web-0.default'] }),
+        ['portGroup', 'pg0', 'ports', 0],
+      ],
+      [
+        'QoS → switch',
+        () => fixtureWith('qos', () => true, { switch: 'ls9' }),
+        ['qos', keyOf('qos', { ...fixtureInput().qos[0]!, switch: 'ls9' }), 'switch'],
+      ],
+      [
+        'NAT → router',
+        () => fixtureWith('nat', (n) => n.type === 'snat', { router: 'lr9' }),
+        ['nat', 'lr9|snat|172.18.0.2|10.16.0.0/24', 'router'],
+      ],
+      [
+        'NAT → logical port',
+        () => fixtureWith('nat', (n) => n.type !== 'snat', { logicalPort: 'p9' }),
+        ['nat', 'lr0|dnat_and_snat|172.18.0.10|10.16.0.10', 'logicalPort'],
+      ],
+      [
+        'NAT → gateway port',
+        () => fixtureWith('nat', (n) => n.type !== 'snat', { gatewayPort: 'lrp9' }),
+        ['nat', 'lr0|dnat_and_snat|172.18.0.10|10.16.0.10', 'gatewayPort'],
+      ],
+      [
+        'static route → router',
+        () => fixtureWith('staticRoute', (r) => r.nexthop === 'discard', { router: 'lr9' }),
+        ['staticRoute', 'lr9||dst-ip|192.0.2.0/24|discard', 'router'],
+      ],
+      [
+        'static route → output port',
+        () => fixtureWith('staticRoute', (r) => r.outputPort !== undefined, { outputPort: 'lrp9' }),
+        ['staticRoute', 'lr0|rtb-a|src-ip|10.16.0.10|100.65.0.2', 'outputPort'],
+      ],
+      [
+        'router policy → router',
+        () => fixtureWith('routerPolicy', (p) => p.priority === 31000, { router: 'lr9' }),
+        ['routerPolicy', keyOf('routerPolicy', { ...fixtureInput().routerPolicy[0]!, router: 'lr9' }), 'router'],
+      ],
     ];
     it.each(cases)('%s', (_, make, path) => {
       expect(found(make())).toEqual([{ code: 'dangling-reference', path }]);
@@ -135,7 +206,16 @@ describe('validateTopology', () => {
   it('asymmetric-peer and invalid-peer', () => {
     const input = fixtureInput();
     input.routerPort[2] = { ...input.routerPort[2]!, peer: undefined };
-    input.routerPort.push({ name: 'lr1-self', router: 'lr1', mac: '0a:58:00:00:00:09', networks: ['10.99.0.1/24'], peer: 'lr1-self', gatewayChassis: [], options: {}, externalIds: {} });
+    input.routerPort.push({
+      name: 'lr1-self',
+      router: 'lr1',
+      mac: '0a:58:00:00:00:09',
+      networks: ['10.99.0.1/24'],
+      peer: 'lr1-self',
+      gatewayChassis: [],
+      options: {},
+      externalIds: {},
+    });
     expect(found(topologyOf(input))).toEqual([
       { code: 'asymmetric-peer', path: ['routerPort', 'lr0-lr1', 'peer'] },
       { code: 'invalid-peer', path: ['routerPort', 'lr1-self', 'peer'] },
@@ -227,20 +307,37 @@ describe('validateTopology', () => {
   });
 
   describe('switch port addresses', () => {
-    const ok = ['unknown', 'dynamic', 'dynamic 10.16.0.5', 'dynamic fd00::5', 'dynamic 10.16.0.5 fd00::5', '0a:58:0a:10:00:0a dynamic', '0a:58:0a:10:00:0a', '0a:58:0a:10:00:0a 10.16.0.10 10.16.0.11 fd00::a'];
+    const ok = [
+      'unknown',
+      'dynamic',
+      'dynamic 10.16.0.5',
+      'dynamic fd00::5',
+      'dynamic 10.16.0.5 fd00::5',
+      '0a:58:0a:10:00:0a dynamic',
+      '0a:58:0a:10:00:0a',
+      '0a:58:0a:10:00:0a 10.16.0.10 10.16.0.11 fd00::a',
+    ];
     it.each(ok)('accepts %j', (entry) => {
       expect(found(fixtureWith('switchPort', webPort, { addresses: [entry] }))).toEqual([]);
     });
-    const bad = ['router', 'garbage', '0a:58:0a:10:00 10.16.0.10', '0a:58:0a:10:00:0a 10.16.0.300', 'dynamic 10.16.0.5 10.16.0.6', 'dynamic zz', ''];
+    const bad = [
+      'router',
+      'garbage',
+      '0a:58:0a:10:00 10.16.0.10',
+      '0a:58:0a:10:00:0a 10.16.0.300',
+      'dynamic 10.16.0.5 10.16.0.6',
+      'dynamic zz',
+      '',
+    ];
     it.each(bad)('rejects %j', (entry) => {
       expect(found(fixtureWith('switchPort', webPort, { addresses: ['unknown', entry] }))).toEqual([
         { code: 'invalid-address', path: ['switchPort', 'web-0.default', 'addresses', 1] },
       ]);
     });
     it('rejects a second dynamic entry', () => {
-      expect(found(fixtureWith('switchPort', webPort, { addresses: ['dynamic', '0a:58:0a:10:00:0a dynamic'] }))).toEqual([
-        { code: 'invalid-address', path: ['switchPort', 'web-0.default', 'addresses', 1] },
-      ]);
+      expect(
+        found(fixtureWith('switchPort', webPort, { addresses: ['dynamic', '0a:58:0a:10:00:0a dynamic'] })),
+      ).toEqual([{ code: 'invalid-address', path: ['switchPort', 'web-0.default', 'addresses', 1] }]);
     });
   });
 
@@ -285,8 +382,24 @@ describe('validateTopology', () => {
   it('overlapping-networks: two ports of one router, not two routers or one port', () => {
     const input = fixtureInput();
     input.routerPort.push(
-      { name: 'lr0-x', router: 'lr0', mac: '0a:58:00:00:00:09', networks: ['10.99.0.1/24', '10.16.0.129/25'], gatewayChassis: [], options: {}, externalIds: {} },
-      { name: 'lr1-x', router: 'lr1', mac: '0a:58:00:00:00:0a', networks: ['10.16.0.1/24', '10.16.0.2/24'], gatewayChassis: [], options: {}, externalIds: {} },
+      {
+        name: 'lr0-x',
+        router: 'lr0',
+        mac: '0a:58:00:00:00:09',
+        networks: ['10.99.0.1/24', '10.16.0.129/25'],
+        gatewayChassis: [],
+        options: {},
+        externalIds: {},
+      },
+      {
+        name: 'lr1-x',
+        router: 'lr1',
+        mac: '0a:58:00:00:00:0a',
+        networks: ['10.16.0.1/24', '10.16.0.2/24'],
+        gatewayChassis: [],
+        options: {},
+        externalIds: {},
+      },
     );
     const t = topologyOf(input);
     expect(found(t)).toEqual([{ code: 'overlapping-networks', path: ['routerPort', 'lr0-x', 'networks', 1] }]);
@@ -311,7 +424,9 @@ describe('validateTopology', () => {
       ['10.96.0.1:80', '[fd00::2]:80', 'invalid-backend'],
       ['10.96.0.1:80', '10.16.0.10:80,bogus', 'invalid-backend'],
     ])('rejects %s → %s (%s)', (vip, backends, code) => {
-      expect(found(fixtureWith('loadBalancer', named('lb0'), { vips: { [vip]: backends } }))).toEqual([{ code, path: ['loadBalancer', 'lb0', 'vips', vip] }]);
+      expect(found(fixtureWith('loadBalancer', named('lb0'), { vips: { [vip]: backends } }))).toEqual([
+        { code, path: ['loadBalancer', 'lb0', 'vips', vip] },
+      ]);
     });
   });
 

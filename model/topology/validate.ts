@@ -17,7 +17,13 @@ import { validateReferences } from './refs.ts';
 import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
 import { IssueSink, q, rowReport } from './validate-common.ts';
 import { checkMatches } from './validate-matches.ts';
-import { checkAddressSetEntries, checkDhcpOptions, checkLoadBalancer, checkRouterPort, checkSwitchPort } from './validate-ports.ts';
+import {
+  checkAddressSetEntries,
+  checkDhcpOptions,
+  checkLoadBalancer,
+  checkRouterPort,
+  checkSwitchPort,
+} from './validate-ports.ts';
 import { checkAcl, checkNat, checkQos, checkRouterPolicy, checkStaticRoute } from './validate-rules.ts';
 
 export { validateReferences } from './refs.ts';
@@ -67,24 +73,37 @@ const SET_NAME = /^[a-zA-Z_.][a-zA-Z_.0-9]*$/;
 
 function checkNames(sink: IssueSink, t: Topology): void {
   for (const table of NAMED) {
-    for (const key of t[table].keys()) if (key === '') rowReport(sink, table, key)('invalid-name', ['name'], 'is empty');
+    for (const key of t[table].keys())
+      if (key === '') rowReport(sink, table, key)('invalid-name', ['name'], 'is empty');
   }
   for (const table of ['addressSet', 'portGroup'] as const) {
     for (const key of t[table].keys()) {
       if (key === '' || SET_NAME.test(key)) continue;
-      rowReport(sink, table, key)('invalid-name', ['name'], 'must match [a-zA-Z_.][a-zA-Z_.0-9]* (it is used in matches)');
+      rowReport(sink, table, key)(
+        'invalid-name',
+        ['name'],
+        'must match [a-zA-Z_.][a-zA-Z_.0-9]* (it is used in matches)',
+      );
     }
   }
   // Switch and router ports share the SB Port_Binding namespace.
   for (const key of t.routerPort.keys()) {
     if (!t.switchPort.has(key)) continue;
-    rowReport(sink, 'routerPort', key)('duplicate-name', ['name'], 'is also the name of a switch port; ports share one namespace');
+    rowReport(sink, 'routerPort', key)(
+      'duplicate-name',
+      ['name'],
+      'is also the name of a switch port; ports share one namespace',
+    );
   }
   // A port group defines the address sets $<pg>_ip4 and $<pg>_ip6.
   for (const pg of t.portGroup.keys()) {
     for (const derived of [`${pg}_ip4`, `${pg}_ip6`]) {
       if (!t.addressSet.has(derived)) continue;
-      rowReport(sink, 'addressSet', derived)('duplicate-name', ['name'], `clashes with the address set port group ${q(pg)} defines`);
+      rowReport(sink, 'addressSet', derived)(
+        'duplicate-name',
+        ['name'],
+        `clashes with the address set port group ${q(pg)} defines`,
+      );
     }
   }
 }
@@ -97,17 +116,25 @@ function checkLinks(sink: IssueSink, t: Topology): void {
     const peer = t.routerPort.get(p.peer);
     if (p.peer === key) report('invalid-peer', ['peer'], 'names the port itself');
     else if (!peer) report('dangling-reference', ['peer'], `names routerPort ${q(p.peer)}, which does not exist`);
-    else if (peer.peer !== key) report('asymmetric-peer', ['peer'], `is ${q(p.peer)} but that port's peer is ${q(peer.peer ?? '')}`);
+    else if (peer.peer !== key)
+      report('asymmetric-peer', ['peer'], `is ${q(p.peer)} but that port's peer is ${q(peer.peer ?? '')}`);
   }
   const onRouter = (table: 'nat' | 'staticRoute', key: string, field: string, router: string, port?: string) => {
     const owner = port === undefined ? undefined : t.routerPort.get(port)?.router;
     if (owner === undefined || owner === router) return;
-    rowReport(sink, table, key)('wrong-router', [field], `${q(port ?? '')} belongs to router ${q(owner)}, not ${q(router)}`);
+    rowReport(sink, table, key)(
+      'wrong-router',
+      [field],
+      `${q(port ?? '')} belongs to router ${q(owner)}, not ${q(router)}`,
+    );
   };
   for (const [key, n] of t.nat) onRouter('nat', key, 'gatewayPort', n.router, n.gatewayPort);
   for (const [key, r] of t.staticRoute) onRouter('staticRoute', key, 'outputPort', r.router, r.outputPort);
   for (const [key, p] of t.switchPort) {
-    for (const [field, family] of [['dhcpv4Options', 4], ['dhcpv6Options', 6]] as const) {
+    for (const [field, family] of [
+      ['dhcpv4Options', 4],
+      ['dhcpv6Options', 6],
+    ] as const) {
       const name = p[field];
       const cidr = name === undefined ? undefined : t.dhcpOptions.get(name)?.cidr;
       const parsed = cidr === undefined ? undefined : tryParseCIDR(cidr);

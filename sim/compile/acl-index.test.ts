@@ -18,21 +18,63 @@ import type { AclIndex, AclRule, SwitchDp } from './types.ts';
  */
 
 const PORTS = ['p1', 'p2', 'p3', 'q1'] as const;
-const IPS: Record<(typeof PORTS)[number], string> = { p1: '10.0.1.11', p2: '10.0.1.12', p3: '10.0.1.13', q1: '10.0.2.11' };
+const IPS: Record<(typeof PORTS)[number], string> = {
+  p1: '10.0.1.11',
+  p2: '10.0.1.12',
+  p3: '10.0.1.13',
+  q1: '10.0.2.11',
+};
 
 const ATOMS = [
-  'inport == "p1"', 'inport == "p2"', 'inport == @pgA', 'inport == {"p1", "p3"}', 'inport == ""', 'inport == @pgB',
-  'outport == "p2"', 'outport == @pgB', 'outport == {"p2", "q1"}', 'outport == @pgA',
-  'ip4.src == 10.0.1.11', 'ip4.src == 10.0.1.0/24', 'ip4.src == {10.0.1.11, 10.0.1.12}', 'ip4.src == {10.0.1.11, 10.0.2.0/24}',
-  'ip4.src == $asA', 'ip4.src != $asB', 'ip4.dst == 10.0.1.12', 'ip4.dst == $asB', 'ip4.dst == 10.0.0.0/16', 'ip4.src == 0.0.0.0/0',
-  'ip4.dst == $pgA_ip4', 'ip4.src == $asEmpty', 'ip4.src[0..7] == 11',
-  'ip4', 'ip6', 'ip', 'tcp', 'udp.dst == 53', 'tcp.dst == 80', 'tcp.dst == {80, 443}', 'icmp4', 'ct.est', '!ct.new', 'arp',
-  'ip6.src == fd00::1', 'eth.src == 00:00:00:00:01:01',
+  'inport == "p1"',
+  'inport == "p2"',
+  'inport == @pgA',
+  'inport == {"p1", "p3"}',
+  'inport == ""',
+  'inport == @pgB',
+  'outport == "p2"',
+  'outport == @pgB',
+  'outport == {"p2", "q1"}',
+  'outport == @pgA',
+  'ip4.src == 10.0.1.11',
+  'ip4.src == 10.0.1.0/24',
+  'ip4.src == {10.0.1.11, 10.0.1.12}',
+  'ip4.src == {10.0.1.11, 10.0.2.0/24}',
+  'ip4.src == $asA',
+  'ip4.src != $asB',
+  'ip4.dst == 10.0.1.12',
+  'ip4.dst == $asB',
+  'ip4.dst == 10.0.0.0/16',
+  'ip4.src == 0.0.0.0/0',
+  'ip4.dst == $pgA_ip4',
+  'ip4.src == $asEmpty',
+  'ip4.src[0..7] == 11',
+  'ip4',
+  'ip6',
+  'ip',
+  'tcp',
+  'udp.dst == 53',
+  'tcp.dst == 80',
+  'tcp.dst == {80, 443}',
+  'icmp4',
+  'ct.est',
+  '!ct.new',
+  'arp',
+  'ip6.src == fd00::1',
+  'eth.src == 00:00:00:00:01:01',
 ];
 
 const atom = fc.constantFrom(...ATOMS);
 // OVN allows no `!` over nominal fields and predicates (inport, ip4, tcp, ...).
-const negatable = fc.constantFrom('ip4.src == 10.0.1.11', 'ip4.src == $asA', 'ip4.dst == 10.0.0.0/16', 'tcp.dst == 80', 'udp.dst == 53', 'ct.est', 'eth.src == 00:00:00:00:01:01');
+const negatable = fc.constantFrom(
+  'ip4.src == 10.0.1.11',
+  'ip4.src == $asA',
+  'ip4.dst == 10.0.0.0/16',
+  'tcp.dst == 80',
+  'udp.dst == 53',
+  'ct.est',
+  'eth.src == 00:00:00:00:01:01',
+);
 const matchArb = fc.oneof(
   { weight: 6, arbitrary: fc.array(atom, { minLength: 1, maxLength: 4 }).map((as) => as.join(' && ')) },
   { weight: 1, arbitrary: fc.tuple(atom, atom, atom).map(([a, b, c]) => `(${a} || ${b}) && ${c}`) },
@@ -44,7 +86,13 @@ const aclArb = fc.record({
   direction: fc.constantFrom('from-lport' as const, 'to-lport' as const),
   priority: fc.constantFrom(1000, 1000, 2000, 2001, 3000),
   match: matchArb,
-  action: fc.constantFrom('allow' as const, 'allow-related' as const, 'allow-stateless' as const, 'drop' as const, 'reject' as const),
+  action: fc.constantFrom(
+    'allow' as const,
+    'allow-related' as const,
+    'allow-stateless' as const,
+    'drop' as const,
+    'reject' as const,
+  ),
   afterLb: fc.boolean(),
 });
 
@@ -56,17 +104,26 @@ const topoArb = fc.record({
   asA: setEntries,
   asB: setEntries,
   // Distinct rows (the topology keys ACLs by their content).
-  acls: fc.uniqueArray(aclArb, { maxLength: 14, selector: (a) => `${a.on}|${a.direction}|${a.priority}|${a.match}|${a.action}|${a.afterLb}` }),
+  acls: fc.uniqueArray(aclArb, {
+    maxLength: 14,
+    selector: (a) => `${a.on}|${a.direction}|${a.priority}|${a.match}|${a.action}|${a.afterLb}`,
+  }),
 });
 
 type TopoSpec = typeof topoArb extends fc.Arbitrary<infer T> ? T : never;
 
 function build(spec: TopoSpec) {
   const b = new TopoBuilder().switch('sw1').switch('sw2');
-  for (const p of PORTS) b.vif(p, p === 'q1' ? 'sw2' : 'sw1', `00:00:00:00:0${p === 'q1' ? 2 : 1}:0${PORTS.indexOf(p) + 1}`, IPS[p]);
-  b.portGroup('pgA', spec.pgA).portGroup('pgB', spec.pgB).addressSet('asA', spec.asA).addressSet('asB', spec.asB).addressSet('asEmpty', []);
+  for (const p of PORTS)
+    b.vif(p, p === 'q1' ? 'sw2' : 'sw1', `00:00:00:00:0${p === 'q1' ? 2 : 1}:0${PORTS.indexOf(p) + 1}`, IPS[p]);
+  b.portGroup('pgA', spec.pgA)
+    .portGroup('pgB', spec.pgB)
+    .addressSet('asA', spec.asA)
+    .addressSet('asB', spec.asB)
+    .addressSet('asEmpty', []);
   for (const a of spec.acls) {
-    const options: Record<string, string> = a.afterLb && a.direction === 'from-lport' ? { 'apply-after-lb': 'true' } : {};
+    const options: Record<string, string> =
+      a.afterLb && a.direction === 'from-lport' ? { 'apply-after-lb': 'true' } : {};
     b.acl(a.on, a.direction, a.priority, a.match, a.action, { options });
   }
   return b.build();
@@ -74,13 +131,32 @@ function build(spec: TopoSpec) {
 
 const ipPick = fc.constantFrom(...Object.values(IPS), '10.9.9.9', '10.0.1.200');
 const packetArb = fc.oneof(
-  fc.record({ src: ipPick, dst: ipPick, sport: fc.constantFrom(1000, 53), dport: fc.constantFrom(80, 443, 53, 22), kind: fc.constantFrom('tcp', 'udp', 'icmp') }).map(
-    ({ src, dst, sport, dport, kind }): Packet => {
+  fc
+    .record({
+      src: ipPick,
+      dst: ipPick,
+      sport: fc.constantFrom(1000, 53),
+      dport: fc.constantFrom(80, 443, 53, 22),
+      kind: fc.constantFrom('tcp', 'udp', 'icmp'),
+    })
+    .map(({ src, dst, sport, dport, kind }): Packet => {
       const spec = { ethSrc: '00:00:00:00:01:01', ethDst: '00:00:00:00:01:02', src, dst };
-      return kind === 'tcp' ? tcpPacket({ ...spec, sport, dport }) : kind === 'udp' ? udpPacket({ ...spec, sport, dport }) : icmpEcho(spec);
-    },
+      return kind === 'tcp'
+        ? tcpPacket({ ...spec, sport, dport })
+        : kind === 'udp'
+          ? udpPacket({ ...spec, sport, dport })
+          : icmpEcho(spec);
+    }),
+  fc.constant(
+    tcpPacket({
+      ethSrc: '00:00:00:00:01:01',
+      ethDst: '00:00:00:00:01:02',
+      src: 'fd00::1',
+      dst: 'fd00::2',
+      sport: 1,
+      dport: 80,
+    }),
   ),
-  fc.constant(tcpPacket({ ethSrc: '00:00:00:00:01:01', ethDst: '00:00:00:00:01:02', src: 'fd00::1', dst: 'fd00::2', sport: 1, dport: 80 })),
   fc.constant(arpRequest({ sha: '00:00:00:00:01:01', spa: '10.0.1.11', tpa: '10.0.1.12' })),
 );
 
@@ -131,7 +207,9 @@ describe('ACL index', () => {
         const net = compileNetwork(t);
         for (const dp of net.switches.values()) {
           const onSwitch = [...t.acl.values()].filter((a) =>
-            a.attachTo.kind === 'switch' ? a.attachTo.name === dp.name : (t.portGroup.get(a.attachTo.name)?.ports ?? []).some((p) => t.switchPort.get(p)?.switch === dp.name),
+            a.attachTo.kind === 'switch'
+              ? a.attachTo.name === dp.name
+              : (t.portGroup.get(a.attachTo.name)?.ports ?? []).some((p) => t.switchPort.get(p)?.switch === dp.name),
           );
           const count = (pred: (a: (typeof onSwitch)[number]) => boolean) => onSwitch.filter(pred).length;
           const afterLb = (a: (typeof onSwitch)[number]) => a.options['apply-after-lb'] === 'true';
@@ -141,9 +219,15 @@ describe('ACL index', () => {
           for (const index of [dp.acls.in, dp.acls.after_lb, dp.acls.out]) {
             expect(index.rules.map((r) => r.key)).toEqual([...index.rules].sort(byPriorityThenKey).map((r) => r.key));
           }
-          const stateless = (stage: readonly AclRule[]) => stage.filter((r) => r.acl.action === 'allow-stateless').map((r) => r.key).sort();
+          const stateless = (stage: readonly AclRule[]) =>
+            stage
+              .filter((r) => r.acl.action === 'allow-stateless')
+              .map((r) => r.key)
+              .sort();
           expect(dp.statelessAcls.out.rules.map((r) => r.key).sort()).toEqual(stateless(dp.acls.out.rules));
-          expect(dp.statelessAcls.in.rules.map((r) => r.key).sort()).toEqual(stateless([...dp.acls.in.rules, ...dp.acls.after_lb.rules]));
+          expect(dp.statelessAcls.in.rules.map((r) => r.key).sort()).toEqual(
+            stateless([...dp.acls.in.rules, ...dp.acls.after_lb.rules]),
+          );
         }
       }),
       fcParams(200),
@@ -152,11 +236,25 @@ describe('ACL index', () => {
 
   it('property: a router policy table gives the same matching policies, in order, as a scan of all of them', () => {
     const policyAtom = fc.constantFrom(
-      'ip4.dst == 10.0.1.0/24', 'ip4.dst == 10.0.2.11', 'ip4.src == {10.0.1.11, 10.0.1.12}', 'ip4.src == $asA', 'ip4.dst == 10.0.0.0/8',
-      'inport == "r1-sw1"', 'outport == "r1-sw2"', 'inport == @pgA', 'tcp.dst == 80', 'ip4', 'udp', 'ip6',
+      'ip4.dst == 10.0.1.0/24',
+      'ip4.dst == 10.0.2.11',
+      'ip4.src == {10.0.1.11, 10.0.1.12}',
+      'ip4.src == $asA',
+      'ip4.dst == 10.0.0.0/8',
+      'inport == "r1-sw1"',
+      'outport == "r1-sw2"',
+      'inport == @pgA',
+      'tcp.dst == 80',
+      'ip4',
+      'udp',
+      'ip6',
     );
     const policies = fc.uniqueArray(
-      fc.record({ priority: fc.constantFrom(100, 31000, 31000, 29000), match: fc.array(policyAtom, { minLength: 1, maxLength: 3 }).map((a) => a.join(' && ')), action: fc.constantFrom('allow' as const, 'drop' as const) }),
+      fc.record({
+        priority: fc.constantFrom(100, 31000, 31000, 29000),
+        match: fc.array(policyAtom, { minLength: 1, maxLength: 3 }).map((a) => a.join(' && ')),
+        action: fc.constantFrom('allow' as const, 'drop' as const),
+      }),
       { maxLength: 10, selector: (p) => `${p.priority}|${p.match}` },
     );
     fc.assert(
@@ -169,7 +267,10 @@ describe('ACL index', () => {
           const [inport, outport] = [pr.inport === 'q1' ? 'r1-sw2' : 'r1-sw1', pr.outport === '' ? '' : 'r1-sw2'];
           ctx.begin(pr.packet, inport, outport, NO_CARRY, undefined, 'router');
           const everyPolicy = index.rules.filter((r) => r.test(ctx)).map((r) => r.key);
-          const viaIndex = candidateAcls(index, inport, outport, pr.packet, newAclScratch()).map((i) => index.rules[i]!).filter((r) => r.test(ctx)).map((r) => r.key);
+          const viaIndex = candidateAcls(index, inport, outport, pr.packet, newAclScratch())
+            .map((i) => index.rules[i]!)
+            .filter((r) => r.test(ctx))
+            .map((r) => r.key);
           expect(viaIndex).toEqual(everyPolicy);
         }
       }),

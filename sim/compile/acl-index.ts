@@ -74,7 +74,11 @@ function coverage(r: AclRequirement): number {
  *
  * @example aclRequirement(parseMatch('outport == @pg && ip4'), pgs, env) // { kind: 'port', field: 'outport', ports: {...} }
  */
-export function aclRequirement(expr: MatchExpr, portGroups: ReadonlyMap<string, readonly string[]>, env: MatchEnv): AclRequirement | undefined {
+export function aclRequirement(
+  expr: MatchExpr,
+  portGroups: ReadonlyMap<string, readonly string[]>,
+  env: MatchEnv,
+): AclRequirement | undefined {
   const conjuncts = expr.kind === 'and' ? expr.args : [expr];
   let best: AclRequirement | undefined;
   for (const c of conjuncts) {
@@ -124,7 +128,8 @@ export function indexAcls<R extends { readonly req?: AclRequirement | undefined 
   rules.forEach((r, rank) => {
     const req = r.req;
     if (req === undefined) rest.push(rank);
-    else if (req.kind === 'port') for (const p of req.ports) push(req.field === 'inport' ? byInport : byOutport, p, rank);
+    else if (req.kind === 'port')
+      for (const p of req.ports) push(req.field === 'inport' ? byInport : byOutport, p, rank);
     else {
       const b = bucketsFor(req.field === 'ip4.src' ? bySrc : byDst, req.mask);
       for (const v of req.values) {
@@ -138,7 +143,8 @@ export function indexAcls<R extends { readonly req?: AclRequirement | undefined 
 }
 
 /** ACL order within a stage: priority, then row key (OVS would pick either on a tie; this is our fixed pick). */
-export const byPriorityThenKey = (a: AclRule, b: AclRule): number => b.priority - a.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+export const byPriorityThenKey = (a: AclRule, b: AclRule): number =>
+  b.priority - a.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 const NONE: readonly number[] = [];
 
@@ -197,7 +203,13 @@ function merge(s: AclScratch): number[] {
  *
  * @example for (const rank of candidateAcls(dp.acls.in, ctx.inport, ctx.outport, ctx.packet, scratch)) index.rules[rank]
  */
-export function candidateAcls(index: RuleIndex<unknown>, inport: string, outport: string, p: Packet, scratch: AclScratch): readonly number[] {
+export function candidateAcls(
+  index: RuleIndex<unknown>,
+  inport: string,
+  outport: string,
+  p: Packet,
+  scratch: AclScratch,
+): readonly number[] {
   const s = scratch;
   s.n = 0;
   const a = index.byInport.size === 0 ? undefined : index.byInport.get(inport);

@@ -47,7 +47,10 @@ export interface RouterNetwork {
 }
 
 function splitWords(entry: string): string[] {
-  return entry.trim().split(/\s+/).filter((w) => w.length > 0);
+  return entry
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w.length > 0);
 }
 
 /** "MAC IP..." → address; "unknown"/"router"/"dynamic" forms → undefined. */
@@ -107,7 +110,7 @@ export function linkLocalOf(mac: number): bigint {
 
 /** Whether an address is inside a router network's subnet. */
 export function inNetwork(n: RouterNetwork, ip: number | bigint): boolean {
-  if (n.family === 4) return typeof ip === 'number' && ((ip & maskV4(n.prefix)) >>> 0) === n.network;
+  if (n.family === 4) return typeof ip === 'number' && (ip & maskV4(n.prefix)) >>> 0 === n.network;
   return typeof ip === 'bigint' && (ip & maskV6(n.prefix)) === n.network;
 }
 

@@ -32,7 +32,13 @@ function addrsOf(rp: RouterPortInfo): (number | bigint)[] {
   return rp.networks.map((n) => n.ip);
 }
 
-function switchEntries(t: Table, rp: RouterPortInfo, sw: SwitchDp, ports: ReadonlyMap<string, PortInfo>, dynamicNeigh: boolean): void {
+function switchEntries(
+  t: Table,
+  rp: RouterPortInfo,
+  sw: SwitchDp,
+  ports: ReadonlyMap<string, PortInfo>,
+  dynamicNeigh: boolean,
+): void {
   for (const name of sw.ports) {
     const p = ports.get(name);
     if (p?.kind !== 'lsp' || !p.enabled) continue;
@@ -65,7 +71,8 @@ export function buildArpResolve(
       const rp = ports.get(pn);
       if (rp?.kind !== 'lrp') continue;
       const peer = rp.peer === undefined ? undefined : ports.get(rp.peer);
-      if (peer?.kind === 'lrp' && peer.peer === rp.name) for (const ip of addrsOf(peer)) put(table, rp.name, ip, peer.mac);
+      if (peer?.kind === 'lrp' && peer.peer === rp.name)
+        for (const ip of addrsOf(peer)) put(table, rp.name, ip, peer.mac);
       const sp = rp.switchPort === undefined ? undefined : ports.get(rp.switchPort);
       const sw = sp?.kind === 'lsp' ? switches.get(sp.switch) : undefined;
       if (sw) switchEntries(table, rp, sw, ports, dynamicNeigh);

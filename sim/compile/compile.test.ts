@@ -21,10 +21,18 @@ describe('compileNetwork', () => {
     expect([...net.switches.get('sw2')!.acls.out.byOutport.keys()]).toEqual(['q1']);
     // The ip4.src ACL is filed under its /8; none is left to try for every packet.
     expect(sw1.acls.out.rest).toEqual([]);
-    expect(sw1.acls.out.bySrc.map((b) => [b.mask, [...b.byValue.keys()]])).toEqual([[0xff000000, [parseIPv4('10.0.0.0')]]]);
+    expect(sw1.acls.out.bySrc.map((b) => [b.mask, [...b.byValue.keys()]])).toEqual([
+      [0xff000000, [parseIPv4('10.0.0.0')]],
+    ]);
     const out = sw1.acls.out;
     const priorities = (inport: string, outport: string, src: string) =>
-      candidateAcls(out, inport, outport, { 'eth.src': 0, 'eth.dst': 0, 'eth.type': 0x800, 'ip4.src': parseIPv4(src) }, newAclScratch()).map((i) => out.rules[i]!.priority);
+      candidateAcls(
+        out,
+        inport,
+        outport,
+        { 'eth.src': 0, 'eth.dst': 0, 'eth.type': 0x800, 'ip4.src': parseIPv4(src) },
+        newAclScratch(),
+      ).map((i) => out.rules[i]!.priority);
     expect(priorities('p1', 'p2', '10.1.2.3')).toEqual([3000, 2000]);
     expect(priorities('p1', 'p2', '192.168.0.1')).toEqual([3000]);
     expect(priorities('p2', 'p1', '10.1.2.3')).toEqual([2000]);
@@ -38,7 +46,9 @@ describe('compileNetwork', () => {
       .route('r1', '8.8.8.0/24', '172.31.0.1')
       .acl('sw1', 'to-lport', 1000, 'ip4.src == $nope', 'drop')
       .build();
-    const codes = compileNetwork(t).issues.map((i) => i.code).sort();
+    const codes = compileNetwork(t)
+      .issues.map((i) => i.code)
+      .sort();
     expect(codes).toEqual(['sim-bad-address', 'sim-match-never', 'sim-route-ignored']);
   });
 
@@ -56,7 +66,8 @@ describe('compileNetwork', () => {
       ['static', 24, true, undefined],
       ['static', 1, false, 'blue'],
     ]);
-    const dst = (d: string, table = '') => lookupRoute(routes, 4, parseIPv4('192.168.0.1'), parseIPv4(d), table)?.priority;
+    const dst = (d: string, table = '') =>
+      lookupRoute(routes, 4, parseIPv4('192.168.0.1'), parseIPv4(d), table)?.priority;
     expect(dst('10.9.9.9')).toBe(25);
     expect(dst('10.9.9.9', 'blue')).toBe(1);
     expect(dst('172.16.0.1')).toBeUndefined();
@@ -64,12 +75,18 @@ describe('compileNetwork', () => {
 
   it('ECMP groups static routes with the same prefix, policy and table', () => {
     const t = twoSubnets().route('r1', '8.8.8.0/24', '10.0.2.11').route('r1', '8.8.8.0/24', '10.0.2.12').build();
-    const r = compileNetwork(t).routers.get('r1')!.routes.find((x) => x.kind === 'static')!;
+    const r = compileNetwork(t)
+      .routers.get('r1')!
+      .routes.find((x) => x.kind === 'static')!;
     expect(r.targets.map((x) => x.nexthop)).toEqual([parseIPv4('10.0.2.11'), parseIPv4('10.0.2.12')]);
   });
 
   it('finds VIP:port before a port-less VIP on the same address', () => {
-    const t = new TopoBuilder().lb('a', { '10.96.0.1': '10.0.0.1' }).lb('b', { '10.96.0.1:80': '10.0.0.2:8080' }).switch('s', ['a', 'b']).build();
+    const t = new TopoBuilder()
+      .lb('a', { '10.96.0.1': '10.0.0.1' })
+      .lb('b', { '10.96.0.1:80': '10.0.0.2:8080' })
+      .switch('s', ['a', 'b'])
+      .build();
     const vips = compileNetwork(t).switches.get('s')!.vips;
     expect(findVip(vips, parseIPv4('10.96.0.1'), 'tcp', 80)?.lb.name).toBe('b');
     expect(findVip(vips, parseIPv4('10.96.0.1'), 'udp', 80)?.lb.name).toBe('a');

@@ -45,7 +45,8 @@ export class IntTable<V> {
   /** @example t.set(0x0a0000000001, 'p1'); t.get(0x0a0000000001) // 'p1' */
   set(key: number, value: V): this {
     // Never a MAC or an address (negative, fractional, NaN, beyond 2^53): refused rather than misfiled.
-    if (!(key >= 0 && Number.isSafeInteger(key))) throw new RangeError(`IntTable: ${key} is not a non-negative integer key`);
+    if (!(key >= 0 && Number.isSafeInteger(key)))
+      throw new RangeError(`IntTable: ${key} is not a non-negative integer key`);
     if ((this.count + 1) * 2 > this.keys.length) this.grow();
     const i = this.slot(key);
     if (this.keys[i] !== key) {

@@ -63,17 +63,30 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
   for (const [vipText, backendsText] of Object.entries(lb.vips)) {
     const vip = parseEndpoint(vipText);
     if (vip === undefined) {
-      issues.push({ code: 'sim-bad-vip', path: ['loadBalancer', lb.name, 'vips', vipText], message: `load balancer ${lb.name}: bad VIP ${JSON.stringify(vipText)}; ignored` });
+      issues.push({
+        code: 'sim-bad-vip',
+        path: ['loadBalancer', lb.name, 'vips', vipText],
+        message: `load balancer ${lb.name}: bad VIP ${JSON.stringify(vipText)}; ignored`,
+      });
       continue;
     }
     const backends: LbBackend[] = [];
-    for (const b of backendsText.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    for (const b of backendsText
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')) {
       const be = parseEndpoint(b);
       if (be === undefined || be.family !== vip.family || (be.port === undefined) !== (vip.port === undefined)) {
-        issues.push({ code: 'sim-bad-backend', path: ['loadBalancer', lb.name, 'vips', vipText], message: `load balancer ${lb.name}: bad backend ${JSON.stringify(b)} for ${vipText}; ignored` });
+        issues.push({
+          code: 'sim-bad-backend',
+          path: ['loadBalancer', lb.name, 'vips', vipText],
+          message: `load balancer ${lb.name}: bad backend ${JSON.stringify(b)} for ${vipText}; ignored`,
+        });
         continue;
       }
-      const dnat: LbBackend['dnat'] = { nat: { kind: 'dnat', ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}) } };
+      const dnat: LbBackend['dnat'] = {
+        nat: { kind: 'dnat', ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}) },
+      };
       backends.push({ ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}), text: b, dnat });
     }
     const hairpin = hairpinSnatIp(lb);
@@ -113,7 +126,12 @@ export function indexVips(vips: readonly LbVip[]): VipIndex {
  * the packet's family: an IPv4 `dst` (a number) never finds the IPv6 VIP
  * `[::a00:1]` (a bigint key), whatever their numbers.
  */
-export function findVip(index: Pick<VipIndex, 'get'>, dst: number | bigint, proto: string | undefined, dport: number | undefined): LbVip | undefined {
+export function findVip(
+  index: Pick<VipIndex, 'get'>,
+  dst: number | bigint,
+  proto: string | undefined,
+  dport: number | undefined,
+): LbVip | undefined {
   const list = index.get(ipKey(dst));
   if (list === undefined) return undefined;
   for (const v of list) {

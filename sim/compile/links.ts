@@ -8,7 +8,12 @@
  */
 import type { PortInfo, PortPlace, RouterDp, SwitchDp } from './types.ts';
 
-function linkOf(p: PortInfo, ports: ReadonlyMap<string, PortInfo>, switches: ReadonlyMap<string, SwitchDp>, routers: ReadonlyMap<string, RouterDp>): PortPlace | undefined {
+function linkOf(
+  p: PortInfo,
+  ports: ReadonlyMap<string, PortInfo>,
+  switches: ReadonlyMap<string, SwitchDp>,
+  routers: ReadonlyMap<string, RouterDp>,
+): PortPlace | undefined {
   if (p.kind === 'lsp') {
     if (p.type !== 'router' || p.routerPort === undefined) return undefined;
     const rp = ports.get(p.routerPort);

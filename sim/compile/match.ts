@@ -18,7 +18,14 @@
  */
 import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
-import { checkMatchEnv, compileMatch, referencedSets, type MatchEnv, type MatchExpr, type MatchPacket } from '../../model/match/index.ts';
+import {
+  checkMatchEnv,
+  compileMatch,
+  referencedSets,
+  type MatchEnv,
+  type MatchExpr,
+  type MatchPacket,
+} from '../../model/match/index.ts';
 import type { Topology } from '../../model/topology/index.ts';
 import { parseLspAddress } from './addresses.ts';
 import type { CompileOptions, SwitchPortInfo } from './types.ts';
@@ -66,7 +73,10 @@ function derived(t: Topology, switchPorts: ReadonlyMap<string, SwitchPortInfo>):
 }
 
 /** Port group members by the switch they are on. */
-function groupsBySwitch(t: Topology, switchPorts: ReadonlyMap<string, SwitchPortInfo>): Map<string, Map<string, string[]>> {
+function groupsBySwitch(
+  t: Topology,
+  switchPorts: ReadonlyMap<string, SwitchPortInfo>,
+): Map<string, Map<string, string[]>> {
   const out = new Map<string, Map<string, string[]>>();
   for (const pg of t.portGroup.values()) {
     for (const name of pg.ports) {
@@ -89,7 +99,11 @@ function groupsBySwitch(t: Topology, switchPorts: ReadonlyMap<string, SwitchPort
  * const envs = buildMatchEnv(t, switchPorts, options);
  * compileMatch(acl.match, envs.forSwitch('sw1').env) // `@pg` = the members of pg on sw1
  */
-export function buildMatchEnv(t: Topology, switchPorts: ReadonlyMap<string, SwitchPortInfo>, opts: CompileOptions): SimMatchEnv {
+export function buildMatchEnv(
+  t: Topology,
+  switchPorts: ReadonlyMap<string, SwitchPortInfo>,
+  opts: CompileOptions,
+): SimMatchEnv {
   const addressSets = new Map<string, readonly string[]>();
   for (const as of t.addressSet.values()) addressSets.set(as.name, as.addresses);
   const base: MatchEnv = {
@@ -139,9 +153,15 @@ export function compilePredicate(
 ): Predicate {
   for (const problem of checkMatchEnv(expr, env)) {
     const local = problem.code === 'unknown-port-group' && scope !== undefined && scope.groupExists(problem.subject);
-    const why = local ? `port group @${problem.subject} has no port on ${scope.datapath} (OVN resolves @groups per logical switch)` : problem.message;
+    const why = local
+      ? `port group @${problem.subject} has no port on ${scope.datapath} (OVN resolves @groups per logical switch)`
+      : problem.message;
     const on = scope === undefined ? '' : ` on ${scope.datapath}`;
-    issues.push({ code: 'sim-match-never', path: where, message: `${where.join('.')}${on}: ${why}; the match never matches` });
+    issues.push({
+      code: 'sim-match-never',
+      path: where,
+      message: `${where.join('.')}${on}: ${why}; the match never matches`,
+    });
   }
   return compileMatch(expr, env);
 }

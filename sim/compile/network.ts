@@ -24,7 +24,11 @@ function compileNeighbors(opts: CompileOptions, issues: Issue[]): Map<string, Ma
       const ip = tryParseIP(ipText);
       const mac = tryParseMAC(macText);
       if (ip === undefined || mac === undefined) {
-        issues.push({ code: 'sim-bad-neighbor', path: ['options', 'neighbors', port, ipText], message: `neighbor ${ipText} → ${macText} on ${port}: bad IP or MAC; ignored` });
+        issues.push({
+          code: 'sim-bad-neighbor',
+          path: ['options', 'neighbors', port, ipText],
+          message: `neighbor ${ipText} → ${macText} on ${port}: bad IP or MAC; ignored`,
+        });
         continue;
       }
       m.set(ipKey(ip.value), mac);
@@ -100,7 +104,9 @@ export function compileNetwork(topology: Topology, opts: CompileOptions = {}): S
     lbCache: new Map(),
     routerExtraIps: extraIpsFn(routers),
     distributedNats: (router: string) =>
-      (routers.get(router)?.nats ?? []).flatMap((n) => (n.distributed ? [{ mac: n.externalMac!, logicalPort: n.nat.logicalPort! }] : [])),
+      (routers.get(router)?.nats ?? []).flatMap((n) =>
+        n.distributed ? [{ mac: n.externalMac!, logicalPort: n.nat.logicalPort! }] : [],
+      ),
     issues,
   };
   for (const sw of topology.switch.values()) switches.set(sw.name, compileSwitch(ctx, sw));

@@ -20,7 +20,9 @@ describe('OVN action checks (the parts northd pastes)', () => {
     expect(actionsRejection('drop;')).toBeUndefined();
     expect(actionsRejection('flags.skip_snat_for_lb = 1; drop;')).toBe("Syntax error at `drop' expecting action");
     expect(actionsRejection('drop; next;')).toBe("Syntax error at `next' expecting end of input");
-    expect(actionsRejection('reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=5); };')).toBeUndefined();
+    expect(
+      actionsRejection('reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=5); };'),
+    ).toBeUndefined();
     // Inside a nested action list, drop; alone is fine too.
     expect(actionsRejection('flags.skip_snat_for_lb = 1; reject { drop; };')).toBeUndefined();
   });
@@ -35,8 +37,12 @@ describe('OVN action checks (the parts northd pastes)', () => {
   });
 
   it('a flow is refused for its match or its actions', () => {
-    expect(flowRejection({ stage: 'ls_in_acl', match: '(reg0[9] == 1) && ip4 || ip4', actions: 'next;' })).toMatch(/must be parenthesized/);
-    expect(flowRejection({ stage: 'ls_in_acl', match: 'reg0[9] == 1 && (ip4 || ip4)', actions: 'next;' })).toBeUndefined();
+    expect(flowRejection({ stage: 'ls_in_acl', match: '(reg0[9] == 1) && ip4 || ip4', actions: 'next;' })).toMatch(
+      /must be parenthesized/,
+    );
+    expect(
+      flowRejection({ stage: 'ls_in_acl', match: 'reg0[9] == 1 && (ip4 || ip4)', actions: 'next;' }),
+    ).toBeUndefined();
   });
 });
 
@@ -45,22 +51,35 @@ describe('consider_acl texts (as `ovn-sbctl lflow-list` shows them for OVN 23.03
     const [drop, block] = aclFlows(acl('reject'), 'ip4 || ip4', true);
     expect(drop!.match).toBe('(reg0[9] == 1) && ip4 || ip4');
     expect(block!.match).toBe('(reg0[10] == 1) && ip4 || ip4');
-    expect(block!.actions).toMatch(/^ct_commit \{ ct_mark\.blocked = 1; \};  reg0 = 0; reject \{/);
+    expect(block!.actions).toMatch(/^ct_commit \{ ct_mark\.blocked = 1; \}; {2}reg0 = 0; reject \{/);
     expect(aclFlows(acl('reject'), 'ip4 || ip4', false).map((f) => f.match)).toEqual(['ip4 || ip4']);
-    expect(aclRefusals(acl('reject'), 'ip4 || ip4')).toMatchObject({ stateful: { match: '(reg0[9] == 1) && ip4 || ip4' } });
+    expect(aclRefusals(acl('reject'), 'ip4 || ip4')).toMatchObject({
+      stateful: { match: '(reg0[9] == 1) && ip4 || ip4' },
+    });
     expect(aclRefusals(acl('reject'), 'ip4 || ip4')?.plain).toBeUndefined();
   });
 
   it('the other actions parenthesize the match', () => {
     expect(aclFlows(acl('allow-related', { label: 7 }), 'ip4 || ip6', true)).toEqual([
-      { stage: 'ls_in_acl', match: 'reg0[7] == 1 && (ip4 || ip6)', actions: 'reg0[1] = 1; reg0[13] = 1; reg3 = 7; next;' },
-      { stage: 'ls_in_acl', match: 'reg0[8] == 1 && (ip4 || ip6)', actions: 'reg0[1] = 1; reg0[13] = 1; reg3 = 7; next;' },
+      {
+        stage: 'ls_in_acl',
+        match: 'reg0[7] == 1 && (ip4 || ip6)',
+        actions: 'reg0[1] = 1; reg0[13] = 1; reg3 = 7; next;',
+      },
+      {
+        stage: 'ls_in_acl',
+        match: 'reg0[8] == 1 && (ip4 || ip6)',
+        actions: 'reg0[1] = 1; reg0[13] = 1; reg3 = 7; next;',
+      },
     ]);
-    expect(aclFlows(acl('drop', { direction: 'to-lport' }), 'ip4 || ip6', true).map((f) => [f.stage, f.match])).toEqual([
-      ['ls_out_acl', 'reg0[9] == 1 && (ip4 || ip6)'],
-      ['ls_out_acl', 'reg0[10] == 1 && (ip4 || ip6)'],
-    ]);
-    for (const a of ['allow', 'allow-related', 'allow-stateless', 'drop'] as const) expect(aclRefusals(acl(a), 'ip4 || ip4')).toBeUndefined();
+    expect(aclFlows(acl('drop', { direction: 'to-lport' }), 'ip4 || ip6', true).map((f) => [f.stage, f.match])).toEqual(
+      [
+        ['ls_out_acl', 'reg0[9] == 1 && (ip4 || ip6)'],
+        ['ls_out_acl', 'reg0[10] == 1 && (ip4 || ip6)'],
+      ],
+    );
+    for (const a of ['allow', 'allow-related', 'allow-stateless', 'drop'] as const)
+      expect(aclRefusals(acl(a), 'ip4 || ip4')).toBeUndefined();
   });
 
   it('a logged ACL carries log(...) in every flow; a quote in its name refuses them all (but not the pre-ACL bypass)', () => {
@@ -72,7 +91,13 @@ describe('consider_acl texts (as `ovn-sbctl lflow-list` shows them for OVN 23.03
 });
 
 describe('router VIPs without backends', () => {
-  const lb = (options: Record<string, string>): LoadBalancer => ({ name: 'lb0', vips: { '10.96.0.11': '' }, selectionFields: [], options, externalIds: {} });
+  const lb = (options: Record<string, string>): LoadBalancer => ({
+    name: 'lb0',
+    vips: { '10.96.0.11': '' },
+    selectionFields: [],
+    options,
+    externalIds: {},
+  });
   it('the flag goes before drop; (refused) or the reject (fine)', () => {
     expect(routerEmptyVipActions(lb({}), 'normal')).toBe('drop;');
     expect(routerEmptyVipActions(lb({ skip_snat: 'true' }), 'skip_snat')).toBe('flags.skip_snat_for_lb = 1; drop;');

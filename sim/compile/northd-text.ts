@@ -69,13 +69,15 @@ function logArgsRejection(t: Tokens): string | undefined {
   t.next();
   while (t.type() !== ')') {
     const key = t.type() === 'id' ? t.tok.text : undefined;
-    if (key === undefined || !['name', 'meter', 'severity', 'verdict'].includes(key)) return `Syntax error at ${t.near()}`;
+    if (key === undefined || !['name', 'meter', 'severity', 'verdict'].includes(key))
+      return `Syntax error at ${t.near()}`;
     t.next();
     if (t.type() !== '=') return `Syntax error at ${t.near()} expecting \`='`;
     t.next();
     if (key === 'name' || key === 'meter') {
       if (t.type() !== 'string') return `Syntax error at ${t.near()} expecting string`;
-      if (key === 'name' && UTF8.encode(t.tok.text ?? '').length >= 64) return `Syntax error at ${t.near()} name must be shorter than 64 characters`;
+      if (key === 'name' && UTF8.encode(t.tok.text ?? '').length >= 64)
+        return `Syntax error at ${t.near()} name must be shorter than 64 characters`;
     } else {
       const ok = t.type() === 'id' && (key === 'severity' ? LOG_SEVERITIES : LOG_VERDICTS).has(t.tok.text ?? '');
       if (!ok) return `Syntax error at ${t.near()} ${key === 'severity' ? 'unknown severity' : 'unknown verdict'}`;
@@ -177,17 +179,24 @@ export function aclFlows(acl: ACL, match: string, stateful: boolean): FlowText[]
   const stage = aclStageName(acl);
   const log = aclLog(acl);
   const a = acl.action;
-  if (a === 'allow-stateless' || ((a === 'allow' || a === 'allow-related') && !stateful)) return [{ stage, match, actions: `${log}next;` }];
+  if (a === 'allow-stateless' || ((a === 'allow' || a === 'allow-related') && !stateful))
+    return [{ stage, match, actions: `${log}next;` }];
   if (a === 'allow' || a === 'allow-related') {
     const label = acl.label !== undefined ? `reg0[13] = 1; reg3 = ${acl.label}; ` : '';
     return [
       { stage, match: `reg0[7] == 1 && (${match})`, actions: `reg0[1] = 1; ${label}${log}next;` },
-      { stage, match: `reg0[8] == 1 && (${match})`, actions: `${acl.label !== undefined ? `reg0[1] = 1; ${label}` : ''}${log}next;` },
+      {
+        stage,
+        match: `reg0[8] == 1 && (${match})`,
+        actions: `${acl.label !== undefined ? `reg0[1] = 1; ${label}` : ''}${log}next;`,
+      },
     ];
   }
-  if (!stateful) return a === 'reject' ? [rejectFlow(acl, stage, match, '', '')] : [{ stage, match, actions: `${log}/* drop */` }];
+  if (!stateful)
+    return a === 'reject' ? [rejectFlow(acl, stage, match, '', '')] : [{ stage, match, actions: `${log}/* drop */` }];
   const block = 'ct_commit { ct_mark.blocked = 1; }; ';
-  if (a === 'reject') return [rejectFlow(acl, stage, match, 'reg0[9] == 1', ''), rejectFlow(acl, stage, match, 'reg0[10] == 1', block)];
+  if (a === 'reject')
+    return [rejectFlow(acl, stage, match, 'reg0[9] == 1', ''), rejectFlow(acl, stage, match, 'reg0[10] == 1', block)];
   return [
     { stage, match: `reg0[9] == 1 && (${match})`, actions: `${log}/* drop */` },
     { stage, match: `reg0[10] == 1 && (${match})`, actions: `${block}${log}/* drop */` },
@@ -196,7 +205,11 @@ export function aclFlows(acl: ACL, match: string, stateful: boolean): FlowText[]
 
 /** build_stateless_filter: the pre-ACL flow of an allow-stateless ACL (no log). */
 export function aclPreAclFlow(acl: ACL, match: string): FlowText {
-  return { stage: acl.direction === 'to-lport' ? 'ls_out_pre_acl' : 'ls_in_pre_acl', match, actions: 'reg0[16] = 1; next;' };
+  return {
+    stage: acl.direction === 'to-lport' ? 'ls_out_pre_acl' : 'ls_in_pre_acl',
+    match,
+    actions: 'reg0[16] = 1; next;',
+  };
 }
 
 /** The first of `flows` OVN refuses, with the reason. */
@@ -235,7 +248,10 @@ export type RouterLbFlowType = 'normal' | 'skip_snat' | 'force_snat';
  * @example routerEmptyVipActions(lb, 'skip_snat') // 'flags.skip_snat_for_lb = 1; drop;'
  */
 export function routerEmptyVipActions(lb: LoadBalancer, type: RouterLbFlowType): string {
-  const base = lb.options['reject'] === 'true' ? 'reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=LR_OUT_SNAT);};' : 'drop;';
+  const base =
+    lb.options['reject'] === 'true'
+      ? 'reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=LR_OUT_SNAT);};'
+      : 'drop;';
   if (type === 'normal') return base;
   return `flags.${type}_for_lb = 1; ${base}`;
 }

@@ -7,7 +7,13 @@
 import { tryParseMAC } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
 import type { LogicalRouterPort, LogicalSwitchPort, Topology } from '../../model/topology/index.ts';
-import { type LspAddress, parseLspAddress, parsePortSecurity, parseRouterNetwork, type RouterNetwork } from './addresses.ts';
+import {
+  type LspAddress,
+  parseLspAddress,
+  parsePortSecurity,
+  parseRouterNetwork,
+  type RouterNetwork,
+} from './addresses.ts';
 import type { PortInfo, RouterPortInfo, SwitchPortInfo } from './types.ts';
 
 /** Conntrack zone names: one per switch port, two per router. */
@@ -18,14 +24,23 @@ export const snatZone = (router: string): string => `lr:${router}:snat`;
 function routerPortInfo(p: LogicalRouterPort, issues: Issue[]): RouterPortInfo | undefined {
   const mac = tryParseMAC(p.mac);
   if (mac === undefined) {
-    issues.push({ code: 'sim-bad-mac', path: ['routerPort', p.name, 'mac'], message: `router port ${p.name}: bad MAC ${JSON.stringify(p.mac)}; port ignored` });
+    issues.push({
+      code: 'sim-bad-mac',
+      path: ['routerPort', p.name, 'mac'],
+      message: `router port ${p.name}: bad MAC ${JSON.stringify(p.mac)}; port ignored`,
+    });
     return undefined;
   }
   const networks: RouterNetwork[] = [];
   p.networks.forEach((n, i) => {
     const parsed = parseRouterNetwork(n);
     if (parsed) networks.push(parsed);
-    else issues.push({ code: 'sim-bad-network', path: ['routerPort', p.name, 'networks', i], message: `router port ${p.name}: bad network ${JSON.stringify(n)}; ignored` });
+    else
+      issues.push({
+        code: 'sim-bad-network',
+        path: ['routerPort', p.name, 'networks', i],
+        message: `router port ${p.name}: bad network ${JSON.stringify(n)}; ignored`,
+      });
   });
   const isDgp = p.gatewayChassis.length > 0 || p.options['ha_chassis_group'] !== undefined;
   return {
@@ -73,12 +88,21 @@ function switchPortInfo(
     if (/^dynamic\b/.test(entry) || /\sdynamic$/.test(entry)) return; // needs northd's dynamic_addresses
     const parsed = parseLspAddress(entry);
     if (parsed) addresses.push(parsed);
-    else issues.push({ code: 'sim-bad-address', path: ['switchPort', p.name, 'addresses', i], message: `switch port ${p.name}: bad address ${JSON.stringify(entry)}; ignored` });
+    else
+      issues.push({
+        code: 'sim-bad-address',
+        path: ['switchPort', p.name, 'addresses', i],
+        message: `switch port ${p.name}: bad address ${JSON.stringify(entry)}; ignored`,
+      });
   });
   const portSecurity = p.portSecurity.flatMap((entry, i) => {
     const ps = parsePortSecurity(entry);
     if (ps) return [ps];
-    issues.push({ code: 'sim-bad-port-security', path: ['switchPort', p.name, 'portSecurity', i], message: `switch port ${p.name}: bad port_security ${JSON.stringify(entry)}; ignored` });
+    issues.push({
+      code: 'sim-bad-port-security',
+      path: ['switchPort', p.name, 'portSecurity', i],
+      message: `switch port ${p.name}: bad port_security ${JSON.stringify(entry)}; ignored`,
+    });
     return [];
   });
   return {
@@ -123,7 +147,11 @@ export function compilePorts(t: Topology, issues: Issue[]): CompiledPorts {
   for (const [n, p] of routerPorts) ports.set(n, p);
   for (const [n, p] of switchPorts) {
     if (ports.has(n)) {
-      issues.push({ code: 'sim-duplicate-port-name', path: ['switchPort', n], message: `port name ${n} is used by a router port and a switch port; the switch port is ignored` });
+      issues.push({
+        code: 'sim-duplicate-port-name',
+        path: ['switchPort', n],
+        message: `port name ${n} is used by a router port and a switch port; the switch port is ignored`,
+      });
       continue;
     }
     ports.set(n, p);

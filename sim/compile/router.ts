@@ -31,7 +31,13 @@ function policyTargets(ports: readonly RouterPortInfo[], p: RouterPolicy): Route
 /** A router has no port groups (`@pg` never matches there). */
 const NO_PORT_GROUPS: ReadonlyMap<string, readonly string[]> = new Map();
 
-function compilePolicies(t: Topology, r: LogicalRouter, ports: readonly RouterPortInfo[], env: MatchEnv, issues: Issue[]): PolicyRule[] {
+function compilePolicies(
+  t: Topology,
+  r: LogicalRouter,
+  ports: readonly RouterPortInfo[],
+  env: MatchEnv,
+  issues: Issue[],
+): PolicyRule[] {
   const out: PolicyRule[] = [];
   for (const p of t.routerPolicy.values()) {
     if (p.router !== r.name) continue;
@@ -40,7 +46,11 @@ function compilePolicies(t: Topology, r: LogicalRouter, ports: readonly RouterPo
     if (p.action === 'reroute') {
       const resolved = policyTargets(ports, p);
       if (resolved === undefined || resolved.length === 0) {
-        issues.push({ code: 'sim-policy-ignored', path: ['routerPolicy', key], message: `router policy ${key}: no router port reaches next hop(s) ${p.nexthops.join(',')}; ignored as northd does` });
+        issues.push({
+          code: 'sim-policy-ignored',
+          path: ['routerPolicy', key],
+          message: `router policy ${key}: no router port reaches next hop(s) ${p.nexthops.join(',')}; ignored as northd does`,
+        });
         continue;
       }
       targets = resolved;
@@ -50,7 +60,10 @@ function compilePolicies(t: Topology, r: LogicalRouter, ports: readonly RouterPo
       policy: p,
       priority: p.priority,
       // A router has no port groups in OVN (they are per switch): `@pg` here never matches.
-      test: compilePredicate(p.match, env, ['routerPolicy', key, 'match'], issues, { datapath: `router ${r.name}`, groupExists: (n) => t.portGroup.has(n) }),
+      test: compilePredicate(p.match, env, ['routerPolicy', key, 'match'], issues, {
+        datapath: `router ${r.name}`,
+        groupExists: (n) => t.portGroup.has(n),
+      }),
       matchText: printMatch(p.match),
       targets,
       req: aclRequirement(p.match, NO_PORT_GROUPS, env),
@@ -65,7 +78,11 @@ function hostIP(text: string): { family: 4 | 6; ip: number | bigint } | undefine
   return { family: c.family, ip: c.ip };
 }
 
-function gatewayPortFor(nat: NAT, dgps: readonly RouterPortInfo[], ext: number | bigint): RouterPortInfo | undefined | null {
+function gatewayPortFor(
+  nat: NAT,
+  dgps: readonly RouterPortInfo[],
+  ext: number | bigint,
+): RouterPortInfo | undefined | null {
   if (nat.gatewayPort !== undefined) return dgps.find((p) => p.name === nat.gatewayPort) ?? null;
   if (dgps.length === 0) return undefined;
   if (dgps.length === 1) return dgps[0];
@@ -91,12 +108,14 @@ function compileNat(nat: NAT, gw: boolean, dgps: readonly RouterPortInfo[], issu
   if (ext === undefined) return bad('bad external_ip');
   const logical = tryParseCIDR(nat.logicalIp, { allowBare: true });
   if (logical === undefined || logical.family !== ext.family) return bad('bad logical_ip');
-  if (nat.type !== 'snat' && logical.prefix !== (logical.family === 4 ? 32 : 128)) return bad('logical_ip must be an address for dnat');
+  if (nat.type !== 'snat' && logical.prefix !== (logical.family === 4 ? 32 : 128))
+    return bad('logical_ip must be an address for dnat');
   const gwPort = gw ? undefined : gatewayPortFor(nat, dgps, ext.ip);
   if (gwPort === null) return bad('no distributed gateway port for it');
   const mac = nat.externalMac === undefined ? undefined : tryParseMAC(nat.externalMac);
   if (nat.externalMac !== undefined && mac === undefined && dgps.length > 0) return bad('bad external_mac');
-  const distributed = dgps.length > 0 && nat.type === 'dnat_and_snat' && nat.logicalPort !== undefined && mac !== undefined;
+  const distributed =
+    dgps.length > 0 && nat.type === 'dnat_and_snat' && nat.logicalPort !== undefined && mac !== undefined;
   const range = parsePortRange(nat.externalPortRange);
   return {
     key,
@@ -148,7 +167,11 @@ function dnatVipsOf(r: LogicalRouter, vips: readonly LbVip[], isGateway: boolean
     const ip = v.family === 4 ? 'ip4' : 'ip6';
     const addr = v.family === 4 ? formatIPv4(v.ip as number) : formatIPv6(v.ip as bigint);
     const port = v.port === undefined ? '' : ` && ${v.proto} && ${v.proto}.dst == ${v.port}`;
-    const flow = { stage: 'lr_in_dnat', match: `ct.new && !ct.rel && ${ip} && ${ip}.dst == ${addr}${port}`, actions: routerEmptyVipActions(v.lb, type) };
+    const flow = {
+      stage: 'lr_in_dnat',
+      match: `ct.new && !ct.rel && ${ip} && ${ip}.dst == ${addr}${port}`,
+      actions: routerEmptyVipActions(v.lb, type),
+    };
     const refused = firstRefused([flow]);
     if (refused === undefined) return true;
     issues.push({
@@ -235,7 +258,9 @@ export function compileRouter({ t, router, ports, env, issues }: RouterCompileIn
   }
   const lbIps = new Set(vips.map((v) => ipKey(v.ip)));
   const snatOrLbRouterIps = new Set<IpKey>();
-  for (const p of ports) for (const n of p.networks) if (snatIps.has(ipKey(n.ip)) || lbIps.has(ipKey(n.ip))) snatOrLbRouterIps.add(ipKey(n.ip));
+  for (const p of ports)
+    for (const n of p.networks)
+      if (snatIps.has(ipKey(n.ip)) || lbIps.has(ipKey(n.ip))) snatOrLbRouterIps.add(ipKey(n.ip));
   return {
     kind: 'router',
     name: router.name,

@@ -50,8 +50,16 @@ function connectedRoutes(ports: readonly RouterPortInfo[]): RouteEntry[] {
   return out;
 }
 
-/** find_static_route_outport: output_port if given (first address of the family as source), else the port reaching the next hop. */
-function staticTarget(ports: readonly RouterPortInfo[], r: StaticRoute, family: 4 | 6, nexthop: number | bigint): RouteTarget | undefined {
+/**
+ * find_static_route_outport: output_port if given (first address of the family as source), else the port reaching the
+ * next hop.
+ */
+function staticTarget(
+  ports: readonly RouterPortInfo[],
+  r: StaticRoute,
+  family: 4 | 6,
+  nexthop: number | bigint,
+): RouteTarget | undefined {
   if (r.outputPort !== undefined) {
     const p = ports.find((x) => x.name === r.outputPort);
     if (p === undefined) return undefined;
@@ -75,7 +83,11 @@ interface ParsedRoute {
 function parseRoute(ports: readonly RouterPortInfo[], r: StaticRoute, issues: Issue[]): ParsedRoute | undefined {
   const path = ['staticRoute', keyOf('staticRoute', r)];
   const bad = (why: string): undefined => {
-    issues.push({ code: 'sim-route-ignored', path, message: `static route ${r.ipPrefix} via ${r.nexthop} on ${r.router}: ${why}; ignored as northd does` });
+    issues.push({
+      code: 'sim-route-ignored',
+      path,
+      message: `static route ${r.ipPrefix} via ${r.nexthop} on ${r.router}: ${why}; ignored as northd does`,
+    });
     return undefined;
   };
   const c = tryParseCIDR(r.ipPrefix, { allowBare: true });
@@ -118,7 +130,12 @@ function staticEntry(group: readonly ParsedRoute[]): RouteEntry {
 }
 
 /** Every route of a router, highest priority first. */
-export function compileRoutes(t: Topology, router: LogicalRouter, ports: readonly RouterPortInfo[], issues: Issue[]): RouteEntry[] {
+export function compileRoutes(
+  t: Topology,
+  router: LogicalRouter,
+  ports: readonly RouterPortInfo[],
+  issues: Issue[],
+): RouteEntry[] {
   const groups = new Map<string, ParsedRoute[]>();
   for (const r of t.staticRoute.values()) {
     if (r.router !== router.name) continue;
@@ -151,7 +168,7 @@ export function lookupRoute(
     if (r.table !== undefined && r.table !== table) continue;
     const ip = r.bySource ? src : dst;
     if (family === 4) {
-      if ((((ip as number) & maskV4(r.plen)) >>> 0) === r.prefix) return r;
+      if (((ip as number) & maskV4(r.plen)) >>> 0 === r.prefix) return r;
     } else if (((ip as bigint) & maskV6(r.plen)) === r.prefix) {
       return r;
     }

@@ -13,7 +13,19 @@ import { compileVips, indexVips } from './lb.ts';
 import { IntTable, IpTable } from './int-table.ts';
 import { compilePredicate, namesPortGroup, type Predicate, type SimMatchEnv } from './match.ts';
 import { aclRefusals } from './northd-text.ts';
-import type { AclIndex, AclRefusals, AclRule, AclStage, LbBackend, LbVip, QosRule, RefusedFlow, RouterPortInfo, SwitchDp, SwitchPortInfo } from './types.ts';
+import type {
+  AclIndex,
+  AclRefusals,
+  AclRule,
+  AclStage,
+  LbBackend,
+  LbVip,
+  QosRule,
+  RefusedFlow,
+  RouterPortInfo,
+  SwitchDp,
+  SwitchPortInfo,
+} from './types.ts';
 
 /** Shared across switches: an ACL whose match names no port group is compiled once for all of them. */
 export interface AclCache {
@@ -37,7 +49,12 @@ function aclStage(acl: ACL): AclStage {
 }
 
 /** A match in this switch's environment: `@pg` is the group's members here (see match.ts). */
-function switchPredicate(ctx: SwitchCompileContext, sw: string, expr: MatchExpr, where: readonly (string | number)[]): Predicate {
+function switchPredicate(
+  ctx: SwitchCompileContext,
+  sw: string,
+  expr: MatchExpr,
+  where: readonly (string | number)[],
+): Predicate {
   if (!namesPortGroup(expr)) return compilePredicate(expr, ctx.envs.base, where, ctx.issues);
   const scope = { datapath: `switch ${sw}`, groupExists: (name: string) => ctx.t.portGroup.has(name) };
   return compilePredicate(expr, ctx.envs.forSwitch(sw).env, where, ctx.issues, scope);
@@ -71,7 +88,10 @@ function compileAcl(acl: ACL, ctx: SwitchCompileContext, sw: string): AclRule {
 }
 
 /** Port groups → switches their ports are on. */
-export function portGroupSwitches(t: Topology, switchPorts: ReadonlyMap<string, SwitchPortInfo>): Map<string, Set<string>> {
+export function portGroupSwitches(
+  t: Topology,
+  switchPorts: ReadonlyMap<string, SwitchPortInfo>,
+): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const pg of t.portGroup.values()) {
     const sws = new Set<string>();
@@ -158,10 +178,11 @@ function l2Tables(ctx: SwitchCompileContext, ports: readonly SwitchPortInfo[]): 
       // northd answers ARP/ND only for ports without "unknown" (and never for external ports).
       if (p.hasUnknown || p.type === 'external') continue;
       for (const ip of a.ip4) if (!tables.arpTargets.has(ip)) tables.arpTargets.set(ip, { port: p.name, mac: a.mac });
-      for (const ip of a.ip6) if (!tables.ndTargets.has(ip)) tables.ndTargets.set(ip, { port: p.name, mac: a.mac, router: isRouter });
+      for (const ip of a.ip6)
+        if (!tables.ndTargets.has(ip)) tables.ndTargets.set(ip, { port: p.name, mac: a.mac, router: isRouter });
     }
     const rp = p.routerPort === undefined ? undefined : ctx.routerPorts.get(p.routerPort);
-    if (isRouter && rp && rp.enabled) {
+    if (isRouter && rp?.enabled) {
       tables.routerMacs.add(rp.mac);
       for (const n of rp.networks) tables.routerOwnedIPs.set(ipKey(n.ip), p.name);
       for (const ip of ctx.routerExtraIps(rp.router, rp)) {
@@ -177,7 +198,11 @@ function l2Tables(ctx: SwitchCompileContext, ports: readonly SwitchPortInfo[]): 
 
 /** The pre-ACL bypass tries them by priority, ties in row order (a stable sort). */
 function statelessOf(rules: readonly AclRule[], dir: 'in' | 'out'): AclIndex {
-  return indexAcls(rules.filter((r) => r.acl.action === 'allow-stateless' && (dir === 'out') === (r.stage === 'out')).sort((a, b) => b.priority - a.priority));
+  return indexAcls(
+    rules
+      .filter((r) => r.acl.action === 'allow-stateless' && (dir === 'out') === (r.stage === 'out'))
+      .sort((a, b) => b.priority - a.priority),
+  );
 }
 
 function refusedIssue(ctx: SwitchCompileContext, sw: string, r: AclRule, f: RefusedFlow, effect: string): void {
@@ -192,7 +217,12 @@ function refusedIssue(ctx: SwitchCompileContext, sw: string, r: AclRule, f: Refu
  * The ACLs whose flows OVN installs on this switch: the ACL-stage ones
  * (those of its kind, stateful or not) and the pre-ACL bypass ones.
  */
-function installedAcls(ctx: SwitchCompileContext, sw: string, acls: readonly AclRule[], stateful: boolean): { acls: AclRule[]; bypass: AclRule[] } {
+function installedAcls(
+  ctx: SwitchCompileContext,
+  sw: string,
+  acls: readonly AclRule[],
+  stateful: boolean,
+): { acls: AclRule[]; bypass: AclRule[] } {
   const out: AclRule[] = [];
   const bypass: AclRule[] = [];
   for (const r of acls) {
@@ -217,7 +247,10 @@ function backendIndex(vips: readonly LbVip[]): Map<IpKey, { vip: LbVip; backend:
   return out;
 }
 
-/** The VIP tables of a list of load balancers, shared by every switch with that list (Kube-OVN attaches the same ones to all). */
+/**
+ * The VIP tables of a list of load balancers, shared by every switch with that list (Kube-OVN attaches the same ones
+ * to all).
+ */
 export interface SwitchLbs {
   readonly count: number;
   readonly vips: SwitchDp['vips'];
@@ -238,7 +271,13 @@ function switchLbs(ctx: SwitchCompileContext, names: readonly string[]): SwitchL
       if (lb) vips.push(...compileVips(lb, issues));
     }
     const index = indexVips(vips);
-    hit = { count: vips.length, vips: index, vipTable: IpTable.of(index), lbBackends: IpTable.of(backendIndex(vips)), issues };
+    hit = {
+      count: vips.length,
+      vips: index,
+      vipTable: IpTable.of(index),
+      lbBackends: IpTable.of(backendIndex(vips)),
+      issues,
+    };
     ctx.lbCache.set(key, hit);
   }
   for (const i of hit.issues) ctx.issues.push({ ...i });

@@ -88,7 +88,12 @@ export interface AclRefusals {
 /** A top-level conjunct of an ACL's match: one of these ports, or one of these IPv4 values under a mask. */
 export type AclRequirement =
   | { readonly kind: 'port'; readonly field: 'inport' | 'outport'; readonly ports: ReadonlySet<string> }
-  | { readonly kind: 'ip'; readonly field: 'ip4.src' | 'ip4.dst'; readonly mask: number; readonly values: ReadonlySet<number> };
+  | {
+      readonly kind: 'ip';
+      readonly field: 'ip4.src' | 'ip4.dst';
+      readonly mask: number;
+      readonly values: ReadonlySet<number>;
+    };
 
 /** Ranks of the ACLs filed under `(address & mask)`. */
 export interface IpBuckets {
@@ -247,7 +252,10 @@ export interface RouterDp {
   /** options:chassis set: a gateway router (all of it lives on one chassis). */
   readonly isGateway: boolean;
   readonly ports: readonly string[];
-  /** The router's own addresses (ip_input): IPv4 networks' addresses; those plus their broadcasts; IPv6 ones plus each port's link-local. */
+  /**
+   * The router's own addresses (ip_input): IPv4 networks' addresses; those plus their broadcasts; IPv6 ones plus each
+   * port's link-local.
+   */
   readonly ownV4: ReadonlySet<number>;
   readonly ownV4OrBroadcast: ReadonlySet<number>;
   readonly ownV6: ReadonlySet<bigint>;

@@ -6,13 +6,32 @@ import { icmpEcho, tcpPacket, udpPacket } from '../../model/packet/build.ts';
 import { TCP_ACK, TCP_RST, TCP_SYN } from '../../model/packet/fields.ts';
 import { withFields } from '../../model/packet/packet.ts';
 import { innerOf } from '../pipeline/generate.ts';
-import { CS_DNAT, CS_EST, CS_INV, CS_NEW, CS_REL, CS_RPL, CS_TRK, ConntrackState, MARK_BLOCKED, formatCtState } from './state.ts';
+import {
+  CS_DNAT,
+  CS_EST,
+  CS_INV,
+  CS_NEW,
+  CS_REL,
+  CS_RPL,
+  CS_TRK,
+  ConntrackState,
+  MARK_BLOCKED,
+  formatCtState,
+} from './state.ts';
 import { ConntrackTx } from './tx.ts';
 
 const A = '0a:00:00:00:00:01';
 const B = '0a:00:00:00:00:02';
 const syn = tcpPacket({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', sport: 1111, dport: 80 });
-const synAck = tcpPacket({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', sport: 80, dport: 1111, flags: TCP_SYN | TCP_ACK });
+const synAck = tcpPacket({
+  ethSrc: B,
+  ethDst: A,
+  src: '10.0.0.2',
+  dst: '10.0.0.1',
+  sport: 80,
+  dport: 1111,
+  flags: TCP_SYN | TCP_ACK,
+});
 const Z = 'lsp:a';
 
 describe('conntrack lookups', () => {
@@ -35,22 +54,42 @@ describe('conntrack lookups', () => {
     const tx = new ConntrackTx(ConntrackState.EMPTY);
     expect(tx.lookup(Z, synAck, { nat: false }).state & CS_INV).toBeTruthy();
     expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': TCP_RST }), { nat: false }).state & CS_INV).toBeTruthy();
-    expect(tx.lookup(Z, icmpEcho({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', kind: 'reply' }), { nat: false }).state & CS_INV).toBeTruthy();
-    expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': TCP_ACK }), { nat: false }).state).toBe(CS_TRK | CS_NEW); // loose pick-up
-    expect(tx.lookup(Z, udpPacket({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 2 }), { nat: false }).state).toBe(CS_TRK | CS_NEW);
+    expect(
+      tx.lookup(Z, icmpEcho({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', kind: 'reply' }), { nat: false })
+        .state & CS_INV,
+    ).toBeTruthy();
+    // loose pick-up
+    expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': TCP_ACK }), { nat: false }).state).toBe(CS_TRK | CS_NEW);
+    expect(
+      tx.lookup(Z, udpPacket({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 2 }), {
+        nat: false,
+      }).state,
+    ).toBe(CS_TRK | CS_NEW);
   });
 
   it('ICMP echo: the reply matches the request by id', () => {
     const tx = new ConntrackTx(ConntrackState.EMPTY);
     tx.commit(Z, icmpEcho({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', id: 9 }));
-    expect(tx.lookup(Z, icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', kind: 'reply', id: 9 }), { nat: false }).state).toBe(CS_TRK | CS_EST | CS_RPL);
-    expect(tx.lookup(Z, icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', kind: 'reply', id: 10 }), { nat: false }).state & CS_INV).toBeTruthy();
+    expect(
+      tx.lookup(Z, icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', kind: 'reply', id: 9 }), {
+        nat: false,
+      }).state,
+    ).toBe(CS_TRK | CS_EST | CS_RPL);
+    expect(
+      tx.lookup(Z, icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.2', dst: '10.0.0.1', kind: 'reply', id: 10 }), {
+        nat: false,
+      }).state & CS_INV,
+    ).toBeTruthy();
   });
 
   it('an ICMP error about a committed connection is related', () => {
     const tx = new ConntrackTx(ConntrackState.EMPTY);
     tx.commit(Z, syn);
-    const err = { ...icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.254', dst: '10.0.0.1' }), 'icmp4.type': 11, inner: innerOf(syn) };
+    const err = {
+      ...icmpEcho({ ethSrc: B, ethDst: A, src: '10.0.0.254', dst: '10.0.0.1' }),
+      'icmp4.type': 11,
+      inner: innerOf(syn),
+    };
     expect(tx.lookup(Z, err, { nat: false }).state).toBe(CS_TRK | CS_REL | CS_RPL);
     const unrelated = { ...err, inner: innerOf(withFields(syn, { 'tcp.dst': 81 })) };
     expect(tx.lookup(Z, unrelated, { nat: false }).state & CS_INV).toBeTruthy();
@@ -60,7 +99,15 @@ describe('conntrack lookups', () => {
 describe('conntrack keeps address families apart', () => {
   // IPv4 10.0.0.1 and IPv6 ::a00:1 have the same numeric value (and decimal text).
   const syn6 = tcpPacket({ ethSrc: A, ethDst: B, src: '::a00:1', dst: '::a00:2', sport: 1111, dport: 80 });
-  const synAck6 = tcpPacket({ ethSrc: B, ethDst: A, src: '::a00:2', dst: '::a00:1', sport: 80, dport: 1111, flags: TCP_SYN | TCP_ACK });
+  const synAck6 = tcpPacket({
+    ethSrc: B,
+    ethDst: A,
+    src: '::a00:2',
+    dst: '::a00:1',
+    sport: 80,
+    dport: 1111,
+    flags: TCP_SYN | TCP_ACK,
+  });
 
   it('an IPv6 connection is not an IPv4 one with the same numbers, in a transaction or after it', () => {
     const tx = new ConntrackTx(ConntrackState.EMPTY);
@@ -149,12 +196,22 @@ describe('conntrack NAT', () => {
   });
 
   it('property: splitting the same operations over a chain of transactions changes no result', () => {
-    const tcp = fc.record({ src: fc.integer({ min: 1, max: 3 }), dst: fc.integer({ min: 1, max: 3 }), sport: fc.integer({ min: 1, max: 2 }), dport: fc.integer({ min: 1, max: 2 }), ack: fc.boolean() });
+    const tcp = fc.record({
+      src: fc.integer({ min: 1, max: 3 }),
+      dst: fc.integer({ min: 1, max: 3 }),
+      sport: fc.integer({ min: 1, max: 2 }),
+      dport: fc.integer({ min: 1, max: 2 }),
+      ack: fc.boolean(),
+    });
     const op = fc.record({
       commit: fc.boolean(),
       zone: fc.constantFrom('z1', 'z2'),
       p: tcp,
-      nat: fc.constantFrom(undefined, { kind: 'dnat' as const, ip: 9, port: 7 }, { kind: 'snat' as const, ip: 8, port: 1, portMax: 3 }),
+      nat: fc.constantFrom(
+        undefined,
+        { kind: 'dnat' as const, ip: 9, port: 7 },
+        { kind: 'snat' as const, ip: 8, port: 1, portMax: 3 },
+      ),
       mark: fc.boolean(),
     });
     const run = (ops: readonly (typeof op extends fc.Arbitrary<infer T> ? T : never)[], cuts: ReadonlySet<number>) => {
@@ -166,14 +223,36 @@ describe('conntrack NAT', () => {
           state = tx.finish();
           tx = new ConntrackTx(state);
         }
-        const p = withFields(syn, { 'ip4.src': o.p.src, 'ip4.dst': o.p.dst, 'tcp.src': o.p.sport, 'tcp.dst': o.p.dport, 'tcp.flags': o.p.ack ? TCP_SYN | TCP_ACK : TCP_SYN });
+        const p = withFields(syn, {
+          'ip4.src': o.p.src,
+          'ip4.dst': o.p.dst,
+          'tcp.src': o.p.sport,
+          'tcp.dst': o.p.dport,
+          'tcp.flags': o.p.ack ? TCP_SYN | TCP_ACK : TCP_SYN,
+        });
         const r = o.commit
-          ? tx.commit(o.zone, p, { ...(o.nat ? { nat: o.nat } : {}), ...(o.mark ? { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } } : {}) })
+          ? tx.commit(o.zone, p, {
+              ...(o.nat ? { nat: o.nat } : {}),
+              ...(o.mark ? { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } } : {}),
+            })
           : tx.lookup(o.zone, p, { nat: o.nat !== undefined });
-        seen.push([r.state, r.entry, r.reply === true, r.packet['ip4.src'], r.packet['ip4.dst'], r.packet['tcp.src'], r.packet['tcp.dst']]);
+        seen.push([
+          r.state,
+          r.entry,
+          r.reply === true,
+          r.packet['ip4.src'],
+          r.packet['ip4.dst'],
+          r.packet['tcp.src'],
+          r.packet['tcp.dst'],
+        ]);
       });
       const end = tx.finish();
-      return { seen, entries: end.entries(), zones: ['z1', 'z2'].map((z) => end.zoneEntries(z).map((e) => e.id)), size: end.size };
+      return {
+        seen,
+        entries: end.entries(),
+        zones: ['z1', 'z2'].map((z) => end.zoneEntries(z).map((e) => e.id)),
+        size: end.size,
+      };
     };
     fc.assert(
       fc.property(fc.array(op, { maxLength: 12 }), fc.uniqueArray(fc.nat(12)), (ops, cuts) => {

@@ -72,8 +72,15 @@ export class ConntrackState {
     zones: ReadonlyMap<string, ZoneTable> | undefined,
     byId: ReadonlyMap<number, CtEntry> | undefined,
     /** @internal */ readonly nextId: number,
-    /** Until built: the state this one extends, the slots and the entries (latest versions, first-put order) added to it. */
-    private delta?: { readonly base: ConntrackState; readonly slots: readonly NewSlot[]; readonly entries: readonly CtEntry[] },
+    /**
+     * Until built: the state this one extends, the slots and the entries (latest versions, first-put order) added to
+     * it.
+     */
+    private delta?: {
+      readonly base: ConntrackState;
+      readonly slots: readonly NewSlot[];
+      readonly entries: readonly CtEntry[];
+    },
   ) {
     this.zoneTables = zones;
     this.entryTable = byId;
@@ -82,7 +89,12 @@ export class ConntrackState {
   static readonly EMPTY = new ConntrackState(new Map(), new Map(), 1);
 
   /** @internal A transaction's result: `base` plus what it added. `base` is built now, so chains stay one deep. */
-  static derive(base: ConntrackState, slots: readonly NewSlot[], entries: readonly CtEntry[], nextId: number): ConntrackState {
+  static derive(
+    base: ConntrackState,
+    slots: readonly NewSlot[],
+    entries: readonly CtEntry[],
+    nextId: number,
+  ): ConntrackState {
     base.build();
     return new ConntrackState(undefined, undefined, nextId, { base, slots, entries });
   }
@@ -171,8 +183,19 @@ export interface CommitOptions {
 /** ct_state bits as ovn-trace's `--ct` flags spell them, e.g. `new|trk`. */
 export function formatCtState(state: number): string {
   const names: Array<[number, string]> = [
-    [CS_NEW, 'new'], [CS_EST, 'est'], [CS_REL, 'rel'], [CS_RPL, 'rpl'],
-    [CS_INV, 'inv'], [CS_TRK, 'trk'], [CS_SNAT, 'snat'], [CS_DNAT, 'dnat'],
+    [CS_NEW, 'new'],
+    [CS_EST, 'est'],
+    [CS_REL, 'rel'],
+    [CS_RPL, 'rpl'],
+    [CS_INV, 'inv'],
+    [CS_TRK, 'trk'],
+    [CS_SNAT, 'snat'],
+    [CS_DNAT, 'dnat'],
   ];
-  return names.filter(([bit]) => state & bit).map(([, n]) => n).join('|') || '-';
+  return (
+    names
+      .filter(([bit]) => state & bit)
+      .map(([, n]) => n)
+      .join('|') || '-'
+  );
 }

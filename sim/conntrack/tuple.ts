@@ -57,7 +57,14 @@ export function tupleFromInner(t: InnerTuple): CtTuple {
 /** The tuple a reply to `t` carries (addresses and ports swapped). */
 export function invertTuple(t: CtTuple): CtTuple {
   if (isIcmpProto(t.proto)) {
-    return { family: t.family, proto: t.proto, src: t.dst, dst: t.src, sport: t.sport, dport: ECHO_INVERSE[t.dport] ?? t.dport };
+    return {
+      family: t.family,
+      proto: t.proto,
+      src: t.dst,
+      dst: t.src,
+      sport: t.sport,
+      dport: ECHO_INVERSE[t.dport] ?? t.dport,
+    };
   }
   return { family: t.family, proto: t.proto, src: t.dst, dst: t.src, sport: t.dport, dport: t.sport };
 }
@@ -91,7 +98,16 @@ export function formatTupleAddr(v: number | bigint): string {
 
 /** `tcp 10.0.0.1:1234 > 10.0.0.2:80`, for traces and errors. */
 export function formatTuple(t: CtTuple): string {
-  const name = t.proto === 6 ? 'tcp' : t.proto === 17 ? 'udp' : t.proto === 132 ? 'sctp' : isIcmpProto(t.proto) ? 'icmp' : `proto ${t.proto}`;
+  const name =
+    t.proto === 6
+      ? 'tcp'
+      : t.proto === 17
+        ? 'udp'
+        : t.proto === 132
+          ? 'sctp'
+          : isIcmpProto(t.proto)
+            ? 'icmp'
+            : `proto ${t.proto}`;
   const src = formatTupleAddr(t.src);
   const dst = formatTupleAddr(t.dst);
   if (isIcmpProto(t.proto)) return `${name} ${src} > ${dst} id ${t.sport} type ${t.dport}`;

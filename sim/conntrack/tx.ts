@@ -58,7 +58,8 @@ function unknownState(p: Packet): number {
     return f & TCP_RST ? CS_TRK | CS_INV : CS_TRK | CS_NEW;
   }
   if (proto === IPPROTO_ICMP && (p['icmp4.type'] ?? p['icmp6.type'] ?? 0) === ICMP4_ECHO_REPLY) return CS_TRK | CS_INV;
-  if (proto === IPPROTO_ICMPV6 && (p['icmp4.type'] ?? p['icmp6.type'] ?? 0) === ICMP6_ECHO_REPLY) return CS_TRK | CS_INV;
+  if (proto === IPPROTO_ICMPV6 && (p['icmp4.type'] ?? p['icmp6.type'] ?? 0) === ICMP6_ECHO_REPLY)
+    return CS_TRK | CS_INV;
   return CS_TRK | CS_NEW;
 }
 
@@ -115,11 +116,19 @@ function tupleIsPacket(t: CtTuple, p: Packet, src: number | bigint, dst: number 
   if (proto === IPPROTO_ICMP || proto === IPPROTO_ICMPV6) {
     return t.sport === (p['icmp.id'] ?? 0) && t.dport === (p['icmp4.type'] ?? p['icmp6.type'] ?? 0);
   }
-  return t.sport === (p['tcp.src'] ?? p['udp.src'] ?? p['sctp.src'] ?? 0) && t.dport === (p['tcp.dst'] ?? p['udp.dst'] ?? p['sctp.dst'] ?? 0);
+  return (
+    t.sport === (p['tcp.src'] ?? p['udp.src'] ?? p['sctp.src'] ?? 0) &&
+    t.dport === (p['tcp.dst'] ?? p['udp.dst'] ?? p['sctp.dst'] ?? 0)
+  );
 }
 
 /** Every lookup result has every field (one object shape). */
-const result = (state: number, entry: CtEntry | undefined, reply: boolean | undefined, packet: Packet): CtLookup => ({ state, entry, reply, packet });
+const result = (state: number, entry: CtEntry | undefined, reply: boolean | undefined, packet: Packet): CtLookup => ({
+  state,
+  entry,
+  reply,
+  packet,
+});
 
 function applyMarks(e: CtEntry, opts: CommitOptions): CtEntry {
   let { mark, label } = e;
@@ -192,7 +201,8 @@ export class ConntrackTx {
   /** Look a packet up in a zone; with `nat`, apply the entry's translation. */
   lookup(zone: string, p: Packet, opts: { readonly nat: boolean }): CtLookup {
     const v4 = p['ip4.src'] !== undefined;
-    if ((v4 ? p['ip4.src'] : p['ip6.src']) === undefined || (v4 ? p['ip4.dst'] : p['ip6.dst']) === undefined) return result(0, undefined, undefined, p);
+    if ((v4 ? p['ip4.src'] : p['ip6.src']) === undefined || (v4 ? p['ip4.dst'] : p['ip6.dst']) === undefined)
+      return result(0, undefined, undefined, p);
     const slot = this.packetSlot(zone, p);
     if (slot === undefined) {
       if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat);
@@ -217,7 +227,12 @@ export class ConntrackTx {
    * as OVS reuses the connection attached to the packet (skb_nfct_cached),
    * report it again with the same state; NAT is idempotent.
    */
-  cached(entryId: number, reply: boolean, p: Packet, opts: { readonly nat: boolean; readonly state: number }): CtLookup {
+  cached(
+    entryId: number,
+    reply: boolean,
+    p: Packet,
+    opts: { readonly nat: boolean; readonly state: number },
+  ): CtLookup {
     const entry = this.entry(entryId);
     if (entry === undefined) return result(opts.state, undefined, undefined, p);
     if (!opts.nat || entry.nat === undefined) return result(opts.state, entry, reply, p);
@@ -246,7 +261,14 @@ export class ConntrackTx {
     const quoted = backToInitiator ? entry.orig : invertTuple(entry.orig);
     const outerDst = backToInitiator ? entry.orig.src : entry.reply.src;
     const out = withFields(withIPs(p, undefined, outerDst), {
-      inner: { family: quoted.family, proto: quoted.proto, src: quoted.src, dst: quoted.dst, sport: quoted.sport, dport: quoted.dport },
+      inner: {
+        family: quoted.family,
+        proto: quoted.proto,
+        src: quoted.src,
+        dst: quoted.dst,
+        sport: quoted.sport,
+        dport: quoted.dport,
+      },
     });
     return result(state | CS_DNAT, entry, undefined, out);
   }
@@ -268,7 +290,16 @@ export class ConntrackTx {
     const nat = opts.nat;
     const reply = this.replyTupleFor(zone, t, nat);
     const id = this.nextId++;
-    const fresh: CtEntry = { id, zone, orig: t, reply, mark: nat ? MARK_NATTED : 0, label: 0n, seenReply: false, nat: nat?.kind };
+    const fresh: CtEntry = {
+      id,
+      zone,
+      orig: t,
+      reply,
+      mark: nat ? MARK_NATTED : 0,
+      label: 0n,
+      seenReply: false,
+      nat: nat?.kind,
+    };
     const entry = opts.mark || opts.label ? applyMarks(fresh, opts) : fresh;
     this.put(entry);
     this.slots.push({ zone, tuple: t, id, reply: false }, { zone, tuple: reply, id, reply: true });

@@ -147,7 +147,15 @@ export interface Carry {
   readonly flags: number;
 }
 
-export const NO_CARRY: Carry = Object.freeze({ ctState: 0, ctMark: 0, ctLabel: 0n, ctZone: undefined, ctEntry: undefined, ctReply: false, flags: 0 });
+export const NO_CARRY: Carry = Object.freeze({
+  ctState: 0,
+  ctMark: 0,
+  ctLabel: 0n,
+  ctZone: undefined,
+  ctEntry: undefined,
+  ctReply: false,
+  flags: 0,
+});
 
 /**
  * One pass's state. A simulation run keeps one and resets it per pass
@@ -175,7 +183,14 @@ export class PipelineCtx {
   private readonly rtRegs: RouterRegs = freshRouterRegs();
 
   /** Start a pass: the job's packet, ports and carried state; fresh registers of the datapath's kind. */
-  begin(packet: Packet, inport: string, outport: string, carry: Carry, generated: GeneratedKind | undefined, kind: 'switch' | 'router'): void {
+  begin(
+    packet: Packet,
+    inport: string,
+    outport: string,
+    carry: Carry,
+    generated: GeneratedKind | undefined,
+    kind: 'switch' | 'router',
+  ): void {
     this.packet = packet;
     this.inport = inport;
     this.outport = outport;
@@ -199,7 +214,15 @@ export class PipelineCtx {
   }
 
   carry(): Carry {
-    return { ctState: this.ctState, ctMark: this.ctMark, ctLabel: this.ctLabel, ctZone: this.ctZone, ctEntry: this.ctEntry, ctReply: this.ctReply, flags: this.flags };
+    return {
+      ctState: this.ctState,
+      ctMark: this.ctMark,
+      ctLabel: this.ctLabel,
+      ctZone: this.ctZone,
+      ctEntry: this.ctEntry,
+      ctReply: this.ctReply,
+      flags: this.flags,
+    };
   }
 
   /** `ct_clear`: forget the conntrack state. */

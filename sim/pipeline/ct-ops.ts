@@ -58,7 +58,10 @@ export function ctLookup<D extends Datapath>(s: StageRun<D>, spec: CtActionSpec)
 }
 
 /** A committing action (ct_lb_mark(backends), ct_dnat(ip), ct_snat(ip), ct_commit). */
-export function ctCommit<D extends Datapath>(s: StageRun<D>, spec: CtActionSpec & { readonly commit: CommitOptions }): CtLookup {
+export function ctCommit<D extends Datapath>(
+  s: StageRun<D>,
+  spec: CtActionSpec & { readonly commit: CommitOptions },
+): CtLookup {
   const { ctx } = s;
   const before = ctx.packet;
   const res = attached(ctx, spec.zone)

@@ -5,18 +5,16 @@
  */
 import { MAC_BROADCAST } from '../../model/addr/index.ts';
 import { linkLocalOf } from '../compile/addresses.ts';
-import { icmpErrorFor, innerOf, ipv6McastMac, solicitedNode } from '../../model/packet/build.ts';
+import { icmpErrorFor, ipv6McastMac, solicitedNode } from '../../model/packet/build.ts';
 
 export { icmpErrorFor, innerOf, type IcmpErrorSpec } from '../../model/packet/build.ts';
 import {
   ARP_OP_REPLY,
   ARP_OP_REQUEST,
   ETH_TYPE_ARP,
-  ETH_TYPE_IP,
   ETH_TYPE_IPV6,
   ICMP4_DST_UNREACH,
   ICMP6_DST_UNREACH,
-  IPPROTO_ICMP,
   IPPROTO_ICMPV6,
   IPPROTO_SCTP,
   IPPROTO_TCP,
@@ -24,9 +22,8 @@ import {
   ND_NS,
   TCP_ACK,
   TCP_RST,
-  type InnerTuple,
 } from '../../model/packet/fields.ts';
-import { dstPort, ipDst, ipSrc, isIPv4, l4ProtoOf, srcPort, type Packet } from '../../model/packet/packet.ts';
+import { isIPv4, l4ProtoOf, type Packet } from '../../model/packet/packet.ts';
 
 /** `arp.op = 2` answer to an ARP request, from `mac`/`ip`. */
 export function arpReplyTo(req: Packet, mac: number, ip: number): Packet {
@@ -122,7 +119,6 @@ export function ndNsFor(spec: NdNsSpec): Packet {
   };
 }
 
-
 /**
  * TTL (hop limit) of the TCP RST and SCTP ABORT pinctrl builds
  * (pinctrl_handle_tcp_reset / pinctrl_handle_sctp_abort: `IPPROTO_TCP, 63`).
@@ -187,6 +183,8 @@ export function rejectReplyFor(p: Packet): { packet: Packet; kind: 'tcp-reset' |
   if (l4 === 'tcp') return { packet: tcpResetFor(p), kind: 'tcp-reset' };
   if (l4 === 'sctp') return { packet: sctpAbortFor(p), kind: 'sctp-abort' };
   const udp = l4 === 'udp';
-  const unreach = isIPv4(p) ? { type: ICMP4_DST_UNREACH, code: udp ? 3 : 1 } : { type: ICMP6_DST_UNREACH, code: udp ? 4 : 1 };
+  const unreach = isIPv4(p)
+    ? { type: ICMP4_DST_UNREACH, code: udp ? 3 : 1 }
+    : { type: ICMP6_DST_UNREACH, code: udp ? 4 : 1 };
   return { packet: icmpErrorFor(p, unreach), kind: 'icmp-error' };
 }

@@ -13,6 +13,14 @@ import type { StageRun } from './run.ts';
 export function crossPatch<D extends Datapath>(s: StageRun<D>, port: string): boolean {
   const link = s.net.links.get(port);
   if (link === undefined) return false;
-  s.spawn({ dp: link.dp, pipeline: 'ingress', inport: link.port, outport: '', packet: s.ctx.packet, carry: NO_CARRY, inInfo: link.info });
+  s.spawn({
+    dp: link.dp,
+    pipeline: 'ingress',
+    inport: link.port,
+    outport: '',
+    packet: s.ctx.packet,
+    carry: NO_CARRY,
+    inInfo: link.info,
+  });
   return true;
 }

@@ -41,7 +41,13 @@ function ip4Allowed(e: PortSecurityEntry, p: Packet): boolean {
   if (e.ip4.length === 0) return e.ip6.length === 0;
   if (ipListed(e.ip4, p['ip4.src'])) return true;
   // DHCP discover/request from an address-less client.
-  return p['ip.proto'] === IPPROTO_UDP && p['ip4.src'] === 0 && p['ip4.dst'] === 0xffffffff && p['udp.src'] === 68 && p['udp.dst'] === 67;
+  return (
+    p['ip.proto'] === IPPROTO_UDP &&
+    p['ip4.src'] === 0 &&
+    p['ip4.dst'] === 0xffffffff &&
+    p['udp.src'] === 68 &&
+    p['udp.dst'] === 67
+  );
 }
 
 /** The neighbour-discovery checks (OFTABLE_CHK_IN_PORT_SEC_ND). */
@@ -61,7 +67,7 @@ function ip6Allowed(e: PortSecurityEntry, p: Packet): boolean {
   const src = p['ip6.src'];
   if (ipListed(e.ip6, src) || src === linkLocalOf(e.mac)) return ndAllowed(e, p);
   if (src === 0n && p['ip.proto'] === IPPROTO_ICMPV6 && p['icmp6.code'] === 0) {
-    const inFf02 = ((p['ip6.dst'] ?? 0n) >> 112n) === 0xff02n;
+    const inFf02 = (p['ip6.dst'] ?? 0n) >> 112n === 0xff02n;
     const type = p['icmp6.type'];
     if (inFf02 && (type === 131 || type === 143)) return true; // MLD reports during DAD
     if (inFf02 && type === ND_NS) return true;

@@ -15,8 +15,26 @@
 import { inNetwork, ipKey, linkLocalOf } from '../compile/addresses.ts';
 import type { RouterDp, RouterPortInfo } from '../compile/types.ts';
 import { solicitedNode } from '../../model/packet/build.ts';
-import { ICMP4_ECHO_REPLY, ICMP4_TIME_EXCEEDED, ICMP6_ECHO_REPLY, ICMP6_TIME_EXCEEDED } from '../../model/packet/fields.ts';
-import { withFields, ipDst, isArp, isEthBcast, isEthMcast, isIPv4, isIPv6, isIcmpEcho, isMcastMac, isNd, isNdNs, type Packet } from '../../model/packet/packet.ts';
+import {
+  ICMP4_ECHO_REPLY,
+  ICMP4_TIME_EXCEEDED,
+  ICMP6_ECHO_REPLY,
+  ICMP6_TIME_EXCEEDED,
+} from '../../model/packet/fields.ts';
+import {
+  withFields,
+  ipDst,
+  isArp,
+  isEthBcast,
+  isEthMcast,
+  isIPv4,
+  isIPv6,
+  isIcmpEcho,
+  isMcastMac,
+  isNd,
+  isNdNs,
+  type Packet,
+} from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { FLAG_LOOPBACK } from './context.ts';
 import { arpReplyTo, icmpErrorFor, ndNaTo, rejectReplyFor } from './generate.ts';
@@ -38,9 +56,11 @@ export const resident = (s: S, port: string): boolean =>
 export function admission(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   const p = ctx.packet;
-  if (isMcastMac(p['eth.src']) || (p['vlan.tci'] ?? 0) & 0x1000) return s.drop('multicast source MAC or VLAN tag', builtin(100, 'vlan.present || eth.src[40]'));
+  if (isMcastMac(p['eth.src']) || (p['vlan.tci'] ?? 0) & 0x1000)
+    return s.drop('multicast source MAC or VLAN tag', builtin(100, 'vlan.present || eth.src[40]'));
   const port = routerPort(s, ctx.inport);
-  if (!dp.enabled || port === undefined || !port.enabled) return s.drop(`router ${dp.name} or port ${ctx.inport} is disabled`);
+  if (!dp.enabled || port === undefined || !port.enabled)
+    return s.drop(`router ${dp.name} or port ${ctx.inport} is disabled`);
   ctx.rt.inportMac = port.mac;
   ctx.rt.egressLoopback = s.job.egressLoopback === true;
   if (isEthMcast(p)) return 'next';
@@ -61,7 +81,16 @@ function reply(s: S, packet: Packet, kind: GeneratedKind, rule: TraceRule): 'sto
   s.ctx.outport = s.ctx.inport;
   s.ctx.setFlag(FLAG_LOOPBACK);
   if (s.tracing) s.record({ rule, action: `${kind}; outport = inport; output`, before });
-  s.spawn({ dp: s.dp, pipeline: 'egress', inport: s.ctx.inport, outport: s.ctx.inport, packet, carry: s.ctx.carry(), generated: kind, depth: s.job.depth });
+  s.spawn({
+    dp: s.dp,
+    pipeline: 'egress',
+    inport: s.ctx.inport,
+    outport: s.ctx.inport,
+    packet,
+    carry: s.ctx.carry(),
+    generated: kind,
+    depth: s.job.depth,
+  });
   return 'stop';
 }
 
@@ -74,7 +103,12 @@ function arpInput(s: S, port: RouterPortInfo): 'next' | 'stop' {
   const spa = p['arp.spa'] ?? 0;
   const own = port.networks.find((n) => n.family === 4 && n.ip === tpa);
   if (own && inNetwork(own, spa)) {
-    return reply(s, arpReplyTo(p, port.mac, tpa), 'arp-reply', builtin(90, `inport == "${port.name}" && arp.tpa == router IP && arp.spa in subnet`));
+    return reply(
+      s,
+      arpReplyTo(p, port.mac, tpa),
+      'arp-reply',
+      builtin(90, `inport == "${port.name}" && arp.tpa == router IP && arp.spa in subnet`),
+    );
   }
   const nat = dp.nats.find((n) => n.externalIp === tpa);
   if (nat !== undefined) {
@@ -82,8 +116,18 @@ function arpInput(s: S, port: RouterPortInfo): 'next' | 'stop' {
     const onGw = port.isDgp && nat.gatewayPort === port.name;
     const mac = onGw && nat.distributed ? nat.externalMac! : port.mac;
     const who = onGw ? (nat.distributed ? nat.nat.logicalPort! : port.crName!) : undefined;
-    if (who !== undefined && !resident(s, who)) return s.drop('NAT address answered only where its gateway is resident', { kind: 'nat', key: nat.key, priority: 91 });
-    return reply(s, arpReplyTo(p, mac, tpa), 'arp-reply', { kind: 'nat', key: nat.key, priority: onGw ? 92 : 90, match: 'arp.op == 1 && arp.tpa == external_ip' });
+    if (who !== undefined && !resident(s, who))
+      return s.drop('NAT address answered only where its gateway is resident', {
+        kind: 'nat',
+        key: nat.key,
+        priority: 91,
+      });
+    return reply(s, arpReplyTo(p, mac, tpa), 'arp-reply', {
+      kind: 'nat',
+      key: nat.key,
+      priority: onGw ? 92 : 90,
+      match: 'arp.op == 1 && arp.tpa == external_ip',
+    });
   }
   if (dp.lbReachableIps.has(ipKey(tpa)) && (!port.isDgp || resident(s, port.crName!))) {
     return reply(s, arpReplyTo(p, port.mac, tpa), 'arp-reply', builtin(90, 'arp.op == 1 && arp.tpa == LB VIP'));
@@ -101,7 +145,8 @@ function ndInput(s: S, port: RouterPortInfo): 'next' | 'stop' {
     }
   }
   const nat = target === undefined ? undefined : s.dp.nats.find((n) => n.externalIp === target);
-  if (isNdNs(p) && nat !== undefined) return reply(s, ndNaTo(p, port.mac, target!), 'nd-na', { kind: 'nat', key: nat.key, priority: 90 });
+  if (isNdNs(p) && nat !== undefined)
+    return reply(s, ndNaTo(p, port.mac, target!), 'nd-na', { kind: 'nat', key: nat.key, priority: 90 });
   return s.drop('neighbour discovery not for a router address', builtin(85, 'arp || nd'));
 }
 
@@ -127,8 +172,18 @@ function badAddress(s: S): 'stop' | undefined {
   if (!isIPv4(p)) return undefined;
   const src = p['ip4.src'] ?? 0;
   const dst = p['ip4.dst'] ?? 0;
-  const mart = src >>> 28 === 0xe || src === 0xffffffff || src >>> 24 === 127 || dst >>> 24 === 127 || src >>> 24 === 0 || dst >>> 24 === 0;
-  if (mart) return s.drop('martian address (multicast/broadcast/loopback/zero)', builtin(100, 'ip4.src_mcast || ... 127.0.0.0/8 ... 0.0.0.0/8'));
+  const mart =
+    src >>> 28 === 0xe ||
+    src === 0xffffffff ||
+    src >>> 24 === 127 ||
+    dst >>> 24 === 127 ||
+    src >>> 24 === 0 ||
+    dst >>> 24 === 0;
+  if (mart)
+    return s.drop(
+      'martian address (multicast/broadcast/loopback/zero)',
+      builtin(100, 'ip4.src_mcast || ... 127.0.0.0/8 ... 0.0.0.0/8'),
+    );
   if (s.ctx.rt.egressLoopback) return undefined;
   const own = s.dp.ownV4OrBroadcast.has(src);
   if (own) return s.drop('source is a router address', builtin(100, 'ip4.src == {router addresses} && reg9[0] == 0'));
@@ -144,11 +199,26 @@ function echoReply(s: S): 'next' | undefined {
   if (!own) return undefined;
   const before = p;
   ctx.packet = isIPv4(p)
-    ? withFields(p, { 'ip4.src': p['ip4.dst']!, 'ip4.dst': p['ip4.src']!, 'ip.ttl': 255, 'icmp4.type': ICMP4_ECHO_REPLY })
-    : withFields(p, { 'ip6.src': p['ip6.dst']!, 'ip6.dst': p['ip6.src']!, 'ip.ttl': 255, 'icmp6.type': ICMP6_ECHO_REPLY });
+    ? withFields(p, {
+        'ip4.src': p['ip4.dst']!,
+        'ip4.dst': p['ip4.src']!,
+        'ip.ttl': 255,
+        'icmp4.type': ICMP4_ECHO_REPLY,
+      })
+    : withFields(p, {
+        'ip6.src': p['ip6.dst']!,
+        'ip6.dst': p['ip6.src']!,
+        'ip.ttl': 255,
+        'icmp6.type': ICMP6_ECHO_REPLY,
+      });
   ctx.setFlag(FLAG_LOOPBACK);
   ctx.generated = 'icmp-echo-reply';
-  if (s.tracing) s.record({ rule: builtin(90, 'ip.dst == router address && icmp echo request'), action: 'echo reply (routed back)', before });
+  if (s.tracing)
+    s.record({
+      rule: builtin(90, 'ip.dst == router address && icmp echo request'),
+      action: 'echo reply (routed back)',
+      before,
+    });
   return 'next';
 }
 
@@ -162,7 +232,12 @@ function ttlExpired(s: S, port: RouterPortInfo): 'stop' | undefined {
   const v4 = isIPv4(p);
   const net = port.networks.find((n) => n.family === (v4 ? 4 : 6) && (v4 || inNetwork(n, p['ip6.src'] ?? 0n)));
   if (net === undefined) return s.drop('TTL expired', builtin(30, 'ip.ttl == {0, 1}'));
-  const err = icmpErrorFor(p, { type: v4 ? ICMP4_TIME_EXCEEDED : ICMP6_TIME_EXCEEDED, code: 0, ttl: 254, src: port.isDgp ? (ipDst(p) as number | bigint) : net.ip });
+  const err = icmpErrorFor(p, {
+    type: v4 ? ICMP4_TIME_EXCEEDED : ICMP6_TIME_EXCEEDED,
+    code: 0,
+    ttl: 254,
+    src: port.isDgp ? (ipDst(p) as number | bigint) : net.ip,
+  });
   s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: 'TTL expired (ICMP time exceeded sent back)' });
   return reply(s, err, 'icmp-error', builtin(31, `inport == "${port.name}" && ip.ttl == {0, 1}`));
 }
@@ -184,7 +259,8 @@ function toRouterAddress(s: S): 'next' | 'stop' {
     ctx.packet = packet;
     ctx.generated = kind;
     s.run.drops.push({ datapath: dp.name, stage: s.stage, reason: `to a router address (${kind} sent back)` });
-    if (s.tracing) s.record({ rule: builtin(l4 ? 80 : 70, 'ip.dst == router address'), action: `${kind} (routed back)`, before });
+    if (s.tracing)
+      s.record({ rule: builtin(l4 ? 80 : 70, 'ip.dst == router address'), action: `${kind} (routed back)`, before });
     return 'next';
   }
   return s.drop('to a router address', builtin(60, 'ip.dst == {router addresses}'));
@@ -197,7 +273,12 @@ export function ipInput(s: S): 'next' | 'stop' {
   if (isArp(p)) return arpInput(s, port);
   const snat = snatSourceOnGateway(s, port);
   if (snat !== undefined) {
-    if (s.tracing) s.record({ rule: { kind: 'nat', key: snat.key, priority: 120, match: 'inport == gateway port && ip.src == external_ip' }, action: 'next', before: p });
+    if (s.tracing)
+      s.record({
+        rule: { kind: 'nat', key: snat.key, priority: 120, match: 'inport == gateway port && ip.src == external_ip' },
+        action: 'next',
+        before: p,
+      });
     return 'next';
   }
   if (isNd(p)) return ndInput(s, port);

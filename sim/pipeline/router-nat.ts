@@ -21,7 +21,14 @@ import { dnatZone, snatZone } from '../compile/ports.ts';
 import type { LbVip, NatRule, RouterDp } from '../compile/types.ts';
 import { dstPort, ipDst, ipSrc, isIP, l4ProtoOf, srcPort, withFields, withIPs } from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
-import { FLAG_FORCE_SNAT_FOR_DNAT, FLAG_FORCE_SNAT_FOR_LB, FLAG_LOOPBACK, FLAG_SKIP_SNAT_FOR_LB, FLAG_USE_SNAT_ZONE, NO_CARRY } from './context.ts';
+import {
+  FLAG_FORCE_SNAT_FOR_DNAT,
+  FLAG_FORCE_SNAT_FOR_LB,
+  FLAG_LOOPBACK,
+  FLAG_SKIP_SNAT_FOR_LB,
+  FLAG_USE_SNAT_ZONE,
+  NO_CARRY,
+} from './context.ts';
 import { ctIs, ctNot } from './ct-bits.ts';
 import { ctCommit, ctLookup } from './ct-ops.ts';
 import { rejectReplyFor } from './generate.ts';
@@ -30,7 +37,12 @@ import type { StageRun } from './run.ts';
 
 type S = StageRun<RouterDp>;
 
-export const natRule = (n: NatRule, priority: number): TraceRule => ({ kind: 'nat', key: n.key, priority, match: `${n.nat.type} ${n.nat.externalIp} <-> ${n.nat.logicalIp}` });
+export const natRule = (n: NatRule, priority: number): TraceRule => ({
+  kind: 'nat',
+  key: n.key,
+  priority,
+  match: `${n.nat.type} ${n.nat.externalIp} <-> ${n.nat.logicalIp}`,
+});
 
 /** Where a gateway-port NAT rule applies: its logical port's chassis (distributed) or the gateway's. */
 export function natResident(s: S, n: NatRule): boolean {
@@ -55,14 +67,29 @@ export function unsnat(s: S): 'next' | 'stop' {
     if (force) return force;
     if (nat === undefined) return 'next';
     if (nat.stateless) return 'next';
-    ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: s.tracing ? natRule(nat, 90) : undefined });
+    ctLookup(s, {
+      zone: snatZone(dp.name),
+      action: 'ct_snat',
+      nat: true,
+      rule: s.tracing ? natRule(nat, 90) : undefined,
+    });
     return 'next';
   }
   if (nat === undefined || nat.gatewayPort !== ctx.inport || !natResident(s, nat) || nat.stateless) return 'next';
   if (!ctx.hasFlag(FLAG_LOOPBACK)) {
-    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_snat_in_czone', nat: true, rule: s.tracing ? natRule(nat, 100) : undefined });
+    ctLookup(s, {
+      zone: dnatZone(dp.name),
+      action: 'ct_snat_in_czone',
+      nat: true,
+      rule: s.tracing ? natRule(nat, 100) : undefined,
+    });
   } else if (ctx.hasFlag(FLAG_USE_SNAT_ZONE)) {
-    ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: s.tracing ? natRule(nat, 100) : undefined });
+    ctLookup(s, {
+      zone: snatZone(dp.name),
+      action: 'ct_snat',
+      nat: true,
+      rule: s.tracing ? natRule(nat, 100) : undefined,
+    });
   }
   return 'next';
 }
@@ -70,14 +97,21 @@ export function unsnat(s: S): 'next' | 'stop' {
 /** Gateway router force-SNAT addresses (lb_force_snat_ip / dnat_force_snat_ip) are unSNATed at 110. */
 function forceSnatUnsnat(s: S, dst: number | bigint): 'next' | undefined {
   const { dp, ctx } = s;
-  const ips = [dp.dnatForceSnat, dp.lbForceSnat === 'router_ip' ? undefined : dp.lbForceSnat].flatMap((f) => (f ? [f.v4, f.v6] : []));
+  const ips = [dp.dnatForceSnat, dp.lbForceSnat === 'router_ip' ? undefined : dp.lbForceSnat].flatMap((f) =>
+    f ? [f.v4, f.v6] : [],
+  );
   let hit = ips.some((ip) => ip !== undefined && ip === dst);
   if (!hit && dp.lbForceSnat === 'router_ip') {
     const port = routerPort(s, ctx.inport);
     hit = port?.networks.find((n) => n.family === 4)?.ip === dst;
   }
   if (!hit) return undefined;
-  ctLookup(s, { zone: snatZone(dp.name), action: 'ct_snat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 110, match: 'ip.dst == force SNAT address' } : undefined });
+  ctLookup(s, {
+    zone: snatZone(dp.name),
+    action: 'ct_snat',
+    nat: true,
+    rule: s.tracing ? { kind: 'builtin', priority: 110, match: 'ip.dst == force SNAT address' } : undefined,
+  });
   return 'next';
 }
 
@@ -87,18 +121,38 @@ export function defrag(s: S): 'next' | 'stop' {
   if (!dp.hasLbVip || !isIP(ctx.packet)) return 'next';
   const dst = ipDst(ctx.packet)!;
   if (!dp.vips.has(ipKey(dst))) return 'next';
-  ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'ip && ip.dst == LB VIP' } : undefined });
+  ctLookup(s, {
+    zone: dnatZone(dp.name),
+    action: 'ct_dnat',
+    nat: true,
+    rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'ip && ip.dst == LB VIP' } : undefined,
+  });
   return 'next';
 }
 
 function lbDnat(s: S, vip: LbVip): 'next' | 'stop' {
   const { dp, ctx } = s;
-  const rule: TraceRule = { kind: 'lb', priority: vip.port !== undefined ? 120 : 110, key: vip.key, name: vip.lb.name, match: `ct.new && !ct.rel && ip.dst == ${vip.vipText}` };
+  const rule: TraceRule = {
+    kind: 'lb',
+    priority: vip.port !== undefined ? 120 : 110,
+    key: vip.key,
+    name: vip.lb.name,
+    match: `ct.new && !ct.rel && ip.dst == ${vip.vipText}`,
+  };
   if (vip.backends.length === 0) {
     if (!vip.reject) return s.drop(`VIP ${vip.vipText} has no backends`, rule);
     const { packet, kind } = rejectReplyFor(ctx.packet);
     s.drop(`VIP ${vip.vipText} has no backends (reject)`, rule);
-    s.spawn({ dp, pipeline: 'egress', inport: '', outport: ctx.inport, packet, carry: { ...NO_CARRY, flags: FLAG_LOOPBACK }, generated: kind, startAt: 'lr_out_snat' });
+    s.spawn({
+      dp,
+      pipeline: 'egress',
+      inport: '',
+      outport: ctx.inport,
+      packet,
+      carry: { ...NO_CARRY, flags: FLAG_LOOPBACK },
+      generated: kind,
+      startAt: 'lr_out_snat',
+    });
     return 'stop';
   }
   let mark = MARK_NATTED;
@@ -117,7 +171,10 @@ function lbDnat(s: S, vip: LbVip): 'next' | 'stop' {
     nat: true,
     rule,
     note: `backend ${be.text}`,
-    commit: { nat: { kind: 'dnat', ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}) }, mark: { value: mark, mask: mark } },
+    commit: {
+      nat: { kind: 'dnat', ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}) },
+      mark: { value: mark, mask: mark },
+    },
   });
   return 'next';
 }
@@ -158,13 +215,18 @@ export function dnat(s: S): 'next' | 'stop' {
   }
   const n = dp.nats.find((x) => x.nat.type !== 'snat' && x.externalIp === dst);
   if (n !== undefined && (dp.isGateway || (n.gatewayPort === ctx.inport && natResident(s, n)))) return natDnat(s, n);
-  if (dp.hasLbVip && ctIs(ctx, CS_EST) && ctNot(ctx, CS_REL) && ctNot(ctx, CS_NEW) && (ctx.ctMark & MARK_NATTED)) {
+  if (dp.hasLbVip && ctIs(ctx, CS_EST) && ctNot(ctx, CS_REL) && ctNot(ctx, CS_NEW) && ctx.ctMark & MARK_NATTED) {
     if (ctx.ctMark & MARK_SKIP_SNAT) ctx.setFlag(FLAG_SKIP_SNAT_FOR_LB);
     if (ctx.ctMark & MARK_FORCE_SNAT) ctx.setFlag(FLAG_FORCE_SNAT_FOR_LB);
     return 'next';
   }
   if (dp.hasLbVip && ctIs(ctx, CS_REL) && ctNot(ctx, CS_EST) && ctNot(ctx, CS_NEW)) {
-    ctLookup(s, { zone: ctx.ctZone ?? dnatZone(dp.name), action: 'ct_commit_nat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ct.rel && !ct.est && !ct.new' } : undefined });
+    ctLookup(s, {
+      zone: ctx.ctZone ?? dnatZone(dp.name),
+      action: 'ct_commit_nat',
+      nat: true,
+      rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ct.rel && !ct.est && !ct.new' } : undefined,
+    });
   }
   return 'next';
 }
@@ -190,27 +252,47 @@ export function undnat(s: S): 'next' | 'stop' {
   if (dp.isGateway) {
     if (dp.nats.length === 0 && !dp.hasLbVip) return 'next';
     ctx.setFlag(FLAG_LOOPBACK);
-    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ip' } : undefined });
+    ctLookup(s, {
+      zone: dnatZone(dp.name),
+      action: 'ct_dnat',
+      nat: true,
+      rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ip' } : undefined,
+    });
     return 'next';
   }
   if (dp.dgps.length === 0) return 'next';
   const src = ipSrc(p)!;
   const gw = routerPort(s, dp.dgps[0]!);
   if (dp.hasLbVip && ctx.outport === gw?.name && resident(s, gw.crName!) && isLbBackendReply(dp, src, srcPort(p))) {
-    ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat_in_czone', nat: true, rule: s.tracing ? { kind: 'builtin', priority: 120, match: 'ip.src == LB backend && outport == gateway port' } : undefined });
+    ctLookup(s, {
+      zone: dnatZone(dp.name),
+      action: 'ct_dnat_in_czone',
+      nat: true,
+      rule: s.tracing
+        ? { kind: 'builtin', priority: 120, match: 'ip.src == LB backend && outport == gateway port' }
+        : undefined,
+    });
     return 'next';
   }
-  const n = dp.nats.find((x) => x.nat.type !== 'snat' && x.logicalIp === src && x.gatewayPort === ctx.outport && natResident(s, x));
+  const n = dp.nats.find(
+    (x) => x.nat.type !== 'snat' && x.logicalIp === src && x.gatewayPort === ctx.outport && natResident(s, x),
+  );
   if (n === undefined) return 'next';
   if (n.distributed) ctx.packet = withFields(ctx.packet, { 'eth.src': n.externalMac! });
   if (n.stateless) return 'next';
-  ctLookup(s, { zone: dnatZone(dp.name), action: 'ct_dnat_in_czone', nat: true, rule: s.tracing ? natRule(n, 100) : undefined });
+  ctLookup(s, {
+    zone: dnatZone(dp.name),
+    action: 'ct_dnat_in_czone',
+    nat: true,
+    rule: s.tracing ? natRule(n, 100) : undefined,
+  });
   return 'next';
 }
 
 function isLbBackendReply(dp: RouterDp, src: number | bigint, sport: number | undefined): boolean {
   for (const list of dp.vips.values()) {
-    for (const v of list) if (v.backends.some((b) => b.ip === src && (b.port === undefined || b.port === sport))) return true;
+    for (const v of list)
+      if (v.backends.some((b) => b.ip === src && (b.port === undefined || b.port === sport))) return true;
   }
   return false;
 }
@@ -219,6 +301,12 @@ function isLbBackendReply(dp: RouterDp, src: number | bigint, sport: number | un
 export function postUndnat(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   if (!dp.isGateway || (dp.nats.length === 0 && !dp.hasLbVip) || !isIP(ctx.packet) || !ctIs(ctx, CS_NEW)) return 'next';
-  ctCommit(s, { zone: dnatZone(dp.name), action: 'ct_commit', nat: false, commit: {}, rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ip && ct.new' } : undefined });
+  ctCommit(s, {
+    zone: dnatZone(dp.name),
+    action: 'ct_commit',
+    nat: false,
+    commit: {},
+    rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ip && ct.new' } : undefined,
+  });
   return 'next';
 }

@@ -33,7 +33,10 @@ export function routingPre(s: S): 'next' | 'stop' {
   return 'next';
 }
 
-/** Route to `t`: next hop, source address, outport, and the packet from `from` with the port's MAC as source (and `ttl`, when given). */
+/**
+ * Route to `t`: next hop, source address, outport, and the packet from `from` with the port's MAC as source (and
+ * `ttl`, when given).
+ */
 function applyTarget(s: S, t: RouteTarget, dst: number | bigint, from: Packet, ttl?: number): void {
   const { ctx } = s;
   ctx.rt.nexthop = t.nexthop ?? dst;
@@ -56,7 +59,8 @@ export function routing(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   const p = ctx.packet;
   if (!isIP(p)) return s.drop('not IP', builtin(0, '1'));
-  if (isNdOrMld(p) && (p['icmp6.type'] === 133 || p['icmp6.type'] === 134)) return s.drop('router solicitation/advertisement', builtin(10550, 'nd_rs || nd_ra'));
+  if (isNdOrMld(p) && (p['icmp6.type'] === 133 || p['icmp6.type'] === 134))
+    return s.drop('router solicitation/advertisement', builtin(10550, 'nd_rs || nd_ra'));
   if (isMcast(p)) return s.drop('multicast (no relay)', builtin(10450, 'ip4.mcast || ip6.mcast'));
   const before = p;
   const dst = ipDst(p)!;
@@ -80,15 +84,28 @@ export function routing(s: S): 'next' | 'stop' {
   if (route.kind === 'discard') return s.drop('discard route', routeRule(route));
   if (expired) return drop(routeRule(route));
   // The selector sees the packet with its TTL decremented (before the MAC rewrite).
-  const i = route.targets.length > 1 ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl })) : 0;
+  const i =
+    route.targets.length > 1
+      ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl }))
+      : 0;
   applyTarget(s, route.targets[i]!, dst, p, ttl);
   ctx.rt.decided = 'route';
   const ecmp = route.targets.length > 1 ? ` (ECMP member ${i + 1}/${route.targets.length})` : '';
-  if (s.tracing) s.record({ rule: routeRule(route), action: `ip.ttl--; next hop ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
+  if (s.tracing)
+    s.record({
+      rule: routeRule(route),
+      action: `ip.ttl--; next hop ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`,
+      before,
+    });
   return 'next';
 }
 
-const routeRule = (route: RouteEntry): TraceRule => ({ kind: 'route', key: route.key, priority: route.priority, match: route.text });
+const routeRule = (route: RouteEntry): TraceRule => ({
+  kind: 'route',
+  key: route.key,
+  priority: route.priority,
+  match: route.text,
+});
 
 function formatHop(ip: number | bigint): string {
   return typeof ip === 'number' ? formatIPv4(ip) : formatIPv6(ip);
@@ -114,7 +131,12 @@ export function policy(s: S): 'next' | 'stop' {
     applyTarget(s, r.targets[i]!, ipDst(ctx.packet)!, ctx.packet);
     ctx.rt.decided = 'policy';
     const ecmp = r.targets.length > 1 ? ` (ECMP member ${i + 1}/${r.targets.length})` : '';
-    if (s.tracing) s.record({ rule, action: `reroute via ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`, before });
+    if (s.tracing)
+      s.record({
+        rule,
+        action: `reroute via ${formatHop(ctx.rt.nexthop!)}; outport = "${ctx.outport}"${ecmp}`,
+        before,
+      });
     return 'next';
   }
   return 'next';
@@ -127,8 +149,12 @@ export function arpResolve(s: S): 'next' | 'stop' {
   if (isMcast(p)) return 'next';
   const dst = ipDst(p)!;
   const out = ctx.outport;
-  const gwNat = dp.nats.length === 0 || ctx.inport !== out ? undefined : dp.nats.find((n) => n.gatewayPort === out && n.externalIp === dst);
-  if (gwNat !== undefined && !dp.isGateway) return s.drop('to a NAT address of the gateway port it came in on', { kind: 'nat', key: gwNat.key, priority: 150 });
+  const gwNat =
+    dp.nats.length === 0 || ctx.inport !== out
+      ? undefined
+      : dp.nats.find((n) => n.gatewayPort === out && n.externalIp === dst);
+  if (gwNat !== undefined && !dp.isGateway)
+    return s.drop('to a NAT address of the gateway port it came in on', { kind: 'nat', key: gwNat.key, priority: 150 });
   const hop = ctx.rt.nexthop;
   const before = p;
   const known = hop === undefined ? undefined : dp.arpResolve.get(out)?.get(ipKey(hop));
@@ -136,15 +162,26 @@ export function arpResolve(s: S): 'next' | 'stop' {
     const q = copyPacket(p);
     q['eth.dst'] = known;
     ctx.packet = q;
-    if (s.tracing) s.record({ rule: builtin(100, `outport == "${out}" && next hop == ${formatHop(hop!)}`), action: 'eth.dst = known MAC', before });
+    if (s.tracing)
+      s.record({
+        rule: builtin(100, `outport == "${out}" && next hop == ${formatHop(hop!)}`),
+        action: 'eth.dst = known MAC',
+        before,
+      });
     return 'next';
   }
-  if (dp.snatOrLbRouterIps.has(ipKey(dst))) return s.drop('to a router SNAT/LB address that was not unSNATed', builtin(2, 'ip.dst == router SNAT/LB address'));
+  if (dp.snatOrLbRouterIps.has(ipKey(dst)))
+    return s.drop('to a router SNAT/LB address that was not unSNATed', builtin(2, 'ip.dst == router SNAT/LB address'));
   const learned = hop === undefined ? undefined : s.net.neighbors.get(out)?.get(ipKey(hop));
   const q = copyPacket(p);
   q['eth.dst'] = learned ?? 0;
   ctx.packet = q;
-  if (s.tracing) s.record({ rule: builtin(1, isIPv4(p) ? 'ip4' : 'ip6'), action: learned !== undefined ? 'get_arp: MAC binding' : 'get_arp: no MAC binding', before });
+  if (s.tracing)
+    s.record({
+      rule: builtin(1, isIPv4(p) ? 'ip4' : 'ip6'),
+      action: learned !== undefined ? 'get_arp: MAC binding' : 'get_arp: no MAC binding',
+      before,
+    });
   return 'next';
 }
 
@@ -153,18 +190,30 @@ export function gwRedirect(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
   if (dp.isGateway || dp.dgps.length === 0 || !dp.dgps.includes(ctx.outport)) return 'next';
   const src = ipSrc(ctx.packet);
-  const n = dp.nats.find((x) => x.distributed && x.logicalIp === src && x.gatewayPort === ctx.outport && natResident(s, x));
+  const n = dp.nats.find(
+    (x) => x.distributed && x.logicalIp === src && x.gatewayPort === ctx.outport && natResident(s, x),
+  );
   if (n !== undefined) {
     const before = ctx.packet;
     ctx.packet = withFields(before, { 'eth.src': n.externalMac! });
     ctx.rt.srcIp = n.externalIp;
-    if (s.tracing) s.record({ rule: { kind: 'nat', key: n.key, priority: 100 }, action: 'eth.src = external_mac (distributed NAT)', before });
+    if (s.tracing)
+      s.record({
+        rule: { kind: 'nat', key: n.key, priority: 100 },
+        action: 'eth.src = external_mac (distributed NAT)',
+        before,
+      });
     return 'next';
   }
   const port = routerPort(s, ctx.outport)!;
   const local = resident(s, port.crName!);
   ctx.rt.redirected = !local;
-  if (s.tracing) s.record({ rule: builtin(50, `outport == "${port.name}"`), action: `outport = "${port.crName}"`, note: local ? 'gateway port resident here' : 'tunnelled to the gateway chassis' });
+  if (s.tracing)
+    s.record({
+      rule: builtin(50, `outport == "${port.name}"`),
+      action: `outport = "${port.crName}"`,
+      note: local ? 'gateway port resident here' : 'tunnelled to the gateway chassis',
+    });
   return 'next';
 }
 
@@ -172,12 +221,17 @@ export function gwRedirect(s: S): 'next' | 'stop' {
 function resolutionRequest(s: S, p: Packet, hop: number | bigint): { packet: Packet; rule: TraceRule } {
   const { ctx } = s;
   if (isIPv4(p)) {
-    return { packet: arpRequestFor(p['eth.src'], ctx.rt.srcIp as number, hop as number), rule: builtin(100, 'eth.dst == 00:00:00:00:00:00 && ip4') };
+    return {
+      packet: arpRequestFor(p['eth.src'], ctx.rt.srcIp as number, hop as number),
+      rule: builtin(100, 'eth.dst == 00:00:00:00:00:00 && ip4'),
+    };
   }
   // Priority 200 for a static route's next hop (NS to its group), else 100 (NS to the packet's destination's group).
   const own = s.dp.ndNsNexthops.has(ipKey(hop));
   const dst = own ? (hop as bigint) : (p['ip6.dst'] ?? 0n);
-  const match = own ? `eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == ${formatHop(hop)}` : 'eth.dst == 00:00:00:00:00:00 && ip6';
+  const match = own
+    ? `eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == ${formatHop(hop)}`
+    : 'eth.dst == 00:00:00:00:00:00 && ip6';
   return { packet: ndNsFor({ mac: p['eth.src'], dst, target: hop as bigint }), rule: builtin(own ? 200 : 100, match) };
 }
 
@@ -190,10 +244,33 @@ export function arpRequest(s: S): 'next' | 'stop' {
     const { packet: req, rule } = resolutionRequest(s, p, hop);
     const kind = isIPv4(p) ? 'arp-request' : 'nd-ns';
     if (s.tracing) s.record({ rule, action: `${kind} for ${formatHop(hop)}`, note: 'the packet waits for the answer' });
-    s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: `next hop ${formatHop(hop)} unresolved (${kind} sent)` });
-    s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: req, carry: ctx.carry(), generated: kind, depth: s.job.depth, redirected: ctx.rt.redirected === true });
+    s.run.drops.push({
+      datapath: s.dp.name,
+      stage: s.stage,
+      reason: `next hop ${formatHop(hop)} unresolved (${kind} sent)`,
+    });
+    s.spawn({
+      dp: s.dp,
+      pipeline: 'egress',
+      inport: ctx.inport,
+      outport: ctx.outport,
+      packet: req,
+      carry: ctx.carry(),
+      generated: kind,
+      depth: s.job.depth,
+      redirected: ctx.rt.redirected === true,
+    });
     return 'stop';
   }
-  s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: p, carry: ctx.carry(), depth: s.job.depth, redirected: ctx.rt.redirected === true });
+  s.spawn({
+    dp: s.dp,
+    pipeline: 'egress',
+    inport: ctx.inport,
+    outport: ctx.outport,
+    packet: p,
+    carry: ctx.carry(),
+    depth: s.job.depth,
+    redirected: ctx.rt.redirected === true,
+  });
   return 'stop';
 }

@@ -13,7 +13,14 @@ import { inPrefix } from '../compile/addresses.ts';
 import { dnatZone, snatZone } from '../compile/ports.ts';
 import type { NatRule, RouterDp } from '../compile/types.ts';
 import { ipDst, ipSrc, isIP, isIPv4, isNdNs, withFields, withIPs } from '../../model/packet/packet.ts';
-import { FLAG_FORCE_SNAT_FOR_DNAT, FLAG_FORCE_SNAT_FOR_LB, FLAG_LOOPBACK, FLAG_SKIP_SNAT_FOR_LB, FLAG_USE_SNAT_ZONE, NO_CARRY } from './context.ts';
+import {
+  FLAG_FORCE_SNAT_FOR_DNAT,
+  FLAG_FORCE_SNAT_FOR_LB,
+  FLAG_LOOPBACK,
+  FLAG_SKIP_SNAT_FOR_LB,
+  FLAG_USE_SNAT_ZONE,
+  NO_CARRY,
+} from './context.ts';
 import { ctIs, tracked } from './ct-bits.ts';
 import { ctCommit } from './ct-ops.ts';
 import { crossPatch } from './patch.ts';
@@ -23,8 +30,21 @@ import type { StageRun } from './run.ts';
 
 type S = StageRun<RouterDp>;
 
-function snatTo(s: S, zone: string, ip: number | bigint, action: string, rule: Parameters<typeof ctCommit>[1]['rule'], range?: NatRule['portRange']): 'next' {
-  ctCommit(s, { zone, action, nat: true, ...(rule ? { rule } : {}), commit: { nat: { kind: 'snat', ip, ...(range ? { port: range.lo, portMax: range.hi } : {}) } } });
+function snatTo(
+  s: S,
+  zone: string,
+  ip: number | bigint,
+  action: string,
+  rule: Parameters<typeof ctCommit>[1]['rule'],
+  range?: NatRule['portRange'],
+): 'next' {
+  ctCommit(s, {
+    zone,
+    action,
+    nat: true,
+    ...(rule ? { rule } : {}),
+    commit: { nat: { kind: 'snat', ip, ...(range ? { port: range.lo, portMax: range.hi } : {}) } },
+  });
   return 'next';
 }
 
@@ -35,12 +55,33 @@ function forceSnat(s: S): 'next' | undefined {
   const pick = (f: { v4?: number; v6?: bigint } | undefined) => (v4 ? f?.v4 : f?.v6);
   if (ctx.hasFlag(FLAG_FORCE_SNAT_FOR_LB) && dp.lbForceSnat === 'router_ip' && v4) {
     const ip = routerPort(s, ctx.outport)?.networks.find((n) => n.family === 4)?.ip;
-    if (ip !== undefined) return snatTo(s, snatZone(dp.name), ip, 'ct_snat(router port IP)', s.tracing ? { kind: 'builtin', priority: 110, match: 'flags.force_snat_for_lb == 1' } : undefined);
+    if (ip !== undefined)
+      return snatTo(
+        s,
+        snatZone(dp.name),
+        ip,
+        'ct_snat(router port IP)',
+        s.tracing ? { kind: 'builtin', priority: 110, match: 'flags.force_snat_for_lb == 1' } : undefined,
+      );
   }
   const dnatIp = ctx.hasFlag(FLAG_FORCE_SNAT_FOR_DNAT) ? pick(dp.dnatForceSnat) : undefined;
-  if (dnatIp !== undefined) return snatTo(s, snatZone(dp.name), dnatIp, 'ct_snat(dnat_force_snat_ip)', s.tracing ? { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_dnat == 1' } : undefined);
+  if (dnatIp !== undefined)
+    return snatTo(
+      s,
+      snatZone(dp.name),
+      dnatIp,
+      'ct_snat(dnat_force_snat_ip)',
+      s.tracing ? { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_dnat == 1' } : undefined,
+    );
   const lbIp = ctx.hasFlag(FLAG_FORCE_SNAT_FOR_LB) && dp.lbForceSnat !== 'router_ip' ? pick(dp.lbForceSnat) : undefined;
-  if (lbIp !== undefined) return snatTo(s, snatZone(dp.name), lbIp, 'ct_snat(lb_force_snat_ip)', s.tracing ? { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_lb == 1' } : undefined);
+  if (lbIp !== undefined)
+    return snatTo(
+      s,
+      snatZone(dp.name),
+      lbIp,
+      'ct_snat(lb_force_snat_ip)',
+      s.tracing ? { kind: 'builtin', priority: 100, match: 'flags.force_snat_for_lb == 1' } : undefined,
+    );
   return undefined;
 }
 
@@ -62,7 +103,8 @@ export function snat(s: S): 'next' | 'stop' {
   const p = ctx.packet;
   if (!isIP(p) || isNdNs(p)) return 'next';
   if (dp.isGateway) {
-    if (ctx.hasFlag(FLAG_SKIP_SNAT_FOR_LB) && [...dp.vips.values()].some((l) => l.some((v) => v.skipSnat))) return 'next';
+    if (ctx.hasFlag(FLAG_SKIP_SNAT_FOR_LB) && [...dp.vips.values()].some((l) => l.some((v) => v.skipSnat)))
+      return 'next';
     const forced = forceSnat(s);
     if (forced) return forced;
   } else if (dp.dgps.length === 0) {
@@ -80,13 +122,34 @@ export function snat(s: S): 'next' | 'stop' {
   }
   if (dp.isGateway) {
     if (tracked(ctx) && ctIs(ctx, CS_RPL)) return 'next';
-    return snatTo(s, snatZone(dp.name), n.externalIp, 'ct_snat(external_ip)', s.tracing ? natRule(n, prio) : undefined, n.portRange);
+    return snatTo(
+      s,
+      snatZone(dp.name),
+      n.externalIp,
+      'ct_snat(external_ip)',
+      s.tracing ? natRule(n, prio) : undefined,
+      n.portRange,
+    );
   }
   if (ctx.rt.dnatLocal) {
     ctx.rt.dnatLocal = false;
-    return snatTo(s, snatZone(dp.name), n.externalIp, 'ct_snat(external_ip)', s.tracing ? natRule(n, prio + 1) : undefined, n.portRange);
+    return snatTo(
+      s,
+      snatZone(dp.name),
+      n.externalIp,
+      'ct_snat(external_ip)',
+      s.tracing ? natRule(n, prio + 1) : undefined,
+      n.portRange,
+    );
   }
-  return snatTo(s, dnatZone(dp.name), n.externalIp, 'ct_snat_in_czone(external_ip)', s.tracing ? natRule(n, prio) : undefined, n.portRange);
+  return snatTo(
+    s,
+    dnatZone(dp.name),
+    n.externalIp,
+    'ct_snat_in_czone(external_ip)',
+    s.tracing ? natRule(n, prio) : undefined,
+    n.portRange,
+  );
 }
 
 /** lr_out_egr_loop: traffic to the router's own NAT address out of its gateway port loops back in. */
@@ -98,17 +161,34 @@ export function egressLoop(s: S): 'next' | 'stop' {
   if (n === undefined) return 'next';
   const before = ctx.packet;
   const packet = withFields(before, { 'eth.src': before['eth.dst'], 'eth.dst': before['eth.src'] });
-  if (s.tracing) s.record({ rule: natRule(n, 100), action: 'clone { ct_clear; inport = outport; eth.dst <-> eth.src; next(pipeline=ingress) }' });
+  if (s.tracing)
+    s.record({
+      rule: natRule(n, 100),
+      action: 'clone { ct_clear; inport = outport; eth.dst <-> eth.src; next(pipeline=ingress) }',
+    });
   const flags = FLAG_LOOPBACK | (ctx.rt.dnatLocal ? FLAG_USE_SNAT_ZONE : 0);
-  s.spawn({ dp, pipeline: 'ingress', inport: ctx.outport, outport: '', packet, carry: { ...NO_CARRY, flags }, egressLoopback: true });
+  s.spawn({
+    dp,
+    pipeline: 'ingress',
+    inport: ctx.outport,
+    outport: '',
+    packet,
+    carry: { ...NO_CARRY, flags },
+    egressLoopback: true,
+  });
   return 'stop';
 }
 
 /** lr_out_delivery: out of an enabled router port, across the patch. */
 export function delivery(s: S): 'next' | 'stop' {
   const port = routerPort(s, s.ctx.outport);
-  if (port === undefined || !port.enabled) return s.drop(`router port ${s.ctx.outport} is disabled or unknown`, { kind: 'builtin', priority: 0, match: '1' });
-  if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 100, match: `outport == ${JSON.stringify(port.name)}` }, action: 'output' });
+  if (port === undefined || !port.enabled)
+    return s.drop(`router port ${s.ctx.outport} is disabled or unknown`, { kind: 'builtin', priority: 0, match: '1' });
+  if (s.tracing)
+    s.record({
+      rule: { kind: 'builtin', priority: 100, match: `outport == ${JSON.stringify(port.name)}` },
+      action: 'output',
+    });
   if (!crossPatch(s, port.name)) return s.drop(`router port ${port.name} is attached to nothing`);
   return 'stop';
 }

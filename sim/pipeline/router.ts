@@ -52,7 +52,12 @@ const TRACED: RouterPlans = { ingress: planOf(ROUTER_INGRESS), egress: planOf(RO
 const untraced: (RouterPlans | undefined)[] = [];
 
 function plansFor(dp: RouterDp): RouterPlans {
-  const features = (dp.isGateway ? 1 : 0) | (dp.nats.length > 0 ? 2 : 0) | (dp.hasLbVip ? 4 : 0) | (dp.policies.length > 0 ? 8 : 0) | (dp.dgps.length > 0 ? 16 : 0);
+  const features =
+    (dp.isGateway ? 1 : 0) |
+    (dp.nats.length > 0 ? 2 : 0) |
+    (dp.hasLbVip ? 4 : 0) |
+    (dp.policies.length > 0 ? 8 : 0) |
+    (dp.dgps.length > 0 ? 16 : 0);
   let p = untraced[features];
   if (p === undefined) {
     p = { ingress: planOf(ROUTER_INGRESS, dp), egress: planOf(ROUTER_EGRESS, dp) };

@@ -241,7 +241,13 @@ export class StageRun<D extends Datapath = Datapath> {
     const trace = this.run.trace;
     if (trace === undefined) return;
     if (spec.ct) {
-      this.run.ctLookups.push({ datapath: this.dp.name, stage: this.stage, zone: spec.ct.zone, op: spec.ct.op, state: formatCtState(spec.ct.state) });
+      this.run.ctLookups.push({
+        datapath: this.dp.name,
+        stage: this.stage,
+        zone: spec.ct.zone,
+        op: spec.ct.op,
+        state: formatCtState(spec.ct.state),
+      });
     }
     const changes = spec.before === undefined ? [] : changedFields(spec.before, this.ctx.packet);
     trace.push({
@@ -252,9 +258,7 @@ export class StageRun<D extends Datapath = Datapath> {
       ...(this.ctx.outport !== '' ? { outport: this.ctx.outport } : {}),
       ...(spec.rule ? { rule: spec.rule } : {}),
       action: spec.action,
-      ...(changes.length
-        ? { changes: changes.map((f) => fieldChange(f, spec.before![f], this.ctx.packet[f])) }
-        : {}),
+      ...(changes.length ? { changes: changes.map((f) => fieldChange(f, spec.before![f], this.ctx.packet[f])) } : {}),
       ...(spec.ct ? { ct: { zone: spec.ct.zone, op: spec.ct.op, state: formatCtState(spec.ct.state) } } : {}),
       ...(spec.note ? { note: spec.note } : {}),
       depth: this.job.depth,
@@ -264,7 +268,11 @@ export class StageRun<D extends Datapath = Datapath> {
   /** Drop the packet here. */
   drop(reason: string, rule?: TraceRule): 'stop' {
     if (this.run.trace !== undefined) this.record({ ...(rule ? { rule } : {}), action: 'drop', note: reason });
-    this.run.drops.push(rule ? { datapath: this.dp.name, stage: this.stage, reason, rule } : { datapath: this.dp.name, stage: this.stage, reason });
+    this.run.drops.push(
+      rule
+        ? { datapath: this.dp.name, stage: this.stage, reason, rule }
+        : { datapath: this.dp.name, stage: this.stage, reason },
+    );
     return 'stop';
   }
 

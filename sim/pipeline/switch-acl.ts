@@ -78,7 +78,11 @@ export function preAcl(s: S): 'next' | 'stop' {
   if (isEthMcast(p) || isNdOrMld(p) || isDhcpv6(p)) return 'next';
   if (!isIP(p)) return 'next';
   if (skipsConntrack(s, port)) {
-    if (s.tracing) s.record({ rule: builtin(110, `ip && ${dir === 'in' ? 'inport' : 'outport'} == ${JSON.stringify(port)}`), action: 'next (router/localnet port: no conntrack)' });
+    if (s.tracing)
+      s.record({
+        rule: builtin(110, `ip && ${dir === 'in' ? 'inport' : 'outport'} == ${JSON.stringify(port)}`),
+        action: 'next (router/localnet port: no conntrack)',
+      });
     return 'next';
   }
   ctx.sw.conntrackDefrag = true;
@@ -117,7 +121,10 @@ function stateful65532(s: S, stage: AclStage): 'next' | 'stop' | undefined {
     return 'next';
   }
   if (ctIs(ctx, CS_INV) || (ctIs(ctx, CS_EST) && ctIs(ctx, CS_RPL) && blocked(ctx))) {
-    return s.drop(ctIs(ctx, CS_INV) ? 'conntrack says invalid (ct.inv)' : 'reply of a blocked connection', builtin(65532, 'ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)'));
+    return s.drop(
+      ctIs(ctx, CS_INV) ? 'conntrack says invalid (ct.inv)' : 'reply of a blocked connection',
+      builtin(65532, 'ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)'),
+    );
   }
   const clean = ctNot(ctx, CS_NEW) && ctNot(ctx, CS_INV) && !blocked(ctx);
   if (clean && ctIs(ctx, CS_EST) && ctNot(ctx, CS_REL) && ctIs(ctx, CS_RPL)) {
@@ -125,12 +132,21 @@ function stateful65532(s: S, stage: AclStage): 'next' | 'stop' | undefined {
       ctx.sw.hintDrop = ctx.sw.hintBlock = false;
       ctx.sw.aclAllowRel = true;
     }
-    if (s.tracing) s.record({ rule: builtin(65532, 'ct.est && !ct.rel && !ct.new && !ct.inv && ct.rpl && ct_mark.blocked == 0'), action: 'next (reply of a committed connection)' });
+    if (s.tracing)
+      s.record({
+        rule: builtin(65532, 'ct.est && !ct.rel && !ct.new && !ct.inv && ct.rpl && ct_mark.blocked == 0'),
+        action: 'next (reply of a committed connection)',
+      });
     return 'next';
   }
   if (clean && ctNot(ctx, CS_EST) && ctIs(ctx, CS_REL)) {
     if (stage === 'in') ctx.sw.aclAllowRel = true;
-    ctLookup(s, { zone: ctx.ctZone ?? zoneOf(s), action: 'ct_commit_nat (related)', nat: true, rule: s.tracing ? builtin(65532, '!ct.est && ct.rel && !ct.new && !ct.inv && ct_mark.blocked == 0') : undefined });
+    ctLookup(s, {
+      zone: ctx.ctZone ?? zoneOf(s),
+      action: 'ct_commit_nat (related)',
+      nat: true,
+      rule: s.tracing ? builtin(65532, '!ct.est && ct.rel && !ct.new && !ct.inv && ct_mark.blocked == 0') : undefined,
+    });
     return 'next';
   }
   return undefined;
@@ -160,23 +176,36 @@ function aclEffect(s: S, r: AclRule, hasStateful: boolean): Effect {
   if (!h.hintBlock) return 'nomatch';
   // A connection allowed before, now denied: mark it blocked so its replies drop too.
   const zone = s.ctx.ctZone ?? zoneOf(s);
-  ctCommit(s, { zone, action: 'ct_commit { ct_mark.blocked = 1 }', nat: false, commit: { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } } });
+  ctCommit(s, {
+    zone,
+    action: 'ct_commit { ct_mark.blocked = 1 }',
+    nat: false,
+    commit: { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } },
+  });
   return verdict;
 }
 
 /** Same-priority ACLs that would act differently: OVS picks one arbitrarily; we say so. */
-function ambiguity(s: S, chosen: AclRule, rules: readonly AclRule[], ranks: readonly number[], from: number): string | undefined {
+function ambiguity(
+  s: S,
+  chosen: AclRule,
+  rules: readonly AclRule[],
+  ranks: readonly number[],
+  from: number,
+): string | undefined {
   for (let i = from; i < ranks.length; i++) {
     const r = rules[ranks[i]!]!;
     if (r.priority !== chosen.priority) break;
-    if (r.acl.action !== chosen.acl.action && r.test(s.ctx)) return `also matches at the same priority: ${r.key} (${r.acl.action}); OVS picks either`;
+    if (r.acl.action !== chosen.acl.action && r.test(s.ctx))
+      return `also matches at the same priority: ${r.key} (${r.acl.action}); OVS picks either`;
   }
   return undefined;
 }
 
 function reject(s: S, rule: TraceRule): 'stop' {
   if (!isIP(s.ctx.packet)) {
-    // pinctrl_handle_reject answers anything but TCP and SCTP with pinctrl_handle_icmp, which sends nothing for a non-IP frame (an ARP).
+    // pinctrl_handle_reject answers anything but TCP and SCTP with pinctrl_handle_icmp, which sends nothing for a
+    // non-IP frame (an ARP).
     return s.drop('rejected by ACL; not IP, so nothing is sent back', rule);
   }
   const { packet, kind } = rejectReplyFor(s.ctx.packet);
@@ -203,7 +232,8 @@ function applyDefault(s: S, stage: AclStage, hasStateful: boolean): 'next' | 'st
   if (hasStateful && stage !== 'after_lb' && isIP(ctx.packet)) {
     if (ctIs(ctx, CS_EST) && blocked(ctx)) {
       ctx.sw.conntrackCommit = true;
-      if (s.tracing) s.record({ rule: builtin(1, 'ip && ct.est && ct_mark.blocked == 1'), action: 'next (commit: unblock)' });
+      if (s.tracing)
+        s.record({ rule: builtin(1, 'ip && ct.est && ct_mark.blocked == 1'), action: 'next (commit: unblock)' });
       return 'next';
     }
     if (ctNot(ctx, CS_EST)) {
@@ -240,7 +270,12 @@ export function aclStage(stage: AclStage): (s: S) => 'next' | 'stop' {
       const note = s.tracing ? ambiguity(s, rule, rules, ranks, i + 1) : undefined;
       if (effect === 'reject') return reject(s, tr);
       if (effect === 'drop') return s.drop(`dropped by ACL${note ? `; ${note}` : ''}`, tr);
-      if (s.tracing) s.record({ rule: tr, action: `${rule.acl.action}${ctx.sw.conntrackCommit ? ' (commit)' : ''}`, ...(note ? { note } : {}) });
+      if (s.tracing)
+        s.record({
+          rule: tr,
+          action: `${rule.acl.action}${ctx.sw.conntrackCommit ? ' (commit)' : ''}`,
+          ...(note ? { note } : {}),
+        });
       return 'next';
     }
     return applyDefault(s, stage, hasStateful);
@@ -257,10 +292,14 @@ export function statefulStage(s: S): 'next' | 'stop' {
   const label = ctx.sw.aclLabel;
   ctCommit(s, {
     zone: zoneOf(s),
-    action: label ? `ct_commit { ct_mark.blocked = 0; ct_label.label = ${ctx.sw.label} }` : 'ct_commit { ct_mark.blocked = 0 }',
+    action: label
+      ? `ct_commit { ct_mark.blocked = 0; ct_label.label = ${ctx.sw.label} }`
+      : 'ct_commit { ct_mark.blocked = 0 }',
     nat: false,
     rule: s.tracing ? builtin(100, `reg0[1] == 1 && reg0[13] == ${label ? 1 : 0}`) : undefined,
-    commit: label ? { mark: UNBLOCK, label: { value: BigInt(ctx.sw.label) << 96n, mask: 0xffffffffn << 96n } } : COMMIT_UNBLOCKED,
+    commit: label
+      ? { mark: UNBLOCK, label: { value: BigInt(ctx.sw.label) << 96n, mask: 0xffffffffn << 96n } }
+      : COMMIT_UNBLOCKED,
   });
   return 'next';
 }
@@ -272,7 +311,8 @@ export function qosMark(s: S): 'next' | 'stop' {
     if (q.dscp === undefined || !q.test(s.ctx)) continue;
     const before = s.ctx.packet;
     if (isIP(before)) s.ctx.packet = withFields(before, { 'ip.dscp': q.dscp });
-    if (s.tracing) s.record({ rule: { kind: 'qos', priority: q.priority, key: q.key }, action: `ip.dscp = ${q.dscp}`, before });
+    if (s.tracing)
+      s.record({ rule: { kind: 'qos', priority: q.priority, key: q.key }, action: `ip.dscp = ${q.dscp}`, before });
     return 'next';
   }
   return 'next';

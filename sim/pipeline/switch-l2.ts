@@ -32,7 +32,16 @@ function answer(s: S, reply: Packet, kind: GeneratedKind, rule: TraceRule): 'sto
   s.ctx.outport = s.ctx.inport;
   s.ctx.setFlag(FLAG_LOOPBACK);
   if (s.tracing) s.record({ rule, action: `${kind}; outport = inport; output`, before });
-  s.spawn({ dp: s.dp, pipeline: 'egress', inport: s.ctx.inport, outport: s.ctx.inport, packet: reply, carry: s.ctx.carry(), generated: kind, depth: s.job.depth });
+  s.spawn({
+    dp: s.dp,
+    pipeline: 'egress',
+    inport: s.ctx.inport,
+    outport: s.ctx.inport,
+    packet: reply,
+    carry: s.ctx.carry(),
+    generated: kind,
+    depth: s.job.depth,
+  });
   return 'stop';
 }
 
@@ -45,14 +54,24 @@ export function arpRsp(s: S): 'next' | 'stop' {
     const tpa = p['arp.tpa'] ?? 0;
     const t = dp.arpTargets.get(tpa);
     if (t === undefined || t.port === ctx.inport) return 'next';
-    return answer(s, arpReplyTo(p, t.mac, tpa), 'arp-reply', builtin(50, `arp.tpa == ${tpa} && arp.op == 1 (port ${t.port})`));
+    return answer(
+      s,
+      arpReplyTo(p, t.mac, tpa),
+      'arp-reply',
+      builtin(50, `arp.tpa == ${tpa} && arp.op == 1 (port ${t.port})`),
+    );
   }
   if (isNdNs(p)) {
     const target = p['nd.target'] ?? 0n;
     const t = dp.ndTargets.get(target);
     const dst = p['ip6.dst'];
     if (t === undefined || t.port === ctx.inport || (dst !== target && dst !== solicitedNode(target))) return 'next';
-    return answer(s, ndNaTo(p, t.mac, target), 'nd-na', builtin(50, `nd_ns && nd.target == known address of ${t.port}`));
+    return answer(
+      s,
+      ndNaTo(p, t.mac, target),
+      'nd-na',
+      builtin(50, `nd_ns && nd.target == known address of ${t.port}`),
+    );
   }
   return 'next';
 }
@@ -70,10 +89,17 @@ const NO_DESCRIPTION: Describe = () => ({ note: '', rule: builtin(0, '') });
 function outputTo(s: S, ports: readonly string[], describe: Describe, known?: SwitchPortInfo): 'stop' {
   const { ctx } = s;
   const loopback = ctx.hasFlag(FLAG_LOOPBACK);
-  const targets = ports.length === 1 && (ports[0] !== ctx.inport || loopback) ? ports : ports.filter((p) => p !== ctx.inport || loopback);
+  const targets =
+    ports.length === 1 && (ports[0] !== ctx.inport || loopback)
+      ? ports
+      : ports.filter((p) => p !== ctx.inport || loopback);
   if (s.tracing) {
     const d = describe();
-    s.record({ rule: d.rule, action: `output to ${d.note}`, note: targets.length ? `ports ${targets.join(', ')}` : 'no ports' });
+    s.record({
+      rule: d.rule,
+      action: `output to ${d.note}`,
+      note: targets.length ? `ports ${targets.join(', ')}` : 'no ports',
+    });
   }
   if (targets.length === 0 && ports.length > 0) {
     s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: 'inport == outport && !flags.loopback' });
@@ -84,7 +110,13 @@ function outputTo(s: S, ports: readonly string[], describe: Describe, known?: Sw
   for (let i = targets.length - 1; i >= 0; i--) {
     const outport = targets[i]!;
     const outInfo = known !== undefined && known.name === outport ? known : undefined;
-    s.run.push(makeJob({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport, packet: ctx.packet, carry, inInfo, outInfo }, depth, ctx.generated));
+    s.run.push(
+      makeJob(
+        { dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport, packet: ctx.packet, carry, inInfo, outInfo },
+        depth,
+        ctx.generated,
+      ),
+    );
   }
   return 'stop';
 }
@@ -92,7 +124,7 @@ function outputTo(s: S, ports: readonly string[], describe: Describe, known?: Sw
 function floodPorts(s: S, l2Only: boolean): string[] {
   return s.dp.ports.filter((name) => {
     const p = portInfo(s, name);
-    return p !== undefined && p.enabled && (!l2Only || p.type !== 'router');
+    return p?.enabled && (!l2Only || p.type !== 'router');
   });
 }
 
@@ -121,25 +153,67 @@ export function l2Lookup(s: S): 'next' | 'stop' {
   if (asked !== undefined) {
     const owner = dp.routerOwnedIPs.get(asked);
     if (owner !== undefined) {
-      return outputTo(s, [owner, ...floodPorts(s, true).filter((x) => x !== owner)], s.tracing ? () => ({ note: `router port ${owner} and _MC_flood_l2`, rule: builtin(80, 'arp.op == 1 / nd_ns for a router-owned address') }) : NO_DESCRIPTION);
+      return outputTo(
+        s,
+        [owner, ...floodPorts(s, true).filter((x) => x !== owner)],
+        s.tracing
+          ? () => ({
+              note: `router port ${owner} and _MC_flood_l2`,
+              rule: builtin(80, 'arp.op == 1 / nd_ns for a router-owned address'),
+            })
+          : NO_DESCRIPTION,
+      );
     }
     if (dp.routerMacs.has(p['eth.src'])) {
-      return outputTo(s, floodPorts(s, true), s.tracing ? () => ({ note: '_MC_flood_l2', rule: builtin(75, 'eth.src == router MAC && (arp.op == 1 || nd_ns)') }) : NO_DESCRIPTION);
+      return outputTo(
+        s,
+        floodPorts(s, true),
+        s.tracing
+          ? () => ({ note: '_MC_flood_l2', rule: builtin(75, 'eth.src == router MAC && (arp.op == 1 || nd_ns)') })
+          : NO_DESCRIPTION,
+      );
     }
   }
-  if (isEthMcast(p)) return outputTo(s, floodPorts(s, false), s.tracing ? () => ({ note: '_MC_flood', rule: builtin(70, 'eth.mcast') }) : NO_DESCRIPTION);
+  if (isEthMcast(p))
+    return outputTo(
+      s,
+      floodPorts(s, false),
+      s.tracing ? () => ({ note: '_MC_flood', rule: builtin(70, 'eth.mcast') }) : NO_DESCRIPTION,
+    );
   const port = dp.macToPort.get(p['eth.dst']) ?? undefined;
   if (port !== undefined && routerPortResident(s, port)) {
     if (!port.enabled) return s.drop(`port ${port.name} is disabled`, builtin(50, `eth.dst == MAC of ${port.name}`));
     ctx.outport = port.name;
-    return outputTo(s, [port.name], s.tracing ? () => ({ note: port.name, rule: builtin(50, `eth.dst == MAC of ${port.name}`) }) : NO_DESCRIPTION, port);
+    return outputTo(
+      s,
+      [port.name],
+      s.tracing ? () => ({ note: port.name, rule: builtin(50, `eth.dst == MAC of ${port.name}`) }) : NO_DESCRIPTION,
+      port,
+    );
   }
   const nat = dp.natMacs.get(p['eth.dst']);
   if (nat !== undefined && (s.net.options.isChassisResident ?? (() => true))(nat.logicalPort)) {
     ctx.outport = nat.port;
-    return outputTo(s, [nat.port], s.tracing ? () => ({ note: nat.port, rule: builtin(50, `eth.dst == external_mac && is_chassis_resident("${nat.logicalPort}")`) }) : NO_DESCRIPTION);
+    return outputTo(
+      s,
+      [nat.port],
+      s.tracing
+        ? () => ({
+            note: nat.port,
+            rule: builtin(50, `eth.dst == external_mac && is_chassis_resident("${nat.logicalPort}")`),
+          })
+        : NO_DESCRIPTION,
+    );
   }
   s.stage = 'ls_in_l2_unknown';
-  if (dp.unknownPorts.length > 0) return outputTo(s, dp.unknownPorts, s.tracing ? () => ({ note: '_MC_unknown', rule: builtin(50, 'outport == "none"') }) : NO_DESCRIPTION);
-  return s.drop('no port owns the destination MAC and no port has "unknown" addresses', builtin(50, 'outport == "none"'));
+  if (dp.unknownPorts.length > 0)
+    return outputTo(
+      s,
+      dp.unknownPorts,
+      s.tracing ? () => ({ note: '_MC_unknown', rule: builtin(50, 'outport == "none"') }) : NO_DESCRIPTION,
+    );
+  return s.drop(
+    'no port owns the destination MAC and no port has "unknown" addresses',
+    builtin(50, 'outport == "none"'),
+  );
 }

@@ -19,7 +19,18 @@ import type { LbVip, SwitchDp } from '../compile/types.ts';
 import { FLAG_LOOPBACK, NO_CARRY } from './context.ts';
 import { ctIs, tracked } from './ct-bits.ts';
 import { ctCommit, ctLookup } from './ct-ops.ts';
-import { dstPort, ipDst, ipSrc, isEthMcast, isIP, isNdOrMld, l4ProtoOf, type Packet, srcPort, withFields } from '../../model/packet/packet.ts';
+import {
+  dstPort,
+  ipDst,
+  ipSrc,
+  isEthMcast,
+  isIP,
+  isNdOrMld,
+  l4ProtoOf,
+  type Packet,
+  srcPort,
+  withFields,
+} from '../../model/packet/packet.ts';
 import { rejectReplyFor } from './generate.ts';
 import type { StageRun } from './run.ts';
 import { isLocalnetPort, isRouterPort, zoneOf } from './switch-acl.ts';
@@ -41,7 +52,15 @@ export function preLb(s: S): 'next' | 'stop' {
     // skip_port_from_conntrack: egress clears ct state unless the switch has stateful ACLs.
     const clear = !ingress && !dp.hasStatefulAcl;
     if (clear) ctx.ctClear();
-    if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 110, match: `ip && ${ingress ? 'inport' : 'outport'} == ${JSON.stringify(port)}` }, action: clear ? 'ct_clear; next' : 'next' });
+    if (s.tracing)
+      s.record({
+        rule: {
+          kind: 'builtin',
+          priority: 110,
+          match: `ip && ${ingress ? 'inport' : 'outport'} == ${JSON.stringify(port)}`,
+        },
+        action: clear ? 'ct_clear; next' : 'next',
+      });
     return 'next';
   }
   if (dp.hasLbVip) ctx.sw.conntrackNat = true;
@@ -73,12 +92,23 @@ export function preStateful(s: S): 'next' | 'stop' {
       zone,
       action: 'ct_lb_mark',
       nat: true,
-      rule: s.tracing ? { kind: 'builtin', priority: vip ? 120 : 110, match: vip ? `reg0[2] == 1 && VIP ${vip.vipText}` : 'reg0[2] == 1' } : undefined,
+      rule: s.tracing
+        ? {
+            kind: 'builtin',
+            priority: vip ? 120 : 110,
+            match: vip ? `reg0[2] == 1 && VIP ${vip.vipText}` : 'reg0[2] == 1',
+          }
+        : undefined,
     });
     return 'next';
   }
   if (ctx.sw.conntrackDefrag) {
-    ctLookup(s, { zone, action: 'ct_next', nat: false, rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'reg0[0] == 1' } : undefined });
+    ctLookup(s, {
+      zone,
+      action: 'ct_next',
+      nat: false,
+      rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'reg0[0] == 1' } : undefined,
+    });
   }
   return 'next';
 }
@@ -103,7 +133,16 @@ export function lbStage(s: S): 'next' | 'stop' {
     if (!vip.reject) return s.drop(`VIP ${vip.vipText} has no backends`, rule);
     const { packet, kind } = rejectReplyFor(ctx.packet);
     s.drop(`VIP ${vip.vipText} has no backends (reject)`, rule);
-    s.spawn({ dp, pipeline: 'egress', inport: '', outport: ctx.inport, packet, carry: NO_CARRY, generated: kind, startAt: 'ls_out_qos_mark' });
+    s.spawn({
+      dp,
+      pipeline: 'egress',
+      inport: '',
+      outport: ctx.inport,
+      packet,
+      carry: NO_CARRY,
+      generated: kind,
+      startAt: 'ls_out_qos_mark',
+    });
     return 'stop';
   }
   const i = s.run.select('lb-backend', vip.key, vip.backends.length, ctx.packet);
@@ -136,7 +175,11 @@ export function preHairpin(s: S): 'next' | 'stop' {
     }
   }
   if (ctx.sw.hairpin || ctx.sw.hairpinReply) {
-    if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 100, match: 'ip && ct.trk' }, action: ctx.sw.hairpin ? 'hairpin (client balanced to itself)' : 'hairpin reply' });
+    if (s.tracing)
+      s.record({
+        rule: { kind: 'builtin', priority: 100, match: 'ip && ct.trk' },
+        action: ctx.sw.hairpin ? 'hairpin (client balanced to itself)' : 'hairpin reply',
+      });
   }
   return 'next';
 }
@@ -155,11 +198,28 @@ export function natHairpin(s: S): 'next' | 'stop' {
   if (ctx.sw.hairpin && ctIs(ctx, CS_NEW) && ctx.sw.origDstIp !== undefined) {
     const vip = dp.vipTable.get(ipKey(ctx.sw.origDstIp))?.[0];
     const ip = hairpinSnatIp(vip, ctx.sw.origDstIp);
-    ctCommit(s, { zone, action: 'ct_snat_to_vip', nat: true, commit: { nat: { kind: 'snat', ip } }, rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'ip && ct.new && ct.trk && reg0[6] == 1' } : undefined });
+    ctCommit(s, {
+      zone,
+      action: 'ct_snat_to_vip',
+      nat: true,
+      commit: { nat: { kind: 'snat', ip } },
+      rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'ip && ct.new && ct.trk && reg0[6] == 1' } : undefined,
+    });
     return 'next';
   }
   if ((ctx.sw.hairpin && ctIs(ctx, CS_EST)) || ctx.sw.hairpinReply) {
-    ctLookup(s, { zone, action: 'ct_snat', nat: true, rule: s.tracing ? { kind: 'builtin', priority: ctx.sw.hairpin ? 100 : 90, match: ctx.sw.hairpin ? 'ip && ct.est && ct.trk && reg0[6] == 1' : 'ip && reg0[12] == 1' } : undefined });
+    ctLookup(s, {
+      zone,
+      action: 'ct_snat',
+      nat: true,
+      rule: s.tracing
+        ? {
+            kind: 'builtin',
+            priority: ctx.sw.hairpin ? 100 : 90,
+            match: ctx.sw.hairpin ? 'ip && ct.est && ct.trk && reg0[6] == 1' : 'ip && reg0[12] == 1',
+          }
+        : undefined,
+    });
   }
   return 'next';
 }
@@ -172,7 +232,20 @@ export function hairpinStage(s: S): 'next' | 'stop' {
   ctx.packet = withFields(before, { 'eth.src': before['eth.dst'], 'eth.dst': before['eth.src'] });
   ctx.outport = ctx.inport;
   ctx.setFlag(FLAG_LOOPBACK);
-  if (s.tracing) s.record({ rule: { kind: 'builtin', priority: 1, match: '(reg0[6] == 1 || reg0[12] == 1)' }, action: 'eth.dst <-> eth.src; outport = inport; output', before });
-  s.spawn({ dp: s.dp, pipeline: 'egress', inport: ctx.inport, outport: ctx.outport, packet: ctx.packet, carry: ctx.carry(), depth: s.job.depth });
+  if (s.tracing)
+    s.record({
+      rule: { kind: 'builtin', priority: 1, match: '(reg0[6] == 1 || reg0[12] == 1)' },
+      action: 'eth.dst <-> eth.src; outport = inport; output',
+      before,
+    });
+  s.spawn({
+    dp: s.dp,
+    pipeline: 'egress',
+    inport: ctx.inport,
+    outport: ctx.outport,
+    packet: ctx.packet,
+    carry: ctx.carry(),
+    depth: s.job.depth,
+  });
   return 'stop';
 }

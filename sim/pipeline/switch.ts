@@ -24,7 +24,8 @@ function checkInPortSec(s: S): 'next' | 'stop' {
   const { ctx } = s;
   const p = ctx.packet;
   if (isMcastMac(p['eth.src'])) return s.drop('multicast source MAC', builtin(100, 'eth.src[40]'));
-  if (p['vlan.tci'] !== undefined && (p['vlan.tci'] & 0x1000) !== 0) return s.drop('VLAN-tagged frame', builtin(100, 'vlan.present'));
+  if (p['vlan.tci'] !== undefined && (p['vlan.tci'] & 0x1000) !== 0)
+    return s.drop('VLAN-tagged frame', builtin(100, 'vlan.present'));
   const port = s.port(ctx.inport);
   if (port?.kind !== 'lsp') return s.drop(`unknown inport ${ctx.inport}`);
   if (!port.enabled) {
@@ -38,7 +39,8 @@ function checkInPortSec(s: S): 'next' | 'stop' {
 function applyInPortSec(s: S): 'next' | 'stop' {
   if (!s.ctx.sw.portSecDrop) return 'next';
   const port = s.port(s.ctx.inport);
-  const why = port?.kind === 'lsp' && !port.enabled ? `port ${s.ctx.inport} is disabled` : `port security of ${s.ctx.inport}`;
+  const why =
+    port?.kind === 'lsp' && !port.enabled ? `port ${s.ctx.inport} is disabled` : `port security of ${s.ctx.inport}`;
   return s.drop(why, { kind: 'port-security', priority: 50, match: 'reg0[15] == 1', key: s.ctx.inport });
 }
 
@@ -47,10 +49,16 @@ function checkOutPortSec(s: S): 'next' | 'stop' {
   const { ctx } = s;
   const port = s.port(ctx.outport);
   if (port?.kind !== 'lsp') return s.drop(`unknown outport ${ctx.outport}`);
-  if (!port.enabled) return s.drop(`port ${port.name} is disabled`, builtin(150, `outport == ${JSON.stringify(port.name)}`));
+  if (!port.enabled)
+    return s.drop(`port ${port.name} is disabled`, builtin(150, `outport == ${JSON.stringify(port.name)}`));
   if (!isEthMcast(ctx.packet) && !outPortSecurityAllows(port.portSecurity, ctx.packet)) {
     s.stage = 'ls_out_apply_port_sec';
-    return s.drop(`port security of ${port.name}`, { kind: 'port-security', priority: 50, match: 'reg0[15] == 1', key: port.name });
+    return s.drop(`port security of ${port.name}`, {
+      kind: 'port-security',
+      priority: 50,
+      match: 'reg0[15] == 1',
+      key: port.name,
+    });
   }
   return 'next';
 }
@@ -126,7 +134,12 @@ const TRACED: SwitchPlans = { ingress: planOf(SWITCH_INGRESS), egress: planOf(SW
 const untraced: (SwitchPlans | undefined)[] = [];
 
 function plansFor(dp: SwitchDp): SwitchPlans {
-  const features = (dp.hasStatefulAcl ? 1 : 0) | (dp.hasAcls ? 2 : 0) | (dp.hasLbVip ? 4 : 0) | (dp.qos.in.length > 0 ? 8 : 0) | (dp.qos.out.length > 0 ? 16 : 0);
+  const features =
+    (dp.hasStatefulAcl ? 1 : 0) |
+    (dp.hasAcls ? 2 : 0) |
+    (dp.hasLbVip ? 4 : 0) |
+    (dp.qos.in.length > 0 ? 8 : 0) |
+    (dp.qos.out.length > 0 ? 16 : 0);
   let p = untraced[features];
   if (p === undefined) {
     p = { ingress: planOf(SWITCH_INGRESS, dp), egress: planOf(SWITCH_EGRESS, dp) };

@@ -69,11 +69,7 @@ export function ovnBinariesPresent(): { ok: boolean; missing: string[] } {
  * The decision behind {@link requireOvn}, separated so it can be tested
  * without uninstalling OVN.
  */
-export function decideRequireOvn(input: {
-  missing: readonly string[];
-  required: boolean;
-  ctx?: string;
-}): boolean {
+export function decideRequireOvn(input: { missing: readonly string[]; required: boolean; ctx?: string }): boolean {
   if (input.missing.length === 0) return true;
   if (input.required) {
     const where = input.ctx ? `${input.ctx}: ` : '';

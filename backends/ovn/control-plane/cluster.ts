@@ -48,7 +48,15 @@ class Member extends OvsdbServerProcess implements ClusterMember {
     dir: string,
     dbName: string,
   ) {
-    super({ dir, name: `m${index}`, db: `${dir}/m${index}.db`, tcpPort: 0, clusterDbName: dbName, raftPort, readyTimeoutMs: 60_000 });
+    super({
+      dir,
+      name: `m${index}`,
+      db: `${dir}/m${index}.db`,
+      tcpPort: 0,
+      clusterDbName: dbName,
+      raftPort,
+      readyTimeoutMs: 60_000,
+    });
   }
 }
 
@@ -90,7 +98,8 @@ async function findLeader(members: readonly Member[], dbName: string): Promise<n
     {
       timeoutMs: 30_000,
       intervalMs: 100,
-      onTimeout: () => new ControlPlaneError('no-leader', `cluster ${dbName}: no member reports Role: leader after 30 s`),
+      onTimeout: () =>
+        new ControlPlaneError('no-leader', `cluster ${dbName}: no member reports Role: leader after 30 s`),
     },
   );
 }

@@ -149,7 +149,8 @@ export class DaemonProcess implements ProcessHandle {
     await pollUntil(async () => (readPid(this.pidfile) === pid ? true : undefined), {
       timeoutMs: this.spec.startTimeoutMs ?? 30_000,
       intervalMs: 5,
-      abort: () => (exit === undefined ? undefined : this.startError(`pid ${pid} ${describeExit(exit)} while starting`)),
+      abort: () =>
+        exit === undefined ? undefined : this.startError(`pid ${pid} ${describeExit(exit)} while starting`),
       onTimeout: () => this.startError(`pidfile never named pid ${pid}`),
     }).catch(async (e: unknown) => {
       await this.kill();

@@ -96,7 +96,9 @@ describe.skipIf(!requireOvn('ovn-trace'))('ovn-trace daemon over a real southbou
 
   it('a trace that kills the daemon (23.03 asserts on a microflow without inport) fails, and the daemon is restarted', async () => {
     const oldPid = tracer.pid;
-    const err = await tracer.trace({ datapath: 'ls', microflow: 'eth.dst==00:00:00:00:00:02' }).catch((e: unknown) => e);
+    const err = await tracer
+      .trace({ datapath: 'ls', microflow: 'eth.dst==00:00:00:00:00:02' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ControlPlaneError);
     expect((err as ControlPlaneError).code).toBe('trace-failed');
     expect((err as ControlPlaneError).message).toContain('died tracing ls');

@@ -67,9 +67,16 @@ class TraceDaemon extends DaemonHandle implements OvnTraceDaemon {
   readonly stats = { daemonTraces: 0, oneShotTraces: 0 };
 
   constructor(readonly opts: OvnTraceOptions) {
-    super(new DaemonProcess({ dir: opts.dir, name: opts.name ?? 'ovn-trace', binary: 'ovn-trace', args: [`--db=${opts.sbRemote}`], detach: true }));
+    super(
+      new DaemonProcess({
+        dir: opts.dir,
+        name: opts.name ?? 'ovn-trace',
+        binary: 'ovn-trace',
+        args: [`--db=${opts.sbRemote}`],
+        detach: true,
+      }),
+    );
   }
-
 
   async trace(args: TraceArgs): Promise<string> {
     const format = args.extraArgs ?? [];

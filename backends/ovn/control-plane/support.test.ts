@@ -85,7 +85,11 @@ describe('pollUntil', () => {
         calls++;
         return undefined;
       },
-      { intervalMs: 1, abort: () => (calls >= 2 ? new Error('died') : undefined), onTimeout: () => new Error('timeout') },
+      {
+        intervalMs: 1,
+        abort: () => (calls >= 2 ? new Error('died') : undefined),
+        onTimeout: () => new Error('timeout'),
+      },
     ).catch((e: unknown) => e);
     expect((err as Error).message).toBe('died');
     expect(calls).toBe(2);

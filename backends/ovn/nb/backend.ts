@@ -57,7 +57,10 @@ export interface OvnBackendOptions {
   readonly maxOpsPerTransaction?: number;
   readonly tls?: TlsCredentials;
   /** Session tuning passed through (probe interval, backoff, timeouts, timers). */
-  readonly session?: Pick<SessionOptions, 'probeIntervalMs' | 'backoff' | 'readYourWritesTimeoutMs' | 'connectTimeoutMs' | 'openTimeoutMs' | 'timers'>;
+  readonly session?: Pick<
+    SessionOptions,
+    'probeIntervalMs' | 'backoff' | 'readYourWritesTimeoutMs' | 'connectTimeoutMs' | 'openTimeoutMs' | 'timers'
+  >;
   /** How long apply/read wait for the session to (re)sync before failing (default 60 s). */
   readonly syncTimeoutMs?: number;
   /**
@@ -171,7 +174,8 @@ export class OvnBackend implements Backend {
         // kind is built and sent once everything before it has settled. One of the same kind is built
         // while the previous two are in flight (its rows refer to theirs by the uuids chosen here).
         const kind = kindOf(plan, i, end);
-        if (!this.pipeline || kind === 'mixed' || inflight.some((f) => f.kind !== kind)) while (inflight.length > 0) await settleOldest();
+        if (!this.pipeline || kind === 'mixed' || inflight.some((f) => f.kind !== kind))
+          while (inflight.length > 0) await settleOldest();
         const batch = new Batch(this.b, this.view, inserts, this.newUuid);
         for (; i < end; i++) addOperation(batch, this.ctx, plan[i] as Plan[number], i);
         while (inflight.length >= MAX_IN_FLIGHT) await settleOldest();
@@ -205,7 +209,11 @@ export class OvnBackend implements Backend {
       if (!counted[i] || r.count === undefined || r.count > 0) return;
       const op = ops[i];
       const site = siteOf(batch, owners[i], op !== undefined && 'table' in op ? op.table : undefined);
-      throw new OvnBackendError('row-vanished', `${describeSite(site)}: ${ops[i]?.op} matched no kovn row (changed or deleted by someone else meanwhile?)`, site);
+      throw new OvnBackendError(
+        'row-vanished',
+        `${describeSite(site)}: ${ops[i]?.op} matched no kovn row (changed or deleted by someone else meanwhile?)`,
+        site,
+      );
     });
     return ops.length;
   }
@@ -215,7 +223,12 @@ export class OvnBackend implements Backend {
     const missing = batch.created.find((c) => this.view.find(c.table, c.key) === undefined);
     if (missing === undefined) return;
     const site = batch.site(missing.planIndex);
-    throw new OvnBackendError('replay-mismatch', `${describeSite(site)}: a replayed transaction failed its guard, but the row it creates is not in NB`, site, { cause: err });
+    throw new OvnBackendError(
+      'replay-mismatch',
+      `${describeSite(site)}: a replayed transaction failed its guard, but the row it creates is not in NB`,
+      site,
+      { cause: err },
+    );
   }
 
   private wrap(batch: Batch, owners: readonly (number | undefined)[], e: unknown): Error {
@@ -224,7 +237,12 @@ export class OvnBackend implements Backend {
     const owner = e.opIndex === undefined ? batch.ownerNamedIn(e.details) : owners[e.opIndex];
     const site = siteOf(batch, owner, e.table);
     if (e instanceof OvsdbTimedOutError && !e.replayed) {
-      return new OvnBackendError('name-clash', `${describeSite(site)}: a row with the same name or key appeared in NB before the insert`, site, { cause: e });
+      return new OvnBackendError(
+        'name-clash',
+        `${describeSite(site)}: a row with the same name or key appeared in NB before the insert`,
+        site,
+        { cause: e },
+      );
     }
     return new OvnBackendError('server-error', `${describeSite(site)}: ${e.message}`, site, { cause: e });
   }

@@ -53,7 +53,9 @@ export class Batch {
   private readonly sites = new Map<number, () => ErrorSite>();
   private readonly parents = new Map<string, ParentMutation>();
   private readonly deleted = new Set<string>();
-  /** Row uuid → the plan operation that inserts, updates or deletes it (commit-time errors name rows, not operations). */
+  /**
+   * Row uuid → the plan operation that inserts, updates or deletes it (commit-time errors name rows, not operations).
+   */
   private readonly rowOwners = new Map<string, number>();
 
   constructor(
@@ -113,17 +115,31 @@ export class Batch {
     const row = this.view.find(table, name);
     if (row === undefined) {
       const site = this.site(owner);
-      throw new OvnBackendError('missing-row', `${describeSite(site)}: references ${table} ${JSON.stringify(name)}, which kovn does not have in NB`, site);
+      throw new OvnBackendError(
+        'missing-row',
+        `${describeSite(site)}: references ${table} ${JSON.stringify(name)}, which kovn does not have in NB`,
+        site,
+      );
     }
     return row._uuid;
   }
 
   /** Adds (or removes) `child` to a parent's uuid-set column, coalesced per parent row. */
-  parentRef(parent: { table: TableName; uuid: string }, column: string, child: string, how: 'insert' | 'delete', owner: number): void {
+  parentRef(
+    parent: { table: TableName; uuid: string },
+    column: string,
+    child: string,
+    how: 'insert' | 'delete',
+    owner: number,
+  ): void {
     // Keyed by uuid alone: uuids are unique across tables.
     if (this.deleted.has(parent.uuid)) return;
     let m = this.parents.get(parent.uuid);
-    if (m === undefined) this.parents.set(parent.uuid, (m = { table: NB_TABLE[parent.table], uuid: parent.uuid, owners: [], columns: new Map() }));
+    if (m === undefined)
+      this.parents.set(
+        parent.uuid,
+        (m = { table: NB_TABLE[parent.table], uuid: parent.uuid, owners: [], columns: new Map() }),
+      );
     if (m.owners[m.owners.length - 1] !== owner) m.owners.push(owner);
     let col = m.columns.get(column);
     if (col === undefined) m.columns.set(column, (col = { insert: [], delete: [] }));

@@ -11,7 +11,12 @@ import { nbColumn, topologyDiff } from './testing.ts';
 
 /** `ports` ports spread round-robin over `switches` switches. */
 function portsTopology(opts: { switches: number; ports: number }): Topology {
-  const switch_ = Array.from({ length: opts.switches }, (_, i) => ({ name: `ls-${i}`, loadBalancers: [], otherConfig: {}, externalIds: {} }));
+  const switch_ = Array.from({ length: opts.switches }, (_, i) => ({
+    name: `ls-${i}`,
+    loadBalancers: [],
+    otherConfig: {},
+    externalIds: {},
+  }));
   const switchPort = Array.from({ length: opts.ports }, (_, m) => ({
     name: `port-${m}`,
     switch: `ls-${m % opts.switches}`,
@@ -45,7 +50,9 @@ describe.skipIf(!requireOvn('ovn backend batching'))('OvnBackend batching', () =
       expect(result.transactions).toBe(Math.ceil(2020 / max));
       expect(topologyDiff(await be.read(), t)).toEqual([]);
       expect(await nbColumn(cp.nb.remote, 'Logical_Switch_Port', 'name')).toHaveLength(2000);
-      const portsPerSwitch = (await nbColumn(cp.nb.remote, 'Logical_Switch', 'ports')).map((s) => s.split(/\s+/).length);
+      const portsPerSwitch = (await nbColumn(cp.nb.remote, 'Logical_Switch', 'ports')).map(
+        (s) => s.split(/\s+/).length,
+      );
       expect(portsPerSwitch).toEqual(Array(20).fill(100));
       const del = await be.apply(plan(await be.read(), emptyTopology()));
       expect(del.transactions).toBe(Math.ceil(2020 / max));

@@ -43,7 +43,12 @@ const clean = <R>(o: Record<string, unknown>): R => {
   return o as R;
 };
 
-function ids(table: TableName, row: { externalIds: Readonly<Record<string, string>> }, key: string, explicit: string[] = []): Record<string, string> {
+function ids(
+  table: TableName,
+  row: { externalIds: Readonly<Record<string, string>> },
+  key: string,
+  explicit: string[] = [],
+): Record<string, string> {
   const id = IDENTITY[table];
   const tags = id.kind === 'name' ? {} : { [id.idKey]: key };
   return encodeIds(row.externalIds, tags, explicit, () => `${table} ${JSON.stringify(key)}`);
@@ -179,7 +184,11 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
   },
   addressSet: {
     toNb: (r, k) => ({ name: r.name, addresses: uniq(r.addresses), external_ids: ids('addressSet', r, k) }),
-    fromNb: (n) => ({ name: n.name as string, addresses: strs(n.addresses), externalIds: decodeIds(n.external_ids).externalIds }),
+    fromNb: (n) => ({
+      name: n.name as string,
+      addresses: strs(n.addresses),
+      externalIds: decodeIds(n.external_ids).externalIds,
+    }),
   },
   portGroup: {
     toNb: (r, k) => ({ name: r.name, external_ids: ids('portGroup', r, k) }),
@@ -230,7 +239,9 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
         logicalIp: n.logical_ip,
         logicalPort: n.logical_port,
         externalMac: n.external_mac,
-        externalPortRange: explicit.has('externalPortRange') ? str(n.external_port_range) : nonEmpty(n.external_port_range),
+        externalPortRange: explicit.has('externalPortRange')
+          ? str(n.external_port_range)
+          : nonEmpty(n.external_port_range),
         gatewayPort: typeof n.gateway_port === 'string' ? ctx.view.nameOf('routerPort', n.gateway_port) : undefined,
         options: attrs(n.options),
         externalIds,
@@ -343,7 +354,9 @@ export function fromNbRow<T extends TableName>(table: T, row: AnyRow, ctx: ReadC
   return (CODECS[table] as Codec<T>).fromNb(row, ctx);
 }
 
-/** A match parser that remembers its last few thousand strings; throws `unreadable-row` for a match kovn cannot parse. */
+/**
+ * A match parser that remembers its last few thousand strings; throws `unreadable-row` for a match kovn cannot parse.
+ */
 export function memoParser(limit = 50_000): ReadContext['parse'] {
   const memo = new Map<string, MatchExpr>();
   return (text, where) => {
@@ -353,7 +366,12 @@ export function memoParser(limit = 50_000): ReadContext['parse'] {
     try {
       m = parseMatch(text);
     } catch (e) {
-      throw new OvnBackendError('unreadable-row', `${where()}: match ${JSON.stringify(text)} does not parse: ${(e as Error).message}`, {}, { cause: e });
+      throw new OvnBackendError(
+        'unreadable-row',
+        `${where()}: match ${JSON.stringify(text)} does not parse: ${(e as Error).message}`,
+        {},
+        { cause: e },
+      );
     }
     if (memo.size >= limit) memo.clear();
     memo.set(text, m);
@@ -376,4 +394,3 @@ export function nativeEqual(a: unknown, b: unknown): boolean {
   }
   return false;
 }
-

@@ -57,7 +57,9 @@ export function describeSite(site: ErrorSite): string {
   const parts: string[] = [];
   if (site.planIndex !== undefined) parts.push(`plan operation ${site.planIndex}`);
   if (site.op !== undefined || site.modelTable !== undefined) {
-    parts.push(`(${[site.op, site.modelTable, site.key === undefined ? undefined : JSON.stringify(site.key)].filter((x) => x !== undefined).join(' ')})`);
+    parts.push(
+      `(${[site.op, site.modelTable, site.key === undefined ? undefined : JSON.stringify(site.key)].filter((x) => x !== undefined).join(' ')})`,
+    );
   }
   if (site.nbTable !== undefined) parts.push(`on NB ${site.nbTable}`);
   return parts.join(' ');

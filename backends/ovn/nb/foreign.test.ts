@@ -27,9 +27,34 @@ describe.skipIf(!requireOvn('ovn backend foreign rows'))('OvnBackend leaves fore
 
   beforeAll(async () => {
     cp = await startControlPlane({ northd: false });
-    await nb('ls-add', 'fls', '--', 'lsp-add', 'fls', 'fp1', '--', 'lsp-set-addresses', 'fp1', '0a:00:00:00:00:01 10.0.0.1');
+    await nb(
+      'ls-add',
+      'fls',
+      '--',
+      'lsp-add',
+      'fls',
+      'fp1',
+      '--',
+      'lsp-set-addresses',
+      'fp1',
+      '0a:00:00:00:00:01 10.0.0.1',
+    );
     await nb('acl-add', 'fls', 'to-lport', '1000', 'ip4', 'drop');
-    await nb('lr-add', 'flr', '--', 'lr-nat-add', 'flr', 'snat', '172.18.0.2', '10.16.0.0/24', '--', 'lr-route-add', 'flr', '0.0.0.0/0', '100.64.0.1');
+    await nb(
+      'lr-add',
+      'flr',
+      '--',
+      'lr-nat-add',
+      'flr',
+      'snat',
+      '172.18.0.2',
+      '10.16.0.0/24',
+      '--',
+      'lr-route-add',
+      'flr',
+      '0.0.0.0/0',
+      '100.64.0.1',
+    );
     await nb('lb-add', 'flb', '10.96.0.10:80', '10.16.0.10:8080');
     await nb('pg-add', 'fpg', 'fp1', '--', 'create', 'Address_Set', 'name=fas', 'addresses=10.0.0.1');
     be = await OvnBackend.connect({ remotes: cp.nb.remote });
@@ -73,7 +98,9 @@ describe.skipIf(!requireOvn('ovn backend foreign rows'))('OvnBackend leaves fore
     expect((err as Error).message).toMatch(/Logical_Switch.*"fls".*kovn does not own/);
     const port = topologyOf({
       switch: [{ name: 'kls', loadBalancers: [], otherConfig: {}, externalIds: {} }],
-      switchPort: [{ name: 'fp1', switch: 'kls', type: '', addresses: [], portSecurity: [], options: {}, externalIds: {} }],
+      switchPort: [
+        { name: 'fp1', switch: 'kls', type: '', addresses: [], portSecurity: [], options: {}, externalIds: {} },
+      ],
     });
     const err2 = await be.apply(plan(await be.read(), port)).catch((e: unknown) => e);
     expect(err2).toMatchObject({ code: 'name-clash', site: { nbTable: 'Logical_Switch_Port', key: 'fp1' } });
@@ -101,11 +128,22 @@ describe.skipIf(!requireOvn('ovn backend server errors'))('OvnBackend server err
     // A foreign switch holds kovn's port too: deleting the port now breaks referential integrity.
     const portUuid = be.session.cache.lookup('Logical_Switch_Port', 'name', 'p0')[0]!._uuid;
     await nbctl(cp.nb.remote, 'ls-add', 'other', '--', 'add', 'Logical_Switch', 'other', 'ports', portUuid);
-    const gone = applyPlan([{ op: 'delete', table: 'switchPort', key: 'p0' }, { op: 'update', table: 'portGroup', key: 'pg0', changes: { ports: [] } }], t);
+    const gone = applyPlan(
+      [
+        { op: 'delete', table: 'switchPort', key: 'p0' },
+        { op: 'update', table: 'portGroup', key: 'pg0', changes: { ports: [] } },
+      ],
+      t,
+    );
     const err = await be.apply(plan(await be.read(), gone)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OvnBackendError);
-    expect(err).toMatchObject({ code: 'server-error', site: { op: 'delete', modelTable: 'switchPort', key: 'p0', nbTable: 'Logical_Switch_Port' } });
-    expect((err as Error).message).toMatch(/plan operation \d+ \(delete switchPort "p0"\) on NB Logical_Switch_Port: .*referential integrity/);
+    expect(err).toMatchObject({
+      code: 'server-error',
+      site: { op: 'delete', modelTable: 'switchPort', key: 'p0', nbTable: 'Logical_Switch_Port' },
+    });
+    expect((err as Error).message).toMatch(
+      /plan operation \d+ \(delete switchPort "p0"\) on NB Logical_Switch_Port: .*referential integrity/,
+    );
     expect((err as OvnBackendError).cause).toBeInstanceOf(Error);
     expect(await nbctl(cp.nb.remote, 'lsp-list', 'ls0')).toContain('p0'); // nothing of that transaction happened
   });
@@ -114,22 +152,61 @@ describe.skipIf(!requireOvn('ovn backend server errors'))('OvnBackend server err
 /** kovn rows in the tables the foreign rows live in, some with the same keys on other parents. */
 function kovnTopology(): Topology {
   return topologyOf({
-    loadBalancer: [{ name: 'lb0', vips: { '10.96.0.10:80': '10.16.0.11:8080' }, selectionFields: [], options: {}, externalIds: {} }],
+    loadBalancer: [
+      { name: 'lb0', vips: { '10.96.0.10:80': '10.16.0.11:8080' }, selectionFields: [], options: {}, externalIds: {} },
+    ],
     switch: [{ name: 'ls0', loadBalancers: ['lb0'], otherConfig: {}, externalIds: {} }],
     router: [{ name: 'lr0', options: {}, loadBalancers: [], externalIds: {} }],
-    switchPort: [{ name: 'p0', switch: 'ls0', type: '', addresses: ['0a:00:00:00:00:02 10.0.0.2'], portSecurity: [], options: {}, externalIds: {} }],
+    switchPort: [
+      {
+        name: 'p0',
+        switch: 'ls0',
+        type: '',
+        addresses: ['0a:00:00:00:00:02 10.0.0.2'],
+        portSecurity: [],
+        options: {},
+        externalIds: {},
+      },
+    ],
     portGroup: [{ name: 'pg0', ports: ['p0'], externalIds: {} }],
     addressSet: [{ name: 'as0', addresses: ['10.0.0.1'], externalIds: {} }],
-    acl: [{ attachTo: { kind: 'switch', name: 'ls0' }, direction: 'to-lport', priority: 1000, match: parseMatch('ip4'), action: 'drop', log: false, options: {}, externalIds: {} }],
-    nat: [{ router: 'lr0', type: 'snat', externalIp: '172.18.0.2', logicalIp: '10.16.0.0/24', options: {}, externalIds: {} }],
-    staticRoute: [{ router: 'lr0', ipPrefix: '0.0.0.0/0', nexthop: '100.64.0.1', routeTable: '', options: {}, externalIds: {} }],
+    acl: [
+      {
+        attachTo: { kind: 'switch', name: 'ls0' },
+        direction: 'to-lport',
+        priority: 1000,
+        match: parseMatch('ip4'),
+        action: 'drop',
+        log: false,
+        options: {},
+        externalIds: {},
+      },
+    ],
+    nat: [
+      {
+        router: 'lr0',
+        type: 'snat',
+        externalIp: '172.18.0.2',
+        logicalIp: '10.16.0.0/24',
+        options: {},
+        externalIds: {},
+      },
+    ],
+    staticRoute: [
+      { router: 'lr0', ipPrefix: '0.0.0.0/0', nexthop: '100.64.0.1', routeTable: '', options: {}, externalIds: {} },
+    ],
   });
 }
 
 function edited(t: Topology): Topology {
   return applyPlan(
     [
-      { op: 'update', table: 'switch', key: 'ls0', changes: { loadBalancers: [], otherConfig: { subnet: '10.0.0.0/24' } } },
+      {
+        op: 'update',
+        table: 'switch',
+        key: 'ls0',
+        changes: { loadBalancers: [], otherConfig: { subnet: '10.0.0.0/24' } },
+      },
       { op: 'update', table: 'portGroup', key: 'pg0', changes: { ports: [], externalIds: { np: 'x' } } },
       { op: 'delete', table: 'acl', key: [...t.acl.keys()][0]! },
     ],

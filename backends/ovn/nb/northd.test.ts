@@ -54,24 +54,27 @@ describe.skipIf(!requireOvn('ovn backend waitForNorthd'))('OvnBackend.waitForNor
   });
 });
 
-describe.skipIf(!requireOvn('ovn backend waitForNorthd without northd'))('OvnBackend.waitForNorthd without northd', () => {
-  let cp: ControlPlane;
-  let be: OvnBackend;
+describe.skipIf(!requireOvn('ovn backend waitForNorthd without northd'))(
+  'OvnBackend.waitForNorthd without northd',
+  () => {
+    let cp: ControlPlane;
+    let be: OvnBackend;
 
-  beforeAll(async () => {
-    cp = await startControlPlane({ northd: false });
-    be = await OvnBackend.connect({ remotes: cp.nb.remote });
-  });
-  afterAll(async () => {
-    await be?.close();
-    await cp?.stop();
-  });
+    beforeAll(async () => {
+      cp = await startControlPlane({ northd: false });
+      be = await OvnBackend.connect({ remotes: cp.nb.remote });
+    });
+    afterAll(async () => {
+      await be?.close();
+      await cp?.stop();
+    });
 
-  it('creates NB_Global when missing, then times out with a typed error', async () => {
-    expect(be.session.cache.rows('NB_Global')).toEqual([]);
-    const err = await be.waitForNorthd({ timeoutMs: 300 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OvnBackendError);
-    expect(err).toMatchObject({ code: 'northd-timeout', site: { nbTable: 'NB_Global' } });
-    expect(be.session.cache.rows('NB_Global')[0]?.nb_cfg).toBe(1);
-  });
-});
+    it('creates NB_Global when missing, then times out with a typed error', async () => {
+      expect(be.session.cache.rows('NB_Global')).toEqual([]);
+      const err = await be.waitForNorthd({ timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OvnBackendError);
+      expect(err).toMatchObject({ code: 'northd-timeout', site: { nbTable: 'NB_Global' } });
+      expect(be.session.cache.rows('NB_Global')[0]?.nb_cfg).toBe(1);
+    });
+  },
+);

@@ -11,7 +11,14 @@
  * attempt committed, which a fresh look at the cache confirms. NB_Global is
  * created when missing, as ovn-nbctl does.
  */
-import { type OvsdbSession, OvsdbConstraintViolationError, OvsdbTimedOutError, type Timers, type nb, systemTimers } from '../ovsdb/index.ts';
+import {
+  type OvsdbSession,
+  OvsdbConstraintViolationError,
+  OvsdbTimedOutError,
+  type Timers,
+  type nb,
+  systemTimers,
+} from '../ovsdb/index.ts';
 import { OvnBackendError } from './errors.ts';
 
 export interface WaitForNorthdOptions {
@@ -23,14 +30,26 @@ export interface WaitForNorthdOptions {
 /**
  * @example await waitForNorthd(session, { timeoutMs: 10_000 }) // the nb_cfg northd reached
  */
-export async function waitForNorthd(session: OvsdbSession<nb.Tables>, opts: WaitForNorthdOptions = {}): Promise<number> {
+export async function waitForNorthd(
+  session: OvsdbSession<nb.Tables>,
+  opts: WaitForNorthdOptions = {},
+): Promise<number> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const target = await bump(session);
   const global = () => session.cache.rows('NB_Global')[0];
   try {
-    await session.cache.waitFor(() => (global()?.sb_cfg ?? -Infinity) >= target, { timeoutMs, timers: opts.timers ?? systemTimers, what: `NB_Global.sb_cfg >= ${target}` });
+    await session.cache.waitFor(() => (global()?.sb_cfg ?? -Infinity) >= target, {
+      timeoutMs,
+      timers: opts.timers ?? systemTimers,
+      what: `NB_Global.sb_cfg >= ${target}`,
+    });
   } catch (e) {
-    throw new OvnBackendError('northd-timeout', `northd did not reach nb_cfg ${target} within ${timeoutMs} ms (sb_cfg is ${global()?.sb_cfg}; is ovn-northd running?)`, { nbTable: 'NB_Global' }, { cause: e });
+    throw new OvnBackendError(
+      'northd-timeout',
+      `northd did not reach nb_cfg ${target} within ${timeoutMs} ms (sb_cfg is ${global()?.sb_cfg}; is ovn-northd running?)`,
+      { nbTable: 'NB_Global' },
+      { cause: e },
+    );
   }
   return target;
 }
@@ -52,7 +71,12 @@ async function bump(session: OvsdbSession<nb.Tables>): Promise<number> {
     const next = row.nb_cfg + 1;
     try {
       await session.transact([
-        b.wait('NB_Global', [b.whereUuid(row._uuid)], { until: '==', rows: [{ nb_cfg: row.nb_cfg }], columns: ['nb_cfg'], timeout: 0 }),
+        b.wait('NB_Global', [b.whereUuid(row._uuid)], {
+          until: '==',
+          rows: [{ nb_cfg: row.nb_cfg }],
+          columns: ['nb_cfg'],
+          timeout: 0,
+        }),
         b.update('NB_Global', [b.whereUuid(row._uuid)], { nb_cfg: next }),
       ]);
       return next;
@@ -63,7 +87,11 @@ async function bump(session: OvsdbSession<nb.Tables>): Promise<number> {
       if (e.replayed && now >= next) return now;
     }
   }
-  throw new OvnBackendError('northd-timeout', `could not bump NB_Global.nb_cfg in ${ATTEMPTS} attempts (other clients keep bumping it)`, { nbTable: 'NB_Global' });
+  throw new OvnBackendError(
+    'northd-timeout',
+    `could not bump NB_Global.nb_cfg in ${ATTEMPTS} attempts (other clients keep bumping it)`,
+    { nbTable: 'NB_Global' },
+  );
 }
 
 function isUnknownOutcome(e: unknown): boolean {

@@ -88,8 +88,20 @@ function checkClash(batch: Batch, table: TableName, key: string, index: number):
   const nb = NB_TABLE[table];
   if (IDENTITY[table].kind === 'name') {
     const rows = batch.view.named(table, key);
-    if (rows.some((r) => !isOwned(r))) fail(batch, 'name-clash', index, `NB ${nb} already has a row named ${JSON.stringify(key)} that kovn does not own`);
-    if (rows.length > 0) fail(batch, 'name-clash', index, `kovn already has ${nb} ${JSON.stringify(key)} (the plan was made from a stale read?)`);
+    if (rows.some((r) => !isOwned(r)))
+      fail(
+        batch,
+        'name-clash',
+        index,
+        `NB ${nb} already has a row named ${JSON.stringify(key)} that kovn does not own`,
+      );
+    if (rows.length > 0)
+      fail(
+        batch,
+        'name-clash',
+        index,
+        `kovn already has ${nb} ${JSON.stringify(key)} (the plan was made from a stale read?)`,
+      );
   } else if (batch.view.find(table, key) !== undefined) {
     fail(batch, 'name-clash', index, `kovn already has this ${nb} row (the plan was made from a stale read?)`);
   }
@@ -109,9 +121,12 @@ function addCreate(batch: Batch, table: TableName, key: string, row: Tables[Tabl
   const r = row as unknown as Record<string, unknown>;
   const cols = toNbColumns(table, row, key);
   resolveRefs(batch, table, r, cols, index);
-  for (const s of REF_SETS[table] ?? []) cols[s.column] = [...new Set(r[s.field] as string[])].map((n) => batch.ref(s.target, n, index));
+  for (const s of REF_SETS[table] ?? [])
+    cols[s.column] = [...new Set(r[s.field] as string[])].map((n) => batch.ref(s.target, n, index));
   if (table === 'routerPort') {
-    cols.gateway_chassis = (row as Tables['routerPort']).gatewayChassis.map((gc) => insertGatewayChassis(batch, key, gc, index));
+    cols.gateway_chassis = (row as Tables['routerPort']).gatewayChassis.map((gc) =>
+      insertGatewayChassis(batch, key, gc, index),
+    );
   }
   const uuid = batch.newUuid();
   const guard = INSERT_GUARD[table];
@@ -123,7 +138,14 @@ function addCreate(batch: Batch, table: TableName, key: string, row: Tables[Tabl
   }
   batch.inserted(table, key, uuid, index);
   const parent = parentOf(table, row);
-  if (parent !== undefined) batch.parentRef({ table: parent.table, uuid: batch.ref(parent.table, parent.name, index) }, parent.column, uuid, 'insert', index);
+  if (parent !== undefined)
+    batch.parentRef(
+      { table: parent.table, uuid: batch.ref(parent.table, parent.name, index) },
+      parent.column,
+      uuid,
+      'insert',
+      index,
+    );
 }
 
 /**
@@ -148,9 +170,19 @@ function isEmpty(o: object): boolean {
   return true;
 }
 
-function insertGatewayChassis(batch: Batch, port: string, gc: Tables['routerPort']['gatewayChassis'][number], index: number): string {
+function insertGatewayChassis(
+  batch: Batch,
+  port: string,
+  gc: Tables['routerPort']['gatewayChassis'][number],
+  index: number,
+): string {
   const uuid = batch.newUuid();
-  const row = { name: `${port}-${gc.chassisName}`, chassis_name: gc.chassisName, priority: gc.priority, external_ids: { [VENDOR_KEY]: VENDOR } };
+  const row = {
+    name: `${port}-${gc.chassisName}`,
+    chassis_name: gc.chassisName,
+    priority: gc.priority,
+    external_ids: { [VENDOR_KEY]: VENDOR },
+  };
   batch.push(index, batch.b.insert('Gateway_Chassis', row, { uuid }));
   return uuid;
 }
@@ -168,13 +200,21 @@ function findRow(batch: Batch, ctx: ReadContext, table: TableName, key: string, 
   return row;
 }
 
-function addUpdate(batch: Batch, ctx: ReadContext, table: TableName, key: string, changes: Partial<Tables[TableName]>, index: number): void {
+function addUpdate(
+  batch: Batch,
+  ctx: ReadContext,
+  table: TableName,
+  key: string,
+  changes: Partial<Tables[TableName]>,
+  index: number,
+): void {
   const b = batch.b;
   const nb = NB_TABLE[table];
   const nbRow = findRow(batch, ctx, table, key, index);
   batch.touches(nbRow._uuid, index);
   const current = fromNbRow(table, nbRow, ctx);
-  if (current === undefined) fail(batch, 'missing-row', index, `kovn's ${nb} row ${nbRow._uuid} hangs off no kovn parent`);
+  if (current === undefined)
+    fail(batch, 'missing-row', index, `kovn's ${nb} row ${nbRow._uuid} hangs off no kovn parent`);
   const next = merge(current, changes);
   const cols = toNbColumns(table, next, key);
   resolveRefs(batch, table, next as unknown as Record<string, unknown>, cols, index);
@@ -186,8 +226,15 @@ function addUpdate(batch: Batch, ctx: ReadContext, table: TableName, key: string
   const to = parentOf(table, next);
   if (from !== undefined && to !== undefined && (from.table !== to.table || from.name !== to.name)) {
     const old = batch.view.parentOf(table, nbRow._uuid);
-    if (old !== undefined) batch.parentRef({ table: old.slot.table, uuid: old.row._uuid }, old.slot.column, nbRow._uuid, 'delete', index);
-    batch.parentRef({ table: to.table, uuid: batch.ref(to.table, to.name, index) }, to.column, nbRow._uuid, 'insert', index);
+    if (old !== undefined)
+      batch.parentRef({ table: old.slot.table, uuid: old.row._uuid }, old.slot.column, nbRow._uuid, 'delete', index);
+    batch.parentRef(
+      { table: to.table, uuid: batch.ref(to.table, to.name, index) },
+      to.column,
+      nbRow._uuid,
+      'insert',
+      index,
+    );
   }
   if (table === 'routerPort') updateGatewayChassis(batch, nbRow, next as Tables['routerPort'], index);
 }
@@ -202,7 +249,15 @@ function merge<R>(row: R, changes: Partial<R>): R {
 }
 
 /** Mutates a reference set by the difference of kovn's names; members kovn does not name stay. */
-function updateRefSet(batch: Batch, nb: NbTable, nbRow: AnyRow, s: RefSpec, current: object, next: object, index: number): void {
+function updateRefSet(
+  batch: Batch,
+  nb: NbTable,
+  nbRow: AnyRow,
+  s: RefSpec,
+  current: object,
+  next: object,
+  index: number,
+): void {
   const cur = new Set((current as Record<string, string[]>)[s.field]);
   const nxt = new Set((next as Record<string, string[]>)[s.field]);
   const gone = ((nbRow[s.column] ?? []) as string[]).filter((u) => {
@@ -228,7 +283,8 @@ function updateGatewayChassis(batch: Batch, nbRow: AnyRow, next: Tables['routerP
   for (const g of wanted.values()) {
     const e = existing.get(g.chassisName);
     if (e === undefined) added.push(insertGatewayChassis(batch, next.name, g, index));
-    else if (e.priority !== g.priority) batch.push(index, b.update('Gateway_Chassis', batch.whereOwned(e._uuid), { priority: g.priority }));
+    else if (e.priority !== g.priority)
+      batch.push(index, b.update('Gateway_Chassis', batch.whereOwned(e._uuid), { priority: g.priority }));
   }
   const gone = [...existing.values()].filter((e) => !wanted.has(e.chassis_name as string)).map((e) => e._uuid);
   const muts: [string, 'insert' | 'delete', string[]][] = [];
@@ -243,7 +299,8 @@ function addDelete(batch: Batch, ctx: ReadContext, table: TableName, key: string
   batch.touches(nbRow._uuid, index);
   if (PARENT_SLOTS[table] !== undefined) {
     const p = batch.view.parentOf(table, nbRow._uuid);
-    if (p !== undefined) batch.parentRef({ table: p.slot.table, uuid: p.row._uuid }, p.slot.column, nbRow._uuid, 'delete', index);
+    if (p !== undefined)
+      batch.parentRef({ table: p.slot.table, uuid: p.row._uuid }, p.slot.column, nbRow._uuid, 'delete', index);
   }
   batch.push(index, batch.b.delete(nb, batch.whereOwned(nbRow._uuid)));
   if (PARENT_SLOTS[table] === undefined) batch.deletedRow(nbRow._uuid);

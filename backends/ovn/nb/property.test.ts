@@ -61,4 +61,3 @@ describe.skipIf(!requireOvn('ovn backend property'))('OvnBackend: plan(read(), b
     );
   });
 });
-

@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMatch } from '../../../model/match/index.ts';
 import { type Tables, type Topology, buildTopology, plan } from '../../../model/topology/index.ts';
-import { type ControlPlane, type OvsdbCluster, requireOvn, startCluster, startControlPlane } from '../control-plane/index.ts';
+import {
+  type ControlPlane,
+  type OvsdbCluster,
+  requireOvn,
+  startCluster,
+  startControlPlane,
+} from '../control-plane/index.ts';
 import { OvnBackend } from './backend.ts';
 import { nbColumn, topologyDiff } from './testing.ts';
 
@@ -17,19 +23,62 @@ const FAST = { backoff: { initialMs: 50, maxMs: 500 }, probeIntervalMs: 2000 };
 /** Generation `g`: switches 0..g, each with ports, ACLs (guarded inserts) and a router with NAT and routes. */
 function generation(g: number, portsPerSwitch = 20): Topology {
   const input: { [T in 'switch' | 'switchPort' | 'acl' | 'router' | 'nat' | 'staticRoute']: Tables[T][] } = {
-    switch: [], switchPort: [], acl: [], router: [], nat: [], staticRoute: [],
+    switch: [],
+    switchPort: [],
+    acl: [],
+    router: [],
+    nat: [],
+    staticRoute: [],
   };
   input.router.push({ name: 'lr', options: {}, loadBalancers: [], externalIds: {} });
   for (let i = 0; i <= g; i++) {
-    input.switch.push({ name: `ls${i}`, loadBalancers: [], otherConfig: { subnet: `10.${i}.0.0/24` }, externalIds: { gen: String(g) } });
+    input.switch.push({
+      name: `ls${i}`,
+      loadBalancers: [],
+      otherConfig: { subnet: `10.${i}.0.0/24` },
+      externalIds: { gen: String(g) },
+    });
     for (let p = 0; p < portsPerSwitch; p++) {
-      input.switchPort.push({ name: `ls${i}-p${p}`, switch: `ls${i}`, type: '', addresses: [`0a:00:00:00:${i.toString(16).padStart(2, '0')}:${p.toString(16).padStart(2, '0')} 10.${i}.0.${p + 10}`], portSecurity: [], options: {}, externalIds: {} });
+      input.switchPort.push({
+        name: `ls${i}-p${p}`,
+        switch: `ls${i}`,
+        type: '',
+        addresses: [
+          `0a:00:00:00:${i.toString(16).padStart(2, '0')}:${p.toString(16).padStart(2, '0')} 10.${i}.0.${p + 10}`,
+        ],
+        portSecurity: [],
+        options: {},
+        externalIds: {},
+      });
     }
     for (let a = 0; a < 3; a++) {
-      input.acl.push({ attachTo: { kind: 'switch', name: `ls${i}` }, direction: 'to-lport', priority: 1000 + a, match: parseMatch(`ip4.src == 10.${i}.${a}.0/24`), action: 'drop', log: false, options: {}, externalIds: {} });
+      input.acl.push({
+        attachTo: { kind: 'switch', name: `ls${i}` },
+        direction: 'to-lport',
+        priority: 1000 + a,
+        match: parseMatch(`ip4.src == 10.${i}.${a}.0/24`),
+        action: 'drop',
+        log: false,
+        options: {},
+        externalIds: {},
+      });
     }
-    input.nat.push({ router: 'lr', type: 'snat', externalIp: '172.18.0.2', logicalIp: `10.${i}.0.0/24`, options: {}, externalIds: {} });
-    input.staticRoute.push({ router: 'lr', ipPrefix: `192.168.${i}.0/24`, nexthop: '100.64.0.1', routeTable: '', options: {}, externalIds: {} });
+    input.nat.push({
+      router: 'lr',
+      type: 'snat',
+      externalIp: '172.18.0.2',
+      logicalIp: `10.${i}.0.0/24`,
+      options: {},
+      externalIds: {},
+    });
+    input.staticRoute.push({
+      router: 'lr',
+      ipPrefix: `192.168.${i}.0/24`,
+      nexthop: '100.64.0.1',
+      routeTable: '',
+      options: {},
+      externalIds: {},
+    });
   }
   return buildTopology(input).topology;
 }

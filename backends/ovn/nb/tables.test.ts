@@ -11,7 +11,13 @@ import { decodeIds, encodeIds, isOwned } from './tables.ts';
 
 describe('external_ids encoding', () => {
   it('round-trips any model ids, including a model vendor, and always tags the row as kovn', () => {
-    const ids = fc.dictionary(fc.oneof(fc.constantFrom('vendor', 'np', 'pod'), fc.string({ minLength: 1 }).filter((k) => !k.startsWith('kovn-'))), fc.string());
+    const ids = fc.dictionary(
+      fc.oneof(
+        fc.constantFrom('vendor', 'np', 'pod'),
+        fc.string({ minLength: 1 }).filter((k) => !k.startsWith('kovn-')),
+      ),
+      fc.string(),
+    );
     fc.assert(
       fc.property(ids, fc.string(), fc.subarray(['label', 'externalPortRange']), (model, key, explicit) => {
         const nb = encodeIds(model, { 'kovn-key': key }, explicit, () => 'acl k');
@@ -27,12 +33,17 @@ describe('external_ids encoding', () => {
 
   it('rejects the keys kovn reserves, naming the row', () => {
     expect(() => encodeIds({ 'kovn-key': 'x' }, {}, [], () => 'switch "ls0"')).toThrow(OvnBackendError);
-    expect(() => encodeIds({ 'kovn-explicit': 'x' }, {}, [], () => 'switch "ls0"')).toThrow(/switch "ls0".*kovn-explicit.*reserved/);
+    expect(() => encodeIds({ 'kovn-explicit': 'x' }, {}, [], () => 'switch "ls0"')).toThrow(
+      /switch "ls0".*kovn-explicit.*reserved/,
+    );
   });
 
   it('a model vendor is kept aside, NB vendor stays kovn', () => {
     expect(encodeIds({ vendor: 'kube-ovn' }, {}, [], () => '')).toEqual({ vendor: 'kovn', 'kovn-vendor': 'kube-ovn' });
-    expect(decodeIds({ vendor: 'kovn', 'kovn-vendor': 'kube-ovn', a: 'b' }).externalIds).toEqual({ vendor: 'kube-ovn', a: 'b' });
+    expect(decodeIds({ vendor: 'kovn', 'kovn-vendor': 'kube-ovn', a: 'b' }).externalIds).toEqual({
+      vendor: 'kube-ovn',
+      a: 'b',
+    });
   });
 });
 

@@ -47,7 +47,9 @@ export const NB_TABLE = {
 } as const satisfies Record<TableName, NbTable>;
 
 /** How a model table's rows are found in NB: by `name`, or by an external_ids key. */
-export type Identity = { readonly kind: 'name' } | { readonly kind: 'id'; readonly idKey: typeof KEY_ID | typeof NAME_ID };
+export type Identity =
+  | { readonly kind: 'name' }
+  | { readonly kind: 'id'; readonly idKey: typeof KEY_ID | typeof NAME_ID };
 
 export const IDENTITY: Readonly<Record<TableName, Identity>> = {
   switch: { kind: 'name' },
@@ -111,16 +113,78 @@ export const PARENT_SLOTS: Readonly<Partial<Record<TableName, readonly ParentSlo
 /** Monitored columns: exactly what the mapping reads (not northd's `up`, `dynamic_addresses`, ...). */
 export const MONITOR: Readonly<Partial<Record<NbTable, readonly string[]>>> = {
   Logical_Switch: ['name', 'ports', 'acls', 'qos_rules', 'load_balancer', 'other_config', 'external_ids'],
-  Logical_Switch_Port: ['name', 'type', 'addresses', 'port_security', 'options', 'enabled', 'parent_name', 'tag_request', 'dhcpv4_options', 'dhcpv6_options', 'external_ids'],
-  Logical_Router: ['name', 'enabled', 'options', 'load_balancer', 'ports', 'nat', 'static_routes', 'policies', 'external_ids'],
-  Logical_Router_Port: ['name', 'mac', 'networks', 'peer', 'enabled', 'gateway_chassis', 'options', 'ipv6_ra_configs', 'external_ids'],
+  Logical_Switch_Port: [
+    'name',
+    'type',
+    'addresses',
+    'port_security',
+    'options',
+    'enabled',
+    'parent_name',
+    'tag_request',
+    'dhcpv4_options',
+    'dhcpv6_options',
+    'external_ids',
+  ],
+  Logical_Router: [
+    'name',
+    'enabled',
+    'options',
+    'load_balancer',
+    'ports',
+    'nat',
+    'static_routes',
+    'policies',
+    'external_ids',
+  ],
+  Logical_Router_Port: [
+    'name',
+    'mac',
+    'networks',
+    'peer',
+    'enabled',
+    'gateway_chassis',
+    'options',
+    'ipv6_ra_configs',
+    'external_ids',
+  ],
   Gateway_Chassis: ['name', 'chassis_name', 'priority', 'external_ids'],
-  ACL: ['action', 'direction', 'priority', 'match', 'name', 'log', 'severity', 'meter', 'label', 'options', 'external_ids'],
+  ACL: [
+    'action',
+    'direction',
+    'priority',
+    'match',
+    'name',
+    'log',
+    'severity',
+    'meter',
+    'label',
+    'options',
+    'external_ids',
+  ],
   Address_Set: ['name', 'addresses', 'external_ids'],
   Port_Group: ['name', 'ports', 'acls', 'external_ids'],
   Load_Balancer: ['name', 'vips', 'protocol', 'selection_fields', 'options', 'external_ids'],
-  NAT: ['type', 'external_ip', 'logical_ip', 'logical_port', 'external_mac', 'external_port_range', 'gateway_port', 'options', 'external_ids'],
-  Logical_Router_Static_Route: ['ip_prefix', 'nexthop', 'policy', 'output_port', 'route_table', 'options', 'external_ids'],
+  NAT: [
+    'type',
+    'external_ip',
+    'logical_ip',
+    'logical_port',
+    'external_mac',
+    'external_port_range',
+    'gateway_port',
+    'options',
+    'external_ids',
+  ],
+  Logical_Router_Static_Route: [
+    'ip_prefix',
+    'nexthop',
+    'policy',
+    'output_port',
+    'route_table',
+    'options',
+    'external_ids',
+  ],
   Logical_Router_Policy: ['priority', 'match', 'action', 'nexthops', 'options', 'external_ids'],
   QoS: ['direction', 'priority', 'match', 'action', 'bandwidth', 'external_ids'],
   DHCP_Options: ['cidr', 'options', 'external_ids'],
@@ -165,12 +229,21 @@ export function isOwned(row: { readonly external_ids?: Ids }): boolean {
  *
  * @example encodeIds({ np: 'web' }, { 'kovn-key': 'k' }, []) // { np: 'web', vendor: 'kovn', 'kovn-key': 'k' }
  */
-export function encodeIds(model: Ids, tags: Readonly<Record<string, string>>, explicit: readonly string[], where: () => string): Record<string, string> {
+export function encodeIds(
+  model: Ids,
+  tags: Readonly<Record<string, string>>,
+  explicit: readonly string[],
+  where: () => string,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of Object.keys(model)) {
     const v = model[k];
     if (v === undefined) continue;
-    if (RESERVED.has(k)) throw new OvnBackendError('reserved-key', `${where()}: externalIds key ${JSON.stringify(k)} is reserved for kovn's own bookkeeping`);
+    if (RESERVED.has(k))
+      throw new OvnBackendError(
+        'reserved-key',
+        `${where()}: externalIds key ${JSON.stringify(k)} is reserved for kovn's own bookkeeping`,
+      );
     if (k === VENDOR_KEY) out[SHADOW_VENDOR_ID] = v;
     else out[k] = v;
   }

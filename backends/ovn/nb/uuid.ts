@@ -38,7 +38,8 @@ function refill(): void {
     for (const d of DASHES) out[base + d] = 0x2d;
     for (let i = 0; i < 16; i++) {
       let b = random[u * 16 + i] as number;
-      if (i === 6) b = (b & 0x0f) | 0x40; // version 4
+      if (i === 6)
+        b = (b & 0x0f) | 0x40; // version 4
       else if (i === 8) b = (b & 0x3f) | 0x80; // variant 10xx (RFC 4122)
       const p = base + (POSITION[i] as number);
       out[p] = HEX[b >> 4] as number;

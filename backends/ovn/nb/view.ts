@@ -9,10 +9,20 @@ import type { TableName } from '../../../model/topology/index.ts';
 import type { OvsdbCache, nb } from '../ovsdb/index.ts';
 import { IDENTITY, NAME_ID, NB_TABLE, type NbTable, PARENT_SLOTS, type ParentSlot, isOwned } from './tables.ts';
 
-type AnyRow = { readonly _uuid: string; readonly external_ids: Readonly<Record<string, string>>; readonly [c: string]: unknown };
+type AnyRow = {
+  readonly _uuid: string;
+  readonly external_ids: Readonly<Record<string, string>>;
+  readonly [c: string]: unknown;
+};
 
 /** Parent tables and the child columns they hold, for the reverse map. */
-const PARENT_COLUMNS: readonly ParentSlot[] = [...new Map(Object.values(PARENT_SLOTS).flat().map((s) => [`${s.table}.${s.column}`, s])).values()];
+const PARENT_COLUMNS: readonly ParentSlot[] = [
+  ...new Map(
+    Object.values(PARENT_SLOTS)
+      .flat()
+      .map((s) => [`${s.table}.${s.column}`, s]),
+  ).values(),
+];
 
 export class NbView {
   /** child uuid → owned parent holding it, with the slot; rebuilt after any cache change. */
@@ -35,7 +45,10 @@ export class NbView {
   }
 
   /** The model name of an owned row by uuid (`name`, or `kovn-name` for DHCP options). */
-  nameOf(table: 'switchPort' | 'routerPort' | 'loadBalancer' | 'dhcpOptions' | 'switch' | 'router' | 'portGroup', uuid: string): string | undefined {
+  nameOf(
+    table: 'switchPort' | 'routerPort' | 'loadBalancer' | 'dhcpOptions' | 'switch' | 'router' | 'portGroup',
+    uuid: string,
+  ): string | undefined {
     const row = this.get(NB_TABLE[table], uuid);
     if (row === undefined || !isOwned(row)) return undefined;
     return table === 'dhcpOptions' ? row.external_ids[NAME_ID] : (row.name as string);

@@ -38,10 +38,16 @@ export type RowInput<R> = { -readonly [K in Exclude<keyof R, '_uuid' | '_version
 export type ColumnOf<R> = Extract<keyof R, string>;
 
 /** `[column, function, value]` with a native value, or a constant. */
-export type NativeCondition<R = Record<string, unknown>> = boolean | readonly [column: ColumnOf<R> | '_uuid', fn: ConditionFunction, value: unknown];
+export type NativeCondition<R = Record<string, unknown>> =
+  | boolean
+  | readonly [column: ColumnOf<R> | '_uuid', fn: ConditionFunction, value: unknown];
 
 /** `[column, mutator, value]` with a native value. */
-export type NativeMutation<R = Record<string, unknown>> = readonly [column: ColumnOf<R>, mutator: Mutator, value: unknown];
+export type NativeMutation<R = Record<string, unknown>> = readonly [
+  column: ColumnOf<R>,
+  mutator: Mutator,
+  value: unknown,
+];
 
 export interface WaitOptions<R> {
   readonly until: '==' | '!=';
@@ -88,7 +94,11 @@ export class OpBuilder<Tables extends object = GenericTables> {
     return out;
   }
 
-  insert<T extends ColumnOf<Tables>>(table: T, row: RowInput<Tables[T]>, opts: { uuidName?: string; uuid?: string } = {}): InsertOp {
+  insert<T extends ColumnOf<Tables>>(
+    table: T,
+    row: RowInput<Tables[T]>,
+    opts: { uuidName?: string; uuid?: string } = {},
+  ): InsertOp {
     // Built member by member rather than spread: this runs for every row kovn writes.
     const op: { -readonly [K in keyof InsertOp]: InsertOp[K] } = { op: 'insert', table, row: this.row(table, row) };
     if (opts.uuidName !== undefined) op.uuidName = opts.uuidName;
@@ -96,23 +106,44 @@ export class OpBuilder<Tables extends object = GenericTables> {
     return op;
   }
 
-  select<T extends ColumnOf<Tables>>(table: T, where: readonly NativeCondition<Tables[T]>[] = [], columns?: readonly (ColumnOf<Tables[T]> | '_uuid' | '_version')[]): SelectOp {
+  select<T extends ColumnOf<Tables>>(
+    table: T,
+    where: readonly NativeCondition<Tables[T]>[] = [],
+    columns?: readonly (ColumnOf<Tables[T]> | '_uuid' | '_version')[],
+  ): SelectOp {
     return { op: 'select', table, where: this.where(table, where), ...(columns === undefined ? {} : { columns }) };
   }
 
-  update<T extends ColumnOf<Tables>>(table: T, where: readonly NativeCondition<Tables[T]>[], row: RowInput<Tables[T]>): UpdateOp {
+  update<T extends ColumnOf<Tables>>(
+    table: T,
+    where: readonly NativeCondition<Tables[T]>[],
+    row: RowInput<Tables[T]>,
+  ): UpdateOp {
     return { op: 'update', table, where: this.where(table, where), row: this.row(table, row) };
   }
 
-  mutate<T extends ColumnOf<Tables>>(table: T, where: readonly NativeCondition<Tables[T]>[], mutations: readonly NativeMutation<Tables[T]>[]): MutateOp {
-    return { op: 'mutate', table, where: this.where(table, where), mutations: mutations.map((m) => this.mutation(table, m)) };
+  mutate<T extends ColumnOf<Tables>>(
+    table: T,
+    where: readonly NativeCondition<Tables[T]>[],
+    mutations: readonly NativeMutation<Tables[T]>[],
+  ): MutateOp {
+    return {
+      op: 'mutate',
+      table,
+      where: this.where(table, where),
+      mutations: mutations.map((m) => this.mutation(table, m)),
+    };
   }
 
   delete<T extends ColumnOf<Tables>>(table: T, where: readonly NativeCondition<Tables[T]>[]): DeleteOp {
     return { op: 'delete', table, where: this.where(table, where) };
   }
 
-  wait<T extends ColumnOf<Tables>>(table: T, where: readonly NativeCondition<Tables[T]>[], opts: WaitOptions<Tables[T]>): WaitOp {
+  wait<T extends ColumnOf<Tables>>(
+    table: T,
+    where: readonly NativeCondition<Tables[T]>[],
+    opts: WaitOptions<Tables[T]>,
+  ): WaitOp {
     return {
       op: 'wait',
       table,
@@ -153,7 +184,8 @@ export class OpBuilder<Tables extends object = GenericTables> {
    * second run fails instead of inserting again.
    *
    * @example
-   * b.guardedInsert('ACL', { priority: 2000, ..., external_ids: { 'kovn-key': 'np/x/0' } }, { unique: ['external_ids:kovn-key'] })
+   * b.guardedInsert('ACL', { priority: 2000, ..., external_ids: { 'kovn-key': 'np/x/0' } }, { unique:
+   * ['external_ids:kovn-key'] })
    * // [wait ACL where external_ids includes {kovn-key: np/x/0} until == [] timeout 0, insert ACL]
    */
   guardedInsert<T extends ColumnOf<Tables>>(
@@ -174,7 +206,8 @@ export class OpBuilder<Tables extends object = GenericTables> {
       const column = colon < 0 ? spec : spec.slice(0, colon);
       const value = row[column];
       if (colon < 0) {
-        if (value === undefined) throw new OvsdbValueError(`${table}.${column}`, 'the row has no value for a unique column');
+        if (value === undefined)
+          throw new OvsdbValueError(`${table}.${column}`, 'the row has no value for a unique column');
         return this.condition(table, [column, '==', value]);
       }
       const key = spec.slice(colon + 1);
@@ -194,7 +227,9 @@ export class OpBuilder<Tables extends object = GenericTables> {
     const type = this.type(table, column);
     const path = `${table}.${column}`;
     const ordered = fn === '<' || fn === '<=' || fn === '>' || fn === '>=';
-    const value = ordered ? fromNative(scalarOf(type), native, path) : fromNative(type, native, path, { relaxSize: fn === 'includes' || fn === 'excludes' });
+    const value = ordered
+      ? fromNative(scalarOf(type), native, path)
+      : fromNative(type, native, path, { relaxSize: fn === 'includes' || fn === 'excludes' });
     return { column, function: fn, value };
   }
 
@@ -205,7 +240,8 @@ export class OpBuilder<Tables extends object = GenericTables> {
     let value: Value;
     if (mutator !== 'insert' && mutator !== 'delete') value = fromNative(scalarOf(type), native, path);
     else if (type.value !== undefined && mutator === 'delete' && Array.isArray(native)) {
-      value = fromNative({ key: type.key, min: 0, max: Infinity }, native, path); // delete map keys, whatever their values
+      // delete map keys, whatever their values
+      value = fromNative({ key: type.key, min: 0, max: Infinity }, native, path);
     } else if (type.value !== undefined) value = fromNative(type, native, path, { relaxSize: true });
     else value = fromNative({ key: type.key, min: 0, max: Infinity }, Array.isArray(native) ? native : [native], path);
     return { column, mutator, value };

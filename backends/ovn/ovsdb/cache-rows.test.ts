@@ -12,20 +12,28 @@ import { LS_SCHEMA } from './testing/ls-schema.ts';
 import { parseTableUpdates2 } from './wire/update.ts';
 
 const schema = LS_SCHEMA;
-const wire = (c: string, v: unknown) => emitValue(fromNative(schema.tables.LS?.columns[c]?.type ?? parseColumnType('string'), v, c, { relaxSize: true }));
+const wire = (c: string, v: unknown) =>
+  emitValue(fromNative(schema.tables.LS?.columns[c]?.type ?? parseColumnType('string'), v, c, { relaxSize: true }));
 
-type State = Map<string, { name: string; ports: string[]; external_ids: Record<string, string>; tag: number | undefined }>;
+type State = Map<
+  string,
+  { name: string; ports: string[]; external_ids: Record<string, string>; tag: number | undefined }
+>;
 
-const UUIDS = ['00000000-0000-0000-0000-00000000000a', '00000000-0000-0000-0000-00000000000b', '00000000-0000-0000-0000-00000000000c'];
+const UUIDS = [
+  '00000000-0000-0000-0000-00000000000a',
+  '00000000-0000-0000-0000-00000000000b',
+  '00000000-0000-0000-0000-00000000000c',
+];
 const rowArb = fc.record({
   name: fc.constantFrom('', 'a', 'b'),
   ports: fc.uniqueArray(fc.constantFrom(...UUIDS.map((u) => u.replace('0000000000', '1111111111'))), { maxLength: 3 }),
   external_ids: fc.dictionary(fc.constantFrom('vendor', 'k', '__proto__'), fc.constantFrom('1', '2'), { maxKeys: 3 }),
   tag: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
 });
-const stateArb: fc.Arbitrary<State> = fc.array(fc.option(rowArb, { nil: undefined }), { minLength: 3, maxLength: 3 }).map(
-  (rows) => new Map(rows.flatMap((r, i) => (r === undefined ? [] : [[UUIDS[i] as string, r] as const]))),
-);
+const stateArb: fc.Arbitrary<State> = fc
+  .array(fc.option(rowArb, { nil: undefined }), { minLength: 3, maxLength: 3 })
+  .map((rows) => new Map(rows.flatMap((r, i) => (r === undefined ? [] : [[UUIDS[i] as string, r] as const]))));
 
 /** The `<table-updates2>` JSON a server sends to take a monitor from `a` to `b` (update2 diffs, defaults omitted). */
 function diff(a: State, b: State, initial: boolean): Record<string, unknown> {
@@ -47,7 +55,8 @@ function diff(a: State, b: State, initial: boolean): Record<string, unknown> {
     if (sym.length > 0) m.ports = wire('ports', sym);
     const md: [string, string][] = [];
     for (const [k, v] of Object.entries(old.external_ids)) if (!Object.hasOwn(r.external_ids, k)) md.push([k, v]);
-    for (const [k, v] of Object.entries(r.external_ids)) if (old.external_ids[k] !== v || !Object.hasOwn(old.external_ids, k)) md.push([k, v]);
+    for (const [k, v] of Object.entries(r.external_ids))
+      if (old.external_ids[k] !== v || !Object.hasOwn(old.external_ids, k)) md.push([k, v]);
     if (md.length > 0) m.external_ids = ['map', md];
     if (old.tag !== r.tag) m.tag = wire('tag', r.tag);
     if (Object.keys(m).length > 0) rows[u] = { modify: m };
@@ -56,7 +65,8 @@ function diff(a: State, b: State, initial: boolean): Record<string, unknown> {
   return JSON.parse(JSON.stringify({ LS: rows }));
 }
 
-const makeCache = () => new OvsdbCache({ schema, tables: { LS: undefined }, indexes: { LS: ['name', 'external_ids:vendor'] } });
+const makeCache = () =>
+  new OvsdbCache({ schema, tables: { LS: undefined }, indexes: { LS: ['name', 'external_ids:vendor'] } });
 
 function feed(cache: OvsdbCache, events: MonitorEvent[]): RowChange[][] {
   const seen: RowChange[][] = [];
@@ -69,19 +79,36 @@ describe('cache rows from JSON as received', () => {
   it('equal the rows from parsed updates, change for change, and the server state', () => {
     fc.assert(
       fc.property(fc.array(stateArb, { minLength: 1, maxLength: 6 }), fc.boolean(), (states, resync) => {
-        const messages = states.map((s, i) => ({ json: diff(i === 0 ? new Map() : (states[i - 1] as State), s, i === 0), first: i === 0 }));
-        if (resync) messages.push({ json: diff(new Map(), states[states.length - 1] as State, true), first: true }); // a full dump again
+        const messages = states.map((s, i) => ({
+          json: diff(i === 0 ? new Map() : (states[i - 1] as State), s, i === 0),
+          first: i === 0,
+        }));
+        // a full dump again
+        if (resync) messages.push({ json: diff(new Map(), states[states.length - 1] as State, true), first: true });
         const asJson = makeCache();
         const asParsed = makeCache();
         const kind = (first: boolean) => (first ? 'reply' : 'update') as 'reply';
-        const a = feed(asJson, messages.map((m) => ({ kind: kind(m.first), json: m.json, updates: parseTableUpdates2(m.json) })));
-        const b = feed(asParsed, messages.map((m) => ({ kind: kind(m.first), updates: parseTableUpdates2(m.json) })));
+        const a = feed(
+          asJson,
+          messages.map((m) => ({ kind: kind(m.first), json: m.json, updates: parseTableUpdates2(m.json) })),
+        );
+        const b = feed(
+          asParsed,
+          messages.map((m) => ({ kind: kind(m.first), updates: parseTableUpdates2(m.json) })),
+        );
         expect(a).toEqual(b);
         expect(asJson.snapshot()).toEqual(asParsed.snapshot());
         const last = states[states.length - 1] as State;
-        expect(asJson.snapshot().LS).toEqual([...last].sort(([x], [y]) => (x < y ? -1 : 1)).map(([u, r]) => ({ _uuid: u, ...r, ports: [...r.ports].sort() })));
-        for (const [, r] of asJson.table('LS')) expect(Object.isFrozen(r) && Object.isFrozen(r.ports) && Object.isFrozen(r.external_ids)).toBe(true);
-        expect(asJson.lookup('LS', 'name', 'a').map((r) => r._uuid)).toEqual(asParsed.lookup('LS', 'name', 'a').map((r) => r._uuid));
+        expect(asJson.snapshot().LS).toEqual(
+          [...last]
+            .sort(([x], [y]) => (x < y ? -1 : 1))
+            .map(([u, r]) => ({ _uuid: u, ...r, ports: [...r.ports].sort() })),
+        );
+        for (const [, r] of asJson.table('LS'))
+          expect(Object.isFrozen(r) && Object.isFrozen(r.ports) && Object.isFrozen(r.external_ids)).toBe(true);
+        expect(asJson.lookup('LS', 'name', 'a').map((r) => r._uuid)).toEqual(
+          asParsed.lookup('LS', 'name', 'a').map((r) => r._uuid),
+        );
       }),
       fcParams(300),
     );
@@ -93,11 +120,20 @@ describe('cache rows from JSON as received', () => {
     const before = c.snapshot();
     const events: unknown[] = [];
     c.onChange((ch) => events.push(ch));
-    const bad = { LS: { [UUIDS[1] as string]: { insert: { name: 'b' } }, [UUIDS[2] as string]: { insert: { tag: 'not a number' } } } };
+    const bad = {
+      LS: {
+        [UUIDS[1] as string]: { insert: { name: 'b' } },
+        [UUIDS[2] as string]: { insert: { tag: 'not a number' } },
+      },
+    };
     expect(() => c.apply({ kind: 'update', updates: {}, json: bad })).toThrow(OvsdbProtocolError);
-    const noKind = { LS: { [UUIDS[1] as string]: { insert: { name: 'b' } }, [UUIDS[2] as string]: { insert: {}, delete: null } } };
+    const noKind = {
+      LS: { [UUIDS[1] as string]: { insert: { name: 'b' } }, [UUIDS[2] as string]: { insert: {}, delete: null } },
+    };
     expect(() => c.apply({ kind: 'update', updates: {}, json: noKind })).toThrow(OvsdbProtocolError);
-    expect(() => c.apply({ kind: 'update', updates: {}, json: { LS: { 'not-a-uuid': { delete: null } } } })).toThrow(OvsdbProtocolError);
+    expect(() => c.apply({ kind: 'update', updates: {}, json: { LS: { 'not-a-uuid': { delete: null } } } })).toThrow(
+      OvsdbProtocolError,
+    );
     expect(c.snapshot()).toEqual(before);
     expect(c.lookup('LS', 'name', 'b')).toEqual([]);
     expect(events).toEqual([]);
@@ -109,7 +145,9 @@ describe('monitor events from the client', () => {
     const stream = new FakeStream();
     const client = new OvsdbClient(new RpcConnection(stream));
     const events: MonitorEvent[] = [];
-    const started = client.monitorCondSince('T', 'm', { LS: [{ columns: ['name'] }] }, undefined, (e) => events.push(e));
+    const started = client.monitorCondSince('T', 'm', { LS: [{ columns: ['name'] }] }, undefined, (e) =>
+      events.push(e),
+    );
     await stream.waitSent(1);
     const initial = { LS: { [UUIDS[0] as string]: { initial: { name: 'a' } } } };
     stream.deliver({ id: stream.sent[0]?.id, result: [false, UUIDS[1], initial], error: null });

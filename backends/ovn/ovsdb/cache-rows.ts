@@ -139,7 +139,11 @@ function countKeys(o: object): number {
  *
  * @example walkUpdatesJson({ LS: { [u]: { insert: { name: 'a' } } } }, 'update', (t, u, kind, body) => ...) // ('LS', u, 'insert', {name: 'a'})
  */
-export function walkUpdatesJson(json: unknown, path: string, visit: (table: string, uuid: string, kind: UpdateKind, body: unknown) => void): void {
+export function walkUpdatesJson(
+  json: unknown,
+  path: string,
+  visit: (table: string, uuid: string, kind: UpdateKind, body: unknown) => void,
+): void {
   const tables = expectObject(json, path);
   for (const table of Object.keys(tables)) {
     const rows = expectObject(tables[table], `${path}.${table}`);
@@ -147,7 +151,10 @@ export function walkUpdatesJson(json: unknown, path: string, visit: (table: stri
       if (!isUuid(uuid)) throw new OvsdbProtocolError(`${path}.${table}: row key ${preview(uuid)} is not a uuid`);
       const u = rows[uuid];
       const kind = typeof u === 'object' && u !== null && !Array.isArray(u) ? onlyKey(u) : undefined;
-      if (kind === undefined) throw new OvsdbProtocolError(`${path}.${table}.${uuid}: expected one of initial/insert/modify/delete, got ${preview(u)}`);
+      if (kind === undefined)
+        throw new OvsdbProtocolError(
+          `${path}.${table}.${uuid}: expected one of initial/insert/modify/delete, got ${preview(u)}`,
+        );
       visit(table, uuid, kind, (u as Record<string, unknown>)[kind]);
     }
   }
@@ -164,7 +171,10 @@ function onlyKey(o: object): UpdateKind | undefined {
 }
 
 /** {@link walkUpdatesJson} for parsed updates. */
-export function walkUpdatesParsed(updates: TableUpdates2, visit: (table: string, uuid: string, kind: UpdateKind, body: Row | undefined) => void): void {
+export function walkUpdatesParsed(
+  updates: TableUpdates2,
+  visit: (table: string, uuid: string, kind: UpdateKind, body: Row | undefined) => void,
+): void {
   for (const [table, rows] of Object.entries(updates)) {
     for (const [uuid, u] of Object.entries(rows)) visit(table, uuid, u.kind, u.kind === 'delete' ? undefined : u.row);
   }
@@ -216,9 +226,21 @@ export function rowEquals(a: CacheRow, b: CacheRow): boolean {
 function valueEquals(a: NativeValue, b: NativeValue): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
-  if (typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && !Array.isArray(a) && !Array.isArray(b)) {
+  if (
+    typeof a === 'object' &&
+    typeof b === 'object' &&
+    a !== null &&
+    b !== null &&
+    !Array.isArray(a) &&
+    !Array.isArray(b)
+  ) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && (a as Record<string, NativeAtom>)[k] === (b as Record<string, NativeAtom>)[k]);
+    return (
+      ka.length === Object.keys(b).length &&
+      ka.every(
+        (k) => Object.hasOwn(b, k) && (a as Record<string, NativeAtom>)[k] === (b as Record<string, NativeAtom>)[k],
+      )
+    );
   }
   return false;
 }
@@ -228,7 +250,11 @@ function valueEquals(a: NativeValue, b: NativeValue): boolean {
  *
  * @example tableCodec('Logical_Switch', ['name', 'ports'], schema.tables.Logical_Switch.columns)
  */
-export function tableCodec(table: string, columns: readonly string[], schemaColumns: Readonly<Record<string, { readonly type: ColumnType }>>): RowCodec {
+export function tableCodec(
+  table: string,
+  columns: readonly string[],
+  schemaColumns: Readonly<Record<string, { readonly type: ColumnType }>>,
+): RowCodec {
   const types = new Map<string, ColumnType>();
   for (const c of columns) {
     const cs = schemaColumns[c];

@@ -18,10 +18,17 @@ const t = (n: string) => schema.tables.LS?.columns[n]?.type ?? parseColumnType('
 const w = (col: string, v: unknown) => fromNative(t(col), v, col, { relaxSize: true });
 
 function makeCache() {
-  return new OvsdbCache({ schema, tables: { LS: undefined }, indexes: { LS: ['name', 'external_ids:vendor', 'ports'] } });
+  return new OvsdbCache({
+    schema,
+    tables: { LS: undefined },
+    indexes: { LS: ['name', 'external_ids:vendor', 'ports'] },
+  });
 }
 
-/** The server's diff (ovsdb_datum_diff): symmetric difference for sets; for maps, pairs only in one side plus changed keys with the new value. */
+/**
+ * The server's diff (ovsdb_datum_diff): symmetric difference for sets; for maps, pairs only in one side plus changed
+ * keys with the new value.
+ */
 function serverSetDiff(a: readonly string[], b: readonly string[]): string[] {
   return [...a.filter((x) => !b.includes(x)), ...b.filter((x) => !a.includes(x))];
 }
@@ -37,13 +44,22 @@ describe('update2 diffs', () => {
     const keys = fc.constantFrom('a', 'b', 'c', 'd', 'e', '__proto__', 'constructor');
     const vals = fc.constantFrom('1', '2', '3');
     fc.assert(
-      fc.property(fc.uniqueArray(keys), fc.uniqueArray(keys), fc.dictionary(keys, vals), fc.dictionary(keys, vals), (s1, s2, m1, m2) => {
-        const setT = parseColumnType({ key: 'string', min: 0, max: 'unlimited' });
-        expect(applyDiff(setT, sortAtoms([...s1]), serverSetDiff(s1, s2))).toEqual(sortAtoms([...s2]));
-        const mapT = parseColumnType({ key: 'string', value: 'string', min: 0, max: 'unlimited' });
-        const got = applyDiff(mapT, Object.fromEntries(Object.entries(m1)), serverMapDiff(m1, m2)) as Record<string, NativeAtom>;
-        expect(Object.entries(got).sort()).toEqual(Object.entries(m2).sort());
-      }),
+      fc.property(
+        fc.uniqueArray(keys),
+        fc.uniqueArray(keys),
+        fc.dictionary(keys, vals),
+        fc.dictionary(keys, vals),
+        (s1, s2, m1, m2) => {
+          const setT = parseColumnType({ key: 'string', min: 0, max: 'unlimited' });
+          expect(applyDiff(setT, sortAtoms([...s1]), serverSetDiff(s1, s2))).toEqual(sortAtoms([...s2]));
+          const mapT = parseColumnType({ key: 'string', value: 'string', min: 0, max: 'unlimited' });
+          const got = applyDiff(mapT, Object.fromEntries(Object.entries(m1)), serverMapDiff(m1, m2)) as Record<
+            string,
+            NativeAtom
+          >;
+          expect(Object.entries(got).sort()).toEqual(Object.entries(m2).sort());
+        },
+      ),
       fcParams(300),
     );
   });
@@ -52,7 +68,10 @@ describe('update2 diffs', () => {
 describe('OvsdbCache', () => {
   const initial: TableUpdates2 = {
     LS: {
-      [U1]: { kind: 'initial', row: { name: 'ls1', ports: w('ports', [P1]), external_ids: w('external_ids', { vendor: 'kovn' }) } },
+      [U1]: {
+        kind: 'initial',
+        row: { name: 'ls1', ports: w('ports', [P1]), external_ids: w('external_ids', { vendor: 'kovn' }) },
+      },
       [U2]: { kind: 'initial', row: { name: 'ls2' } },
     },
   };
@@ -69,7 +88,17 @@ describe('OvsdbCache', () => {
     const c = makeCache();
     c.apply({ kind: 'reply', updates: initial });
     const before = c.get('LS', U1);
-    c.apply({ kind: 'update', updates: { LS: { [U1]: { kind: 'modify', row: { ports: w('ports', [P1, P2]), external_ids: w('external_ids', { vendor: 'kovn', x: 'y' }), tag: 5 } } } } });
+    c.apply({
+      kind: 'update',
+      updates: {
+        LS: {
+          [U1]: {
+            kind: 'modify',
+            row: { ports: w('ports', [P1, P2]), external_ids: w('external_ids', { vendor: 'kovn', x: 'y' }), tag: 5 },
+          },
+        },
+      },
+    });
     const after = c.get('LS', U1);
     expect(after).not.toBe(before);
     expect(before?.ports).toEqual([P1]);
@@ -83,7 +112,14 @@ describe('OvsdbCache', () => {
     c.apply({ kind: 'reply', updates: initial });
     expect(c.lookup('LS', 'external_ids:vendor', 'kovn').map((r) => r._uuid)).toEqual([U1]);
     expect(c.lookup('LS', 'ports', P1).map((r) => r._uuid)).toEqual([U1]);
-    c.apply({ kind: 'update', updates: { LS: { [U1]: { kind: 'modify', row: { name: 'renamed', external_ids: w('external_ids', { vendor: 'other' }) } } } } });
+    c.apply({
+      kind: 'update',
+      updates: {
+        LS: {
+          [U1]: { kind: 'modify', row: { name: 'renamed', external_ids: w('external_ids', { vendor: 'other' }) } },
+        },
+      },
+    });
     expect(c.lookup('LS', 'name', 'ls1')).toEqual([]);
     expect(c.lookup('LS', 'name', 'renamed').map((r) => r._uuid)).toEqual([U1]);
     expect(c.lookup('LS', 'external_ids:vendor', 'other').map((r) => r._uuid)).toEqual([U1]);
@@ -99,7 +135,12 @@ describe('OvsdbCache', () => {
     const ls2 = c.get('LS', U2);
     const batches: RowChange[][] = [];
     c.onChange((ch) => batches.push([...ch]));
-    c.apply({ kind: 'reply', found: false, lastTxnId: U1, updates: { LS: { [U2]: { kind: 'initial', row: { name: 'ls2' } } } } });
+    c.apply({
+      kind: 'reply',
+      found: false,
+      lastTxnId: U1,
+      updates: { LS: { [U2]: { kind: 'initial', row: { name: 'ls2' } } } },
+    });
     expect([...c.table('LS').keys()]).toEqual([U2]);
     expect(c.get('LS', U2)).toBe(ls2);
     expect(batches).toHaveLength(1);
@@ -112,7 +153,9 @@ describe('OvsdbCache', () => {
 
   it('a modify for a row the cache lacks is a protocol error (cache out of sync)', () => {
     const c = makeCache();
-    expect(() => c.apply({ kind: 'update', updates: { LS: { [U1]: { kind: 'modify', row: { name: 'x' } } } } })).toThrow(OvsdbProtocolError);
+    expect(() =>
+      c.apply({ kind: 'update', updates: { LS: { [U1]: { kind: 'modify', row: { name: 'x' } } } } }),
+    ).toThrow(OvsdbProtocolError);
   });
 
   it('listener exceptions do not escape into the connection', () => {

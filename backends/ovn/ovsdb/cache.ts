@@ -16,7 +16,15 @@
  * - Listeners get each update message's changes as one batch.
  */
 import type { MonitorEvent } from './client.ts';
-import { type CacheRow, type RowCodec, type UpdateKind, rowEquals, tableCodec, walkUpdatesJson, walkUpdatesParsed } from './cache-rows.ts';
+import {
+  type CacheRow,
+  type RowCodec,
+  type UpdateKind,
+  rowEquals,
+  tableCodec,
+  walkUpdatesJson,
+  walkUpdatesParsed,
+} from './cache-rows.ts';
 import { type Timers, systemTimers } from './timers.ts';
 import { OvsdbClientError, OvsdbProtocolError, OvsdbSchemaError } from './wire/errors.ts';
 import { type NativeAtom, compareAtoms } from './wire/datum.ts';
@@ -49,7 +57,10 @@ export interface CacheOptions {
 interface IndexDef {
   readonly column: string;
   readonly mapKey: string | undefined;
-  /** Index value → the uuid of the one row that has it, or the uuids of several (most values name one row: no Set for those). */
+  /**
+   * Index value → the uuid of the one row that has it, or the uuids of several (most values name one row: no Set for
+   * those).
+   */
   readonly values: Map<NativeAtom, string | Set<string>>;
 }
 
@@ -67,7 +78,8 @@ type Source = { readonly json: unknown; readonly path: string } | { readonly par
 
 /**
  * @example
- * const cache = new OvsdbCache<nb.Tables>({ schema, tables: { Logical_Switch: undefined }, indexes: { Logical_Switch: ['name', 'external_ids:vendor'] } });
+ * const cache = new OvsdbCache<nb.Tables>({ schema, tables: { Logical_Switch: undefined }, indexes: { Logical_Switch:
+ * ['name', 'external_ids:vendor'] } });
  * await client.monitorCondSince(schema.name, 'cache', cache.monitorRequests(), undefined, (e) => cache.apply(e));
  * cache.lookup('Logical_Switch', 'external_ids:vendor', 'kovn') // frozen rows
  */
@@ -81,7 +93,12 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
 
   constructor(opts: CacheOptions) {
     this.schema = opts.schema;
-    this.onListenerError = opts.onListenerError ?? ((err) => queueMicrotask(() => { throw err; }));
+    this.onListenerError =
+      opts.onListenerError ??
+      ((err) =>
+        queueMicrotask(() => {
+          throw err;
+        }));
     for (const [name, cols] of Object.entries(opts.tables)) {
       const ts = tableSchema(opts.schema, name);
       const codec = tableCodec(name, cols === undefined ? Object.keys(ts.columns) : cols, ts.columns);
@@ -146,7 +163,10 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
    */
   apply(event: MonitorEvent): readonly RowChange[] {
     const full = event.kind === 'reply' && event.found !== true;
-    const source: Source = event.json === undefined ? { parsed: event.updates } : { json: event.json, path: event.kind === 'reply' ? 'monitor reply' : 'update' };
+    const source: Source =
+      event.json === undefined
+        ? { parsed: event.updates }
+        : { json: event.json, path: event.kind === 'reply' ? 'monitor reply' : 'update' };
     const changes = full ? this.replaceFrom(source) : this.applyFrom(source);
     if (event.lastTxnId !== undefined) this.lastTxnId = event.lastTxnId;
     return changes;
@@ -172,7 +192,8 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
       if (kind === 'delete') {
         if (old === undefined) return;
       } else if (kind === 'modify') {
-        if (old === undefined) throw new OvsdbProtocolError(`modify of ${t.name} row ${uuid}, which the cache does not have`);
+        if (old === undefined)
+          throw new OvsdbProtocolError(`modify of ${t.name} row ${uuid}, which the cache does not have`);
         next = 'json' in source ? t.codec.modifyJson(old, body, t.name) : t.codec.modifyWire(old, body as Row);
       } else {
         next = this.rowOf(source, t, uuid, body);
@@ -192,7 +213,10 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
     const incoming = new Map<TableState, Map<string, CacheRow | undefined>>();
     for (const t of this.state.values()) incoming.set(t, new Map());
     this.walk(source, (t, uuid, kind, body) => {
-      (incoming.get(t) as Map<string, CacheRow | undefined>).set(uuid, kind === 'delete' ? undefined : this.rowOf(source, t, uuid, body));
+      (incoming.get(t) as Map<string, CacheRow | undefined>).set(
+        uuid,
+        kind === 'delete' ? undefined : this.rowOf(source, t, uuid, body),
+      );
     });
     const changes: RowChange[] = [];
     for (const [t, rows] of incoming) {
@@ -214,7 +238,8 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
   }
 
   private walk(source: Source, visit: (t: TableState, uuid: string, kind: UpdateKind, body: unknown) => void): void {
-    const each = (table: string, uuid: string, kind: UpdateKind, body: unknown) => visit(this.tableState(table), uuid, kind, body);
+    const each = (table: string, uuid: string, kind: UpdateKind, body: unknown) =>
+      visit(this.tableState(table), uuid, kind, body);
     if ('json' in source) walkUpdatesJson(source.json, source.path, each);
     else walkUpdatesParsed(source.parsed, each);
   }
@@ -246,7 +271,12 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
       });
       const timer = timers.setTimeout(() => {
         off();
-        reject(new OvsdbClientError('cache-timeout', `ovsdb cache: ${opts.what ?? 'condition'} not seen within ${opts.timeoutMs} ms`));
+        reject(
+          new OvsdbClientError(
+            'cache-timeout',
+            `ovsdb cache: ${opts.what ?? 'condition'} not seen within ${opts.timeoutMs} ms`,
+          ),
+        );
       }, opts.timeoutMs);
     });
   }
@@ -254,7 +284,8 @@ export class OvsdbCache<Tables extends object = Record<string, CacheRow>> {
   /** Every cached row, by table, sorted by uuid (for comparisons and debugging). */
   snapshot(): Record<string, CacheRow[]> {
     const out: Record<string, CacheRow[]> = {};
-    for (const t of this.state.values()) out[t.name] = [...t.rows.values()].sort((a, b) => compareAtoms(a._uuid, b._uuid));
+    for (const t of this.state.values())
+      out[t.name] = [...t.rows.values()].sort((a, b) => compareAtoms(a._uuid, b._uuid));
     return out;
   }
 
@@ -296,9 +327,13 @@ function indexDef(table: string, key: string, types: ReadonlyMap<string, ColumnT
   const colon = key.indexOf(':');
   const column = colon < 0 ? key : key.slice(0, colon);
   const type = types.get(column);
-  if (type === undefined) throw new OvsdbSchemaError(`${table}.${column}`, `index ${key}: column ${column} is not cached`);
-  if ((colon >= 0) !== (type.value !== undefined)) {
-    throw new OvsdbSchemaError(`${table}.${key}`, colon >= 0 ? `index ${key}: ${column} is not a map` : `index ${key}: index a map by key (${column}:KEY)`);
+  if (type === undefined)
+    throw new OvsdbSchemaError(`${table}.${column}`, `index ${key}: column ${column} is not cached`);
+  if (colon >= 0 !== (type.value !== undefined)) {
+    throw new OvsdbSchemaError(
+      `${table}.${key}`,
+      colon >= 0 ? `index ${key}: ${column} is not a map` : `index ${key}: index a map by key (${column}:KEY)`,
+    );
   }
   return { column, mapKey: colon < 0 ? undefined : key.slice(colon + 1), values: new Map() };
 }

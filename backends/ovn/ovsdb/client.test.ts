@@ -2,7 +2,14 @@
  * OvsdbClient against a real ovsdb-server (OVN NB schema) over a unix socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, requireOvn, runTool, startOvsdbServer, NB_SCHEMA, type OvsdbServer } from '../control-plane/index.ts';
+import {
+  makeTempDir,
+  requireOvn,
+  runTool,
+  startOvsdbServer,
+  NB_SCHEMA,
+  type OvsdbServer,
+} from '../control-plane/index.ts';
 import { OvsdbClient, type LockEvent, type MonitorEvent } from './client.ts';
 import { OpBuilder } from './build.ts';
 import { OvsdbCache } from './cache.ts';
@@ -66,25 +73,46 @@ describe.skipIf(!requireOvn('ovsdb client'))('OvsdbClient against ovsdb-server (
 
   it('transact: insert with uuid-name, select, update, mutate, wait, comment, commit, delete', async () => {
     const ext = { vendor: 'kovn', 'kovn-key': 't1' };
-    const [ls, lsp, , , , ] = await client.transact(DB, [
+    const [ls, lsp, , , ,] = await client.transact(DB, [
       b.insert('Logical_Switch', { name: 't1', ports: ['p1'], external_ids: ext }, { uuidName: 'ls' }),
       b.insert('Logical_Switch_Port', { name: 't1-p1', addresses: ['00:00:00:00:00:01 10.0.0.2'] }, { uuidName: 'p1' }),
       b.comment('kovn: create t1'),
-      b.wait('Logical_Switch_Port', [['name', '==', 't1-p1']], { until: '==', rows: [{ name: 't1-p1' }], columns: ['name'], timeout: 0 }),
+      b.wait('Logical_Switch_Port', [['name', '==', 't1-p1']], {
+        until: '==',
+        rows: [{ name: 't1-p1' }],
+        columns: ['name'],
+        timeout: 0,
+      }),
       b.commit(false),
       b.select('Logical_Switch', [['_uuid', '==', 'ls']], ['name', 'ports']),
     ]);
     expect(ls.uuid).toMatch(/^[0-9a-f-]{36}$/);
-    const [sel] = await client.transact(DB, [b.select('Logical_Switch', [['external_ids', 'includes', { 'kovn-key': 't1' }]])]);
+    const [sel] = await client.transact(DB, [
+      b.select('Logical_Switch', [['external_ids', 'includes', { 'kovn-key': 't1' }]]),
+    ]);
     expect(sel.rows).toHaveLength(1);
     expect(sel.rows[0]?.ports).toEqual(new OvsUuid(lsp.uuid));
     const [upd, mut] = await client.transact(DB, [
       b.update('Logical_Switch', [b.whereUuid(ls.uuid)], { other_config: { mcast_snoop: 'true' } }),
-      b.mutate('Logical_Switch', [b.whereUuid(ls.uuid)], [['external_ids', 'insert', { extra: 'x' }], ['external_ids', 'delete', ['kovn-key']]]),
+      b.mutate(
+        'Logical_Switch',
+        [b.whereUuid(ls.uuid)],
+        [
+          ['external_ids', 'insert', { extra: 'x' }],
+          ['external_ids', 'delete', ['kovn-key']],
+        ],
+      ),
     ]);
     expect([upd.count, mut.count]).toEqual([1, 1]);
-    const [after] = await client.transact(DB, [b.select('Logical_Switch', [b.whereUuid(ls.uuid)], ['other_config', 'external_ids'])]);
-    expect(after.rows[0]?.external_ids).toEqual(new OvsMap([['extra', 'x'], ['vendor', 'kovn']]));
+    const [after] = await client.transact(DB, [
+      b.select('Logical_Switch', [b.whereUuid(ls.uuid)], ['other_config', 'external_ids']),
+    ]);
+    expect(after.rows[0]?.external_ids).toEqual(
+      new OvsMap([
+        ['extra', 'x'],
+        ['vendor', 'kovn'],
+      ]),
+    );
     expect(after.rows[0]?.other_config).toEqual(new OvsMap([['mcast_snoop', 'true']]));
     const [del] = await client.transact(DB, [b.delete('Logical_Switch', [b.whereUuid(ls.uuid)])]);
     expect(del.count).toBe(1);
@@ -106,34 +134,65 @@ describe.skipIf(!requireOvn('ovsdb client'))('OvsdbClient against ovsdb-server (
 
   it('server errors come back typed, naming table and operation', async () => {
     const lsp = (name: string, uuidName: string): Operation => b.insert('Logical_Switch_Port', { name }, { uuidName });
-    const dup = await caught(client.transact(DB, [b.insert('Logical_Switch', { name: 'dup', ports: ['a', 'b'] }), lsp('dup-port', 'a'), lsp('dup-port', 'b')]));
+    const dup = await caught(
+      client.transact(DB, [
+        b.insert('Logical_Switch', { name: 'dup', ports: ['a', 'b'] }),
+        lsp('dup-port', 'a'),
+        lsp('dup-port', 'b'),
+      ]),
+    );
     expect(dup).toBeInstanceOf(OvsdbConstraintViolationError);
     expect(dup.table).toBe('Logical_Switch_Port');
     expect(dup.opIndex).toBeUndefined(); // a commit-time check
-    const badEnum = await caught(client.transact(DB, [b.comment('x'), { op: 'insert', table: 'ACL', row: { action: 'foo', direction: 'to-lport', match: '1', priority: 1 } }]));
+    const badEnum = await caught(
+      client.transact(DB, [
+        b.comment('x'),
+        { op: 'insert', table: 'ACL', row: { action: 'foo', direction: 'to-lport', match: '1', priority: 1 } },
+      ]),
+    );
     expect(badEnum).toBeInstanceOf(OvsdbConstraintViolationError);
     expect([badEnum.opIndex, badEnum.table]).toEqual([1, 'ACL']);
-    const ref = await caught(client.transact(DB, [b.insert('Logical_Switch', { name: 'ref', ports: ['0b8e7f4c-1111-2222-3333-444455556666'] })]));
+    const ref = await caught(
+      client.transact(DB, [
+        b.insert('Logical_Switch', { name: 'ref', ports: ['0b8e7f4c-1111-2222-3333-444455556666'] }),
+      ]),
+    );
     expect(ref).toBeInstanceOf(OvsdbReferentialIntegrityError);
     expect(ref.table).toBe('Logical_Switch');
-    const col = await caught(client.transact(DB, [{ op: 'insert', table: 'Logical_Switch', row: { name: 'x', nosuch: 1 } }]));
+    const col = await caught(
+      client.transact(DB, [{ op: 'insert', table: 'Logical_Switch', row: { name: 'x', nosuch: 1 } }]),
+    );
     expect(col).toBeInstanceOf(OvsdbUnknownColumnError);
     expect([col.opIndex, col.table, col.message]).toEqual([0, 'Logical_Switch', expect.stringContaining('nosuch')]);
     const tab = await caught(client.transact(DB, [b.comment('x'), { op: 'select', table: 'NoSuchTable', where: [] }]));
     expect(tab).toBeInstanceOf(OvsdbUnknownTableError);
     expect(tab).toBeInstanceOf(OvsdbSyntaxError);
     expect([tab.opIndex, tab.table]).toEqual([1, 'NoSuchTable']);
-    const named = await caught(client.transact(DB, [b.insert('Logical_Switch', { name: 'n' }, { uuidName: 'x' }), b.insert('Logical_Switch', { name: 'n' }, { uuidName: 'x' })]));
+    const named = await caught(
+      client.transact(DB, [
+        b.insert('Logical_Switch', { name: 'n' }, { uuidName: 'x' }),
+        b.insert('Logical_Switch', { name: 'n' }, { uuidName: 'x' }),
+      ]),
+    );
     expect(named).toBeInstanceOf(OvsdbDuplicateUuidNameError);
     expect(named.opIndex).toBe(1);
-    const wait = await caught(client.transact(DB, [b.wait('NB_Global', [], { until: '!=', rows: [], columns: ['_uuid'], timeout: 0 })]));
+    const wait = await caught(
+      client.transact(DB, [b.wait('NB_Global', [], { until: '!=', rows: [], columns: ['_uuid'], timeout: 0 })]),
+    );
     expect(wait).toBeInstanceOf(OvsdbTimedOutError);
     await expect(client.transact('Nope', [b.comment('x')])).rejects.toBeInstanceOf(OvsdbUnknownDatabaseError);
   });
 
   it('monitor_cond: initial contents, then update2 for another client (ovn-nbctl), with set/map diffs applied', async () => {
     const schema = await client.getSchema(DB);
-    const cache = new OvsdbCache<nb.Tables>({ schema, tables: { Logical_Switch: ['name', 'ports', 'external_ids', 'other_config'], Logical_Switch_Port: ['name', 'addresses'] }, indexes: { Logical_Switch: ['name'] } });
+    const cache = new OvsdbCache<nb.Tables>({
+      schema,
+      tables: {
+        Logical_Switch: ['name', 'ports', 'external_ids', 'other_config'],
+        Logical_Switch_Port: ['name', 'addresses'],
+      },
+      indexes: { Logical_Switch: ['name'] },
+    });
     const events: MonitorEvent[] = [];
     const watcher = await OvsdbClient.connect(server.remote);
     try {
@@ -143,22 +202,54 @@ describe.skipIf(!requireOvn('ovsdb client'))('OvsdbClient against ovsdb-server (
       });
       expect(events[0]?.kind).toBe('reply');
       const nbctl = (...args: string[]) => runTool('ovn-nbctl', [`--db=${server.remote}`, ...args]);
-      await nbctl('ls-add', 'mon1', '--', 'set', 'Logical_Switch', 'mon1', 'external_ids:vendor=other', 'other_config:a=1');
+      await nbctl(
+        'ls-add',
+        'mon1',
+        '--',
+        'set',
+        'Logical_Switch',
+        'mon1',
+        'external_ids:vendor=other',
+        'other_config:a=1',
+      );
       await nbctl('lsp-add', 'mon1', 'mon1-p1', '--', 'lsp-set-addresses', 'mon1-p1', '00:00:00:00:00:0a 10.0.0.10');
       await nbctl('lsp-add', 'mon1', 'mon1-p2');
-      await nbctl('set', 'Logical_Switch', 'mon1', 'other_config:a=2', 'other_config:b=3', '--', 'remove', 'Logical_Switch', 'mon1', 'external_ids', 'vendor');
+      await nbctl(
+        'set',
+        'Logical_Switch',
+        'mon1',
+        'other_config:a=2',
+        'other_config:b=3',
+        '--',
+        'remove',
+        'Logical_Switch',
+        'mon1',
+        'external_ids',
+        'vendor',
+      );
       await nbctl('lsp-del', 'mon1-p1');
       // ovn-nbctl returns after its transaction committed; the update may still be in flight to us.
-      await cache.waitFor(() => cache.lookup('Logical_Switch', 'name', 'mon1')[0]?.other_config.b === '3' && cache.table('Logical_Switch_Port').size === 1, { timeoutMs: 10_000 });
+      await cache.waitFor(
+        () =>
+          cache.lookup('Logical_Switch', 'name', 'mon1')[0]?.other_config.b === '3' &&
+          cache.table('Logical_Switch_Port').size === 1,
+        { timeoutMs: 10_000 },
+      );
       const ls = cache.lookup('Logical_Switch', 'name', 'mon1')[0];
       expect(ls?.other_config).toEqual({ a: '2', b: '3' });
       expect(ls?.external_ids).toEqual({});
       expect(ls?.ports.map((u) => cache.get('Logical_Switch_Port', u)?.name)).toEqual(['mon1-p2']);
       expect(events.filter((e) => e.kind === 'update').length).toBeGreaterThanOrEqual(5);
       // What the cache holds equals what a fresh select returns.
-      const [sel] = await client.transact(DB, [b.select('Logical_Switch', [['name', '==', 'mon1']], ['_uuid', 'name', 'ports', 'external_ids', 'other_config'])]);
+      const [sel] = await client.transact(DB, [
+        b.select(
+          'Logical_Switch',
+          [['name', '==', 'mon1']],
+          ['_uuid', 'name', 'ports', 'external_ids', 'other_config'],
+        ),
+      ]);
       const row = sel.rows[0];
-      const uuid = (row?._uuid as OvsUuid).uuid;
+      const uuid = (row!._uuid as OvsUuid).uuid;
       const { _uuid: _, ...cols } = row ?? {};
       expect(cache.rowFromWire('Logical_Switch', uuid, cols)).toEqual(ls);
       await watcher.monitorCancel('m1');
@@ -200,6 +291,8 @@ describe.skipIf(!requireOvn('ovsdb client'))('OvsdbClient against ovsdb-server (
 
   it('named-uuid references are resolved by the server (builder: non-uuid strings in uuid columns)', () => {
     const op = b.insert('Logical_Switch', { name: 'x', ports: ['p1', '0b8e7f4c-1111-2222-3333-444455556666'] });
-    expect(op.op === 'insert' && op.row.ports).toEqual(expect.objectContaining({ items: [new OvsNamedUuid('p1'), new OvsUuid('0b8e7f4c-1111-2222-3333-444455556666')] }));
+    expect(op.op === 'insert' && op.row.ports).toEqual(
+      expect.objectContaining({ items: [new OvsNamedUuid('p1'), new OvsUuid('0b8e7f4c-1111-2222-3333-444455556666')] }),
+    );
   });
 });

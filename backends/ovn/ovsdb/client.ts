@@ -8,7 +8,12 @@ import { RpcConnection, type RpcConnectionOptions } from './rpc.ts';
 import { type ConnectOptions, type Remote, connectRemote, formatRemote, parseRemote } from './transport.ts';
 import { OvsdbProtocolError, OvsdbRemoteError } from './wire/errors.ts';
 import { expectArray, expectObject, expectString, preview } from './wire/json.ts';
-import { type MonitorCondRequests, emitMonitorCondRequests, parseMonitorCondSinceHead, ZERO_TXN_ID } from './wire/monitor.ts';
+import {
+  type MonitorCondRequests,
+  emitMonitorCondRequests,
+  parseMonitorCondSinceHead,
+  ZERO_TXN_ID,
+} from './wire/monitor.ts';
 import { type Operation, emitOperation } from './wire/operation.ts';
 import { type ReplyEntry, type ResultsOf, interpretTransactReply, parseTransactReply } from './wire/result.ts';
 import { type DatabaseSchema, parseSchema } from './wire/schema.ts';
@@ -67,7 +72,10 @@ export class OvsdbClient {
   /** Connects to one remote (`unix:`, `tcp:` or `ssl:`). */
   static async connect(remote: string | Remote, opts: OvsdbClientOptions = {}): Promise<OvsdbClient> {
     if (typeof remote === 'string' && remote.includes(',')) {
-      throw new OvsdbRemoteError(remote, 'a client connects to one remote; use OvsdbSession for a list of cluster members');
+      throw new OvsdbRemoteError(
+        remote,
+        'a client connects to one remote; use OvsdbSession for a list of cluster members',
+      );
     }
     const r = typeof remote === 'string' ? parseRemote(remote) : remote;
     const stream = await connectRemote(r, opts);
@@ -101,7 +109,11 @@ export class OvsdbClient {
    * operation, or throws the typed error of the first failed operation (with
    * `opIndex` and `table`) or of the commit.
    */
-  async transact<const Ops extends readonly Operation[]>(db: string, ops: Ops, opts: TransactOptions = {}): Promise<ResultsOf<Ops>> {
+  async transact<const Ops extends readonly Operation[]>(
+    db: string,
+    ops: Ops,
+    opts: TransactOptions = {},
+  ): Promise<ResultsOf<Ops>> {
     return interpretTransactReply(ops, await this.transactRaw(db, ops), opts.replayed ?? false);
   }
 
@@ -114,12 +126,23 @@ export class OvsdbClient {
    * monitor_cond: `handler` gets the initial contents (`kind: 'reply'`) and
    * then every `update2`. Resolves with the initial contents.
    */
-  async monitorCond(db: string, monitorId: string, requests: MonitorCondRequests, handler: MonitorHandler): Promise<TableUpdates2> {
+  async monitorCond(
+    db: string,
+    monitorId: string,
+    requests: MonitorCondRequests,
+    handler: MonitorHandler,
+  ): Promise<TableUpdates2> {
     let initial: MonitorEvent | undefined;
-    await this.startMonitor(monitorId, handler, 'monitor_cond', [db, monitorId, emitMonitorCondRequests(requests)], (result) => {
-      initial = withLazyUpdates({ kind: 'reply' }, result, 'monitor_cond result');
-      handler(initial);
-    });
+    await this.startMonitor(
+      monitorId,
+      handler,
+      'monitor_cond',
+      [db, monitorId, emitMonitorCondRequests(requests)],
+      (result) => {
+        initial = withLazyUpdates({ kind: 'reply' }, result, 'monitor_cond result');
+        handler(initial);
+      },
+    );
     return initial?.updates ?? {};
   }
 
@@ -135,7 +158,11 @@ export class OvsdbClient {
     lastTxnId: string | undefined,
     handler: MonitorHandler,
   ): Promise<{ readonly found: boolean; readonly lastTxnId: string; readonly updates: TableUpdates2 }> {
-    let reply: { found: boolean; lastTxnId: string; updates: TableUpdates2 } = { found: false, lastTxnId: ZERO_TXN_ID, updates: {} };
+    let reply: { found: boolean; lastTxnId: string; updates: TableUpdates2 } = {
+      found: false,
+      lastTxnId: ZERO_TXN_ID,
+      updates: {},
+    };
     const params = [db, monitorId, emitMonitorCondRequests(requests), lastTxnId ?? ZERO_TXN_ID];
     await this.startMonitor(monitorId, handler, 'monitor_cond_since', params, (result) => {
       const path = 'monitor_cond_since reply';
@@ -147,8 +174,15 @@ export class OvsdbClient {
     return reply;
   }
 
-  private async startMonitor(id: string, handler: MonitorHandler, method: string, params: unknown[], onResult: (r: unknown) => void): Promise<void> {
-    if (this.monitors.has(id)) throw new OvsdbProtocolError(`monitor id ${JSON.stringify(id)} is already in use on this connection`);
+  private async startMonitor(
+    id: string,
+    handler: MonitorHandler,
+    method: string,
+    params: unknown[],
+    onResult: (r: unknown) => void,
+  ): Promise<void> {
+    if (this.monitors.has(id))
+      throw new OvsdbProtocolError(`monitor id ${JSON.stringify(id)} is already in use on this connection`);
     this.monitors.set(id, handler);
     try {
       await this.rpc.request(method, params, { onResult });
@@ -192,11 +226,15 @@ export class OvsdbClient {
   /** The uuid of the server process (a new one after every restart). */
   async getServerId(): Promise<string> {
     const r = await this.rpc.request('get_server_id', []);
-    if (typeof r !== 'string' || !isUuid(r)) throw new OvsdbProtocolError(`get_server_id result: expected a uuid, got ${preview(r)}`);
+    if (typeof r !== 'string' || !isUuid(r))
+      throw new OvsdbProtocolError(`get_server_id result: expected a uuid, got ${preview(r)}`);
     return r;
   }
 
-  /** With `true`, the server cancels monitors instead of disconnecting us when a database changes (ovsdb-server(7) §4.1.18). */
+  /**
+   * With `true`, the server cancels monitors instead of disconnecting us when a database changes (ovsdb-server(7)
+   * §4.1.18).
+   */
   async setDbChangeAware(on: boolean): Promise<void> {
     await this.rpc.request('set_db_change_aware', [on]);
   }
@@ -233,10 +271,12 @@ export class OvsdbClient {
     const handler = this.monitors.get(id);
     if (handler === undefined) throw new OvsdbProtocolError(`${method} for unknown monitor ${preview(p[0])}`);
     if (method === 'update2') {
-      if (p.length !== 2) throw new OvsdbProtocolError(`update2 params: expected [id, updates], got ${p.length} elements`);
+      if (p.length !== 2)
+        throw new OvsdbProtocolError(`update2 params: expected [id, updates], got ${p.length} elements`);
       handler(withLazyUpdates({ kind: 'update' }, p[1], 'update2 params[1]'));
     } else {
-      if (p.length !== 3) throw new OvsdbProtocolError(`update3 params: expected [id, last-txn-id, updates], got ${p.length} elements`);
+      if (p.length !== 3)
+        throw new OvsdbProtocolError(`update3 params: expected [id, last-txn-id, updates], got ${p.length} elements`);
       const lastTxnId = expectString(p[1], 'update3 params[1]');
       handler(withLazyUpdates({ kind: 'update', lastTxnId }, p[2], 'update3 params[2]'));
     }
@@ -245,7 +285,8 @@ export class OvsdbClient {
 
 function lockedResult(result: unknown, method: string): boolean {
   const locked = expectObject(result, `${method} result`).locked;
-  if (typeof locked !== 'boolean') throw new OvsdbProtocolError(`${method} result: expected {locked: boolean}, got ${preview(result)}`);
+  if (typeof locked !== 'boolean')
+    throw new OvsdbProtocolError(`${method} result: expected {locked: boolean}, got ${preview(result)}`);
   return locked;
 }
 
@@ -253,7 +294,11 @@ function lockedResult(result: unknown, method: string): boolean {
  * A monitor event carrying `json` (the `<table-updates2>` as received) and
  * parsing `updates` from it on first access (then kept).
  */
-function withLazyUpdates<E extends { readonly kind: MonitorEvent['kind'] }>(head: E, json: unknown, path: string): MonitorEvent {
+function withLazyUpdates<E extends { readonly kind: MonitorEvent['kind'] }>(
+  head: E,
+  json: unknown,
+  path: string,
+): MonitorEvent {
   let parsed: TableUpdates2 | undefined;
   return Object.defineProperty({ ...head, json }, 'updates', {
     enumerable: true,

@@ -18,12 +18,24 @@ const DB = 'OVN_Northbound';
 describe('suitability', () => {
   const base = { name: DB, index: 1 };
   it('takes standalone and relay servers, and only the connected leader of a cluster', () => {
-    expect(suitability({ ...base, model: 'standalone', connected: true, leader: true }, { db: DB, leaderOnly: true }).ok).toBe(true);
-    expect(suitability({ ...base, model: 'relay', connected: true, leader: false }, { db: DB, leaderOnly: true }).ok).toBe(true);
-    expect(suitability({ ...base, model: 'clustered', connected: true, leader: true }, { db: DB, leaderOnly: true }).ok).toBe(true);
-    expect(suitability({ ...base, model: 'clustered', connected: true, leader: false }, { db: DB, leaderOnly: true })).toEqual({ ok: false, reason: `not the leader of ${DB}` });
-    expect(suitability({ ...base, model: 'clustered', connected: true, leader: false }, { db: DB, leaderOnly: false }).ok).toBe(true);
-    expect(suitability({ ...base, model: 'clustered', connected: false, leader: false }, { db: DB, leaderOnly: false }).ok).toBe(false);
+    expect(
+      suitability({ ...base, model: 'standalone', connected: true, leader: true }, { db: DB, leaderOnly: true }).ok,
+    ).toBe(true);
+    expect(
+      suitability({ ...base, model: 'relay', connected: true, leader: false }, { db: DB, leaderOnly: true }).ok,
+    ).toBe(true);
+    expect(
+      suitability({ ...base, model: 'clustered', connected: true, leader: true }, { db: DB, leaderOnly: true }).ok,
+    ).toBe(true);
+    expect(
+      suitability({ ...base, model: 'clustered', connected: true, leader: false }, { db: DB, leaderOnly: true }),
+    ).toEqual({ ok: false, reason: `not the leader of ${DB}` });
+    expect(
+      suitability({ ...base, model: 'clustered', connected: true, leader: false }, { db: DB, leaderOnly: false }).ok,
+    ).toBe(true);
+    expect(
+      suitability({ ...base, model: 'clustered', connected: false, leader: false }, { db: DB, leaderOnly: false }).ok,
+    ).toBe(false);
     expect(suitability(undefined, { db: DB, leaderOnly: false }).ok).toBe(false);
   });
 });
@@ -44,7 +56,13 @@ describe.skipIf(!requireOvn('ovsdb cluster'))('against a 3-member NB raft cluste
     const first = await OvsdbClient.connect(remoteOf(leader));
     const b = new OpBuilder<nb.Tables>(await first.getSchema(DB));
     await first.transact(DB, [b.insert('Logical_Switch', { name: 'before' })]);
-    const reply = await first.monitorCondSince(DB, 'm', { Logical_Switch: [{ columns: ['name'] }] }, undefined, () => {});
+    const reply = await first.monitorCondSince(
+      DB,
+      'm',
+      { Logical_Switch: [{ columns: ['name'] }] },
+      undefined,
+      () => {},
+    );
     expect(reply.found).toBe(false); // from scratch: a full dump
     expect(reply.lastTxnId).not.toBe(ZERO_TXN_ID);
     expect(Object.values(reply.updates.Logical_Switch ?? {}).map((u) => u.kind)).toEqual(['initial']);
@@ -56,9 +74,17 @@ describe.skipIf(!requireOvn('ovsdb cluster'))('against a 3-member NB raft cluste
     const again = await OvsdbClient.connect(remoteOf(leader));
     try {
       const events: MonitorEvent[] = [];
-      const resumed = await again.monitorCondSince(DB, 'm', { Logical_Switch: [{ columns: ['name'] }] }, reply.lastTxnId, (e) => events.push(e));
+      const resumed = await again.monitorCondSince(
+        DB,
+        'm',
+        { Logical_Switch: [{ columns: ['name'] }] },
+        reply.lastTxnId,
+        (e) => events.push(e),
+      );
       expect(resumed.found).toBe(true);
-      expect(resumed.updates).toEqual({ Logical_Switch: { [ins.uuid]: { kind: 'insert', row: { name: 'while-away' } } } });
+      expect(resumed.updates).toEqual({
+        Logical_Switch: { [ins.uuid]: { kind: 'insert', row: { name: 'while-away' } } },
+      });
       expect(resumed.lastTxnId).not.toBe(reply.lastTxnId);
       expect(events).toHaveLength(1);
     } finally {
@@ -67,7 +93,12 @@ describe.skipIf(!requireOvn('ovsdb cluster'))('against a 3-member NB raft cluste
   });
 
   it('a session uses the leader, and resumes with monitor_cond_since after a reconnect', async () => {
-    const s = await OvsdbSession.open<nb.Tables>({ remotes: cluster.remotes, db: DB, tables: { Logical_Switch: ['name', 'external_ids'] }, backoff: { initialMs: 50, maxMs: 400 } });
+    const s = await OvsdbSession.open<nb.Tables>({
+      remotes: cluster.remotes,
+      db: DB,
+      tables: { Logical_Switch: ['name', 'external_ids'] },
+      backoff: { initialMs: 50, maxMs: 400 },
+    });
     try {
       expect(s.currentRemote).toBe(remoteOf(await cluster.leader()));
       expect(s.stats).toMatchObject({ connects: 1, fullResyncs: 1, resumed: 0 });

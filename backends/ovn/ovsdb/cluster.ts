@@ -33,7 +33,10 @@ export type Suitability = { readonly ok: true } | { readonly ok: false; readonly
  * @example suitability({ name: 'OVN_Northbound', model: 'clustered', connected: true, leader: false, index: 9 }, { leaderOnly: true })
  * // {ok: false, reason: 'not the leader of OVN_Northbound'}
  */
-export function suitability(status: ServerDbStatus | undefined, opts: { db: string; leaderOnly: boolean }): Suitability {
+export function suitability(
+  status: ServerDbStatus | undefined,
+  opts: { db: string; leaderOnly: boolean },
+): Suitability {
   if (status === undefined) return { ok: false, reason: `database ${opts.db} is not served here` };
   if (status.model !== 'clustered') return { ok: true };
   if (!status.connected) return { ok: false, reason: `${opts.db} is not connected to its cluster` };
@@ -60,7 +63,9 @@ export async function watchServerDb(
   onChange: (status: ServerDbStatus | undefined) => void,
 ): Promise<ServerDbStatus | undefined> {
   const schema = await client.getSchema(SERVER_DB);
-  const columns = ['name', 'model', 'connected', 'leader', 'index'].filter((c) => schema.tables.Database?.columns[c] !== undefined);
+  const columns = ['name', 'model', 'connected', 'leader', 'index'].filter(
+    (c) => schema.tables.Database?.columns[c] !== undefined,
+  );
   const cache = new OvsdbCache({ schema, tables: { Database: columns } });
   const status = (): ServerDbStatus | undefined => {
     const row = cache.lookup('Database', 'name', db)[0];
@@ -74,10 +79,15 @@ export async function watchServerDb(
     };
   };
   let ready = false;
-  await client.monitorCond(SERVER_DB, 'kovn-server-db', { Database: [{ columns, where: [{ column: 'name', function: '==', value: db }] }] }, (e) => {
-    cache.apply(e);
-    if (ready) onChange(status());
-  });
+  await client.monitorCond(
+    SERVER_DB,
+    'kovn-server-db',
+    { Database: [{ columns, where: [{ column: 'name', function: '==', value: db }] }] },
+    (e) => {
+      cache.apply(e);
+      if (ready) onChange(status());
+    },
+  );
   ready = true;
   return status();
 }

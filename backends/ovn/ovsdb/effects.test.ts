@@ -11,7 +11,8 @@ const schema = parseSchema(JSON.parse(readFileSync('/usr/share/ovn/ovn-nb.ovssch
 const b = new OpBuilder<nb.Tables>(schema);
 const U1 = '00000000-0000-0000-0000-000000000001';
 const U2 = '00000000-0000-0000-0000-000000000002';
-const cache = () => new OvsdbCache<nb.Tables>({ schema, tables: { Logical_Switch: ['name'], Logical_Switch_Port: ['name'] } });
+const cache = () =>
+  new OvsdbCache<nb.Tables>({ schema, tables: { Logical_Switch: ['name'], Logical_Switch_Port: ['name'] } });
 
 describe('expectedEffects', () => {
   it('expects inserted root rows and rows deleted by uuid, in cached tables only', () => {
@@ -22,12 +23,34 @@ describe('expectedEffects', () => {
       b.insert('Address_Set', { name: 's' }), // not cached
       b.delete('Logical_Switch', [b.whereUuid(U2)]), // another row: cannot delete the insert
     ];
-    expect(expectedEffects(c, ops, [{ uuid: U1 }, { uuid: U2 }, { uuid: U2 }, { count: 1 }])).toEqual({ present: [['Logical_Switch', U1]], absent: [['Logical_Switch', U2]] });
+    expect(expectedEffects(c, ops, [{ uuid: U1 }, { uuid: U2 }, { uuid: U2 }, { count: 1 }])).toEqual({
+      present: [['Logical_Switch', U1]],
+      absent: [['Logical_Switch', U2]],
+    });
     // Deleting by condition: which rows is unknown, nothing to expect.
-    expect(expectedEffects(c, [b.delete('Logical_Switch', [['name', '==', 'x']])], [{ count: 1 }])).toEqual({ present: [], absent: [] });
-    // An insert followed by a delete that may match it (by condition, or by its uuid-name) may not survive the transaction.
-    expect(expectedEffects(c, [b.insert('Logical_Switch', { name: 'a' }), b.delete('Logical_Switch', [['name', '==', 'a']])], [{ uuid: U1 }, { count: 1 }]).present).toEqual([]);
-    expect(expectedEffects(c, [b.insert('Logical_Switch', { name: 'a' }, { uuidName: 'n' }), b.delete('Logical_Switch', [['_uuid', '==', 'n']])], [{ uuid: U1 }, { count: 1 }]).present).toEqual([]);
+    expect(expectedEffects(c, [b.delete('Logical_Switch', [['name', '==', 'x']])], [{ count: 1 }])).toEqual({
+      present: [],
+      absent: [],
+    });
+    // An insert followed by a delete that may match it (by condition, or by its uuid-name) may not survive the
+    // transaction.
+    expect(
+      expectedEffects(
+        c,
+        [b.insert('Logical_Switch', { name: 'a' }), b.delete('Logical_Switch', [['name', '==', 'a']])],
+        [{ uuid: U1 }, { count: 1 }],
+      ).present,
+    ).toEqual([]);
+    expect(
+      expectedEffects(
+        c,
+        [
+          b.insert('Logical_Switch', { name: 'a' }, { uuidName: 'n' }),
+          b.delete('Logical_Switch', [['_uuid', '==', 'n']]),
+        ],
+        [{ uuid: U1 }, { count: 1 }],
+      ).present,
+    ).toEqual([]);
   });
 });
 
@@ -59,10 +82,14 @@ describe('EffectWatch', () => {
   it('counts a delete as seen even if the row came back before the check, and ignores tables the schema lacks', () => {
     const c = cache();
     c.apply({ kind: 'update', updates: { Logical_Switch: { [U1]: { kind: 'insert', row: { name: 'a' } } } } });
-    const ops = [b.delete('Logical_Switch', [b.whereUuid(U1)]), { op: 'insert' as const, table: 'No_Such_Table', row: {} }];
+    const ops = [
+      b.delete('Logical_Switch', [b.whereUuid(U1)]),
+      { op: 'insert' as const, table: 'No_Such_Table', row: {} },
+    ];
     const watch = new EffectWatch(c, ops);
     c.apply({ kind: 'update', updates: { Logical_Switch: { [U1]: { kind: 'delete' } } } });
-    c.apply({ kind: 'update', updates: { Logical_Switch: { [U1]: { kind: 'insert', row: { name: 'a' } } } } }); // re-created meanwhile
+    // re-created meanwhile
+    c.apply({ kind: 'update', updates: { Logical_Switch: { [U1]: { kind: 'insert', row: { name: 'a' } } } } });
     expect(watch.seen({ present: [], absent: [['Logical_Switch', U1]] })).toBe(true);
     expect(watch.seen({ present: [], absent: [['Logical_Switch', U2]] })).toBe(true); // never there
     watch.dispose();

@@ -34,9 +34,14 @@ export interface ExpectedEffects {
  * cached tables.
  *
  * @example
- * expectedEffects(cache, [b.insert('Logical_Switch', { name: 'a' })], [{ uuid: u }]) // {present: [['Logical_Switch', u]], absent: []}
+ * expectedEffects(cache, [b.insert('Logical_Switch', { name: 'a' })], [{ uuid: u }]) // {present: [['Logical_Switch',
+ * u]], absent: []}
  */
-export function expectedEffects(cache: OvsdbCache<object>, ops: readonly Operation[], results: readonly OperationResult[]): ExpectedEffects {
+export function expectedEffects(
+  cache: OvsdbCache<object>,
+  ops: readonly Operation[],
+  results: readonly OperationResult[],
+): ExpectedEffects {
   const cached = new Set(cache.cachedTables());
   const present: [string, string][] = [];
   const absent: [string, string][] = [];
@@ -52,7 +57,8 @@ export function expectedEffects(cache: OvsdbCache<object>, ops: readonly Operati
       // Unreferenced rows of non-root tables are garbage-collected in the same commit, and a later
       // delete in the transaction may remove the row again: neither ever shows up.
       if (!cached.has(op.table) || uuid === undefined || !isRootTable(cache.schema, op.table)) continue;
-      if (!deletes.some((d) => d.i > i && d.op.table === op.table && mayDelete(d.op, op, uuid))) present.push([op.table, uuid]);
+      if (!deletes.some((d) => d.i > i && d.op.table === op.table && mayDelete(d.op, op, uuid)))
+        present.push([op.table, uuid]);
     } else if (op.op === 'delete' && cached.has(op.table)) {
       const target = deletedUuid(op);
       if (target instanceof OvsUuid) absent.push([op.table, target.uuid]);
@@ -85,10 +91,12 @@ function watchedTables(cache: OvsdbCache<object>, ops: readonly Operation[]): Ma
   const out = new Map<string, Watched>();
   for (const op of ops) {
     // A table the schema lacks: the server rejects the transaction, nothing to watch.
-    const inserts = op.op === 'insert' && cache.schema.tables[op.table] !== undefined && isRootTable(cache.schema, op.table);
+    const inserts =
+      op.op === 'insert' && cache.schema.tables[op.table] !== undefined && isRootTable(cache.schema, op.table);
     if (!inserts && op.op !== 'delete') continue;
     let w = out.get(op.table);
-    if (w === undefined) out.set(op.table, (w = { inserts: false, deletes: false, inserted: new Set(), deleted: new Set() }));
+    if (w === undefined)
+      out.set(op.table, (w = { inserts: false, deletes: false, inserted: new Set(), deleted: new Set() }));
     if (inserts) w.inserts = true;
     else w.deletes = true;
   }

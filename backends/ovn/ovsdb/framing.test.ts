@@ -9,14 +9,25 @@ const trickyString = fc.string({
   unit: fc.constantFrom('{', '}', '[', ']', '"', '\\', '\\"', '\\\\', 'a', ' ', 'é', '€', '😀', '\n', '\u0000', '𝄞'),
   maxLength: 12,
 });
-const leaf = fc.oneof(trickyString, fc.string({ unit: 'grapheme', maxLength: 8 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+const leaf = fc.oneof(
+  trickyString,
+  fc.string({ unit: 'grapheme', maxLength: 8 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
 const { tree } = fc.letrec((tie) => ({
   tree: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
   array: fc.array(tie('tree'), { maxLength: 4 }),
   object: fc.dictionary(fc.oneof(trickyString, fc.string({ maxLength: 5 })), tie('tree'), { maxKeys: 4 }),
 }));
 /** Top-level values are containers (JSON-RPC messages are objects). */
-const message = fc.oneof(fc.dictionary(trickyString, tree, { maxKeys: 4 }), fc.array(tree, { maxLength: 4 }), fc.array(fc.jsonValue(), { maxLength: 3 }));
+const message = fc.oneof(
+  fc.dictionary(trickyString, tree, { maxKeys: 4 }),
+  fc.array(tree, { maxLength: 4 }),
+  fc.array(fc.jsonValue(), { maxLength: 3 }),
+);
 const whitespace = fc.constantFrom('', '', ' ', '\n', '\r\n', '\t ');
 
 /** Splits `bytes` at the given cut points. */
@@ -35,14 +46,18 @@ function chunk(bytes: Buffer, cuts: number[]): Buffer[] {
 describe('JsonSplitter', () => {
   it('random values, concatenated, re-chunked at random bytes → the same values', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(message, whitespace), { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { maxLength: 12 }), (values, cuts) => {
-        const text = values.map(([v, ws]) => JSON.stringify(v) + ws).join('');
-        const bytes = Buffer.from(text, 'utf8');
-        const s = new JsonSplitter();
-        const got = chunk(bytes, cuts).flatMap((c) => s.push(c));
-        expect(got).toEqual(values.map(([v]) => JSON.parse(JSON.stringify(v))));
-        expect(s.pending).toBe(false);
-      }),
+      fc.property(
+        fc.array(fc.tuple(message, whitespace), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (values, cuts) => {
+          const text = values.map(([v, ws]) => JSON.stringify(v) + ws).join('');
+          const bytes = Buffer.from(text, 'utf8');
+          const s = new JsonSplitter();
+          const got = chunk(bytes, cuts).flatMap((c) => s.push(c));
+          expect(got).toEqual(values.map(([v]) => JSON.parse(JSON.stringify(v))));
+          expect(s.pending).toBe(false);
+        },
+      ),
       fcParams(500),
     );
   });

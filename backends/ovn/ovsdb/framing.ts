@@ -70,7 +70,8 @@ export class JsonSplitter {
       } else if (b === QUOTE) {
         i = this.skipString(chunk, i + 1) - 1;
       } else if (b === CLOSE_OBJ || b === CLOSE_ARR) {
-        if (stack.pop() !== (b === CLOSE_OBJ ? OPEN_OBJ : OPEN_ARR)) this.fail(`mismatched '${String.fromCharCode(b)}'`);
+        if (stack.pop() !== (b === CLOSE_OBJ ? OPEN_OBJ : OPEN_ARR))
+          this.fail(`mismatched '${String.fromCharCode(b)}'`);
         if (stack.length === 0) {
           out.push(this.finish(chunk.subarray(start, i + 1)));
           start = -1;
@@ -132,7 +133,9 @@ export class JsonSplitter {
     try {
       return JSON.parse(text);
     } catch (cause) {
-      throw new OvsdbProtocolError(`framing: invalid JSON: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, { cause });
+      throw new OvsdbProtocolError(`framing: invalid JSON: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, {
+        cause,
+      });
     }
   }
 }

@@ -13,7 +13,13 @@
 export * from './wire/index.ts';
 export { JsonSplitter, type JsonSplitterOptions } from './framing.ts';
 export { ManualTimers, systemTimers, type TimerHandle, type Timers } from './timers.ts';
-export { RpcConnection, type CloseHandler, type NotificationHandler, type RequestOptions, type RpcConnectionOptions } from './rpc.ts';
+export {
+  RpcConnection,
+  type CloseHandler,
+  type NotificationHandler,
+  type RequestOptions,
+  type RpcConnectionOptions,
+} from './rpc.ts';
 export {
   DEFAULT_OVSDB_PORT,
   connectRemote,
@@ -46,7 +52,14 @@ export {
 } from './build.ts';
 export { replayVerdict, type ReplayVerdict } from './replay.ts';
 export { OvsdbCache, applyDiff, rowEquals, type CacheOptions, type CacheRow, type RowChange } from './cache.ts';
-export { OvsdbUnsuitableServerError, SERVER_DB, suitability, watchServerDb, type ServerDbStatus, type Suitability } from './cluster.ts';
+export {
+  OvsdbUnsuitableServerError,
+  SERVER_DB,
+  suitability,
+  watchServerDb,
+  type ServerDbStatus,
+  type Suitability,
+} from './cluster.ts';
 export {
   OvsdbSession,
   isReplayedDuplicate,

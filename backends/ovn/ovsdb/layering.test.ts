@@ -38,12 +38,16 @@ function rankOf(rel: string): number | undefined {
 }
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map((m) => m[1] ?? m[2] ?? '');
+  return [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)].map(
+    (m) => m[1] ?? m[2] ?? '',
+  );
 }
 
 const production = walk(ROOT).filter((f) => !f.endsWith('.test.ts') && !relative(ROOT, f).startsWith('testing/'));
@@ -64,10 +68,15 @@ describe('ovsdb client layering', () => {
       const target = relative(ROOT, resolve(dirname(file), spec));
       if (target.startsWith('..')) {
         // Outside the client: only model/addr (address validation), and only from transport.
-        expect([rel, target.replace(/^(\.\.\/)+/, '')], `${rel} imports ${spec}`).toEqual(['transport.ts', 'model/addr/index.ts']);
+        expect([rel, target.replace(/^(\.\.\/)+/, '')], `${rel} imports ${spec}`).toEqual([
+          'transport.ts',
+          'model/addr/index.ts',
+        ]);
         continue;
       }
-      expect(target.startsWith('testing/') || target.endsWith('.test.ts'), `${rel} imports test code ${spec}`).toBe(false);
+      expect(target.startsWith('testing/') || target.endsWith('.test.ts'), `${rel} imports test code ${spec}`).toBe(
+        false,
+      );
       const theirs = rankOf(target);
       if (rel.startsWith('wire/') && target.startsWith('wire/')) continue;
       expect(theirs, `${rel} imports ${target}`).toBeDefined();

@@ -21,7 +21,9 @@ import type { InsertOp, Operation, WaitOp } from './wire/operation.ts';
 import { OvsMap, OvsSet, type Value } from './wire/datum.ts';
 import { atomEquals, type Atom } from './wire/atom.ts';
 
-export type ReplayVerdict = { readonly safe: true } | { readonly safe: false; readonly opIndex: number; readonly reason: string };
+export type ReplayVerdict =
+  | { readonly safe: true }
+  | { readonly safe: false; readonly opIndex: number; readonly reason: string };
 
 /**
  * @example
@@ -33,7 +35,8 @@ export function replayVerdict(schema: DatabaseSchema, ops: readonly Operation[])
     const op = ops[i] as Operation;
     if (op.op === 'mutate') {
       const bad = op.mutations.find((m) => !isIdempotentMutator(m.mutator));
-      if (bad !== undefined) return { safe: false, opIndex: i, reason: `mutate ${op.table}.${bad.column} ${bad.mutator} is not idempotent` };
+      if (bad !== undefined)
+        return { safe: false, opIndex: i, reason: `mutate ${op.table}.${bad.column} ${bad.mutator} is not idempotent` };
     } else if (op.op === 'insert') {
       if (op.uuid !== undefined) continue; // a fixed uuid: a replay fails with "duplicate uuid"
       if (hasUniqueIndex(schema, op)) continue;

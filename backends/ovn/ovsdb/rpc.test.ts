@@ -46,7 +46,9 @@ describe('RpcConnection', () => {
     rpc.onNotification((method, params) => seen.push(`${method}:${JSON.stringify(params)}`));
     const p = rpc.request('transact', ['db']).then(() => seen.push('reply'));
     await stream.waitSent(1);
-    stream.deliver(`{"id":null,"method":"update2","params":["m",{}]}{"id":${JSON.stringify(stream.sent[0]?.id)},"result":[],"error":null}`);
+    stream.deliver(
+      `{"id":null,"method":"update2","params":["m",{}]}{"id":${JSON.stringify(stream.sent[0]?.id)},"result":[],"error":null}`,
+    );
     await p;
     expect(seen).toEqual(['update2:["m",{}]', 'reply']);
   });

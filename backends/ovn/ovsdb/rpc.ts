@@ -80,11 +80,15 @@ export class RpcConnection {
     this.name = opts.name ?? 'ovsdb';
     this.timers = opts.timers ?? systemTimers;
     this.probeMs = opts.probeIntervalMs ?? 0;
-    this.splitter = new JsonSplitter(opts.maxMessageBytes === undefined ? {} : { maxMessageBytes: opts.maxMessageBytes });
+    this.splitter = new JsonSplitter(
+      opts.maxMessageBytes === undefined ? {} : { maxMessageBytes: opts.maxMessageBytes },
+    );
     stream.on('data', (chunk: Buffer | string) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     stream.on('end', () => this.close(new OvsdbConnectionClosedError(`${this.name}: peer closed the connection`)));
     stream.on('close', () => this.close(new OvsdbConnectionClosedError(`${this.name}: connection closed`)));
-    stream.on('error', (err: Error) => this.close(new OvsdbConnectionClosedError(`${this.name}: ${err.message}`, false, { cause: err })));
+    stream.on('error', (err: Error) =>
+      this.close(new OvsdbConnectionClosedError(`${this.name}: ${err.message}`, false, { cause: err })),
+    );
     this.armProbe();
   }
 
@@ -118,7 +122,9 @@ export class RpcConnection {
     this.send({ kind: 'notification', method, params });
   }
 
-  /** Registers a notification handler; returns its unsubscribe function. Handlers run synchronously, in arrival order. */
+  /**
+   * Registers a notification handler; returns its unsubscribe function. Handlers run synchronously, in arrival order.
+   */
   onNotification(handler: NotificationHandler): () => void {
     this.notificationHandlers.add(handler);
     return () => this.notificationHandlers.delete(handler);
@@ -134,7 +140,10 @@ export class RpcConnection {
     return () => this.closeHandlers.delete(handler);
   }
 
-  /** Closes the stream; pending requests reject with `reason` wrapped in {@link OvsdbConnectionClosedError}. Idempotent. */
+  /**
+   * Closes the stream; pending requests reject with `reason` wrapped in {@link OvsdbConnectionClosedError}.
+   * Idempotent.
+   */
   close(reason: Error = new OvsdbConnectionClosedError(`${this.name}: closed by client`)): void {
     if (this.closeReason !== undefined) return;
     this.closeReason = reason;
@@ -152,8 +161,13 @@ export class RpcConnection {
   private closedError(method: string, wasSent: boolean): Error {
     const reason = this.closeReason;
     if (reason instanceof OvsdbProtocolError && wasSent) return reason;
-    const detail = reason instanceof OvsdbConnectionClosedError ? reason.message.replace(/^ovsdb connection closed: /, '') : (reason?.message ?? 'closed');
-    return new OvsdbConnectionClosedError(`${method} on ${detail}`, wasSent && method === 'transact', { cause: reason });
+    const detail =
+      reason instanceof OvsdbConnectionClosedError
+        ? reason.message.replace(/^ovsdb connection closed: /, '')
+        : (reason?.message ?? 'closed');
+    return new OvsdbConnectionClosedError(`${method} on ${detail}`, wasSent && method === 'transact', {
+      cause: reason,
+    });
   }
 
   private send(msg: RpcMessage): void {
@@ -170,7 +184,11 @@ export class RpcConnection {
         if (this.closeReason !== undefined) return;
       }
     } catch (err) {
-      this.close(err instanceof OvsdbClientError ? err : new OvsdbProtocolError(`${this.name}: ${(err as Error).message}`, { cause: err }));
+      this.close(
+        err instanceof OvsdbClientError
+          ? err
+          : new OvsdbProtocolError(`${this.name}: ${(err as Error).message}`, { cause: err }),
+      );
     }
   }
 
@@ -179,7 +197,8 @@ export class RpcConnection {
       case 'response': {
         const key = rpcIdKey(msg.id);
         const p = this.pending.get(key);
-        if (p === undefined) throw new OvsdbProtocolError(`${this.name}: reply to unknown request id ${preview(msg.id)}`);
+        if (p === undefined)
+          throw new OvsdbProtocolError(`${this.name}: reply to unknown request id ${preview(msg.id)}`);
         // A malformed error member throws here, closing the connection with the request still pending.
         const error = msg.error === null ? undefined : rpcError(p.method, msg.error);
         if (error === undefined) {

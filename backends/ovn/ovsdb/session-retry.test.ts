@@ -14,7 +14,13 @@ const SCHEMA = {
   name: 'T',
   version: '1.0.0',
   tables: {
-    Thing: { columns: { name: { type: 'string' }, external_ids: { type: { key: 'string', value: 'string', min: 0, max: 'unlimited' } } }, isRoot: true },
+    Thing: {
+      columns: {
+        name: { type: 'string' },
+        external_ids: { type: { key: 'string', value: 'string', min: 0, max: 'unlimited' } },
+      },
+      isRoot: true,
+    },
   },
 };
 const UUID = '22222222-2222-2222-2222-222222222222';
@@ -36,15 +42,31 @@ describe('OvsdbSession retry policy (scripted server)', () => {
   });
 
   const open = () =>
-    OvsdbSession.open({ remotes: `unix:${server.path}`, db: 'T', tables: { Thing: undefined }, backoff: { initialMs: 10, maxMs: 50 }, probeIntervalMs: 0, readYourWritesTimeoutMs: 200 });
+    OvsdbSession.open({
+      remotes: `unix:${server.path}`,
+      db: 'T',
+      tables: { Thing: undefined },
+      backoff: { initialMs: 10, maxMs: 50 },
+      probeIntervalMs: 0,
+      readYourWritesTimeoutMs: 200,
+    });
 
   it('a guarded insert whose connection broke is replayed; its guard failing on replay is recognised', async () => {
     session = await open();
     server.onTransact = (_params, id, conn) => {
-      if (server.transacts.length === 1) conn.destroy(); // "committed", reply lost
+      if (server.transacts.length === 1)
+        conn.destroy(); // "committed", reply lost
       else conn.reply(id, [{ error: 'timed out', details: '"where" clause test failed' }]);
     };
-    const err = await session.transact(session.ops.guardedInsert('Thing', { name: 'a', external_ids: { 'kovn-key': 'a' } }, { unique: ['external_ids:kovn-key'] })).catch((e: unknown) => e);
+    const err = await session
+      .transact(
+        session.ops.guardedInsert(
+          'Thing',
+          { name: 'a', external_ids: { 'kovn-key': 'a' } },
+          { unique: ['external_ids:kovn-key'] },
+        ),
+      )
+      .catch((e: unknown) => e);
     expect(server.transacts).toHaveLength(2);
     expect(server.transacts[1]).toEqual(server.transacts[0]);
     expect(err).toBeInstanceOf(OvsdbTimedOutError);
@@ -60,17 +82,24 @@ describe('OvsdbSession retry policy (scripted server)', () => {
     let withUpdate = true;
     server.onTransact = (_params, id, conn) => {
       if (server.transacts.length % 2 === 1) return conn.destroy();
-      if (withUpdate) conn.update3({ Thing: { [UUID]: { insert: { name: 'b' } } } }); // as ovsdb-server: update before reply
+      // as ovsdb-server: update before reply
+      if (withUpdate) conn.update3({ Thing: { [UUID]: { insert: { name: 'b' } } } });
       conn.reply(id, [{}, { uuid: ['uuid', UUID] }]);
     };
-    const ops = session.ops.guardedInsert('Thing', { name: 'b', external_ids: { 'kovn-key': 'b' } }, { unique: ['name'] });
+    const ops = session.ops.guardedInsert(
+      'Thing',
+      { name: 'b', external_ids: { 'kovn-key': 'b' } },
+      { unique: ['name'] },
+    );
     const [, ins] = await session.transact(ops);
     expect(ins.uuid).toBe(UUID);
     expect(session.cache.get('Thing', UUID)?.name).toBe('b');
     expect(server.transacts).toHaveLength(2);
     // A server that replies without ever sending the update breaks read-your-writes: that is reported, not hidden.
     withUpdate = false;
-    const err = await session.transact(session.ops.guardedInsert('Thing', { name: 'c', external_ids: {} }, { unique: ['name'] })).catch((e: unknown) => e);
+    const err = await session
+      .transact(session.ops.guardedInsert('Thing', { name: 'c', external_ids: {} }, { unique: ['name'] }))
+      .catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('cache-timeout');
   });
 
@@ -119,7 +148,13 @@ describe('OvsdbSession retry policy (scripted server)', () => {
 
   it('open gives up with a typed error when no server answers', async () => {
     await server.close();
-    const err = await OvsdbSession.open({ remotes: `unix:${server.path}`, db: 'T', tables: {}, backoff: { initialMs: 10, maxMs: 20 }, openTimeoutMs: 200 }).catch((e: unknown) => e);
+    const err = await OvsdbSession.open({
+      remotes: `unix:${server.path}`,
+      db: 'T',
+      tables: {},
+      backoff: { initialMs: 10, maxMs: 20 },
+      openTimeoutMs: 200,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OvsdbConnectionClosedError);
     expect((err as Error).message).toMatch(/no usable server/);
   });

@@ -50,7 +50,9 @@ describe.skipIf(!requireOvn('ovsdb session'))('OvsdbSession against a standalone
   });
 
   it('read-your-writes: when transact resolves, the cache already shows inserts, updates and deletes', async () => {
-    const [ls] = await s.transact([s.ops.insert('Logical_Switch', { name: 'ryw', external_ids: { 'kovn-key': 'ryw' } })]);
+    const [ls] = await s.transact([
+      s.ops.insert('Logical_Switch', { name: 'ryw', external_ids: { 'kovn-key': 'ryw' } }),
+    ]);
     expect(s.cache.get('Logical_Switch', ls.uuid)?.name).toBe('ryw');
     expect(s.cache.lookup('Logical_Switch', 'external_ids:kovn-key', 'ryw').map((r) => r._uuid)).toEqual([ls.uuid]);
     await s.transact([
@@ -80,28 +82,60 @@ describe.skipIf(!requireOvn('ovsdb session'))('OvsdbSession against a standalone
       if (r < 0.25 || target === undefined) {
         const ports = Math.floor(rnd() * 3);
         return [
-          b.insert('Logical_Switch', { name: `storm-${id}`, ports: Array.from({ length: ports }, (_, k) => `p${k}`), external_ids: { vendor: 'kovn', n: String(id) } }),
-          ...Array.from({ length: ports }, (_, k) => b.insert('Logical_Switch_Port', { name: `storm-${id}-${k}`, addresses: [`00:00:00:00:${(id % 256).toString(16).padStart(2, '0')}:0${k}`] }, { uuidName: `p${k}` })),
+          b.insert('Logical_Switch', {
+            name: `storm-${id}`,
+            ports: Array.from({ length: ports }, (_, k) => `p${k}`),
+            external_ids: { vendor: 'kovn', n: String(id) },
+          }),
+          ...Array.from({ length: ports }, (_, k) =>
+            b.insert(
+              'Logical_Switch_Port',
+              {
+                name: `storm-${id}-${k}`,
+                addresses: [`00:00:00:00:${(id % 256).toString(16).padStart(2, '0')}:0${k}`],
+              },
+              { uuidName: `p${k}` },
+            ),
+          ),
         ];
       }
-      if (r < 0.45) return [b.update('Logical_Switch', where, { other_config: { k: String(Math.floor(rnd() * 5)), [`o${id % 3}`]: 'x' } })];
-      if (r < 0.65) return [b.mutate('Logical_Switch', where, [['external_ids', rnd() < 0.5 ? 'insert' : 'delete', { [`e${id % 4}`]: String(id % 2) }]])];
-      if (r < 0.8) return [b.insert('Logical_Switch_Port', { name: `storm-${id}-x` }, { uuidName: 'np' }), b.mutate('Logical_Switch', where, [['ports', 'insert', ['np']]])];
+      if (r < 0.45)
+        return [
+          b.update('Logical_Switch', where, {
+            other_config: { k: String(Math.floor(rnd() * 5)), [`o${id % 3}`]: 'x' },
+          }),
+        ];
+      if (r < 0.65)
+        return [
+          b.mutate('Logical_Switch', where, [
+            ['external_ids', rnd() < 0.5 ? 'insert' : 'delete', { [`e${id % 4}`]: String(id % 2) }],
+          ]),
+        ];
+      if (r < 0.8)
+        return [
+          b.insert('Logical_Switch_Port', { name: `storm-${id}-x` }, { uuidName: 'np' }),
+          b.mutate('Logical_Switch', where, [['ports', 'insert', ['np']]]),
+        ];
       const port = pick(target.ports);
       if (r < 0.9 && port !== undefined) return [b.mutate('Logical_Switch', where, [['ports', 'delete', [port]]])];
       return [b.delete('Logical_Switch', where)];
     };
-    await inParallel(Array.from({ length: 1000 }, (_, i) => i), 8, async (i) => {
-      const ops = makeOps();
-      if (i % 2 === 0) await s.transact(ops);
-      else await other.transact(DB, ops);
-    });
+    await inParallel(
+      Array.from({ length: 1000 }, (_, i) => i),
+      8,
+      async (i) => {
+        const ops = makeOps();
+        if (i % 2 === 0) await s.transact(ops);
+        else await other.transact(DB, ops);
+      },
+    );
     // A round trip of ours after every write of the other client: the server flushed their updates to us first.
     await s.transact([s.ops.comment('barrier')]);
     const fresh = await freshSelect(other, s.cache);
     expect(fresh.Logical_Switch?.length).toBeGreaterThan(10);
     expect(s.cache.snapshot()).toEqual(fresh);
-    for (const row of s.cache.table('Logical_Switch').values()) expect(s.cache.lookup('Logical_Switch', 'name', row.name)).toContain(row);
+    for (const row of s.cache.table('Logical_Switch').values())
+      expect(s.cache.lookup('Logical_Switch', 'name', row.name)).toContain(row);
   });
 });
 

@@ -109,7 +109,8 @@ const MONITOR_ID = 'kovn-cache';
 
 /**
  * @example
- * const s = await OvsdbSession.open<nb.Tables>({ remotes: 'tcp:127.0.0.1:6641,tcp:127.0.0.1:6643', db: 'OVN_Northbound', tables: { Logical_Switch: undefined }, indexes: { Logical_Switch: ['name'] } });
+ * const s = await OvsdbSession.open<nb.Tables>({ remotes: 'tcp:127.0.0.1:6641,tcp:127.0.0.1:6643', db:
+ * 'OVN_Northbound', tables: { Logical_Switch: undefined }, indexes: { Logical_Switch: ['name'] } });
  * await s.transact([s.ops.insert('Logical_Switch', { name: 'ls1' })]);
  * s.cache.lookup('Logical_Switch', 'name', 'ls1') // [row]
  * s.close();
@@ -188,7 +189,13 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
     return new Promise<void>((resolve, reject) => {
       const timer = this.timers.setTimeout(() => {
         off();
-        reject(new OvsdbConnectionClosedError(`no usable server among ${this.remotes.map(formatRemote).join(',')} within ${timeoutMs} ms${this.lastError ? ` (last error: ${this.lastError.message})` : ''}`, false, { cause: this.lastError }));
+        reject(
+          new OvsdbConnectionClosedError(
+            `no usable server among ${this.remotes.map(formatRemote).join(',')} within ${timeoutMs} ms${this.lastError ? ` (last error: ${this.lastError.message})` : ''}`,
+            false,
+            { cause: this.lastError },
+          ),
+        );
       }, timeoutMs);
       const off = this.onState((s) => {
         if (s === 'connecting') return;
@@ -204,7 +211,10 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
    * Runs a transaction on the current server (queued while reconnecting).
    * Resolves with typed results once the cache shows the effects.
    */
-  transact<const Ops extends readonly Operation[]>(ops: Ops, opts: SessionTransactOptions = {}): Promise<ResultsOf<Ops>> {
+  transact<const Ops extends readonly Operation[]>(
+    ops: Ops,
+    opts: SessionTransactOptions = {},
+  ): Promise<ResultsOf<Ops>> {
     if (this.stateValue === 'closed') return Promise.reject(new OvsdbConnectionClosedError('session closed'));
     return new Promise<OperationResult[]>((resolve, reject) => {
       const txn: PendingTxn = { seq: this.seq++, ops, retry: opts.retry ?? 'auto', resolve, reject, replayed: false };
@@ -305,16 +315,24 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
     if (!verdict.ok) throw new OvsdbUnsuitableServerError(remote, verdict.reason);
     if (this.cacheValue === undefined) {
       const schema = await client.getSchema(db);
-      this.cacheValue = new OvsdbCache<Tables>({ schema, tables: this.opts.tables, ...(this.opts.indexes ? { indexes: this.opts.indexes } : {}) });
+      this.cacheValue = new OvsdbCache<Tables>({
+        schema,
+        tables: this.opts.tables,
+        ...(this.opts.indexes ? { indexes: this.opts.indexes } : {}),
+      });
       this.opsValue = new OpBuilder<Tables>(schema);
     }
     const cache = this.cacheValue;
     // Monitors are cancelled rather than the connection dropped when the database changes; either way we resync.
     await client.setDbChangeAware(true);
-    client.onMonitorCanceled(() => client.close(new OvsdbConnectionClosedError(`${remote}: monitor canceled by the server`)));
+    client.onMonitorCanceled(() =>
+      client.close(new OvsdbConnectionClosedError(`${remote}: monitor canceled by the server`)),
+    );
     let found: boolean;
     try {
-      found = (await client.monitorCondSince(db, MONITOR_ID, cache.monitorRequests(), cache.lastTxnId, (e) => cache.apply(e))).found;
+      found = (
+        await client.monitorCondSince(db, MONITOR_ID, cache.monitorRequests(), cache.lastTxnId, (e) => cache.apply(e))
+      ).found;
     } catch (e) {
       if (!(e instanceof OvsdbUnknownMethodError)) throw e;
       cache.lastTxnId = undefined; // a server without monitor_cond_since: full dumps only
@@ -351,7 +369,10 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
       .transactRaw(this.opts.db, txn.ops)
       .then(async (entries) => {
         const results = interpretTransactReply(txn.ops, entries, txn.replayed) as OperationResult[];
-        await watch.wait(expectedEffects(this.cache, txn.ops, results), { timeoutMs: this.opts.readYourWritesTimeoutMs ?? 10_000, timers: this.timers });
+        await watch.wait(expectedEffects(this.cache, txn.ops, results), {
+          timeoutMs: this.opts.readYourWritesTimeoutMs ?? 10_000,
+          timers: this.timers,
+        });
         txn.resolve(results);
       })
       .catch((err: unknown) => {
@@ -367,7 +388,8 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
       this.requeue(txn, false);
       return;
     }
-    const unknownOutcome = (err instanceof OvsdbConnectionClosedError && err.maybeCommitted) || err instanceof OvsdbCanceledError;
+    const unknownOutcome =
+      (err instanceof OvsdbConnectionClosedError && err.maybeCommitted) || err instanceof OvsdbCanceledError;
     if (err instanceof OvsdbConnectionClosedError && !err.maybeCommitted) return this.requeue(txn, false);
     if (!unknownOutcome || this.stateValue === 'closed') return txn.reject(err);
     const verdict = replayVerdict(this.cache.schema, txn.ops);
@@ -398,6 +420,8 @@ export function isReplayedDuplicate(err: unknown): boolean {
   return (
     err instanceof OvsdbServerError &&
     err.replayed &&
-    (err instanceof OvsdbTimedOutError || err instanceof OvsdbConstraintViolationError || err instanceof OvsdbDuplicateUuidError)
+    (err instanceof OvsdbTimedOutError ||
+      err instanceof OvsdbConstraintViolationError ||
+      err instanceof OvsdbDuplicateUuidError)
   );
 }

@@ -61,7 +61,12 @@ export class ManualTimers implements Timers {
     const until = this.nowMs + ms;
     for (;;) {
       let next: [object, ManualTimer] | undefined;
-      for (const e of this.timers) if (e[1].at <= until && (next === undefined || e[1].at < next[1].at || (e[1].at === next[1].at && e[1].seq < next[1].seq))) next = e;
+      for (const e of this.timers)
+        if (
+          e[1].at <= until &&
+          (next === undefined || e[1].at < next[1].at || (e[1].at === next[1].at && e[1].seq < next[1].seq))
+        )
+          next = e;
       if (next === undefined) break;
       this.timers.delete(next[0]);
       this.nowMs = next[1].at;

@@ -22,11 +22,50 @@ async function openssl(dir: string, args: string[]): Promise<void> {
 /** A CA and two certificates it signed (server, client), plus an unrelated CA. */
 async function makePki(dir: string): Promise<void> {
   for (const ca of ['ca', 'other-ca']) {
-    await openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${ca}.key`, '-out', `${ca}.crt`, '-subj', `/CN=kovn-test-${ca}`, '-days', '2']);
+    await openssl(dir, [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${ca}.key`,
+      '-out',
+      `${ca}.crt`,
+      '-subj',
+      `/CN=kovn-test-${ca}`,
+      '-days',
+      '2',
+    ]);
   }
   for (const who of ['server', 'client']) {
-    await openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${who}.key`, '-out', `${who}.csr`, '-subj', `/CN=kovn-test-${who}`]);
-    await openssl(dir, ['x509', '-req', '-in', `${who}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${who}.crt`, '-days', '2']);
+    await openssl(dir, [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${who}.key`,
+      '-out',
+      `${who}.csr`,
+      '-subj',
+      `/CN=kovn-test-${who}`,
+    ]);
+    await openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${who}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${who}.crt`,
+      '-days',
+      '2',
+    ]);
   }
 }
 
@@ -60,10 +99,20 @@ describe.skipIf(!requireOvn('ovsdb ssl') || !haveOpenssl)('ssl: remotes against 
     await makePki(dir);
     await runTool('ovsdb-tool', ['create', `${dir}/nb.db`, NB_SCHEMA]);
     daemon = new DaemonProcess({ dir, name: 'nb', binary: 'ovsdb-server', args: [] });
-    await daemon.start([`--private-key=${dir}/server.key`, `--certificate=${dir}/server.crt`, `--ca-cert=${dir}/ca.crt`, '--remote=pssl:0:127.0.0.1', `${dir}/nb.db`]);
+    await daemon.start([
+      `--private-key=${dir}/server.key`,
+      `--certificate=${dir}/server.crt`,
+      `--ca-cert=${dir}/ca.crt`,
+      '--remote=pssl:0:127.0.0.1',
+      `${dir}/nb.db`,
+    ]);
     const port = await waitForPort(daemon.logFile);
     remote = `ssl:127.0.0.1:${port}`;
-    creds = readTlsFiles({ privateKey: `${dir}/client.key`, certificate: `${dir}/client.crt`, caCert: `${dir}/ca.crt` });
+    creds = readTlsFiles({
+      privateKey: `${dir}/client.key`,
+      certificate: `${dir}/client.crt`,
+      caCert: `${dir}/ca.crt`,
+    });
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -74,7 +123,9 @@ describe.skipIf(!requireOvn('ovsdb ssl') || !haveOpenssl)('ssl: remotes against 
     const client = await OvsdbClient.connect(remote, { tls: creds });
     try {
       expect(await client.listDbs()).toContain('OVN_Northbound');
-      const [r] = await client.transact('OVN_Northbound', [{ op: 'insert', table: 'Logical_Switch', row: { name: 'over-ssl' } }]);
+      const [r] = await client.transact('OVN_Northbound', [
+        { op: 'insert', table: 'Logical_Switch', row: { name: 'over-ssl' } },
+      ]);
       expect(r.uuid).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
       client.close();
@@ -83,7 +134,9 @@ describe.skipIf(!requireOvn('ovsdb ssl') || !haveOpenssl)('ssl: remotes against 
 
   it('refuses a server whose certificate does not chain to our CA', async () => {
     const wrongCa = { ...creds, ca: readFileSync(`${dir}/other-ca.crt`) };
-    await expect(connectRemote(parseRemote(remote), { tls: wrongCa })).rejects.toBeInstanceOf(OvsdbConnectionClosedError);
+    await expect(connectRemote(parseRemote(remote), { tls: wrongCa })).rejects.toBeInstanceOf(
+      OvsdbConnectionClosedError,
+    );
   });
 
   it('needs credentials for ssl:', async () => {

@@ -10,7 +10,11 @@ describe('remotes', () => {
     expect(parseRemote('tcp:127.0.0.1:6641')).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 6641 });
     expect(parseRemote('tcp:[::1]:6641')).toEqual({ kind: 'tcp', host: '::1', port: 6641 });
     expect(parseRemote('ssl:[fd00::1]')).toEqual({ kind: 'ssl', host: 'fd00::1', port: 6640 });
-    expect(parseRemote('ssl:ovn-central.kube-system:6641')).toEqual({ kind: 'ssl', host: 'ovn-central.kube-system', port: 6641 });
+    expect(parseRemote('ssl:ovn-central.kube-system:6641')).toEqual({
+      kind: 'ssl',
+      host: 'ovn-central.kube-system',
+      port: 6641,
+    });
     expect(parseRemote('tcp:10.0.0.1')).toEqual({ kind: 'tcp', host: '10.0.0.1', port: 6640 });
   });
   it('parses comma-separated cluster lists', () => {
@@ -46,7 +50,11 @@ describe('remotes', () => {
     const v6 = fc.ipV6().filter((a) => !a.includes('.'));
     const remote: fc.Arbitrary<Remote> = fc.oneof(
       fc.stringMatching(/^\/[a-z0-9/._-]{1,30}$/).map((path) => ({ kind: 'unix' as const, path })),
-      fc.record({ kind: fc.constantFrom('tcp' as const, 'ssl' as const), host: fc.oneof(v4, v6), port: fc.integer({ min: 1, max: 65535 }) }),
+      fc.record({
+        kind: fc.constantFrom('tcp' as const, 'ssl' as const),
+        host: fc.oneof(v4, v6),
+        port: fc.integer({ min: 1, max: 65535 }),
+      }),
     );
     fc.assert(
       fc.property(fc.array(remote, { minLength: 1, maxLength: 4 }), (rs) => {

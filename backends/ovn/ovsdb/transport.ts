@@ -30,7 +30,8 @@ export interface TlsCredentials {
   readonly ca: string | Buffer;
 }
 
-const HOSTNAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME_RE =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /**
  * Parses one remote.
@@ -65,12 +66,15 @@ function parseHostPort(text: string, rest: string): { host: string; port: number
     if (close < 0) throw new OvsdbRemoteError(text, 'unterminated [IPv6 address]');
     host = rest.slice(1, close);
     const after = rest.slice(close + 1);
-    if (after !== '' && !after.startsWith(':')) throw new OvsdbRemoteError(text, `unexpected ${JSON.stringify(after)} after ]`);
+    if (after !== '' && !after.startsWith(':'))
+      throw new OvsdbRemoteError(text, `unexpected ${JSON.stringify(after)} after ]`);
     portText = after === '' ? undefined : after.slice(1);
-    if (tryParseIPv6(host) === undefined) throw new OvsdbRemoteError(text, `${JSON.stringify(host)} is not an IPv6 address`);
+    if (tryParseIPv6(host) === undefined)
+      throw new OvsdbRemoteError(text, `${JSON.stringify(host)} is not an IPv6 address`);
   } else {
     const parts = rest.split(':');
-    if (parts.length > 2) throw new OvsdbRemoteError(text, 'an IPv6 address must be written in brackets: tcp:[::1]:6641');
+    if (parts.length > 2)
+      throw new OvsdbRemoteError(text, 'an IPv6 address must be written in brackets: tcp:[::1]:6641');
     host = parts[0] ?? '';
     portText = parts[1];
     if (tryParseIPv4(host) === undefined && !(HOSTNAME_RE.test(host) && /[A-Za-z]/.test(host))) {
@@ -134,7 +138,14 @@ export function connectRemote(remote: Remote, opts: ConnectOptions = {}): Promis
     else if (remote.kind === 'tcp') socket = net.connect({ host: remote.host, port: remote.port });
     else {
       const creds = opts.tls as TlsCredentials;
-      socket = tls.connect({ host: remote.host, port: remote.port, key: creds.key, cert: creds.cert, ca: creds.ca, checkServerIdentity: () => undefined });
+      socket = tls.connect({
+        host: remote.host,
+        port: remote.port,
+        key: creds.key,
+        cert: creds.cert,
+        ca: creds.ca,
+        checkServerIdentity: () => undefined,
+      });
     }
     const timer = timers.setTimeout(() => {
       socket.destroy();

@@ -46,27 +46,79 @@ export type ActionOp =
 
 /** Nested-action forms whose sub-tree ovn-trace prints as a transformation. */
 const NESTED = new Set([
-  'clone', 'arp', 'nd_na', 'nd_na_router', 'nd_ns', 'icmp4', 'icmp4_error', 'icmp6', 'icmp6_error',
-  'tcp_reset', 'sctp_abort', 'reject', 'trigger_event',
+  'clone',
+  'arp',
+  'nd_na',
+  'nd_na_router',
+  'nd_ns',
+  'icmp4',
+  'icmp4_error',
+  'icmp6',
+  'icmp6_error',
+  'tcp_reset',
+  'sctp_abort',
+  'reject',
+  'trigger_event',
 ]);
 
 const CT = new Set([
-  'ct_next', 'ct_commit', 'ct_dnat', 'ct_snat', 'ct_dnat_in_czone', 'ct_snat_in_czone', 'ct_lb', 'ct_lb_mark',
-  'ct_clear', 'ct_commit_nat', 'ct_snat_to_vip',
+  'ct_next',
+  'ct_commit',
+  'ct_dnat',
+  'ct_snat',
+  'ct_dnat_in_czone',
+  'ct_snat_in_czone',
+  'ct_lb',
+  'ct_lb_mark',
+  'ct_clear',
+  'ct_commit_nat',
+  'ct_snat_to_vip',
 ]);
 
 /** Actions ovn-trace executes with no effect on what we compute. */
 const NOOP = new Set([
-  'put_arp', 'put_nd', 'put_fdb', 'log', 'set_queue', 'set_meter', 'meter', 'igmp', 'handle_svc_check',
-  'fwd_group', 'bind_vport', 'dhcp6_reply', 'bfd_msg', 'commit_ecmp_nh', 'commit_lb_aff', 'sample',
-  'ct_commit_v1', 'trigger_event', 'check_pkt_larger',
+  'put_arp',
+  'put_nd',
+  'put_fdb',
+  'log',
+  'set_queue',
+  'set_meter',
+  'meter',
+  'igmp',
+  'handle_svc_check',
+  'fwd_group',
+  'bind_vport',
+  'dhcp6_reply',
+  'bfd_msg',
+  'commit_ecmp_nh',
+  'commit_lb_aff',
+  'sample',
+  'ct_commit_v1',
+  'trigger_event',
+  'check_pkt_larger',
 ]);
 
 /** Functions whose result ovn-trace stores in a register without printing it. */
 const OPAQUE = new Set([
-  'check_in_port_sec', 'check_out_port_sec', 'chk_lb_hairpin', 'chk_lb_hairpin_reply', 'lookup_arp', 'lookup_nd',
-  'lookup_arp_ip', 'lookup_nd_ip', 'get_fdb', 'lookup_fdb', 'dns_lookup', 'put_dhcp_opts', 'put_dhcpv6_opts',
-  'put_nd_ra_opts', 'chk_lb_aff', 'check_pkt_larger', 'chk_ecmp_nh_mac', 'chk_ecmp_nh', 'select',
+  'check_in_port_sec',
+  'check_out_port_sec',
+  'chk_lb_hairpin',
+  'chk_lb_hairpin_reply',
+  'lookup_arp',
+  'lookup_nd',
+  'lookup_arp_ip',
+  'lookup_nd_ip',
+  'get_fdb',
+  'lookup_fdb',
+  'dns_lookup',
+  'put_dhcp_opts',
+  'put_dhcpv6_opts',
+  'put_nd_ra_opts',
+  'chk_lb_aff',
+  'check_pkt_larger',
+  'chk_ecmp_nh_mac',
+  'chk_ecmp_nh',
+  'select',
 ]);
 
 /** Packet fields that are not in model/match's symbol table but appear in actions. */
@@ -87,7 +139,13 @@ export function resolveField(text: string, at: TraceLineRef): FieldSlice | 'port
   const lo = m[2] === undefined ? 0 : Number(m[2]);
   const hi = m[3] === undefined ? (m[2] === undefined ? sym.width - 1 : lo) : Number(m[3]);
   if (hi < lo || hi >= sym.width) throw new TraceParseError('unknown-action', `bad subscript on ${name}`, at);
-  return { name: text, storage: sym.storage, offset: sym.offset + lo, width: hi - lo + 1, storageWidth: sym.storageWidth };
+  return {
+    name: text,
+    storage: sym.storage,
+    offset: sym.offset + lo,
+    width: hi - lo + 1,
+    storageWidth: sym.storageWidth,
+  };
 }
 
 /** An OVN constant as ovnacts_format prints it: decimal, 0x hex, MAC, IPv4, IPv6. */
@@ -135,7 +193,8 @@ function leadingName(body: string): string | undefined {
  *
  * @example
  * parseAction('eth.src = 00:00:00:00:ff:01;', { line: 12, text: '' })
- * // { op: 'assign', dst: { name: 'eth.src', storage: 'eth.src', offset: 0, width: 48, ... }, src: { kind: 'const', value: 0xff01n } }
+ * // { op: 'assign', dst: { name: 'eth.src', storage: 'eth.src', offset: 0, width: 48, ... }, src: { kind: 'const',
+ * value: 0xff01n } }
  */
 export function parseAction(line: string, at: TraceLineRef): ActionOp {
   const body = line.trim().replace(/;$/, '').trim();

@@ -6,7 +6,17 @@
  */
 import fc from 'fast-check';
 import { ETH_TYPE_ARP, ETH_TYPE_RARP } from '../../../model/packet/fields.ts';
-import { icmpEcho, ipHeaders, ndNa, ndNs, sctpPacket, tcpPacket, udpPacket, arpRequest, arpReply } from '../../../model/packet/build.ts';
+import {
+  icmpEcho,
+  ipHeaders,
+  ndNa,
+  ndNs,
+  sctpPacket,
+  tcpPacket,
+  udpPacket,
+  arpRequest,
+  arpReply,
+} from '../../../model/packet/build.ts';
 import type { Packet } from '../../../model/packet/packet.ts';
 
 export interface PacketArbOptions {
@@ -36,7 +46,17 @@ function ipSpec(v6: boolean, o: PacketArbOptions) {
   });
 }
 
-type IpSpec = { ethSrc: number; ethDst: number; src: number | bigint; dst: number | bigint; ttl: number; dscp: number; ecn: number; frag: number; label: number };
+type IpSpec = {
+  ethSrc: number;
+  ethDst: number;
+  src: number | bigint;
+  dst: number | bigint;
+  ttl: number;
+  dscp: number;
+  ecn: number;
+  frag: number;
+  label: number;
+};
 
 function finish(p: Packet, s: IpSpec, v6: boolean): Packet {
   const out: Record<string, unknown> = { ...p, 'ip.ecn': s.ecn, 'ip.frag': s.frag };
@@ -76,10 +96,21 @@ const nd = fc.oneof(
 
 // arp.op stays below 256: OVS keeps it in nw_proto (8 bits), so a larger op never reaches a trace.
 const arp = fc
-  .record({ sha: mac, spa: ip4, tpa: ip4, tha: mac, ethDst: mac, reply: fc.boolean(), rarp: fc.boolean(), op: fc.integer({ min: 0, max: 255 }) })
+  .record({
+    sha: mac,
+    spa: ip4,
+    tpa: ip4,
+    tha: mac,
+    ethDst: mac,
+    reply: fc.boolean(),
+    rarp: fc.boolean(),
+    op: fc.integer({ min: 0, max: 255 }),
+  })
   .map((s) => {
     const p = s.reply ? arpReply(s) : arpRequest({ sha: s.sha, spa: s.spa, tpa: s.tpa });
-    return s.rarp ? ({ ...p, 'eth.type': ETH_TYPE_RARP, 'arp.op': s.op } as Packet) : ({ ...p, 'eth.type': ETH_TYPE_ARP } as Packet);
+    return s.rarp
+      ? ({ ...p, 'eth.type': ETH_TYPE_RARP, 'arp.op': s.op } as Packet)
+      : ({ ...p, 'eth.type': ETH_TYPE_ARP } as Packet);
   });
 
 const otherEth = fc
@@ -88,7 +119,9 @@ const otherEth = fc
 
 /** A VLAN tag as OVS keeps it: CFI bit set, PCP and VID. */
 const vlan = fc.option(
-  fc.record({ pcp: fc.integer({ min: 0, max: 7 }), vid: fc.integer({ min: 0, max: 4095 }) }).map((v) => 0x1000 | (v.pcp << 13) | v.vid),
+  fc
+    .record({ pcp: fc.integer({ min: 0, max: 7 }), vid: fc.integer({ min: 0, max: 4095 }) })
+    .map((v) => 0x1000 | (v.pcp << 13) | v.vid),
   { nil: undefined, freq: 4 },
 );
 

@@ -57,5 +57,8 @@ export function leafComment(n: LeafNode): LeafComment {
   if (nat) return { kind: 'nat-src', vip: nat[1] ?? '' };
   if (INFO.some((r) => r.test(t))) return { kind: 'info' };
   if (ERRORS.some((r) => r.test(t))) return { kind: 'error' };
-  throw new TraceParseError('unknown-comment', 'unknown ovn-trace comment or error line', { line: n.line, text: n.text });
+  throw new TraceParseError('unknown-comment', 'unknown ovn-trace comment or error line', {
+    line: n.line,
+    text: n.text,
+  });
 }

@@ -63,7 +63,8 @@ type Fields = Record<string, number | bigint>;
 
 /** `key=value` → packet fields; L4 keys depend on the protocol. */
 function apply(out: Fields, key: string, value: string, proto: number | undefined): void {
-  const l4 = proto === IPPROTO_TCP ? 'tcp' : proto === IPPROTO_UDP ? 'udp' : proto === IPPROTO_SCTP ? 'sctp' : undefined;
+  const l4 =
+    proto === IPPROTO_TCP ? 'tcp' : proto === IPPROTO_UDP ? 'udp' : proto === IPPROTO_SCTP ? 'sctp' : undefined;
   const icmp = proto === IPPROTO_ICMP ? 'icmp4' : 'icmp6';
   const num = (): number => {
     const n = Number(value);
@@ -117,7 +118,8 @@ function apply(out: Fields, key: string, value: string, proto: number | undefine
  * the leading `# `).
  *
  * @example
- * parseFlowLine('# udp,reg14=0x1,vlan_tci=0x0000,dl_src=00:00:00:00:00:01,dl_dst=00:00:00:00:00:02,nw_src=10.0.0.2,nw_dst=10.0.0.3,nw_tos=0,nw_ecn=0,nw_ttl=64,nw_frag=no,tp_src=1,tp_dst=2')
+ * parseFlowLine('#
+ * udp,reg14=0x1,vlan_tci=0x0000,dl_src=00:00:00:00:00:01,dl_dst=00:00:00:00:00:02,nw_src=10.0.0.2,nw_dst=10.0.0.3,nw_tos=0,nw_ecn=0,nw_ttl=64,nw_frag=no,tp_src=1,tp_dst=2')
  * // { 'eth.type': 0x800, 'ip.proto': 17, 'eth.src': 1, ..., 'udp.src': 1, 'udp.dst': 2 }
  */
 export function parseFlowLine(line: string): Packet {

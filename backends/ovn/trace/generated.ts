@@ -106,7 +106,14 @@ function ndNa(p: Packet, mode: SeedMode): Rec {
   out['eth.dst'] = p['eth.src'];
   out['ip6.src'] = p['nd.target'] ?? 0n;
   out['ip6.dst'] = p['ip6.src'] ?? 0n;
-  return { ...out, 'icmp6.type': ND_NA, 'icmp6.code': 0, 'nd.target': p['nd.target'] ?? 0n, 'nd.sll': 0, 'nd.tll': p['eth.dst'] };
+  return {
+    ...out,
+    'icmp6.type': ND_NA,
+    'icmp6.code': 0,
+    'nd.target': p['nd.target'] ?? 0n,
+    'nd.sll': 0,
+    'nd.tll': p['eth.dst'],
+  };
 }
 
 function ndNs(p: Packet, mode: SeedMode): Rec {
@@ -120,7 +127,14 @@ function ndNs(p: Packet, mode: SeedMode): Rec {
     out['ip6.dst'] = sn;
     return { ...out, 'icmp6.type': ND_NS, 'icmp6.code': 0, 'nd.target': dst, 'nd.sll': p['eth.src'], 'nd.tll': 0 };
   }
-  return { ...out, 'icmp6.type': ND_NS, 'icmp6.code': p['icmp6.code'] ?? 0, 'nd.target': p['nd.target'] ?? 0n, 'nd.sll': 0, 'nd.tll': p['eth.dst'] };
+  return {
+    ...out,
+    'icmp6.type': ND_NS,
+    'icmp6.code': p['icmp6.code'] ?? 0,
+    'nd.target': p['nd.target'] ?? 0n,
+    'nd.sll': 0,
+    'nd.tll': p['eth.dst'],
+  };
 }
 
 function icmpError(p: Packet, spec: SeedSpec): Rec {
@@ -128,13 +142,27 @@ function icmpError(p: Packet, spec: SeedSpec): Rec {
   const out = l3(p, spec.loopback, v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6, 255, spec.mode === 'pinctrl');
   // ovn-trace always says code 1; pinctrl's reject says "port unreachable" for UDP only.
   const udpReject = spec.mode === 'pinctrl' && spec.loopback && p['ip.proto'] === IPPROTO_UDP;
-  if (v4) return { ...out, 'eth.type': ETH_TYPE_IP, 'icmp4.type': ICMP4_DST_UNREACH, 'icmp4.code': udpReject ? 3 : 1, inner: inner(p) };
-  return { ...out, 'eth.type': ETH_TYPE_IPV6, 'icmp6.type': ICMP6_DST_UNREACH, 'icmp6.code': udpReject ? 4 : 1, inner: inner(p) };
+  if (v4)
+    return {
+      ...out,
+      'eth.type': ETH_TYPE_IP,
+      'icmp4.type': ICMP4_DST_UNREACH,
+      'icmp4.code': udpReject ? 3 : 1,
+      inner: inner(p),
+    };
+  return {
+    ...out,
+    'eth.type': ETH_TYPE_IPV6,
+    'icmp6.type': ICMP6_DST_UNREACH,
+    'icmp6.code': udpReject ? 4 : 1,
+    inner: inner(p),
+  };
 }
 
 function transportReply(p: Packet, spec: SeedSpec, proto: number): Rec {
   const real = spec.mode === 'pinctrl';
-  // pinctrl sends TCP RST / SCTP ABORT with TTL 63, ports swapped, RST+ACK; ovn-trace keeps the ports, TTL 255, RST only.
+  // pinctrl sends TCP RST / SCTP ABORT with TTL 63, ports swapped, RST+ACK; ovn-trace keeps the ports, TTL 255, RST
+  // only.
   const out = l3(p, spec.loopback, proto, real ? 63 : 255, real);
   const l4 = proto === IPPROTO_TCP ? 'tcp' : 'sctp';
   const sport = p[`${l4}.src`] ?? 0;
@@ -157,7 +185,8 @@ function transportReply(p: Packet, spec: SeedSpec, proto: number): Rec {
  * @example pinctrlSendsNothing(arpRequest({...}), 'icmp6') // 'pinctrl_handle_icmp sends nothing for a non-IP frame (eth.type 0x806)'
  */
 export function pinctrlSendsNothing(p: Packet, kind: GeneratedKind): string | undefined {
-  if ((kind === 'icmp4' || kind === 'icmp6') && !isIP(p)) return `pinctrl_handle_icmp sends nothing for a non-IP frame (eth.type 0x${p['eth.type'].toString(16)})`;
+  if ((kind === 'icmp4' || kind === 'icmp6') && !isIP(p))
+    return `pinctrl_handle_icmp sends nothing for a non-IP frame (eth.type 0x${p['eth.type'].toString(16)})`;
   return undefined;
 }
 

@@ -19,7 +19,13 @@
  * So the daemon is the only way to trace a large topology often; what needs
  * a one-shot (--lb-dst, a ct list, --select-id) costs a full SB read.
  */
-export { TraceParseError, OvnTracerError, type TraceParseErrorCode, type OvnTracerErrorCode, type TraceLineRef } from './errors.ts';
+export {
+  TraceParseError,
+  OvnTracerError,
+  type TraceParseErrorCode,
+  type OvnTracerErrorCode,
+  type TraceLineRef,
+} from './errors.ts';
 export { microflowFor, toMicroflow, type Microflow } from './microflow.ts';
 export { parseFlowLine, flowMismatches } from './flow-line.ts';
 export {

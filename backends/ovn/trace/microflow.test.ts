@@ -4,7 +4,14 @@ import { evaluateMatch, packetFromRecord, parseMatch, type MatchFieldValues } fr
 import { tcpPacket } from '../../../model/packet/build.ts';
 import type { Packet } from '../../../model/packet/packet.ts';
 import { fcParams } from '../../../test/fc.ts';
-import { requireOvn, runTool, startControlPlane, startOvnTrace, type ControlPlane, type OvnTraceDaemon } from '../control-plane/index.ts';
+import {
+  requireOvn,
+  runTool,
+  startControlPlane,
+  startOvnTrace,
+  type ControlPlane,
+  type OvnTraceDaemon,
+} from '../control-plane/index.ts';
 import { packetArbitrary } from './arbitrary.ts';
 import { flowMismatches, parseFlowLine } from './flow-line.ts';
 import { microflowFor, toMicroflow } from './microflow.ts';
@@ -58,7 +65,10 @@ describe.skipIf(!requireOvn('ovn-trace microflows'))('microflows against real ov
   });
 
   it('ovn-trace drops ip.dscp and ip.ecn from a microflow (the quirk the tracer reports)', async () => {
-    const p = { ...tcpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 2, dscp: 10 }), 'ip.ecn': 2 } as Packet;
+    const p = {
+      ...tcpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.1', dst: '10.0.0.2', sport: 1, dport: 2, dscp: 10 }),
+      'ip.ecn': 2,
+    } as Packet;
     const text = await daemon.trace({ datapath: 'ls', microflow: toMicroflow(p, 'p1'), extraArgs: ['--minimal'] });
     expect(flowMismatches(p, parseFlowLine(text.split('\n')[0] ?? ''))).toEqual(['ip.dscp', 'ip.ecn']);
   });

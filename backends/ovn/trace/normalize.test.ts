@@ -10,7 +10,8 @@ describe('QUIRKS', () => {
   it('has one documented rule per id, and every rule the code records is in it', () => {
     const ids = QUIRKS.map((q) => q.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const q of QUIRKS) for (const k of ['what', 'why', 'handling'] as const) expect(q[k].length).toBeGreaterThan(20);
+    for (const q of QUIRKS)
+      for (const k of ['what', 'why', 'handling'] as const) expect(q[k].length).toBeGreaterThan(20);
     const dir = new URL('.', import.meta.url);
     const used = new Set<string>();
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))) {
@@ -22,11 +23,27 @@ describe('QUIRKS', () => {
 });
 
 describe('generated packets: pinctrl vs ovn-trace seeds', () => {
-  const tcp = tcpPacket({ ethSrc: '00:00:00:00:00:01', ethDst: '00:00:00:00:00:02', src: '10.0.0.2', dst: '10.0.0.3', sport: 1000, dport: 23 });
+  const tcp = tcpPacket({
+    ethSrc: '00:00:00:00:00:01',
+    ethDst: '00:00:00:00:00:02',
+    src: '10.0.0.2',
+    dst: '10.0.0.3',
+    sport: 1000,
+    dport: 23,
+  });
 
   it('reject of TCP: pinctrl swaps the ports, sends RST|ACK with TTL 63; ovn-trace keeps the ports, RST, TTL 255', () => {
     const real = packetToJSON(seedGenerated(tcp, { kind: 'tcp_reset', loopback: true, mode: 'pinctrl' }));
-    expect(real).toMatchObject({ 'eth.src': '00:00:00:00:00:02', 'eth.dst': '00:00:00:00:00:01', 'ip4.src': '10.0.0.3', 'ip4.dst': '10.0.0.2', 'tcp.src': '23', 'tcp.dst': '1000', 'tcp.flags': '0x14', 'ip.ttl': '63' });
+    expect(real).toMatchObject({
+      'eth.src': '00:00:00:00:00:02',
+      'eth.dst': '00:00:00:00:00:01',
+      'ip4.src': '10.0.0.3',
+      'ip4.dst': '10.0.0.2',
+      'tcp.src': '23',
+      'tcp.dst': '1000',
+      'tcp.flags': '0x14',
+      'ip.ttl': '63',
+    });
     const trace = packetToJSON(seedGenerated(tcp, { kind: 'tcp_reset', loopback: true, mode: 'ovn-trace' }));
     expect(trace).toMatchObject({ 'tcp.src': '1000', 'tcp.dst': '23', 'tcp.flags': '0x4', 'ip.ttl': '255' });
   });
@@ -50,16 +67,25 @@ describe('generated packets: pinctrl vs ovn-trace seeds', () => {
   it('icmp4 {} without reject keeps the addresses for the nested actions to swap', () => {
     const udp = udpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.2', dst: '10.0.0.3', sport: 1, dport: 53, ttl: 1 });
     expect(packetToJSON(seedGenerated(udp, { kind: 'icmp4', loopback: false, mode: 'pinctrl' }))).toMatchObject({
-      'eth.src': '00:00:00:00:00:01', 'ip4.src': '10.0.0.2', 'ip.ttl': '255', 'icmp4.type': '3', 'icmp4.code': '1', 'ip.proto': '1',
+      'eth.src': '00:00:00:00:00:01',
+      'ip4.src': '10.0.0.2',
+      'ip.ttl': '255',
+      'icmp4.type': '3',
+      'icmp4.code': '1',
+      'ip.proto': '1',
     });
   });
 
   it('sctp_abort swaps the ports in pinctrl', () => {
     const s = sctpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.2', dst: '10.0.0.3', sport: 7, dport: 9 });
-    expect(seedGenerated(s, { kind: 'sctp_abort', loopback: true, mode: 'pinctrl' })).toMatchObject({ 'sctp.src': 9, 'sctp.dst': 7, 'ip.ttl': 63 });
+    expect(seedGenerated(s, { kind: 'sctp_abort', loopback: true, mode: 'pinctrl' })).toMatchObject({
+      'sctp.src': 9,
+      'sctp.dst': 7,
+      'ip.ttl': 63,
+    });
   });
 
-  it('reject of an ARP frame: ovn-trace\'s ICMPv6 goes from :: to ::; pinctrl sends nothing', () => {
+  it("reject of an ARP frame: ovn-trace's ICMPv6 goes from :: to ::; pinctrl sends nothing", () => {
     const arp = arpRequest({ sha: '00:00:00:00:00:01', spa: '10.0.0.2', tpa: '10.0.0.3' });
     const trace = seedGenerated(arp, { kind: 'icmp6', loopback: true, mode: 'ovn-trace' });
     expect(trace['ip6.src']).toBe(0n);
@@ -76,10 +102,22 @@ describe('generated packets: pinctrl vs ovn-trace seeds', () => {
 });
 
 describe('firstDivergence', () => {
-  const st = (uuid: string, table = 1): OvnTraceStage => ({ datapath: 'sw0', pipeline: 'ingress', table, uuid, actions: [], depth: 0, line: 1 });
+  const st = (uuid: string, table = 1): OvnTraceStage => ({
+    datapath: 'sw0',
+    pipeline: 'ingress',
+    table,
+    uuid,
+    actions: [],
+    depth: 0,
+    line: 1,
+  });
   it('finds the first stage where two traces took different flows, within the prefix', () => {
     expect(firstDivergence([st('a'), st('b'), st('c')], [st('a'), st('b'), st('x')], 2)).toBeUndefined();
-    expect(firstDivergence([st('a'), st('b')], [st('a'), st('x')], 2)).toMatchObject({ index: 1, exact: { uuid: 'b' }, other: { uuid: 'x' } });
+    expect(firstDivergence([st('a'), st('b')], [st('a'), st('x')], 2)).toMatchObject({
+      index: 1,
+      exact: { uuid: 'b' },
+      other: { uuid: 'x' },
+    });
     expect(firstDivergence([st('a'), st('b')], [st('a')], 2)).toMatchObject({ index: 1, exact: { uuid: 'b' } });
   });
 });

@@ -52,32 +52,37 @@ export const QUIRKS: readonly QuirkRule[] = [
   {
     id: 'ct-states-consumed',
     what: 'Each ct action (ct_next, ct_lb*, ct_dnat/ct_snat on an untracked flow) takes the next --ct state; once they run out every one is est|trk ("/* default (use --ct to customize) */"). The daemon never rewinds them, across traces.',
-    why: 'next_ct_state() advances a global ct_state_idx; the daemon\'s trace command takes no --ct.',
-    handling: 'tracer.ts runs one daemon per uniform ct state, started with --ct=<state> repeated `ctBudget` times; it restarts the daemon before the budget runs low and retries a trace whose output shows the default comment. A per-action list of states goes to a one-shot ovn-trace.',
+    why: "next_ct_state() advances a global ct_state_idx; the daemon's trace command takes no --ct.",
+    handling:
+      'tracer.ts runs one daemon per uniform ct state, started with --ct=<state> repeated `ctBudget` times; it restarts the daemon before the budget runs low and retries a trace whose output shows the default comment. A per-action list of states goes to a one-shot ovn-trace.',
   },
   {
     id: 'lb-random-backend',
     what: 'Without --lb-dst, `ct_lb_mark(backends=...)` picks one of the backends at random (reservoir sampling with OVS random(), seeded by time and pid) and does not print which.',
     why: 'execute_ct_lb(): `if (!random_range(++n)) dst = d;`',
-    handling: 'With one backend of the family the choice is known. With several, the tracer re-runs with --lb-dst set to the requested backend, or to the first one listed in the action when none was requested, and reports it as `lbBackend` so the simulator can be told to pick the same.',
+    handling:
+      'With one backend of the family the choice is known. With several, the tracer re-runs with --lb-dst set to the requested backend, or to the first one listed in the action when none was requested, and reports it as `lbBackend` so the simulator can be told to pick the same.',
   },
   {
     id: 'ovs-translation-limit',
     what: 'ovn-trace has no limit on how deep a trace goes: a packet in a forwarding loop (routers rerouting it to each other) is followed hop by hop until its TTL runs out, and what it generates on the way (ICMP time exceeded) loops again, giving a text of thousands of nested pipelines.',
     why: 'trace__() in ovn-trace.c recurses with no depth check; OVS 3.1 xlate stops at MAX_DEPTH (64) nested resubmits or MAX_RESUBMITS (4096) resubmits ("over max translation depth"), dropping the packet, and OVN resubmits to the peer datapath\'s ingress for every logical patch port.',
-    handling: 'The tracer counts the pipelines of a trace and throws OvnTracerError("forwarding-loop") above MAX_TRACE_PIPELINES (256, the simulator\'s own bound on datapath passes) instead of reading it. OVS\'s own limits are modelled by neither side, so the differential test requires the simulator to have followed the loop a long way too (hit its own bound on datapath passes, or run at least 128 pipelines) and compares nothing else (rule forwarding-loop).',
+    handling:
+      'The tracer counts the pipelines of a trace and throws OvnTracerError("forwarding-loop") above MAX_TRACE_PIPELINES (256, the simulator\'s own bound on datapath passes) instead of reading it. OVS\'s own limits are modelled by neither side, so the differential test requires the simulator to have followed the loop a long way too (hit its own bound on datapath passes, or run at least 128 pipelines) and compares nothing else (rule forwarding-loop).',
   },
   {
     id: 'lb-dst-early-dnat',
     what: 'With --lb-dst, every plain `ct_lb_mark;` (ls_in_pre_stateful and ls_out_pre_stateful of any switch with a load balancer) DNATs a packet of that family to the --lb-dst address (and port) before the ACL stages, so the VIP flow of ls_in_lb no longer matches and from-lport ACLs see the backend instead of the VIP.',
     why: 'execute_ct_lb(): "For ct_lb without addresses, use user-specified address"; lb_dst is cleared only by a ct_lb with backends that matched it.',
-    handling: 'The tracer traces twice: the exact trace without --lb-dst up to the random ct_lb, and the --lb-dst trace. If the latter took the same flows (by uuid) before that stage, its verdict is the answer; if not, the early DNAT changed a decision and the tracer throws OvnTracerError("lb-dst-diverged") naming both stages. A later plain ct_lb that changed the packet again becomes a caveat.',
+    handling:
+      'The tracer traces twice: the exact trace without --lb-dst up to the random ct_lb, and the --lb-dst trace. If the latter took the same flows (by uuid) before that stage, its verdict is the answer; if not, the early DNAT changed a decision and the tracer throws OvnTracerError("lb-dst-diverged") naming both stages. A later plain ct_lb that changed the packet again becomes a caveat.',
   },
   {
     id: 'gateway-ct-snat-stops',
     what: 'On a datapath with an l3gateway port (gateway router), a bare `ct_snat;` (lr_in_unsnat for an SNAT external IP) ends that branch of the trace: no sub-tree, no output.',
     why: 'execute_ct_nat(): `if (!is_dst && dp->has_local_l3gateway && ct_nat->family == AF_UNSPEC) return;` ("has no visible effect in a gateway router").',
-    handling: 'The branch ends with PathEnd "ct-snat-stop" and a caveat: ovn-trace shows the path up to lr_in_unsnat of that router and nothing after; the simulator must agree on that prefix, the rest cannot be compared.',
+    handling:
+      'The branch ends with PathEnd "ct-snat-stop" and a caveat: ovn-trace shows the path up to lr_in_unsnat of that router and nothing after; the simulator must agree on that prefix, the rest cannot be compared.',
   },
   {
     id: 'chassis-resident-everywhere',
@@ -89,43 +94,50 @@ export const QUIRKS: readonly QuirkRule[] = [
     id: 'generated-packets',
     what: 'The packet ovn-trace seeds for generating actions differs from what pinctrl sends: tcp_reset keeps the ports, TTL 255, flags RST (pinctrl: ports swapped, TTL 63, RST|ACK); sctp_abort keeps the ports, TTL 255 (pinctrl: swapped, 63); reject of UDP gives ICMP code 1 (pinctrl: 3, IPv6: 4); nd_ns keeps the IPv6 addresses and SLL 0 (pinctrl: from the link-local address to the solicited-node group, SLL = eth.src, target = the original destination); ovn-trace keeps DSCP/ECN/flow label (pinctrl: 0) and the TTL for nd_na/nd_ns (pinctrl: 255).',
     why: 'execute_tcp_reset/execute_icmp4/execute_nd_ns in ovn-trace.c vs pinctrl_handle_tcp_reset/pinctrl_handle_icmp/pinctrl_handle_nd_ns in pinctrl.c.',
-    handling: 'verdict.ts seeds generated packets as pinctrl does (`semantics: "ovn"`, the default) and records the rule; `semantics: "ovn-trace"` keeps ovn-trace\'s seeds. The flows a generated packet meets after that are still matched against ovn-trace\'s seed: where a tcp_reset/sctp_abort branch meets a flow on L4 ports (a to-lport reject ACL on the port), or the reply answers a non-IP frame (a reject ACL matching ARP: ovn-trace\'s ICMPv6 keeps the ARP flow, from :: to ::), the differential test does not compare that branch\'s outputs. pinctrl sends nothing at all for a non-IP frame (pinctrl_handle_icmp: "ICMP action on non-IP packet"), so with semantics "ovn" that branch has no outputs.',
+    handling:
+      'verdict.ts seeds generated packets as pinctrl does (`semantics: "ovn"`, the default) and records the rule; `semantics: "ovn-trace"` keeps ovn-trace\'s seeds. The flows a generated packet meets after that are still matched against ovn-trace\'s seed: where a tcp_reset/sctp_abort branch meets a flow on L4 ports (a to-lport reject ACL on the port), or the reply answers a non-IP frame (a reject ACL matching ARP: ovn-trace\'s ICMPv6 keeps the ARP flow, from :: to ::), the differential test does not compare that branch\'s outputs. pinctrl sends nothing at all for a non-IP frame (pinctrl_handle_icmp: "ICMP action on non-IP packet"), so with semantics "ovn" that branch has no outputs.',
   },
   {
     id: 'ct-snat-to-vip-not-applied',
     what: '`ct_snat_to_vip` (LB hairpin) only prints "/* nat(src=VIP) */"; the flow keeps its source address.',
     why: 'execute_ct_snat_to_vip() appends a comment and changes nothing.',
-    handling: 'With semantics "ovn" the source is set to the VIP, as OVS does, unless the load balancer has options:hairpin_snat_ip: then OVS uses its first address of the family (controller/lflow.c add_lb_vip_hairpin_flows: snat_vip = hairpin_snat_ips[0]). The trace does not name the load balancer, so a caller that knows the topology substitutes that address with hairpinSnatAddress() (the differential test does). Flows after it were matched with the old source: where one matches a source address, the differential test does not compare what follows.',
+    handling:
+      'With semantics "ovn" the source is set to the VIP, as OVS does, unless the load balancer has options:hairpin_snat_ip: then OVS uses its first address of the family (controller/lflow.c add_lb_vip_hairpin_flows: snat_vip = hairpin_snat_ips[0]). The trace does not name the load balancer, so a caller that knows the topology substitutes that address with hairpinSnatAddress() (the differential test does). Flows after it were matched with the old source: where one matches a source address, the differential test does not compare what follows.',
   },
   {
     id: 'ttl-underflow-continues',
     what: '`ip.ttl--` on TTL 1 makes it 0 and the trace goes on; on TTL 0 it prints "*** TTL underflow" and goes on. OVS forwards neither. (lr_in_ip_input normally answers TTL 0/1 before routing, but its priority-120 `inport == <gateway port> && ip.src == <SNAT external IP>` flow skips that check for the router\'s own SNAT traffic coming back through the egress loopback.)',
     why: 'trace_actions(), OVNACT_DEC_TTL: `if (uflow->nw_ttl) uflow->nw_ttl--;`. OVN encodes `ip.ttl--` as OVS dec_ttl (encode_DEC_TTL); OVS compose_dec_ttl() decrements only a TTL above 1, otherwise sends an OFPR_INVALID_TTL packet-in and stops, and pinctrl ignores packet-ins whose reason is not OFPR_ACTION (found by the differential test).',
-    handling: 'With semantics "ovn" the branch produces no output after the `ip.ttl--` on TTL 1 or the underflow on TTL 0 (PathEnd "ttl-underflow"); the simulator drops there.',
+    handling:
+      'With semantics "ovn" the branch produces no output after the `ip.ttl--` on TTL 1 or the underflow on TTL 0 (PathEnd "ttl-underflow"); the simulator drops there.',
   },
   {
     id: 'no-unnat',
     what: 'A bare ct_dnat/ct_snat (undnat/unsnat of replies) never reverses a NAT: "assuming no un-dnat entry, so no change". Replies to NATed or load-balanced connections are traced with the addresses they carry.',
     why: 'execute_ct_nat() keeps no connection table.',
-    handling: 'A trace with ct state est/rpl through a NAT or LB shows no un-NAT; such a trace gets a caveat when it passes a bare ct_dnat/ct_snat with a non-new ct state.',
+    handling:
+      'A trace with ct state est/rpl through a NAT or LB shows no un-NAT; such a trace gets a caveat when it passes a bare ct_dnat/ct_snat with a non-new ct state.',
   },
   {
     id: 'nat-ports-ignored',
     what: 'NAT with a port range (external_port_range) or a port changes only the address in ovn-trace.',
     why: 'execute_ct_nat() prints and sets only ip4/ip6 src/dst.',
-    handling: 'Ports after NAT are ovn-trace\'s (unchanged); the caveat is recorded when the action text carries a port range.',
+    handling:
+      "Ports after NAT are ovn-trace's (unchanged); the caveat is recorded when the action text carries a port range.",
   },
   {
     id: 'microflow-dscp-ecn-ignored',
     what: 'ip.dscp and ip.ecn in a microflow are ignored: the flow line shows nw_tos=0, nw_ecn=0.',
     why: 'Observed with ovn-trace 23.03.1 (expr_parse_microflow drops the DSCP/ECN constraints).',
-    handling: 'Outputs are computed from the flow ovn-trace traced; a packet with non-zero DSCP/ECN gets a caveat (ACLs on them are evaluated on 0).',
+    handling:
+      'Outputs are computed from the flow ovn-trace traced; a packet with non-zero DSCP/ECN gets a caveat (ACLs on them are evaluated on 0).',
   },
   {
     id: 'nd-na-router-abort',
     what: 'A neighbour solicitation for a router port address reaches `nd_na_router { ... }` and ovn-trace aborts ("assertion ovnact->type == OVNACT_ND_NA failed in ovnact_get_ND_NA()"); the daemon dies with it.',
     why: 'trace_actions() handles OVNACT_ND_NA_ROUTER with ovnact_get_ND_NA().',
-    handling: 'The tracer restarts the daemon and throws OvnTracerError("ovn-trace-aborted") with code; such packets have no ovn-trace verdict.',
+    handling:
+      'The tracer restarts the daemon and throws OvnTracerError("ovn-trace-aborted") with code; such packets have no ovn-trace verdict.',
   },
   {
     id: 'daemon-reads-sb-once',
@@ -137,25 +149,29 @@ export const QUIRKS: readonly QuirkRule[] = [
     id: 'port-sec-prefix-exact',
     what: 'check_in_port_sec()/check_out_port_sec() compare the packet\'s address with each port_security IP exactly, ignoring its prefix: an entry "MAC 10.0.0.0/24" lets only 10.0.0.0 through (ovn-controller lets the whole subnet through), and only the first entry with a matching MAC is tried (ovn-controller tries every entry).',
     why: 'execute_check_in_port_sec() / check_in_port_sec_ip4() in ovn-trace.c compare uflow->nw_src == ipv4_addrs[i].addr; controller/lflow.c build_in_port_sec_ip4_flows() (and the ARP, IPv6, ND and out_port_sec variants) match the masked network when the host bits are zero (found by the differential test).',
-    handling: 'portSecPrefixMismatch() tells, for a port\'s entries and a packet, whether ovn-trace denies what ovn-controller allows. Where it does and the trace dropped in that port\'s ls_in/ls_out_apply_port_sec, the differential test traces the case again with that address also listed exactly in the entry ovn-trace checks (ovn-controller admits the same packets; the simulator must give the same runs) and compares in full (rule port-sec-widened). Only if that is impossible does the rest of that branch stay unknown: then the other branches\' outputs are compared and the simulator must not drop there.',
+    handling:
+      "portSecPrefixMismatch() tells, for a port's entries and a packet, whether ovn-trace denies what ovn-controller allows. Where it does and the trace dropped in that port's ls_in/ls_out_apply_port_sec, the differential test traces the case again with that address also listed exactly in the entry ovn-trace checks (ovn-controller admits the same packets; the simulator must give the same runs) and compares in full (rule port-sec-widened). Only if that is impossible does the rest of that branch stay unknown: then the other branches' outputs are compared and the simulator must not drop there.",
   },
   {
     id: 'chk-lb-hairpin-vip-port',
-    what: 'chk_lb_hairpin() is 0 for a load-balanced packet sent back to its own source through a VIP without a port (ovn-controller\'s hairpin flows match it: the client is hairpinned, SNATed to the VIP and sent back out of its port); it also checks only the first VIP with the original destination address of any load balancer.',
+    what: "chk_lb_hairpin() is 0 for a load-balanced packet sent back to its own source through a VIP without a port (ovn-controller's hairpin flows match it: the client is hairpinned, SNATed to the VIP and sent back out of its port); it also checks only the first VIP with the original destination address of any load balancer.",
     why: 'execute_chk_lb_hairpin() in ovn-trace.c ANDs the result with `vip_port == ct_tp_dst`, and a VIP without a port has vip_port 0; controller/lflow.c add_lb_vip_hairpin_flows() adds the port match only when the backend has a port (found by the differential test).',
-    handling: 'Where a trace load-balances a packet to its own source through a port-less VIP, what follows ls_in_pre_hairpin is not OVN\'s: the differential test requires the simulator to hairpin there and compares nothing after it.',
+    handling:
+      "Where a trace load-balances a packet to its own source through a port-less VIP, what follows ls_in_pre_hairpin is not OVN's: the differential test requires the simulator to hairpin there and compares nothing after it.",
   },
   {
     id: 'ct-lb-ors-state',
-    what: 'ct_lb/ct_lb_mark OR the next --ct state into the flow\'s ct_state (and ct_dnat/ct_snat keep it when the flow is tracked) instead of replacing it, and a packet generated by reject/icmp4/tcp_reset/sctp_abort keeps the ct_state of the packet it answers; so a generated reply meeting a ct_lb_mark (a switch with load balancers) still has ct.new whatever --ct says, where OVN\'s conntrack finds it related or established.',
-    why: 'execute_ct_lb(): `ct_lb_flow.ct_state |= next_ct_state(...)`; execute_ct_nat(): a state only `if (!(ct_flow.ct_state & CS_TRACKED))`; execute_tcp4_reset()/execute_icmp4() start from a copy of the flow. pinctrl sends a fresh packet, and OVS\'s ct() sets ct_state from its lookup (found by the differential test).',
-    handling: 'With only ct_next on a generated packet\'s path, the differential test traces again with per-action --ct states (rule ct-states-consumed). With a ct_lb*/ct_dnat/ct_snat there, the generated packet\'s branch is not OVN\'s: its outputs are not compared, the other outputs are, and the simulator must reach the generating stage.',
+    what: "ct_lb/ct_lb_mark OR the next --ct state into the flow's ct_state (and ct_dnat/ct_snat keep it when the flow is tracked) instead of replacing it, and a packet generated by reject/icmp4/tcp_reset/sctp_abort keeps the ct_state of the packet it answers; so a generated reply meeting a ct_lb_mark (a switch with load balancers) still has ct.new whatever --ct says, where OVN's conntrack finds it related or established.",
+    why: "execute_ct_lb(): `ct_lb_flow.ct_state |= next_ct_state(...)`; execute_ct_nat(): a state only `if (!(ct_flow.ct_state & CS_TRACKED))`; execute_tcp4_reset()/execute_icmp4() start from a copy of the flow. pinctrl sends a fresh packet, and OVS's ct() sets ct_state from its lookup (found by the differential test).",
+    handling:
+      "With only ct_next on a generated packet's path, the differential test traces again with per-action --ct states (rule ct-states-consumed). With a ct_lb*/ct_dnat/ct_snat there, the generated packet's branch is not OVN's: its outputs are not compared, the other outputs are, and the simulator must reach the generating stage.",
   },
   {
     id: 'patch-keeps-ct-state',
-    what: 'Crossing a patch port (switch ↔ router) keeps the flow\'s ct_state, conntrack tuple, registers and flags; ovn-controller clears them (ct_clear, zones, flags, registers) before the peer\'s ingress pipeline. So a switch entered from a router that did ct_dnat/ct_lb_mark still sees ct.trk (ls_in_acl_hint picks `ct.new && !ct.est` instead of `!ct.trk`; chk_lb_hairpin() can find the router\'s VIP and hairpin a packet OVN would not).',
+    what: "Crossing a patch port (switch ↔ router) keeps the flow's ct_state, conntrack tuple, registers and flags; ovn-controller clears them (ct_clear, zones, flags, registers) before the peer's ingress pipeline. So a switch entered from a router that did ct_dnat/ct_lb_mark still sees ct.trk (ls_in_acl_hint picks `ct.new && !ct.est` instead of `!ct.trk`; chk_lb_hairpin() can find the router's VIP and hairpin a packet OVN would not).",
     why: 'execute_output() in ovn-trace.c copies the flow to the peer with only inport/outport changed; controller/physical.c consider_port_binding() puts ct_clear and register/flag loads on patch ports (found by the differential test).',
-    handling: 'When a trace disagrees and an ingress pipeline entered over a patch matched conntrack state before its own first ct action, the differential test does not compare what follows (the simulator must reach that datapath).',
+    handling:
+      'When a trace disagrees and an ingress pipeline entered over a patch matched conntrack state before its own first ct action, the differential test does not compare what follows (the simulator must reach that datapath).',
   },
 ];
 
@@ -201,18 +217,22 @@ function restoreDscp(v: TraceVerdict, input: Packet): TraceVerdict['outputs'] {
 export function normalizeVerdict(v: TraceVerdict, ctx: NormalizeContext): NormalizedVerdict {
   const caveats: Caveat[] = [];
   for (const e of v.ends) {
-    if (e.kind === 'ct-snat-stop') caveats.push({ rule: 'gateway-ct-snat-stops', detail: `${e.datapath} line ${e.line}: ${e.text}` });
+    if (e.kind === 'ct-snat-stop')
+      caveats.push({ rule: 'gateway-ct-snat-stops', detail: `${e.datapath} line ${e.line}: ${e.text}` });
   }
   const early = v.quirks.filter((q) => q.rule === 'lb-dst-early-dnat' && q.detail.includes('changed'));
   for (const q of early.slice(1)) caveats.push({ rule: 'lb-dst-early-dnat', detail: `line ${q.line}: ${q.detail}` });
   const lost = flowMismatches(ctx.input, ctx.traced).filter((f) => DSCP_ECN.includes(f) && ctx.input[f] !== 0);
-  if (lost.length > 0) caveats.push({ rule: 'microflow-dscp-ecn-ignored', detail: `traced with ${lost.join(', ')} = 0` });
+  if (lost.length > 0)
+    caveats.push({ rule: 'microflow-dscp-ecn-ignored', detail: `traced with ${lost.join(', ')} = 0` });
   const newOnly = typeof ctx.ct === 'string' ? ctx.ct === 'new' : ctx.ct.every((s) => s === 'new');
   for (const s of ctx.stages) {
     const nat = s.actions.find((a) => /^ct_(dnat|snat)(_in_czone)?;$/.test(a));
-    if (nat !== undefined && !newOnly) caveats.push({ rule: 'no-unnat', detail: `${s.datapath} ${s.stage ?? s.table}: ${nat}` });
+    if (nat !== undefined && !newOnly)
+      caveats.push({ rule: 'no-unnat', detail: `${s.datapath} ${s.stage ?? s.table}: ${nat}` });
     const ranged = s.actions.find((a) => /^ct_(dnat|snat)(_in_czone)?\([^)]*,/.test(a));
-    if (ranged !== undefined) caveats.push({ rule: 'nat-ports-ignored', detail: `${s.datapath} ${s.stage ?? s.table}: ${ranged}` });
+    if (ranged !== undefined)
+      caveats.push({ rule: 'nat-ports-ignored', detail: `${s.datapath} ${s.stage ?? s.table}: ${ranged}` });
   }
   return { ...v, outputs: restoreDscp(v, ctx.input), caveats };
 }

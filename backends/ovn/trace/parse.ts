@@ -165,7 +165,8 @@ function tableOf(l: Line, children: TraceNode[]): TableNode {
   const tail = /, priority (-?\d+), uuid ([0-9a-f]{8})$/.exec(rest);
   if (!tail) throw new TraceParseError('unknown-title', 'table line without priority and uuid', at);
   rest = rest.slice(0, tail.index);
-  const head = /^([a-z][a-z0-9_]*) \(([^()]*)\): ([\s\S]*)$/.exec(rest) ?? /^([a-z][a-z0-9_]*)(): ([\s\S]*)$/.exec(rest);
+  const head =
+    /^([a-z][a-z0-9_]*) \(([^()]*)\): ([\s\S]*)$/.exec(rest) ?? /^([a-z][a-z0-9_]*)(): ([\s\S]*)$/.exec(rest);
   const src = head ? undefined : /^\(([^()]*)\): ([\s\S]*)$/.exec(rest);
   const stage = head?.[1];
   const source = head ? head[2] || undefined : src?.[1];
@@ -191,13 +192,17 @@ class TreeReader {
       const l = this.lines[this.i];
       if (l === undefined || l.indent < level * 4) return nodes;
       if (l.indent !== level * 4 && l.indent !== (level + 1) * 4) {
-        throw new TraceParseError('bad-indent', `indentation ${l.indent} fits no node at level ${level}`, { line: l.no, text: l.raw });
+        throw new TraceParseError('bad-indent', `indentation ${l.indent} fits no node at level ${level}`, {
+          line: l.no,
+          text: l.raw,
+        });
       }
       const last = l.indent === level * 4;
       this.i++;
       const container = l.title || TABLE_RE.test(l.text);
       if (!container) {
-        if (last) throw new TraceParseError('bad-indent', 'a leaf printed as a last container', { line: l.no, text: l.raw });
+        if (last)
+          throw new TraceParseError('bad-indent', 'a leaf printed as a last container', { line: l.no, text: l.raw });
         nodes.push({ kind: 'leaf', line: l.no, text: l.text });
         continue;
       }
@@ -211,13 +216,20 @@ class TreeReader {
     if (!l.title) return tableOf(l, children);
     const node = pipelineOf(l, children);
     if (node.kind === 'transform' && !TRANSFORM_RE.test(l.text)) {
-      throw new TraceParseError('unknown-title', 'unknown pipeline or transformation title', { line: l.no, text: l.raw });
+      throw new TraceParseError('unknown-title', 'unknown pipeline or transformation title', {
+        line: l.no,
+        text: l.raw,
+      });
     }
     return node;
   }
 }
 
-function collectStages(nodes: readonly TraceNode[], ctx: { dp: string; pipe: 'ingress' | 'egress'; depth: number }, out: OvnTraceStage[]): void {
+function collectStages(
+  nodes: readonly TraceNode[],
+  ctx: { dp: string; pipe: 'ingress' | 'egress'; depth: number },
+  out: OvnTraceStage[],
+): void {
   for (const n of nodes) {
     if (n.kind === 'leaf') continue;
     if (n.kind === 'table') {
@@ -239,24 +251,33 @@ function collectStages(nodes: readonly TraceNode[], ctx: { dp: string; pipe: 'in
  *
  * @example
  * const t = parseTrace(await daemon.trace({ datapath: 'sw0', microflow }));
- * t.stages.map((s) => s.stage) // ['ls_in_check_port_sec', 'ls_in_l2_lkup', 'ls_out_check_port_sec', 'ls_out_apply_port_sec']
+ * t.stages.map((s) => s.stage) // ['ls_in_check_port_sec', 'ls_in_l2_lkup', 'ls_out_check_port_sec',
+ * 'ls_out_apply_port_sec']
  */
 export function parseTrace(text: string): OvnTrace {
   const raw = text.replace(/\r\n/g, '\n').split('\n');
   const first = raw[0] ?? '';
-  if (!first.startsWith('# ')) throw new TraceParseError('not-a-trace', 'ovn-trace output must start with "# <flow>"', { line: 1, text: first });
+  if (!first.startsWith('# '))
+    throw new TraceParseError('not-a-trace', 'ovn-trace output must start with "# <flow>"', { line: 1, text: first });
   const other = raw.findIndex((l) => /^# (Summary|Minimal) trace\.$/.test(l));
   if (other >= 0) {
-    throw new TraceParseError('unsupported-format', 'only --detailed output is read', { line: other + 1, text: raw[other] ?? '' });
+    throw new TraceParseError('unsupported-format', 'only --detailed output is read', {
+      line: other + 1,
+      text: raw[other] ?? '',
+    });
   }
   const lines = scan(raw);
   const reader = new TreeReader(lines);
   const root = reader.list(0);
   const rest = lines[reader.i];
-  if (rest !== undefined) throw new TraceParseError('bad-indent', 'line outside the trace tree', { line: rest.no, text: rest.raw });
+  if (rest !== undefined)
+    throw new TraceParseError('bad-indent', 'line outside the trace tree', { line: rest.no, text: rest.raw });
   const first0 = root[0];
   if (root.length !== 1 || first0?.kind !== 'pipeline' || first0.pipeline !== 'ingress') {
-    throw new TraceParseError('not-a-trace', 'a trace has exactly one top-level ingress pipeline', { line: first0?.line ?? 2, text: first0?.text ?? '' });
+    throw new TraceParseError('not-a-trace', 'a trace has exactly one top-level ingress pipeline', {
+      line: first0?.line ?? 2,
+      text: first0?.text ?? '',
+    });
   }
   const stages: OvnTraceStage[] = [];
   collectStages(root, { dp: first0.datapath, pipe: 'ingress', depth: -1 }, stages);

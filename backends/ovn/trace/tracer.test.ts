@@ -21,7 +21,10 @@ function pidAlive(pid: number): boolean {
 }
 
 /** The expectations of a case, checked against a result (also used offline: verdict.test.ts). */
-function checkCase(c: TraceCase, r: Pick<OvnTraceResult, 'verdict' | 'outputs' | 'caveats'> & { lbBackend?: string }): void {
+function checkCase(
+  c: TraceCase,
+  r: Pick<OvnTraceResult, 'verdict' | 'outputs' | 'caveats'> & { lbBackend?: string },
+): void {
   expect(r.verdict).toBe(c.expect.verdict);
   const outputs = [...r.outputs].sort((a, b) => a.outport.localeCompare(b.outport));
   expect(outputs.map((o) => o.outport)).toEqual(c.expect.outputs.map((o) => o.outport));
@@ -54,7 +57,12 @@ describe.skipIf(!requireOvn('ovn-trace tracer'))('OvnTracer against real OVN 23.
 
   for (const c of CASES) {
     it(`${c.name}: ${c.expect.verdict}${c.expect.outputs.length ? ` to ${c.expect.outputs.map((o) => o.outport).join(', ')}` : ''}`, async () => {
-      const r = await tracer.trace({ datapath: c.datapath, inport: c.inport, packet: c.packet, ...(c.lbBackend ? { lbBackend: c.lbBackend } : {}) });
+      const r = await tracer.trace({
+        datapath: c.datapath,
+        inport: c.inport,
+        packet: c.packet,
+        ...(c.lbBackend ? { lbBackend: c.lbBackend } : {}),
+      });
       if (UPDATE) writeFileSync(fixture(c.name), r.raw);
       checkCase(c, r);
       // Every ct action of a first packet saw ct.new (the --ct=new daemon never ran out).
@@ -66,7 +74,12 @@ describe.skipIf(!requireOvn('ovn-trace tracer'))('OvnTracer against real OVN 23.
   it('a load-balanced packet is traced twice: daemon for the exact path, one-shot with --lb-dst', async () => {
     const before = { ...tracer.stats };
     const c = CASES.find((x) => x.name === 'lb-vip-chosen-backend')!;
-    const r = await tracer.trace({ datapath: c.datapath, inport: c.inport, packet: c.packet, lbBackend: '10.0.0.3:8080' });
+    const r = await tracer.trace({
+      datapath: c.datapath,
+      inport: c.inport,
+      packet: c.packet,
+      lbBackend: '10.0.0.3:8080',
+    });
     expect(r.via).toBe('one-shot');
     expect(r.outputs.map((o) => o.outport)).toEqual(['p2']);
     expect(tracer.stats.daemonTraces).toBe(before.daemonTraces + 1);
@@ -82,16 +95,30 @@ describe.skipIf(!requireOvn('ovn-trace tracer'))('OvnTracer against real OVN 23.
     expect((err as OvnTracerError).code).toBe('ovn-trace-aborted');
     expect(tracer.pids[0]).not.toBe(pid);
     const c = CASES[0]!;
-    expect((await tracer.trace({ datapath: c.datapath, inport: c.inport, packet: c.packet })).verdict).toBe('delivered');
+    expect((await tracer.trace({ datapath: c.datapath, inport: c.inport, packet: c.packet })).verdict).toBe(
+      'delivered',
+    );
   });
 
   it('ct states other than new: a uniform state gets its own daemon, a list goes one-shot', async () => {
-    const syn22 = tcpPacket({ ethSrc: '00:00:00:00:02:01', ethDst: '00:00:00:00:02:02', src: '10.0.2.2', dst: '10.0.2.3', sport: 1, dport: 22 });
+    const syn22 = tcpPacket({
+      ethSrc: '00:00:00:00:02:01',
+      ethDst: '00:00:00:00:02:02',
+      src: '10.0.2.2',
+      dst: '10.0.2.3',
+      sport: 1,
+      dport: 22,
+    });
     const est = await tracer.trace({ datapath: 'sw2', inport: 'a1', packet: syn22, ct: 'est' });
     expect(est.via).toBe('daemon');
     expect(est.raw).toContain('ct_next(ct_state=est|trk)');
     expect(est.verdict).toBe('dropped'); // a drop ACL on an established connection marks it blocked
-    const list = await tracer.trace({ datapath: 'sw2', inport: 'a1', packet: { ...syn22, 'tcp.dst': 80 }, ct: ['new'] });
+    const list = await tracer.trace({
+      datapath: 'sw2',
+      inport: 'a1',
+      packet: { ...syn22, 'tcp.dst': 80 },
+      ct: ['new'],
+    });
     expect(list.via).toBe('one-shot');
     expect(list.raw).toContain('ct_next(ct_state=new|trk)');
     expect(list.raw).toContain('default (use --ct to customize)'); // the egress ct action: ovn-trace's default
@@ -116,24 +143,78 @@ describe.skipIf(!requireOvn('ovn-trace tracer'))('OvnTracer against real OVN 23.
   it('reload() makes the daemons read southbound changes', async () => {
     await nbctl('--wait=sb', 'lsp-add', 'sw0', 'p9', '--', 'lsp-set-addresses', 'p9', '00:00:00:00:00:09 10.0.0.9');
     await tracer.reload();
-    const p = tcpPacket({ ethSrc: '00:00:00:00:00:09', ethDst: '00:00:00:00:00:02', src: '10.0.0.9', dst: '10.0.0.3', sport: 1, dport: 80 });
+    const p = tcpPacket({
+      ethSrc: '00:00:00:00:00:09',
+      ethDst: '00:00:00:00:00:02',
+      src: '10.0.0.9',
+      dst: '10.0.0.3',
+      sport: 1,
+      dport: 80,
+    });
     const r = await tracer.trace({ datapath: 'sw0', inport: 'p9', packet: p });
     expect(r.outputs.map((o) => o.outport)).toEqual(['p2']);
   });
 
   it('--lb-dst that changes an ACL decision before the load balancer is detected (lb-dst-early-dnat)', async () => {
     await nbctl(
-      'ls-add', 'sw4', '--', 'lsp-add', 'sw4', 'b1', '--', 'lsp-set-addresses', 'b1', '00:00:00:00:04:02 10.0.4.2',
-      '--', 'lsp-add', 'sw4', 'b2', '--', 'lsp-set-addresses', 'b2', '00:00:00:00:04:03 10.0.4.3',
-      '--', 'lsp-add', 'sw4', 'b3', '--', 'lsp-set-addresses', 'b3', '00:00:00:00:04:04 10.0.4.4',
-      '--', 'lb-add', 'lb4', '192.168.4.100:80', '10.0.4.3:80,10.0.4.4:80', 'tcp', '--', 'ls-lb-add', 'sw4', 'lb4',
-      '--', 'acl-add', 'sw4', 'from-lport', '1001', 'ip4.dst == 10.0.4.4', 'drop',
+      'ls-add',
+      'sw4',
+      '--',
+      'lsp-add',
+      'sw4',
+      'b1',
+      '--',
+      'lsp-set-addresses',
+      'b1',
+      '00:00:00:00:04:02 10.0.4.2',
+      '--',
+      'lsp-add',
+      'sw4',
+      'b2',
+      '--',
+      'lsp-set-addresses',
+      'b2',
+      '00:00:00:00:04:03 10.0.4.3',
+      '--',
+      'lsp-add',
+      'sw4',
+      'b3',
+      '--',
+      'lsp-set-addresses',
+      'b3',
+      '00:00:00:00:04:04 10.0.4.4',
+      '--',
+      'lb-add',
+      'lb4',
+      '192.168.4.100:80',
+      '10.0.4.3:80,10.0.4.4:80',
+      'tcp',
+      '--',
+      'ls-lb-add',
+      'sw4',
+      'lb4',
+      '--',
+      'acl-add',
+      'sw4',
+      'from-lport',
+      '1001',
+      'ip4.dst == 10.0.4.4',
+      'drop',
     );
     await nbctl('--timeout=30', '--wait=sb', 'sync');
     await tracer.reload();
-    const p = tcpPacket({ ethSrc: '00:00:00:00:04:02', ethDst: '00:00:00:00:04:04', src: '10.0.4.2', dst: '192.168.4.100', sport: 1, dport: 80 });
+    const p = tcpPacket({
+      ethSrc: '00:00:00:00:04:02',
+      ethDst: '00:00:00:00:04:04',
+      src: '10.0.4.2',
+      dst: '192.168.4.100',
+      sport: 1,
+      dport: 80,
+    });
     // In OVN the ACL sees the VIP and allows; ovn-trace with --lb-dst=10.0.4.4 DNATs first and the ACL drops.
-    const err = await tracer.trace({ datapath: 'sw4', inport: 'b1', packet: p, lbBackend: '10.0.4.4:80' }).catch((e: unknown) => e);
+    const err = await tracer
+      .trace({ datapath: 'sw4', inport: 'b1', packet: p, lbBackend: '10.0.4.4:80' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OvnTracerError);
     expect((err as OvnTracerError).code).toBe('lb-dst-diverged');
     expect((err as OvnTracerError).message).toContain('ls_in_acl');
@@ -142,4 +223,3 @@ describe.skipIf(!requireOvn('ovn-trace tracer'))('OvnTracer against real OVN 23.
     expect(packetToJSON(ok.outputs[0]!.packet)).toMatchObject({ 'ip4.dst': '10.0.4.3', 'tcp.dst': '80' });
   });
 });
-

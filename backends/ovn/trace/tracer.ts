@@ -73,7 +73,8 @@ const DEFAULT_CT = '/* default (use --ct to customize) */';
 const reserveOf = (budget: number): number => Math.min(256, Math.floor(budget / 4));
 
 function checkCt(ct: readonly string[]): void {
-  for (const s of ct) if (!CT_FLAGS.test(s)) throw new OvnTracerError('trace-failed', `bad ct state ${JSON.stringify(s)}`);
+  for (const s of ct)
+    if (!CT_FLAGS.test(s)) throw new OvnTracerError('trace-failed', `bad ct state ${JSON.stringify(s)}`);
 }
 
 /** ct actions a trace used, counted from the sub-trees that may take a --ct state (an upper bound). */
@@ -126,7 +127,11 @@ function checkLoop(req: OvnTraceRequest, mf: string, raw: string): void {
   if (heads.length > MAX_TRACE_PIPELINES) {
     // The text up to the first pipeline past the bound: what led into the loop, shallow enough to read.
     const prefix = raw.slice(0, heads[MAX_TRACE_PIPELINES]!.index);
-    throw new OvnTracerError('forwarding-loop', `${req.datapath} ${mf}: ovn-trace went through ${heads.length} datapath pipelines (more than ${MAX_TRACE_PIPELINES}): a forwarding loop`, { raw: prefix });
+    throw new OvnTracerError(
+      'forwarding-loop',
+      `${req.datapath} ${mf}: ovn-trace went through ${heads.length} datapath pipelines (more than ${MAX_TRACE_PIPELINES}): a forwarding loop`,
+      { raw: prefix },
+    );
   }
 }
 
@@ -136,7 +141,10 @@ function firstRandomLb(trace: OvnTrace, p: Packet): { index: number; first: stri
     for (const a of s.actions) {
       const list = /^ct_lb(_mark)?\(backends=([^;)]*)/.exec(a)?.[2];
       if (list === undefined) continue;
-      const same = list.split(',').map((t) => lbSelectorOf(t.trim())).filter((d) => d.family === family);
+      const same = list
+        .split(',')
+        .map((t) => lbSelectorOf(t.trim()))
+        .filter((d) => d.family === family);
       if (same.length > 1) return { index, first: same[0]?.text ?? '' };
     }
   }
@@ -179,7 +187,8 @@ export class OvnTracer {
     const withLb = parseTrace(rawLb);
     const d = firstDivergence(exact.stages, withLb.stages, random.index);
     if (d !== undefined) {
-      const at = (s?: OvnTraceStage) => (s === undefined ? 'nothing' : `${s.datapath} ${s.stage ?? s.table} uuid ${s.uuid ?? '-'}`);
+      const at = (s?: OvnTraceStage) =>
+        s === undefined ? 'nothing' : `${s.datapath} ${s.stage ?? s.table} uuid ${s.uuid ?? '-'}`;
       throw new OvnTracerError(
         'lb-dst-diverged',
         `${req.datapath} ${mf}: with --lb-dst=${backend} ovn-trace took ${at(d.other)} where the exact trace took ${at(d.exact)} (stage ${d.index}, before the load balancer): the early DNAT of --lb-dst changed a decision`,
@@ -199,7 +208,12 @@ export class OvnTracer {
   ): OvnTraceResult {
     const traced = parseFlowLine(trace.flow);
     const semantics = req.semantics ?? 'ovn';
-    const v = traceVerdict(trace, { input: req.packet, traced, semantics, ...(lbBackend === undefined ? {} : { lbDst: lbBackend }) });
+    const v = traceVerdict(trace, {
+      input: req.packet,
+      traced,
+      semantics,
+      ...(lbBackend === undefined ? {} : { lbDst: lbBackend }),
+    });
     const n = normalizeVerdict(v, { input: req.packet, traced, stages: trace.stages, ct });
     const lb = lbBackend === undefined ? {} : { lbBackend };
     return { ...n, stages: trace.stages, raw, microflow, via, ...lb };
@@ -226,13 +240,20 @@ export class OvnTracer {
       if (!text.includes(DEFAULT_CT)) return text;
       // The daemon ran out of ct states in this trace: restart it and trace again.
       d.remaining = 0;
-      if (attempt > 0) throw new OvnTracerError('ct-budget', `${req.datapath} ${mf}: a fresh daemon ran out of ct states (ctBudget ${this.opts.ctBudget ?? 4096})`);
+      if (attempt > 0)
+        throw new OvnTracerError(
+          'ct-budget',
+          `${req.datapath} ${mf}: a fresh daemon ran out of ct states (ctBudget ${this.opts.ctBudget ?? 4096})`,
+        );
     }
   }
 
   async #ask(d: CtDaemon, req: OvnTraceRequest, mf: string): Promise<string> {
     try {
-      const { stdout } = await runTool('ovn-appctl', ['-t', d.proc.ctl, 'trace', req.datapath, mf], { timeoutMs: 120_000, errorCode: 'trace-failed' });
+      const { stdout } = await runTool('ovn-appctl', ['-t', d.proc.ctl, 'trace', req.datapath, mf], {
+        timeoutMs: 120_000,
+        errorCode: 'trace-failed',
+      });
       this.stats.daemonTraces++;
       return checkText(stdout, req, mf);
     } catch (e) {
@@ -244,17 +265,27 @@ export class OvnTracer {
     }
   }
 
-  async #oneShot(req: OvnTraceRequest, mf: string, ct: CtState | readonly CtState[], lbDst: string | undefined): Promise<string> {
+  async #oneShot(
+    req: OvnTraceRequest,
+    mf: string,
+    ct: CtState | readonly CtState[],
+    lbDst: string | undefined,
+  ): Promise<string> {
     const cts = typeof ct === 'string' ? Array.from({ length: 512 }, () => ct) : ct;
     const args = [`--db=${this.opts.sbRemote}`, ...cts.map((s) => `--ct=${s}`)];
     if (lbDst !== undefined) args.push(`--lb-dst=${lbDst}`);
     if (req.selectId !== undefined) args.push(`--select-id=${req.selectId}`);
     try {
-      const { stdout } = await runTool('ovn-trace', [...args, req.datapath, mf], { dir: this.opts.dir, timeoutMs: 300_000, errorCode: 'trace-failed' });
+      const { stdout } = await runTool('ovn-trace', [...args, req.datapath, mf], {
+        dir: this.opts.dir,
+        timeoutMs: 300_000,
+        errorCode: 'trace-failed',
+      });
       this.stats.oneShotTraces++;
       return checkText(stdout, req, mf);
     } catch (e) {
-      if (e instanceof ControlPlaneError && /assertion|Aborted|SIGABRT/.test(e.message)) throw aborted(req, mf, e.message, e);
+      if (e instanceof ControlPlaneError && /assertion|Aborted|SIGABRT/.test(e.message))
+        throw aborted(req, mf, e.message, e);
       throw e;
     }
   }
@@ -286,5 +317,9 @@ function checkText(text: string, req: OvnTraceRequest, mf: string): string {
 }
 
 function aborted(req: OvnTraceRequest, mf: string, detail: string, cause: unknown): OvnTracerError {
-  return new OvnTracerError('ovn-trace-aborted', `ovn-trace aborted tracing ${req.datapath} ${mf} (see normalize.ts nd-na-router-abort): ${detail}`, { cause });
+  return new OvnTracerError(
+    'ovn-trace-aborted',
+    `ovn-trace aborted tracing ${req.datapath} ${mf} (see normalize.ts nd-na-router-abort): ${detail}`,
+    { cause },
+  );
 }

@@ -70,7 +70,8 @@ function dnatTo(state: FlowState, d: LbSelector): void {
 /** execute_ct_lb: which destination ovn-trace takes, if it can be known. */
 function ctLb(n: TransformNode, trigger: string, state: FlowState, tx: Transforms): void {
   const at = { line: n.line, text: n.text };
-  if (!/^ct_lb(_mark)?\b/.test(trigger)) throw new TraceParseError('unknown-title', `ct_lb sub-tree after "${trigger}"`, at);
+  if (!/^ct_lb(_mark)?\b/.test(trigger))
+    throw new TraceParseError('unknown-title', `ct_lb sub-tree after "${trigger}"`, at);
   const p = state.current;
   const family = isIPv4(p) ? 4 : isIPv6(p) ? 6 : undefined;
   if (family === undefined) return;
@@ -82,12 +83,19 @@ function ctLb(n: TransformNode, trigger: string, state: FlowState, tx: Transform
     dnatTo(state, tx.lbDst);
     const after = JSON.stringify(state.current, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
     const how = before === after ? 'kept' : 'changed';
-    tx.quirks.push({ rule: 'lb-dst-early-dnat', line: n.line, detail: `plain ${trigger} took --lb-dst=${tx.lbDst.text} (${how} the packet)` });
+    tx.quirks.push({
+      rule: 'lb-dst-early-dnat',
+      line: n.line,
+      detail: `plain ${trigger} took --lb-dst=${tx.lbDst.text} (${how} the packet)`,
+    });
     return;
   }
   let candidates: LbSelector[];
   try {
-    candidates = list.split(',').map((s) => lbSelectorOf(s.trim())).filter((d) => d.family === family);
+    candidates = list
+      .split(',')
+      .map((s) => lbSelectorOf(s.trim()))
+      .filter((d) => d.family === family);
   } catch (e) {
     throw new TraceParseError('unknown-action', `bad backend list in ${trigger}`, at, { cause: e });
   }
@@ -97,7 +105,11 @@ function ctLb(n: TransformNode, trigger: string, state: FlowState, tx: Transform
   if (hit !== undefined) tx.lbDst = undefined;
   if (chosen === undefined) {
     if (candidates.length === 0) return; // "*** no load balancing destination" follows
-    throw new TraceParseError('lb-backend-unknown', `ct_lb chose one of ${candidates.length} backends at random (no --lb-dst matched)`, at);
+    throw new TraceParseError(
+      'lb-backend-unknown',
+      `ct_lb chose one of ${candidates.length} backends at random (no --lb-dst matched)`,
+      at,
+    );
   }
   dnatTo(state, chosen);
   tx.lbChoices.push({ backend: chosen.text, line: n.line });
@@ -124,7 +136,10 @@ function select(n: TransformNode, state: FlowState, tx: Transforms): void {
   tx.selects.push({ field: m[1] ?? '', id: Number(m[2]), random: m[3] !== undefined });
 }
 
-/** A packet a transformation generated: its label, and `dead` when real OVN sends none (the branch then has no outputs). */
+/**
+ * A packet a transformation generated: its label, and `dead` when real OVN sends none (the branch then has no
+ * outputs).
+ */
 export interface Generated {
   readonly label: string;
   readonly dead: boolean;
@@ -134,12 +149,18 @@ export interface Generated {
  * Applies a transformation to the forked flow; says so when it generated a
  * new packet (its outputs are answers, not the input).
  */
-export function applyTransform(n: TransformNode, trigger: string, state: FlowState, tx: Transforms): Generated | undefined {
+export function applyTransform(
+  n: TransformNode,
+  trigger: string,
+  state: FlowState,
+  tx: Transforms,
+): Generated | undefined {
   const t = n.text;
-  if (t.startsWith('ct_next(') || t.startsWith('ct_commit_nat') || t === 'clone' || t.startsWith('LOG: ')) return undefined;
-  if (/^ct_lb(_mark)?\b/.test(t)) return ctLb(n, trigger, state, tx), undefined;
-  if (/^ct_[ds]nat/.test(t)) return ctNat(n, state), undefined;
-  if (t.startsWith('select: ')) return select(n, state, tx), undefined;
+  if (t.startsWith('ct_next(') || t.startsWith('ct_commit_nat') || t === 'clone' || t.startsWith('LOG: '))
+    return undefined;
+  if (/^ct_lb(_mark)?\b/.test(t)) return (ctLb(n, trigger, state, tx), undefined);
+  if (/^ct_[ds]nat/.test(t)) return (ctNat(n, state), undefined);
+  if (t.startsWith('select: ')) return (select(n, state, tx), undefined);
   if (GENERATED.has(t)) {
     const loopback = /^reject\s*\{/.test(trigger);
     const label = loopback ? `reject/${t}` : t;

@@ -45,15 +45,27 @@ describe('verdicts of saved ovn-trace outputs (fixtures/, from tracer.test.ts ru
 
   it('semantics "ovn-trace" keeps ovn-trace\'s own seeds for generated packets', () => {
     const tcpReject = offline(CASES.find((x) => x.name === 'acl-reject-tcp')!, 'ovn-trace');
-    expect(packetToJSON(tcpReject.outputs[0]!.packet)).toMatchObject({ 'tcp.src': '40000', 'tcp.dst': '23', 'tcp.flags': '0x4', 'ip.ttl': '255' });
+    expect(packetToJSON(tcpReject.outputs[0]!.packet)).toMatchObject({
+      'tcp.src': '40000',
+      'tcp.dst': '23',
+      'tcp.flags': '0x4',
+      'ip.ttl': '255',
+    });
     const udpReject = offline(CASES.find((x) => x.name === 'acl-reject-udp')!, 'ovn-trace');
     expect(packetToJSON(udpReject.outputs[0]!.packet)).toMatchObject({ 'icmp4.type': '3', 'icmp4.code': '1' });
     const ns = offline(CASES.find((x) => x.name === 'nd-ns-for-unknown-nexthop')!, 'ovn-trace');
-    expect(packetToJSON(ns.outputs[0]!.packet)).toMatchObject({ 'ip6.src': 'fd00::2', 'ip6.dst': 'fd01::9', 'nd.target': 'fd01::9', 'nd.sll': '00:00:00:00:00:00' });
+    expect(packetToJSON(ns.outputs[0]!.packet)).toMatchObject({
+      'ip6.src': 'fd00::2',
+      'ip6.dst': 'fd01::9',
+      'nd.target': 'fd01::9',
+      'nd.sll': '00:00:00:00:00:00',
+    });
   });
 
   it('records the quirks met: generated packets, the gateway ct_snat stop, the --lb-dst early DNAT', () => {
-    expect(offline(CASES.find((x) => x.name === 'ttl-exceeded')!).quirks.map((q) => q.rule)).toEqual(['generated-packets']);
+    expect(offline(CASES.find((x) => x.name === 'ttl-exceeded')!).quirks.map((q) => q.rule)).toEqual([
+      'generated-packets',
+    ]);
     const stop = offline(CASES.find((x) => x.name === 'gw-snat-ip-inbound')!);
     expect(stop.ends.map((e) => e.kind)).toEqual(['ct-snat-stop']);
     expect(stop.ends[0]!.datapath).toBe('gw');
@@ -115,7 +127,12 @@ describe('verdicts of saved ovn-trace outputs (fixtures/, from tracer.test.ts ru
     const c = CASES.find((x) => x.name === 'gw-dnat-inbound')!;
     const t = parseTrace(read(c.name));
     const traced = parseFlowLine(t.flow);
-    const n = normalizeVerdict(traceVerdict(t, { input: c.packet, traced }), { input: c.packet, traced, stages: t.stages, ct: 'est,rpl' });
+    const n = normalizeVerdict(traceVerdict(t, { input: c.packet, traced }), {
+      input: c.packet,
+      traced,
+      stages: t.stages,
+      ct: 'est,rpl',
+    });
     expect(n.caveats.map((x) => x.rule)).toContain('no-unnat');
   });
 
@@ -132,7 +149,9 @@ describe('verdicts of saved ovn-trace outputs (fixtures/, from tracer.test.ts ru
     ].join('\n');
     const t = parseTrace(text);
     const p = udpPacket({ ethSrc: 1, ethDst: 2, src: '10.0.0.2', dst: '10.0.0.3', sport: 1, dport: 2 });
-    expect(() => traceVerdict(t, { input: p, traced: parseFlowLine(t.flow) })).toThrow(/ip4.src loaded from a value the trace does not show/);
+    expect(() => traceVerdict(t, { input: p, traced: parseFlowLine(t.flow) })).toThrow(
+      /ip4.src loaded from a value the trace does not show/,
+    );
   });
 
   it('reject of an ARP frame: ovn-trace seeds an ICMPv6 from :: to ::; pinctrl sends nothing (semantics "ovn")', () => {
@@ -170,7 +189,12 @@ describe('verdicts of saved ovn-trace outputs (fixtures/, from tracer.test.ts ru
     const input = arpRequest({ sha: '0a:00:00:00:01:10', spa: '10.0.1.10', tpa: '10.0.1.11' });
     const raw = traceVerdict(t, { input, traced, semantics: 'ovn-trace' });
     expect(raw.outputs.map((o) => [o.outport, o.generatedBy])).toEqual([['b0', 'reject/icmp6']]);
-    expect(packetToJSON(raw.outputs[0]!.packet)).toMatchObject({ 'ip6.src': '::', 'ip6.dst': '::', 'icmp6.type': '1', 'icmp6.code': '1' });
+    expect(packetToJSON(raw.outputs[0]!.packet)).toMatchObject({
+      'ip6.src': '::',
+      'ip6.dst': '::',
+      'icmp6.type': '1',
+      'icmp6.code': '1',
+    });
     const real = traceVerdict(t, { input, traced });
     expect(real.verdict).toBe('dropped');
     expect(real.outputs).toEqual([]);
@@ -184,12 +208,22 @@ describe('rule ttl-underflow-continues on TTL 1 (fixtures/dgp-snat-loopback-ttl1
   // lr_out_egr_loop; lr_in_ip_input's priority-120 flow for the SNAT source skips the TTL check, so the
   // routing stage's ip.ttl-- meets TTL 1.
   const t = parseTrace(read('dgp-snat-loopback-ttl1'));
-  const input = tcpPacket({ ethSrc: '0a:58:0a:00:00:10', ethDst: '0a:00:00:00:00:01', src: '10.16.0.10', dst: '172.20.0.100', sport: 1024, dport: 80, ttl: 2 });
+  const input = tcpPacket({
+    ethSrc: '0a:58:0a:00:00:10',
+    ethDst: '0a:00:00:00:00:01',
+    src: '10.16.0.10',
+    dst: '172.20.0.100',
+    sport: 1024,
+    dport: 80,
+    ttl: 2,
+  });
   const traced = parseFlowLine(t.flow);
 
   it('ovn-trace itself delivers the packet to pod0.ls0 with TTL 0', () => {
     const v = traceVerdict(t, { input, traced, semantics: 'ovn-trace' });
-    expect(v.outputs.map((o) => [o.outport, o.packet['ip.ttl'], packetToJSON(o.packet)['ip4.src']])).toEqual([['pod0.ls0', 0, '172.20.0.101']]);
+    expect(v.outputs.map((o) => [o.outport, o.packet['ip.ttl'], packetToJSON(o.packet)['ip4.src']])).toEqual([
+      ['pod0.ls0', 0, '172.20.0.101'],
+    ]);
   });
 
   it('OVN (OVS dec_ttl) forwards nothing: the branch ends at that ip.ttl--', () => {

@@ -147,7 +147,11 @@ class Walker {
     const fork = state.clone();
     const trigger = prev?.kind === 'leaf' ? prev.text : '';
     const gen = applyTransform(n, trigger, fork, this.w.tx);
-    this.list(n.children, fork, gen === undefined ? ctx : { ...ctx, generatedBy: gen.label, dead: ctx.dead || gen.dead });
+    this.list(
+      n.children,
+      fork,
+      gen === undefined ? ctx : { ...ctx, generatedBy: gen.label, dead: ctx.dead || gen.dead },
+    );
   }
 
   leaf(n: LeafNode, next: TraceNode | undefined, state: FlowState, ctx: Ctx): Ctx {
@@ -155,7 +159,12 @@ class Walker {
     const op = parseAction(n.text, ref(n));
     switch (op.op) {
       case 'assign': {
-        const v = op.src.kind === 'const' ? { value: op.src.value, unknown: 0n } : op.src.kind === 'field' ? state.read(op.src.ref) : { value: 0n, unknown: -1n };
+        const v =
+          op.src.kind === 'const'
+            ? { value: op.src.value, unknown: 0n }
+            : op.src.kind === 'field'
+              ? state.read(op.src.ref)
+              : { value: 0n, unknown: -1n };
         state.write(op.dst, v, ref(n));
         break;
       }
@@ -226,7 +235,10 @@ class Walker {
     this.w.outputs.push({ outport: port, type, datapath: ctx.dp, packet: state.current, line: n.line, ...gen });
   }
 
-  /** Rule ttl-underflow-continues: OVS forwards nothing past here; ovn-trace goes on (semantics "ovn-trace" follows it). */
+  /**
+   * Rule ttl-underflow-continues: OVS forwards nothing past here; ovn-trace goes on (semantics "ovn-trace" follows
+   * it).
+   */
   ttlUnderflow(n: TraceNode, ctx: Ctx): Ctx {
     this.end('ttl-underflow', n, ctx);
     this.w.quirks.push({ rule: 'ttl-underflow-continues', line: n.line, detail: ctx.dp });
@@ -261,7 +273,8 @@ export function traceVerdict(trace: OvnTrace, opts: VerdictOptions): TraceVerdic
     tx: new TransformsImpl(opts.semantics === 'ovn-trace' ? 'ovn-trace' : 'pinctrl', lb),
   };
   const first = trace.root[0];
-  if (first?.kind !== 'pipeline') throw new TraceParseError('not-a-trace', 'no ingress pipeline', { line: 2, text: '' });
+  if (first?.kind !== 'pipeline')
+    throw new TraceParseError('not-a-trace', 'no ingress pipeline', { line: 2, text: '' });
   new Walker(w).list(trace.root, new FlowState(start), { dp: first.datapath, dead: false });
   return {
     verdict: w.outputs.length > 0 ? 'delivered' : 'dropped',

@@ -8,8 +8,15 @@ import { PacketParseError, type ByteReader, type ByteWriter } from './buffer.ts'
 import type { FieldPatch, Packet } from '../packet.ts';
 
 export function emitArp(w: ByteWriter, p: Packet): void {
-  w.u16(1).u16(0x0800).u8(6).u8(4).u16(p['arp.op'] ?? 1);
-  w.u48(p['arp.sha'] ?? 0).u32(p['arp.spa'] ?? 0).u48(p['arp.tha'] ?? 0).u32(p['arp.tpa'] ?? 0);
+  w.u16(1)
+    .u16(0x0800)
+    .u8(6)
+    .u8(4)
+    .u16(p['arp.op'] ?? 1);
+  w.u48(p['arp.sha'] ?? 0)
+    .u32(p['arp.spa'] ?? 0)
+    .u48(p['arp.tha'] ?? 0)
+    .u32(p['arp.tpa'] ?? 0);
 }
 
 export function parseArp(r: ByteReader): FieldPatch {
@@ -22,5 +29,11 @@ export function parseArp(r: ByteReader): FieldPatch {
     throw new PacketParseError('unsupported', r.offset - 6, 'ARP other than IPv4 over Ethernet');
   }
   const op = r.u16();
-  return { 'arp.op': op <= 0xff ? op : 0, 'arp.sha': r.u48(), 'arp.spa': r.u32(), 'arp.tha': r.u48(), 'arp.tpa': r.u32() };
+  return {
+    'arp.op': op <= 0xff ? op : 0,
+    'arp.sha': r.u48(),
+    'arp.spa': r.u32(),
+    'arp.tha': r.u48(),
+    'arp.tpa': r.u32(),
+  };
 }

@@ -80,7 +80,8 @@ export class ByteReader {
   ) {}
 
   need(n: number, what: string): void {
-    if (this.offset + n > this.end) throw new PacketParseError('truncated', this.offset, `${what}: need ${n} bytes, have ${this.end - this.offset}`);
+    if (this.offset + n > this.end)
+      throw new PacketParseError('truncated', this.offset, `${what}: need ${n} bytes, have ${this.end - this.offset}`);
   }
 
   u8(): number {

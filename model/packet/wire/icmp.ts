@@ -4,9 +4,20 @@
  * IP header and first 8 bytes, NS with the source link-layer option and NA
  * with the target link-layer option.
  */
-import { ICMP4_DST_UNREACH, ICMP4_TIME_EXCEEDED, ICMP6_DST_UNREACH, ICMP6_PACKET_TOO_BIG, ICMP6_TIME_EXCEEDED, IPPROTO_ICMP, IPPROTO_ICMPV6, ND_NA, ND_NS, type InnerTuple } from '../fields.ts';
+import {
+  ICMP4_DST_UNREACH,
+  ICMP4_TIME_EXCEEDED,
+  ICMP6_DST_UNREACH,
+  ICMP6_PACKET_TOO_BIG,
+  ICMP6_TIME_EXCEEDED,
+  IPPROTO_ICMP,
+  IPPROTO_ICMPV6,
+  ND_NA,
+  ND_NS,
+  type InnerTuple,
+} from '../fields.ts';
 import type { FieldPatch, Packet } from '../packet.ts';
-import { ByteReader, ByteWriter, internetChecksum } from './buffer.ts';
+import { type ByteReader, ByteWriter, internetChecksum } from './buffer.ts';
 
 const ERRORS4 = new Set([ICMP4_DST_UNREACH, ICMP4_TIME_EXCEEDED, 4, 5, 12]);
 const ERRORS6 = new Set([ICMP6_DST_UNREACH, ICMP6_PACKET_TOO_BIG, ICMP6_TIME_EXCEEDED, 4]);
@@ -70,7 +81,10 @@ function emitBody(w: ByteWriter, p: Packet, v6: boolean, type: number): void {
 export function emitIcmp(p: Packet, pseudo?: (proto: number, length: number) => Uint8Array): Uint8Array {
   const v6 = pseudo !== undefined;
   const type = (v6 ? p['icmp6.type'] : p['icmp4.type']) ?? 0;
-  const w = new ByteWriter().u8(type).u8((v6 ? p['icmp6.code'] : p['icmp4.code']) ?? 0).u16(0);
+  const w = new ByteWriter()
+    .u8(type)
+    .u8((v6 ? p['icmp6.code'] : p['icmp4.code']) ?? 0)
+    .u16(0);
   emitBody(w, p, v6, type);
   const sum = v6 ? internetChecksum(pseudo(IPPROTO_ICMPV6, w.length), w.view()) : internetChecksum(w.view());
   w.patch16(2, sum);

@@ -17,7 +17,8 @@ import { emitTransport, parseTransport } from './transport.ts';
 export { PacketParseError } from './buffer.ts';
 
 function l4Payload(p: Packet, v6: boolean): Uint8Array {
-  const pseudo = (proto: number, length: number) => (v6 ? pseudoHeader6(p, proto, length) : pseudoHeader4(p, proto, length));
+  const pseudo = (proto: number, length: number) =>
+    v6 ? pseudoHeader6(p, proto, length) : pseudoHeader4(p, proto, length);
   if (p['ip.proto'] === (v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP)) return emitIcmp(p, v6 ? pseudo : undefined);
   return emitTransport(p, pseudo) ?? new Uint8Array(0);
 }

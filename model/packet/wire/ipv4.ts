@@ -11,8 +11,14 @@ export function emitIPv4(w: ByteWriter, p: Packet, payload: Uint8Array): void {
   const start = w.length;
   const frag = p['ip.frag'] ?? 0;
   const flagsOffset = frag & FRAG_LATER ? 1 : frag & FRAG_ANY ? 0x2000 : 0;
-  w.u8(0x45).u8(((p['ip.dscp'] ?? 0) << 2) | (p['ip.ecn'] ?? 0)).u16(20 + payload.length);
-  w.u16(0).u16(flagsOffset).u8(p['ip.ttl'] ?? 64).u8(p['ip.proto'] ?? 0).u16(0);
+  w.u8(0x45)
+    .u8(((p['ip.dscp'] ?? 0) << 2) | (p['ip.ecn'] ?? 0))
+    .u16(20 + payload.length);
+  w.u16(0)
+    .u16(flagsOffset)
+    .u8(p['ip.ttl'] ?? 64)
+    .u8(p['ip.proto'] ?? 0)
+    .u16(0);
   w.u32(p['ip4.src'] ?? 0).u32(p['ip4.dst'] ?? 0);
   w.patch16(start + 10, internetChecksum(w.view(start, start + 20)));
   w.bytes(payload);
@@ -44,7 +50,15 @@ export function parseIPv4(r: ByteReader): ParsedL3 {
   r.skip(ihl - 20);
   const offset = flagsOffset & 0x1fff;
   const frag = offset > 0 ? FRAG_ANY | FRAG_LATER : flagsOffset & 0x2000 ? FRAG_ANY : 0;
-  const fields: FieldPatch = { 'ip.proto': proto, 'ip.ttl': ttl, 'ip.dscp': tos >> 2, 'ip.ecn': tos & 3, 'ip.frag': frag, 'ip4.src': src, 'ip4.dst': dst };
+  const fields: FieldPatch = {
+    'ip.proto': proto,
+    'ip.ttl': ttl,
+    'ip.dscp': tos >> 2,
+    'ip.ecn': tos & 3,
+    'ip.frag': frag,
+    'ip4.src': src,
+    'ip4.dst': dst,
+  };
   return { fields, proto, end: Math.min(start + total, r.end) };
 }
 

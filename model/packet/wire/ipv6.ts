@@ -9,7 +9,9 @@ export function emitIPv6(w: ByteWriter, p: Packet, payload: Uint8Array): void {
   const tc = ((p['ip.dscp'] ?? 0) << 2) | (p['ip.ecn'] ?? 0);
   const label = p['ip6.label'] ?? 0;
   w.u32(((6 << 28) | (tc << 20) | label) >>> 0);
-  w.u16(payload.length).u8(p['ip.proto'] ?? 0).u8(p['ip.ttl'] ?? 64);
+  w.u16(payload.length)
+    .u8(p['ip.proto'] ?? 0)
+    .u8(p['ip.ttl'] ?? 64);
   w.u128(p['ip6.src'] ?? 0n).u128(p['ip6.dst'] ?? 0n);
   w.bytes(payload);
 }
@@ -24,12 +26,22 @@ export function parseIPv6(r: ByteReader): ParsedL3 {
   const tc = (first >>> 20) & 0xff;
   const length = r.u16();
   const proto = r.u8();
-  if (EXTENSION_HEADERS.has(proto)) throw new PacketParseError('unsupported', start + 6, `IPv6 extension header ${proto}`);
+  if (EXTENSION_HEADERS.has(proto))
+    throw new PacketParseError('unsupported', start + 6, `IPv6 extension header ${proto}`);
   const ttl = r.u8();
   const src = r.u128();
   const dst = r.u128();
   return {
-    fields: { 'ip.proto': proto, 'ip.ttl': ttl, 'ip.dscp': tc >> 2, 'ip.ecn': tc & 3, 'ip.frag': 0, 'ip6.label': first & 0xfffff, 'ip6.src': src, 'ip6.dst': dst },
+    fields: {
+      'ip.proto': proto,
+      'ip.ttl': ttl,
+      'ip.dscp': tc >> 2,
+      'ip.ecn': tc & 3,
+      'ip.frag': 0,
+      'ip6.label': first & 0xfffff,
+      'ip6.src': src,
+      'ip6.dst': dst,
+    },
     proto,
     end: Math.min(start + 40 + length, r.end),
   };

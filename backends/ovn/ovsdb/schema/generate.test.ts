@@ -17,10 +17,16 @@ describe('schema codegen', () => {
     expect(interfaceName('Logical_Switch_Port')).toBe('LogicalSwitchPort');
     expect(interfaceName('sFlow')).toBe('SFlow');
     expect(interfaceName('NB_Global')).toBe('NBGlobal');
-    expect(columnTs(parseColumnType({ key: { type: 'uuid', refTable: 'X' }, min: 0, max: 'unlimited' }))).toBe('readonly string[]');
+    expect(columnTs(parseColumnType({ key: { type: 'uuid', refTable: 'X' }, min: 0, max: 'unlimited' }))).toBe(
+      'readonly string[]',
+    );
     expect(columnTs(parseColumnType({ key: 'integer', min: 0, max: 1 }))).toBe('number | undefined');
-    expect(columnTs(parseColumnType({ key: 'string', value: 'string', min: 0, max: 'unlimited' }))).toBe('Readonly<Record<string, string>>');
-    expect(columnTs(parseColumnType({ key: { type: 'string', enum: ['set', ['a', 'b']] }, min: 0, max: 'unlimited' }))).toBe("readonly ('a' | 'b')[]");
+    expect(columnTs(parseColumnType({ key: 'string', value: 'string', min: 0, max: 'unlimited' }))).toBe(
+      'Readonly<Record<string, string>>',
+    );
+    expect(
+      columnTs(parseColumnType({ key: { type: 'string', enum: ['set', ['a', 'b']] }, min: 0, max: 'unlimited' })),
+    ).toBe("readonly ('a' | 'b')[]");
   });
   it('exports versions and table names', () => {
     expect(nb.SCHEMA_NAME).toBe('OVN_Northbound');

@@ -78,9 +78,12 @@ function describeBase(base: BaseType): string {
   let s = base.type;
   if (base.refTable !== undefined) s += ` → ${base.refTable} (${base.refType ?? 'strong'})`;
   const ranges: string[] = [];
-  if (base.minInteger !== undefined || base.maxInteger !== undefined) ranges.push(`${base.minInteger ?? '-∞'}..${base.maxInteger ?? '∞'}`);
-  if (base.minReal !== undefined || base.maxReal !== undefined) ranges.push(`${base.minReal ?? '-∞'}..${base.maxReal ?? '∞'}`);
-  if (base.minLength !== undefined || base.maxLength !== undefined) ranges.push(`length ${base.minLength ?? 0}..${base.maxLength ?? '∞'}`);
+  if (base.minInteger !== undefined || base.maxInteger !== undefined)
+    ranges.push(`${base.minInteger ?? '-∞'}..${base.maxInteger ?? '∞'}`);
+  if (base.minReal !== undefined || base.maxReal !== undefined)
+    ranges.push(`${base.minReal ?? '-∞'}..${base.maxReal ?? '∞'}`);
+  if (base.minLength !== undefined || base.maxLength !== undefined)
+    ranges.push(`length ${base.minLength ?? 0}..${base.maxLength ?? '∞'}`);
   return ranges.length > 0 ? `${s} [${ranges.join(', ')}]` : s;
 }
 

@@ -39,7 +39,11 @@ const SERVER_SCHEMA = {
 export class FakeOvsdbServer {
   readonly transacts: unknown[][] = [];
   connections = 0;
-  onTransact: TransactHandler = (params, id, conn) => conn.reply(id, params.slice(1).map(() => ({})));
+  onTransact: TransactHandler = (params, id, conn) =>
+    conn.reply(
+      id,
+      params.slice(1).map(() => ({})),
+    );
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
 
@@ -74,7 +78,8 @@ export class FakeOvsdbServer {
     let monitorId: unknown = null;
     const conn: FakeConnection = {
       reply: (id, result) => socket.write(JSON.stringify({ id, result, error: null })),
-      update3: (updates) => socket.write(JSON.stringify({ id: null, method: 'update3', params: [monitorId, ZERO_TXN_ID, updates] })),
+      update3: (updates) =>
+        socket.write(JSON.stringify({ id: null, method: 'update3', params: [monitorId, ZERO_TXN_ID, updates] })),
       sendRaw: (text) => socket.write(text),
       destroy: () => socket.destroy(),
     };
@@ -93,7 +98,11 @@ export class FakeOvsdbServer {
         return conn.reply(id, params[0] === '_Server' ? SERVER_SCHEMA : this.schema);
       case 'monitor_cond':
         return conn.reply(id, {
-          Database: { '11111111-1111-1111-1111-111111111111': { initial: { name: this.schema.name, model: 'standalone', connected: true, leader: true } } },
+          Database: {
+            '11111111-1111-1111-1111-111111111111': {
+              initial: { name: this.schema.name, model: 'standalone', connected: true, leader: true },
+            },
+          },
         });
       case 'monitor_cond_since':
         return conn.reply(id, [false, ZERO_TXN_ID, {}]);

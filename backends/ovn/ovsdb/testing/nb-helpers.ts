@@ -5,7 +5,7 @@
 import type { OvsdbClient } from '../client.ts';
 import type { OvsdbCache, CacheRow } from '../cache.ts';
 import { OpBuilder } from '../build.ts';
-import { OvsdbSession, isReplayedDuplicate } from '../session.ts';
+import { type OvsdbSession, isReplayedDuplicate } from '../session.ts';
 import type { OvsUuid } from '../wire/atom.ts';
 import type { Value } from '../wire/datum.ts';
 import type { Row } from '../wire/operation.ts';
@@ -27,7 +27,10 @@ export function prng(seed: number): () => number {
 export async function freshSelect(client: OvsdbClient, cache: OvsdbCache<object>): Promise<Record<string, CacheRow[]>> {
   const tables = Object.keys(cache.snapshot());
   const b = new OpBuilder(cache.schema);
-  const results = await client.transact(cache.schema.name, tables.map((t) => b.select(t, [])));
+  const results = await client.transact(
+    cache.schema.name,
+    tables.map((t) => b.select(t, [])),
+  );
   const out: Record<string, CacheRow[]> = {};
   tables.forEach((t, i) => {
     const rows = (results[i] as { rows: readonly Row[] }).rows.map((r) => {
@@ -37,7 +40,9 @@ export async function freshSelect(client: OvsdbClient, cache: OvsdbCache<object>
       delete cols._version;
       return cache.rowFromWire(t, uuid, cols);
     });
-    out[t] = rows.sort((x, y) => (x._uuid < y._uuid ? -1 : x._uuid > y._uuid ? 1 : 0)).map((r) => pick(r, cache.snapshot()[t]?.[0]));
+    out[t] = rows
+      .sort((x, y) => (x._uuid < y._uuid ? -1 : x._uuid > y._uuid ? 1 : 0))
+      .map((r) => pick(r, cache.snapshot()[t]?.[0]));
   });
   return out;
 }
@@ -68,7 +73,9 @@ export async function guardedSwitch(s: OvsdbSession<nb.Tables>, key: string): Pr
 /** Counts Logical_Switch rows per kovn-key, from a fresh select. */
 export async function countByKey(client: OvsdbClient): Promise<Map<string, number>> {
   const b = new OpBuilder<nb.Tables>(await client.getSchema('OVN_Northbound'));
-  const [sel] = await client.transact('OVN_Northbound', [b.select('Logical_Switch', [['external_ids', 'includes', { vendor: 'kovn' }]], ['external_ids'])]);
+  const [sel] = await client.transact('OVN_Northbound', [
+    b.select('Logical_Switch', [['external_ids', 'includes', { vendor: 'kovn' }]], ['external_ids']),
+  ]);
   const counts = new Map<string, number>();
   for (const r of sel.rows) {
     const ext = r.external_ids as unknown as { pairs: [string, string][] };
@@ -79,7 +86,11 @@ export async function countByKey(client: OvsdbClient): Promise<Map<string, numbe
 }
 
 /** Runs `task` over `items` with at most `width` in flight. */
-export async function inParallel<T, R>(items: readonly T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+  items: readonly T[],
+  width: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -8,9 +8,17 @@ describe('isUuid', () => {
   it('agrees with UUID_RE on uuids, near-uuids and arbitrary strings', () => {
     const nearUuid = fc.stringMatching(/^[0-9a-fA-FgG-]{35,37}$/);
     fc.assert(
-      fc.property(fc.oneof(fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), nearUuid, fc.string()), (s) => {
-        expect(isUuid(s)).toBe(UUID_RE.test(s));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uuid(),
+          fc.uuid().map((u) => u.toUpperCase()),
+          nearUuid,
+          fc.string(),
+        ),
+        (s) => {
+          expect(isUuid(s)).toBe(UUID_RE.test(s));
+        },
+      ),
       fcParams(2000),
     );
     expect(isUuid('0000000a-000b-000c-000d-00000000000e')).toBe(true);

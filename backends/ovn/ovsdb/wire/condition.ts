@@ -9,7 +9,16 @@ import { type Value, emitValue, parseValue } from './datum.ts';
 
 export type ConditionFunction = '<' | '<=' | '==' | '!=' | '>=' | '>' | 'includes' | 'excludes';
 
-export const CONDITION_FUNCTIONS: readonly ConditionFunction[] = ['<', '<=', '==', '!=', '>=', '>', 'includes', 'excludes'];
+export const CONDITION_FUNCTIONS: readonly ConditionFunction[] = [
+  '<',
+  '<=',
+  '==',
+  '!=',
+  '>=',
+  '>',
+  'includes',
+  'excludes',
+];
 
 export interface ColumnCondition {
   readonly column: string;
@@ -42,7 +51,8 @@ export function emitCondition(cond: Condition): unknown {
 }
 
 export function parseWhere(json: unknown, path = 'where'): Condition[] {
-  if (!Array.isArray(json)) throw new OvsdbProtocolError(`${path}: expected an array of conditions, got ${preview(json)}`);
+  if (!Array.isArray(json))
+    throw new OvsdbProtocolError(`${path}: expected an array of conditions, got ${preview(json)}`);
   return json.map((c, i) => parseCondition(c, `${path}[${i}]`));
 }
 

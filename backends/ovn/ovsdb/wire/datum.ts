@@ -48,7 +48,8 @@ export function parseValue(json: unknown, path = 'value'): Value {
     if (json[0] === 'map') {
       return new OvsMap(
         json[1].map((pair, i) => {
-          if (!Array.isArray(pair) || pair.length !== 2) throw new OvsdbProtocolError(`${path}[${i}]: not a map pair: ${preview(pair)}`);
+          if (!Array.isArray(pair) || pair.length !== 2)
+            throw new OvsdbProtocolError(`${path}[${i}]: not a map pair: ${preview(pair)}`);
           return [parseAtom(pair[0], `${path}[${i}][0]`), parseAtom(pair[1], `${path}[${i}][1]`)] as const;
         }),
       );
@@ -65,7 +66,11 @@ export function parseValue(json: unknown, path = 'value'): Value {
  */
 export function emitValue(value: Value): unknown {
   if (value instanceof OvsSet) return ['set', value.items.every(isPlainAtom) ? value.items : value.items.map(emitAtom)];
-  if (value instanceof OvsMap) return ['map', value.pairs.map((p) => (isPlainAtom(p[0]) && isPlainAtom(p[1]) ? p : [emitAtom(p[0]), emitAtom(p[1])]))];
+  if (value instanceof OvsMap)
+    return [
+      'map',
+      value.pairs.map((p) => (isPlainAtom(p[0]) && isPlainAtom(p[1]) ? p : [emitAtom(p[0]), emitAtom(p[1])])),
+    ];
   return emitAtom(value);
 }
 
@@ -83,14 +88,20 @@ function isPlainAtom(a: Atom): boolean {
  */
 export function toNative(type: ColumnType, value: Value, path: string): NativeValue {
   if (type.value !== undefined) {
-    const pairs = value instanceof OvsMap ? value.pairs : value instanceof OvsSet && value.items.length === 0 ? [] : undefined;
+    const pairs =
+      value instanceof OvsMap ? value.pairs : value instanceof OvsSet && value.items.length === 0 ? [] : undefined;
     if (pairs === undefined) throw new OvsdbProtocolError(`${path}: expected a map, got ${preview(emitValue(value))}`);
     const valueType = type.value;
     // fromEntries defines own properties, so a key like "__proto__" stays data.
-    return Object.freeze(Object.fromEntries(pairs.map(([k, v]) => [String(atomToNative(type.key, k, path)), atomToNative(valueType, v, path)])));
+    return Object.freeze(
+      Object.fromEntries(
+        pairs.map(([k, v]) => [String(atomToNative(type.key, k, path)), atomToNative(valueType, v, path)]),
+      ),
+    );
   }
   const items = value instanceof OvsSet ? value.items : value instanceof OvsMap ? undefined : [value];
-  if (items === undefined) throw new OvsdbProtocolError(`${path}: expected ${type.max > 1 ? 'a set' : 'an atom'}, got a map`);
+  if (items === undefined)
+    throw new OvsdbProtocolError(`${path}: expected ${type.max > 1 ? 'a set' : 'an atom'}, got a map`);
   if (type.max > 1) return Object.freeze(sortAtoms(items.map((a) => atomToNative(type.key, a, path))));
   if (items.length > 1) throw new OvsdbProtocolError(`${path}: ${items.length} values for a column of at most one`);
   const first = items[0];
@@ -197,7 +208,11 @@ function mapFromNative(type: ColumnType, native: unknown, path: string, opts: Fr
   else if (native === undefined) entries = [];
   else throw new OvsdbValueError(path, `expected a map (object), got ${preview(native)}`);
   const pairs = entries.map(([k, v]) => {
-    const key = atomFromNative(type.key, typeof k === 'string' ? keyFromString(type.key.type, k, path) : k, `${path} key ${String(k)}`);
+    const key = atomFromNative(
+      type.key,
+      typeof k === 'string' ? keyFromString(type.key.type, k, path) : k,
+      `${path} key ${String(k)}`,
+    );
     return [key, atomFromNative(valueType, v, `${path}[${String(k)}]`)] as const;
   });
   checkSize(type, pairs.length, path, opts);
@@ -214,12 +229,14 @@ function mapFromNative(type: ColumnType, native: unknown, path: string, opts: Fr
  * @example nativeEncoder(mapOfStrings, 'Logical_Switch.external_ids')({ vendor: 'kovn' }) // OvsMap
  */
 export function nativeEncoder(type: ColumnType, path: string): (native: unknown) => Value | undefined {
-  const generic = (native: unknown): Value | undefined => (native === undefined && type.min > 0 ? undefined : fromNative(type, native, path));
+  const generic = (native: unknown): Value | undefined =>
+    native === undefined && type.min > 0 ? undefined : fromNative(type, native, path);
   if (type.key.type !== 'string') return generic;
   if (type.value !== undefined) {
     if (type.value.type !== 'string') return generic;
     return (native) => {
-      if (typeof native !== 'object' || native === null || Object.getPrototypeOf(native) !== Object.prototype) return generic(native);
+      if (typeof native !== 'object' || native === null || Object.getPrototypeOf(native) !== Object.prototype)
+        return generic(native);
       const keys = Object.keys(native);
       if (keys.length < type.min || keys.length > type.max) return generic(native);
       const pairs = new Array<readonly [Atom, Atom]>(keys.length);
@@ -235,7 +252,8 @@ export function nativeEncoder(type: ColumnType, path: string): (native: unknown)
   const single = type.min === 1 && type.max === 1;
   return (native) => {
     if (typeof native === 'string') return native;
-    if (single || !Array.isArray(native) || native.length < type.min || native.length > type.max) return generic(native);
+    if (single || !Array.isArray(native) || native.length < type.min || native.length > type.max)
+      return generic(native);
     for (let i = 0; i < native.length; i++) if (typeof native[i] !== 'string') return generic(native);
     return new OvsSet(native.slice() as string[]);
   };
@@ -247,7 +265,8 @@ function keyFromString(type: AtomType, key: string, path: string): unknown {
     case 'integer':
     case 'real': {
       const n = Number(key);
-      if (key.trim() === '' || !Number.isFinite(n)) throw new OvsdbValueError(path, `map key ${JSON.stringify(key)} is not a number`);
+      if (key.trim() === '' || !Number.isFinite(n))
+        throw new OvsdbValueError(path, `map key ${JSON.stringify(key)} is not a number`);
       return n;
     }
     case 'boolean':
@@ -275,8 +294,12 @@ export function atomFromNative(base: BaseType, native: unknown, path: string): A
     if (base.type === 'uuid') return native;
   } else if (base.type === 'uuid') {
     if (typeof native === 'string') return isUuid(native) ? new OvsUuid(native) : new OvsNamedUuid(native);
-  } else if ((typeof native === 'string' || typeof native === 'number' || typeof native === 'boolean') && matchesType(base.type, native)) {
-    if (typeof native === 'number' && !Number.isFinite(native)) throw new OvsdbValueError(path, `${native} is not finite`);
+  } else if (
+    (typeof native === 'string' || typeof native === 'number' || typeof native === 'boolean') &&
+    matchesType(base.type, native)
+  ) {
+    if (typeof native === 'number' && !Number.isFinite(native))
+      throw new OvsdbValueError(path, `${native} is not finite`);
     return native;
   }
   throw new OvsdbValueError(path, `expected ${base.type}, got ${preview(native)}`);

@@ -59,10 +59,17 @@ describe('nativeDecoder', () => {
 
 describe('nativeEncoder', () => {
   /** OpBuilder.row's per-column rule before encoders: omit a required column left undefined. */
-  const generic = (type: ColumnType, native: unknown): Value | undefined => (native === undefined && type.min > 0 ? undefined : fromNative(type, native, 'T.c'));
+  const generic = (type: ColumnType, native: unknown): Value | undefined =>
+    native === undefined && type.min > 0 ? undefined : fromNative(type, native, 'T.c');
 
   it('gives what fromNative gives (the same JSON), or throws OvsdbValueError when it does', () => {
-    const anyNative = (type: ColumnType) => fc.oneof(nativeValueArb(type), fc.anything(), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }));
+    const anyNative = (type: ColumnType) =>
+      fc.oneof(
+        nativeValueArb(type),
+        fc.anything(),
+        fc.array(fc.string(), { maxLength: 3 }),
+        fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+      );
     fc.assert(
       fc.property(
         columnTypeArb.chain((type) => fc.tuple(fc.constant(type), anyNative(type))),

@@ -40,7 +40,8 @@ export function nativeDecoder(type: ColumnType): NativeDecoder {
  * @example setOwn(ids, '__proto__', 'x') // Object.keys(ids) includes '__proto__'
  */
 export function setOwn(o: Record<string, NativeAtom>, key: string, value: NativeAtom): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
   else o[key] = value;
 }
 
@@ -65,7 +66,8 @@ function mapDecoder(type: ColumnType, key: AtomDecoder, value: AtomDecoder): Nat
     const out: Record<string, NativeAtom> = {};
     for (let i = 0; i < pairs.length; i++) {
       const pair = pairs[i];
-      if (!Array.isArray(pair) || pair.length !== 2) throw new OvsdbProtocolError(`${path}[${i}]: not a map pair: ${preview(pair)}`);
+      if (!Array.isArray(pair) || pair.length !== 2)
+        throw new OvsdbProtocolError(`${path}[${i}]: not a map pair: ${preview(pair)}`);
       setOwn(out, String(key(pair[0], path)), value(pair[1], path));
     }
     return Object.freeze(out);

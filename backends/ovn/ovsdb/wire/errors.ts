@@ -48,7 +48,10 @@ export class OvsdbServerError extends Error {
   constructor(wire: WireError, site: ErrorSite = {}) {
     super(describeServerError(wire, site));
     this.error = wire.error;
-    this.code = wire.error.trim().replace(/[\s_/]+/g, '-').toLowerCase();
+    this.code = wire.error
+      .trim()
+      .replace(/[\s_/]+/g, '-')
+      .toLowerCase();
     this.details = wire.details;
     this.syntax = wire.syntax;
     this.opIndex = site.opIndex;

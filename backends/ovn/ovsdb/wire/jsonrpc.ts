@@ -37,13 +37,15 @@ export function parseRpcMessage(json: unknown): RpcMessage {
   const o = expectObject(json, 'message');
   const id = o.id;
   if (o.method !== undefined) {
-    if (typeof o.method !== 'string') throw new OvsdbProtocolError(`message.method: expected a string, got ${preview(o.method)}`);
+    if (typeof o.method !== 'string')
+      throw new OvsdbProtocolError(`message.method: expected a string, got ${preview(o.method)}`);
     const params = o.params === undefined ? [] : o.params;
     if (id === null || id === undefined) return { kind: 'notification', method: o.method, params };
     return { kind: 'request', id: id as RpcId, method: o.method, params };
   }
   if (id === undefined || id === null) throw new OvsdbProtocolError(`message without method or id: ${preview(json)}`);
-  if (!('result' in o) && !('error' in o)) throw new OvsdbProtocolError(`response ${preview(id)} has neither result nor error`);
+  if (!('result' in o) && !('error' in o))
+    throw new OvsdbProtocolError(`response ${preview(id)} has neither result nor error`);
   const error = o.error === undefined ? null : o.error;
   return { kind: 'response', id: id as RpcId, result: error === null ? (o.result ?? null) : null, error };
 }

@@ -44,7 +44,10 @@ export function emitMonitorCondRequests(reqs: MonitorCondRequests): Record<strin
   return out;
 }
 
-/** Inverse of {@link emitMonitorCondRequests} (a single request object is accepted as a one-element array, as ovsdb-server does). */
+/**
+ * Inverse of {@link emitMonitorCondRequests} (a single request object is accepted as a one-element array, as
+ * ovsdb-server does).
+ */
 export function parseMonitorCondRequests(json: unknown, path = 'monitor-cond-requests'): MonitorCondRequests {
   const out: Record<string, MonitorCondRequest[]> = {};
   for (const [table, lj] of Object.entries(expectObject(json, path))) {
@@ -57,7 +60,8 @@ export function parseMonitorCondRequests(json: unknown, path = 'monitor-cond-req
 function parseMonitorCondRequest(json: unknown, path: string): MonitorCondRequest {
   const o = expectObject(json, path);
   const out: { columns?: string[]; where?: Condition[]; select?: MonitorSelect } = {};
-  if (o.columns !== undefined) out.columns = expectArray(o.columns, `${path}.columns`).map((c, i) => expectString(c, `${path}.columns[${i}]`));
+  if (o.columns !== undefined)
+    out.columns = expectArray(o.columns, `${path}.columns`).map((c, i) => expectString(c, `${path}.columns[${i}]`));
   if (o.where !== undefined) out.where = parseWhere(o.where, `${path}.where`);
   if (o.select !== undefined) {
     const so = expectObject(o.select, `${path}.select`);
@@ -84,10 +88,17 @@ export function parseMonitorCondSinceReply(json: unknown, path = 'monitor_cond_s
   return { found, lastTxnId, updates: parseTableUpdates2(updates, `${path}[2]`) };
 }
 
-/** The reply's `found` and last txn id checked, its `<table-updates2>` as received (for decoders that read it directly). */
-export function parseMonitorCondSinceHead(json: unknown, path = 'monitor_cond_since reply'): [found: boolean, lastTxnId: string, updates: unknown] {
+/**
+ * The reply's `found` and last txn id checked, its `<table-updates2>` as received (for decoders that read it
+ * directly).
+ */
+export function parseMonitorCondSinceHead(
+  json: unknown,
+  path = 'monitor_cond_since reply',
+): [found: boolean, lastTxnId: string, updates: unknown] {
   const a = expectArray(json, path);
-  if (a.length !== 3) throw new OvsdbProtocolError(`${path}: expected [found, last-txn-id, updates], got ${preview(json)}`);
+  if (a.length !== 3)
+    throw new OvsdbProtocolError(`${path}: expected [found, last-txn-id, updates], got ${preview(json)}`);
   const lastTxnId = expectString(a[1], `${path}[1]`);
   if (!isUuid(lastTxnId)) throw new OvsdbProtocolError(`${path}[1]: not a uuid: ${preview(lastTxnId)}`);
   return [expectBoolean(a[0], `${path}[0]`), lastTxnId, a[2]];

@@ -72,7 +72,17 @@ export interface AssertOp {
   readonly lock: string;
 }
 
-export type Operation = InsertOp | SelectOp | UpdateOp | MutateOp | DeleteOp | WaitOp | CommitOp | AbortOp | CommentOp | AssertOp;
+export type Operation =
+  | InsertOp
+  | SelectOp
+  | UpdateOp
+  | MutateOp
+  | DeleteOp
+  | WaitOp
+  | CommitOp
+  | AbortOp
+  | CommentOp
+  | AssertOp;
 
 export type OperationName = Operation['op'];
 
@@ -101,17 +111,29 @@ export function parseOperation(json: unknown, path = 'operation'): Operation {
   switch (o.op) {
     case 'insert': {
       const uuidName = o['uuid-name'] === undefined ? undefined : str(o['uuid-name'], `${path}.uuid-name`);
-      if (uuidName !== undefined && !ID_RE.test(uuidName)) throw new OvsdbProtocolError(`${path}.uuid-name: not an <id>: ${uuidName}`);
+      if (uuidName !== undefined && !ID_RE.test(uuidName))
+        throw new OvsdbProtocolError(`${path}.uuid-name: not an <id>: ${uuidName}`);
       const uuid = o.uuid === undefined ? undefined : str(o.uuid, `${path}.uuid`);
       if (uuid !== undefined && !isUuid(uuid)) throw new OvsdbProtocolError(`${path}.uuid: not a uuid: ${uuid}`);
-      return { op: 'insert', table: table(), row: parseRow(o.row ?? {}, `${path}.row`), ...(uuidName === undefined ? {} : { uuidName }), ...(uuid === undefined ? {} : { uuid }) };
+      return {
+        op: 'insert',
+        table: table(),
+        row: parseRow(o.row ?? {}, `${path}.row`),
+        ...(uuidName === undefined ? {} : { uuidName }),
+        ...(uuid === undefined ? {} : { uuid }),
+      };
     }
     case 'select':
       return { op: 'select', table: table(), where: where(), ...optColumns(o.columns, path) };
     case 'update':
       return { op: 'update', table: table(), where: where(), row: parseRow(o.row, `${path}.row`) };
     case 'mutate':
-      return { op: 'mutate', table: table(), where: where(), mutations: arr(o.mutations, `${path}.mutations`).map((m, i) => parseMutation(m, `${path}.mutations[${i}]`)) };
+      return {
+        op: 'mutate',
+        table: table(),
+        where: where(),
+        mutations: arr(o.mutations, `${path}.mutations`).map((m, i) => parseMutation(m, `${path}.mutations[${i}]`)),
+      };
     case 'delete':
       return { op: 'delete', table: table(), where: where() };
     case 'wait':
@@ -131,7 +153,8 @@ export function parseOperation(json: unknown, path = 'operation'): Operation {
 }
 
 function parseWait(o: Record<string, unknown>, path: string): WaitOp {
-  if (o.until !== '==' && o.until !== '!=') throw new OvsdbProtocolError(`${path}.until: expected "==" or "!=", got ${preview(o.until)}`);
+  if (o.until !== '==' && o.until !== '!=')
+    throw new OvsdbProtocolError(`${path}.until: expected "==" or "!=", got ${preview(o.until)}`);
   const timeout = o.timeout === undefined ? undefined : o.timeout;
   if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 0)) {
     throw new OvsdbProtocolError(`${path}.timeout: expected a non-negative integer`);
@@ -151,9 +174,20 @@ function parseWait(o: Record<string, unknown>, path: string): WaitOp {
 export function emitOperation(op: Operation): Record<string, unknown> {
   switch (op.op) {
     case 'insert':
-      return { op: 'insert', table: op.table, row: emitRow(op.row), ...(op.uuidName === undefined ? {} : { 'uuid-name': op.uuidName }), ...(op.uuid === undefined ? {} : { uuid: op.uuid }) };
+      return {
+        op: 'insert',
+        table: op.table,
+        row: emitRow(op.row),
+        ...(op.uuidName === undefined ? {} : { 'uuid-name': op.uuidName }),
+        ...(op.uuid === undefined ? {} : { uuid: op.uuid }),
+      };
     case 'select':
-      return { op: 'select', table: op.table, where: emitWhere(op.where), ...(op.columns === undefined ? {} : { columns: [...op.columns] }) };
+      return {
+        op: 'select',
+        table: op.table,
+        where: emitWhere(op.where),
+        ...(op.columns === undefined ? {} : { columns: [...op.columns] }),
+      };
     case 'update':
       return { op: 'update', table: op.table, where: emitWhere(op.where), row: emitRow(op.row) };
     case 'mutate':

@@ -52,7 +52,9 @@ export type ResultOf<O extends Operation> = O extends InsertOp
       : EmptyResult;
 
 /** Results of a tuple of operations, element by element. */
-export type ResultsOf<Ops extends readonly Operation[]> = { -readonly [K in keyof Ops]: Ops[K] extends Operation ? ResultOf<Ops[K]> : never };
+export type ResultsOf<Ops extends readonly Operation[]> = {
+  -readonly [K in keyof Ops]: Ops[K] extends Operation ? ResultOf<Ops[K]> : never;
+};
 
 export function isWireError(entry: ReplyEntry): entry is WireError {
   return entry !== null && typeof (entry as WireError).error === 'string';
@@ -80,12 +82,15 @@ function parseReplyEntry(json: unknown, path: string): ReplyEntry {
   const out: { uuid?: string; rows?: Row[]; count?: number } = {};
   if (o.uuid !== undefined) {
     const a = parseAtom(o.uuid, `${path}.uuid`);
-    if (!(a instanceof OvsUuid)) throw new OvsdbProtocolError(`${path}.uuid: expected ["uuid", ...], got ${preview(o.uuid)}`);
+    if (!(a instanceof OvsUuid))
+      throw new OvsdbProtocolError(`${path}.uuid: expected ["uuid", ...], got ${preview(o.uuid)}`);
     out.uuid = a.uuid;
   }
-  if (o.rows !== undefined) out.rows = expectArray(o.rows, `${path}.rows`).map((r, i) => parseRow(r, `${path}.rows[${i}]`));
+  if (o.rows !== undefined)
+    out.rows = expectArray(o.rows, `${path}.rows`).map((r, i) => parseRow(r, `${path}.rows[${i}]`));
   if (o.count !== undefined) {
-    if (typeof o.count !== 'number' || !Number.isInteger(o.count) || o.count < 0) throw new OvsdbProtocolError(`${path}.count: expected a count, got ${preview(o.count)}`);
+    if (typeof o.count !== 'number' || !Number.isInteger(o.count) || o.count < 0)
+      throw new OvsdbProtocolError(`${path}.count: expected a count, got ${preview(o.count)}`);
     out.count = o.count;
   }
   return out;
@@ -108,7 +113,11 @@ export function emitTransactReply(entries: readonly ReplyEntry[]): unknown[] {
  * The typed error of the first failed operation (or of the commit), naming
  * the operation index and table; undefined when every operation succeeded.
  */
-export function firstError(ops: readonly Operation[], entries: readonly ReplyEntry[], replayed = false): OvsdbServerError | undefined {
+export function firstError(
+  ops: readonly Operation[],
+  entries: readonly ReplyEntry[],
+  replayed = false,
+): OvsdbServerError | undefined {
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] ?? null;
     if (!isWireError(e)) continue;
@@ -128,12 +137,18 @@ export function firstError(ops: readonly Operation[], entries: readonly ReplyEnt
  * @example
  * const [ins] = interpretTransactReply([insertOp], reply) // ins.uuid
  */
-export function interpretTransactReply<const Ops extends readonly Operation[]>(ops: Ops, entries: readonly ReplyEntry[], replayed = false): ResultsOf<Ops> {
+export function interpretTransactReply<const Ops extends readonly Operation[]>(
+  ops: Ops,
+  entries: readonly ReplyEntry[],
+  replayed = false,
+): ResultsOf<Ops> {
   const err = firstError(ops, entries, replayed);
   if (err !== undefined) throw err;
-  if (entries.length < ops.length) throw new OvsdbProtocolError(`transact reply has ${entries.length} results for ${ops.length} operations`);
+  if (entries.length < ops.length)
+    throw new OvsdbProtocolError(`transact reply has ${entries.length} results for ${ops.length} operations`);
   const out = new Array<OperationResult>(ops.length);
-  for (let i = 0; i < ops.length; i++) out[i] = checkShape(ops[i] as Operation, entries[i] as OperationResult | null, i);
+  for (let i = 0; i < ops.length; i++)
+    out[i] = checkShape(ops[i] as Operation, entries[i] as OperationResult | null, i);
   return out as ResultsOf<Ops>;
 }
 

@@ -53,7 +53,11 @@ export interface DatabaseSchema {
 }
 
 /** The implicit `_uuid` and `_version` columns every table has. */
-export const UUID_COLUMN_TYPE: ColumnType = Object.freeze({ key: Object.freeze({ type: 'uuid' as const }), min: 1, max: 1 });
+export const UUID_COLUMN_TYPE: ColumnType = Object.freeze({
+  key: Object.freeze({ type: 'uuid' as const }),
+  min: 1,
+  max: 1,
+});
 
 const BASE_KEYS = ['minInteger', 'maxInteger', 'minReal', 'maxReal', 'minLength', 'maxLength'] as const;
 
@@ -62,7 +66,8 @@ const BASE_KEYS = ['minInteger', 'maxInteger', 'minReal', 'maxReal', 'minLength'
  *
  * @example
  * const nb = parseSchema(JSON.parse(readFileSync('/usr/share/ovn/ovn-nb.ovsschema', 'utf8')));
- * nb.tables.Logical_Switch.columns.ports.type // {key: {type: 'uuid', refTable: 'Logical_Switch_Port', ...}, min: 0, max: Infinity}
+ * nb.tables.Logical_Switch.columns.ports.type // {key: {type: 'uuid', refTable: 'Logical_Switch_Port', ...}, min: 0,
+ * max: Infinity}
  */
 export function parseSchema(json: unknown): DatabaseSchema {
   const o = object(json, 'schema');
@@ -90,9 +95,12 @@ function parseTable(json: unknown, path: string): TableSchema {
       mutable: co.mutable === undefined ? true : bool(co.mutable, `${path}.columns.${c}.mutable`),
     };
   }
-  const indexes = o.indexes === undefined ? [] : array(o.indexes, `${path}.indexes`).map((ix, i) =>
-    array(ix, `${path}.indexes[${i}]`).map((c, j) => str(c, `${path}.indexes[${i}][${j}]`)),
-  );
+  const indexes =
+    o.indexes === undefined
+      ? []
+      : array(o.indexes, `${path}.indexes`).map((ix, i) =>
+          array(ix, `${path}.indexes[${i}]`).map((c, j) => str(c, `${path}.indexes[${i}][${j}]`)),
+        );
   return {
     columns,
     ...(o.maxRows === undefined ? {} : { maxRows: int(o.maxRows, `${path}.maxRows`) }),
@@ -129,7 +137,8 @@ function parseBaseType(json: unknown, path: string): BaseType {
   for (const k of BASE_KEYS) if (o[k] !== undefined) out[k] = num(o[k], `${path}.${k}`);
   if (o.refTable !== undefined) out.refTable = str(o.refTable, `${path}.refTable`);
   if (o.refType !== undefined) {
-    if (o.refType !== 'strong' && o.refType !== 'weak') throw new OvsdbSchemaError(`${path}.refType`, `bad refType ${preview(o.refType)}`);
+    if (o.refType !== 'strong' && o.refType !== 'weak')
+      throw new OvsdbSchemaError(`${path}.refType`, `bad refType ${preview(o.refType)}`);
     out.refType = o.refType;
   } else if (out.refTable !== undefined) {
     out.refType = 'strong';
@@ -152,7 +161,12 @@ export function emitSchema(schema: DatabaseSchema): unknown {
       indexes: ts.indexes.map((ix) => [...ix]),
     };
   }
-  return { name: schema.name, version: schema.version, ...(schema.cksum === undefined ? {} : { cksum: schema.cksum }), tables };
+  return {
+    name: schema.name,
+    version: schema.version,
+    ...(schema.cksum === undefined ? {} : { cksum: schema.cksum }),
+    tables,
+  };
 }
 
 export function emitColumnType(type: ColumnType): unknown {
@@ -242,7 +256,8 @@ function bool(json: unknown, path: string): boolean {
 }
 
 function num(json: unknown, path: string): number {
-  if (typeof json !== 'number' || !Number.isFinite(json)) throw new OvsdbSchemaError(path, `expected a number, got ${preview(json)}`);
+  if (typeof json !== 'number' || !Number.isFinite(json))
+    throw new OvsdbSchemaError(path, `expected a number, got ${preview(json)}`);
   return json;
 }
 

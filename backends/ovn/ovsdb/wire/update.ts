@@ -50,7 +50,8 @@ export function emitTableUpdates2(updates: TableUpdates2): Record<string, unknow
   const out: Record<string, Record<string, unknown>> = {};
   for (const [table, rows] of Object.entries(updates)) {
     const t: Record<string, unknown> = {};
-    for (const [uuid, u] of Object.entries(rows)) t[uuid] = u.kind === 'delete' ? { delete: null } : { [u.kind]: emitRow(u.row) };
+    for (const [uuid, u] of Object.entries(rows))
+      t[uuid] = u.kind === 'delete' ? { delete: null } : { [u.kind]: emitRow(u.row) };
     out[table] = t;
   }
   return out;

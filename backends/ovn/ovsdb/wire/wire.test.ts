@@ -81,29 +81,48 @@ const viaJson = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
 describe('wire round trips (parse ∘ emit = id, through JSON text)', () => {
   it('values: atoms, sets, maps, uuids, named-uuids', () => {
-    fc.assert(fc.property(valueArb, (v) => {
+    fc.assert(
+      fc.property(valueArb, (v) => {
         expect(parseValue(viaJson(emitValue(v)))).toEqual(v);
-      }), fcParams(300));
+      }),
+      fcParams(300),
+    );
   });
   it('conditions (including boolean conditions)', () => {
-    fc.assert(fc.property(whereArb, (w) => void w.forEach((c) => {
-        expect(parseCondition(viaJson(emitCondition(c)))).toEqual(c);
-      })), fcParams(200));
+    fc.assert(
+      fc.property(
+        whereArb,
+        (w) =>
+          void w.forEach((c) => {
+            expect(parseCondition(viaJson(emitCondition(c)))).toEqual(c);
+          }),
+      ),
+      fcParams(200),
+    );
   });
   it('mutations', () => {
-    fc.assert(fc.property(mutationArb, (m) => {
+    fc.assert(
+      fc.property(mutationArb, (m) => {
         expect(parseMutation(viaJson(emitMutation(m)))).toEqual(m);
-      }), fcParams(200));
+      }),
+      fcParams(200),
+    );
   });
   it('operations of every kind', () => {
-    fc.assert(fc.property(operationArb, (op) => {
+    fc.assert(
+      fc.property(operationArb, (op) => {
         expect(parseOperation(viaJson(emitOperation(op)))).toEqual(op);
-      }), fcParams(400));
+      }),
+      fcParams(400),
+    );
   });
   it('transact replies', () => {
-    fc.assert(fc.property(fc.array(replyEntryArb, { maxLength: 5 }), (r) => {
+    fc.assert(
+      fc.property(fc.array(replyEntryArb, { maxLength: 5 }), (r) => {
         expect(parseTransactReply(viaJson(emitTransactReply(r)))).toEqual(r);
-      }), fcParams(200));
+      }),
+      fcParams(200),
+    );
   });
   it('table-updates2 and monitor_cond_since replies', () => {
     fc.assert(
@@ -116,36 +135,67 @@ describe('wire round trips (parse ∘ emit = id, through JSON text)', () => {
     );
   });
   it('monitor-cond-requests', () => {
-    fc.assert(fc.property(monitorRequestsArb, (r) => {
+    fc.assert(
+      fc.property(monitorRequestsArb, (r) => {
         expect(parseMonitorCondRequests(viaJson(emitMonitorCondRequests(r)))).toEqual(r);
-      }), fcParams(200));
+      }),
+      fcParams(200),
+    );
   });
   it('schemas', () => {
-    fc.assert(fc.property(schemaArb, (s) => {
+    fc.assert(
+      fc.property(schemaArb, (s) => {
         expect(parseSchema(viaJson(emitSchema(s)))).toEqual(s);
-      }), fcParams(200));
+      }),
+      fcParams(200),
+    );
   });
   it('JSON-RPC messages', () => {
     const msgArb: fc.Arbitrary<RpcMessage> = fc.oneof(
-      fc.record({ kind: fc.constant('request' as const), id: fc.oneof(fc.nat(), fc.string()), method: fc.string({ minLength: 1 }), params: fc.jsonValue() }),
-      fc.record({ kind: fc.constant('notification' as const), method: fc.string({ minLength: 1 }), params: fc.jsonValue() }),
-      fc.record({ kind: fc.constant('response' as const), id: fc.oneof(fc.nat(), fc.string()), result: fc.jsonValue(), error: fc.constant(null) }),
-      fc.record({ kind: fc.constant('response' as const), id: fc.nat(), result: fc.constant(null), error: fc.oneof(fc.string(), fc.record({ error: fc.string() })) }),
+      fc.record({
+        kind: fc.constant('request' as const),
+        id: fc.oneof(fc.nat(), fc.string()),
+        method: fc.string({ minLength: 1 }),
+        params: fc.jsonValue(),
+      }),
+      fc.record({
+        kind: fc.constant('notification' as const),
+        method: fc.string({ minLength: 1 }),
+        params: fc.jsonValue(),
+      }),
+      fc.record({
+        kind: fc.constant('response' as const),
+        id: fc.oneof(fc.nat(), fc.string()),
+        result: fc.jsonValue(),
+        error: fc.constant(null),
+      }),
+      fc.record({
+        kind: fc.constant('response' as const),
+        id: fc.nat(),
+        result: fc.constant(null),
+        error: fc.oneof(fc.string(), fc.record({ error: fc.string() })),
+      }),
     );
-    fc.assert(fc.property(msgArb, (m) => {
+    fc.assert(
+      fc.property(msgArb, (m) => {
         expect(parseRpcMessage(viaJson(emitRpcMessage(m)))).toEqual(viaJson(m));
-      }), fcParams(300));
+      }),
+      fcParams(300),
+    );
   });
 });
 
 describe('typed values by column type (native ⇄ wire)', () => {
   it('fromNative → JSON → toNative gives back the native value, for every column type', () => {
     fc.assert(
-      fc.property(columnTypeArb.chain((t) => fc.tuple(fc.constant(t), nativeValueArb(t))), ([type, native]) => {
-        const wire = parseValue(viaJson(emitValue(fromNative(type, native, 'T.c'))));
-        const expected = Array.isArray(native) ? sortAtoms([...native]) : native;
-        expect(toNative(type, wire, 'T.c')).toEqual(expected);
-      }),
+      fc.property(
+        columnTypeArb.chain((t) => fc.tuple(fc.constant(t), nativeValueArb(t))),
+        ([type, native]) => {
+          const wire = parseValue(viaJson(emitValue(fromNative(type, native, 'T.c'))));
+          const expected = Array.isArray(native) ? sortAtoms([...native]) : native;
+          expect(toNative(type, wire, 'T.c')).toEqual(expected);
+        },
+      ),
       fcParams(500),
     );
   });
@@ -155,7 +205,9 @@ describe('typed values by column type (native ⇄ wire)', () => {
   const optInt = parseColumnType({ key: 'integer', min: 0, max: 1 });
   const u = '0b8e7f4c-1111-2222-3333-444455556666';
   it('uuid strings become ["uuid"], other strings ["named-uuid"]', () => {
-    expect(fromNative(uuidSet, [u, 'newport'], 'T.c')).toEqual(new OvsSet([new OvsUuid(u), new OvsNamedUuid('newport')]));
+    expect(fromNative(uuidSet, [u, 'newport'], 'T.c')).toEqual(
+      new OvsSet([new OvsUuid(u), new OvsNamedUuid('newport')]),
+    );
   });
   it('maps are records; integer keys come back as numbers on the wire', () => {
     expect(emitValue(fromNative(strMap, { vendor: 'kovn' }, 'T.c'))).toEqual(['map', [['vendor', 'kovn']]]);
@@ -181,7 +233,11 @@ describe('typed values by column type (native ⇄ wire)', () => {
 });
 
 describe('installed schemas', () => {
-  const files = ['/usr/share/ovn/ovn-nb.ovsschema', '/usr/share/ovn/ovn-sb.ovsschema', '/usr/share/openvswitch/vswitch.ovsschema'];
+  const files = [
+    '/usr/share/ovn/ovn-nb.ovsschema',
+    '/usr/share/ovn/ovn-sb.ovsschema',
+    '/usr/share/openvswitch/vswitch.ovsschema',
+  ];
   it.each(files)('%s parses and emit/parse is a fixed point', (f) => {
     const s = parseSchema(JSON.parse(readFileSync(f, 'utf8')));
     expect(parseSchema(viaJson(emitSchema(s)))).toEqual(s);
@@ -190,7 +246,11 @@ describe('installed schemas', () => {
   it('NB column types come out typed', () => {
     const nb = parseSchema(JSON.parse(readFileSync(files[0] as string, 'utf8')));
     const ports = nb.tables.Logical_Switch?.columns.ports?.type;
-    expect(ports).toEqual({ key: { type: 'uuid', refTable: 'Logical_Switch_Port', refType: 'strong' }, min: 0, max: Infinity });
+    expect(ports).toEqual({
+      key: { type: 'uuid', refTable: 'Logical_Switch_Port', refType: 'strong' },
+      min: 0,
+      max: Infinity,
+    });
     expect(nb.tables.ACL?.columns.direction?.type.key.enum).toEqual(['from-lport', 'to-lport']);
     expect(nb.tables.Logical_Switch_Port?.indexes).toEqual([['name']]);
   });
@@ -232,19 +292,33 @@ describe('server errors: one class per error string', () => {
   });
   it('unknown strings give the base class; "No table named" gives OvsdbUnknownTableError', () => {
     expect(serverError({ error: 'something new' }).constructor).toBe(OvsdbServerError);
-    expect(serverError({ error: 'syntax error', details: 'Parsing ovsdb operation 1 of 1 failed: No table named X.' })).toBeInstanceOf(OvsdbUnknownTableError);
+    expect(
+      serverError({ error: 'syntax error', details: 'Parsing ovsdb operation 1 of 1 failed: No table named X.' }),
+    ).toBeInstanceOf(OvsdbUnknownTableError);
   });
   it('commit-time errors take the table from the details', () => {
-    const reply = parseTransactReply([{ uuid: ['uuid', '0b8e7f4c-1111-2222-3333-444455556666'] }, { error: 'referential integrity violation', details: 'Table Logical_Switch column ports row x references nonexistent row y in table Logical_Switch_Port.' }]);
+    const reply = parseTransactReply([
+      { uuid: ['uuid', '0b8e7f4c-1111-2222-3333-444455556666'] },
+      {
+        error: 'referential integrity violation',
+        details: 'Table Logical_Switch column ports row x references nonexistent row y in table Logical_Switch_Port.',
+      },
+    ]);
     const e = firstError([{ op: 'insert', table: 'Logical_Switch', row: {} }], reply);
     expect(e).toBeInstanceOf(OvsdbReferentialIntegrityError);
     expect([e?.opIndex, e?.table]).toEqual([undefined, 'Logical_Switch']);
-    const dup = serverError({ error: 'constraint violation', details: 'Transaction causes multiple rows in "Logical_Switch_Port" table to have identical values (p) for index on column "name".' });
+    const dup = serverError({
+      error: 'constraint violation',
+      details:
+        'Transaction causes multiple rows in "Logical_Switch_Port" table to have identical values (p) for index on column "name".',
+    });
     expect(dup.table).toBe('Logical_Switch_Port');
   });
   it('interpretTransactReply checks result shapes against the operations', () => {
     expect(() => interpretTransactReply([{ op: 'insert', table: 'T', row: {} }], [{}])).toThrow(OvsdbProtocolError);
-    expect(() => interpretTransactReply([{ op: 'comment', comment: '' }, { op: 'abort' }], [{}])).toThrow(/1 results for 2 operations/);
+    expect(() => interpretTransactReply([{ op: 'comment', comment: '' }, { op: 'abort' }], [{}])).toThrow(
+      /1 results for 2 operations/,
+    );
     expect(interpretTransactReply([{ op: 'delete', table: 'T', where: [] }], [{ count: 3 }])).toEqual([{ count: 3 }]);
   });
 });

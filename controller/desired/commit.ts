@@ -1,0 +1,236 @@
+/**
+ * The committer: the one place where the controller's desired state reaches
+ * a backend. Reconcilers hand it fragments (`set`, `delete`); it gathers the
+ * rows they changed and commits them in batches, one backend `apply` at a
+ * time: while one batch is in flight every further change waits for the
+ * next, so a storm of pods becomes a few transactions, not one per pod
+ * (ovn-kubernetes and Kube-OVN commit per object; batching is the point of
+ * keeping the desired state here).
+ *
+ * Level-driven: a batch is always "what the backend holds" against "what
+ * the store wants" for the dirty rows, so a failed batch is simply tried
+ * again (with backoff) from whatever the backend holds then. When a failure
+ * leaves the outcome unknown, the shadow is read back from the backend first.
+ *
+ * Start-up (`start`): the shadow is read from the backend, the caller fills
+ * the store, and the first flush covers every row of either side, which
+ * removes orphans (rows of ours nothing explains) and writes nothing when
+ * nothing changed.
+ */
+import type { Backend } from '../../backends/backend.ts';
+import { plan as fullPlan, type Plan, TABLE_ORDER, type Topology } from '../../model/topology/index.ts';
+import { applyToShadow, emptyShadow, planDirty, type Shadow } from './delta.ts';
+import type { DesiredState, Fragment, OwnerKey, StoreIssue } from './store.ts';
+
+/** The clock the committer schedules with (injected; simulated in tests). */
+export interface CommitClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface CommitterOptions {
+  readonly backend: Backend;
+  readonly store: DesiredState;
+  readonly clock: CommitClock;
+  /** Gather changes this long after the first one before a flush (default 0: the next timer turn). */
+  readonly batchDelayMs?: number;
+  /** Retry backoff after a failed apply: first delay and cap (default 50 ms .. 5 s, doubling). */
+  readonly retry?: { readonly initialMs: number; readonly maxMs: number };
+  /** Called for every failed apply (logging, events, metrics). */
+  readonly onError?: (err: unknown, info: { readonly attempt: number; readonly operations: number }) => void;
+  /** Called after every committed batch (metrics). */
+  readonly onCommit?: (info: CommitInfo) => void;
+}
+
+export interface CommitInfo {
+  readonly operations: number;
+  readonly transactions: number;
+  readonly rows: number;
+  /** Clock time the batch was handed to the backend, and when it was committed. */
+  readonly startedAt: number;
+  readonly committedAt: number;
+}
+
+export interface CommitStats {
+  readonly flushes: number;
+  readonly operations: number;
+  readonly transactions: number;
+  readonly failures: number;
+  readonly pendingRows: number;
+  readonly lastError?: unknown;
+}
+
+interface Waiter {
+  readonly gen: number;
+  readonly resolve: () => void;
+}
+
+/**
+ * @example
+ * const c = new Committer({ backend, store, clock });
+ * await c.start(async () => { for (const s of subnets) c.set(`Subnet/${s.name}`, translateSubnet(s)); });
+ * c.set('Pod/default/web-0', fragment); await c.sync(); // the port is in NB
+ */
+export class Committer {
+  private shadow: Shadow = emptyShadow();
+  private gen = 0;
+  private doneGen = 0;
+  private timer: unknown;
+  private inFlight: Promise<void> | undefined;
+  private attempt = 0;
+  private resync = false;
+  private started = false;
+  private closed = false;
+  private waiters: Waiter[] = [];
+  private s = { flushes: 0, operations: 0, transactions: 0, failures: 0, lastError: undefined as unknown };
+
+  constructor(private readonly opts: CommitterOptions) {}
+
+  /**
+   * Read what the backend holds, let `fill` put the whole desired state in
+   * the store, then commit the difference over every row (orphans removed).
+   * Returns the start-up plan's size.
+   */
+  async start(fill: () => Promise<void> | void): Promise<{ operations: number }> {
+    await this.readShadow();
+    await fill();
+    for (const table of TABLE_ORDER) this.opts.store.markDirty(table, this.shadow.get(table)!.keys());
+    this.started = true;
+    const before = this.s.operations;
+    this.kick();
+    await this.sync();
+    return { operations: this.s.operations - before };
+  }
+
+  /** Replace an owner's fragment and schedule a commit. */
+  set(owner: OwnerKey, fragment: Fragment): StoreIssue[] {
+    const issues = this.opts.store.set(owner, fragment);
+    this.kick();
+    return issues;
+  }
+
+  delete(owner: OwnerKey): void {
+    this.opts.store.delete(owner);
+    this.kick();
+  }
+
+  /** Resolves once everything changed before the call is committed (after retries, however long). */
+  sync(): Promise<void> {
+    const gen = this.gen;
+    if (this.doneGen >= gen && this.opts.store.dirtyCount === 0 && !this.inFlight) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ gen, resolve }));
+  }
+
+  /** The full diff between the backend and the desired state (drift check; empty when in step). */
+  async drift(): Promise<Plan> {
+    return fullPlan(await this.opts.backend.read(), this.opts.store.topology());
+  }
+
+  get stats(): CommitStats {
+    return { ...this.s, pendingRows: this.opts.store.dirtyCount };
+  }
+
+  /** Stop scheduling; waits for a batch in flight. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inFlight;
+  }
+
+  /** Schedule a flush (no-op before start, while one is scheduled, or while one is in flight). */
+  kick(): void {
+    this.gen++;
+    this.schedule(this.opts.batchDelayMs ?? 0);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.started || this.closed || this.timer !== undefined || this.inFlight) return;
+    this.timer = this.opts.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.inFlight = this.flush().finally(() => {
+        this.inFlight = undefined;
+        this.release();
+        if (this.opts.store.dirtyCount > 0 || this.resync) this.schedule(this.attempt > 0 ? this.backoff() : 0);
+      });
+    }, ms);
+  }
+
+  private backoff(): number {
+    const r = this.opts.retry ?? { initialMs: 50, maxMs: 5_000 };
+    return Math.min(r.maxMs, r.initialMs * 2 ** Math.min(30, this.attempt - 1));
+  }
+
+  private async flush(): Promise<void> {
+    const gen = this.gen;
+    const { store, backend, clock } = this.opts;
+    if (this.resync) {
+      try {
+        await this.readShadow();
+        this.resync = false;
+      } catch (err) {
+        this.fail(err, 0);
+        return;
+      }
+    }
+    const dirty = store.takeDirty();
+    const { plan, after } = planDirty(store, this.shadow, dirty);
+    const startedAt = clock.now();
+    if (plan.length > 0) {
+      try {
+        const r = await backend.apply(plan, { label: `kovn: ${plan.length} operations` });
+        this.s.transactions += r.transactions;
+        this.s.operations += r.operations;
+        this.opts.onCommit?.({
+          operations: r.operations,
+          transactions: r.transactions,
+          rows: countRows(after),
+          startedAt,
+          committedAt: clock.now(),
+        });
+      } catch (err) {
+        for (const [table, keys] of dirty) store.markDirty(table, keys);
+        this.resync = true;
+        this.fail(err, plan.length);
+        return;
+      }
+    }
+    applyToShadow(this.shadow, after);
+    this.s.flushes++;
+    this.attempt = 0;
+    this.doneGen = Math.max(this.doneGen, gen);
+  }
+
+  private fail(err: unknown, operations: number): void {
+    this.attempt++;
+    this.s.failures++;
+    this.s.lastError = err;
+    this.opts.onError?.(err, { attempt: this.attempt, operations });
+  }
+
+  private release(): void {
+    const ready = this.waiters.filter((w) => w.gen <= this.doneGen);
+    this.waiters = this.waiters.filter((w) => w.gen > this.doneGen);
+    for (const w of ready) w.resolve();
+  }
+
+  private async readShadow(): Promise<void> {
+    this.shadow = shadowOf(await this.opts.backend.read());
+  }
+}
+
+function shadowOf(t: Topology): Shadow {
+  const s = emptyShadow();
+  for (const table of TABLE_ORDER) {
+    const m = s.get(table)!;
+    for (const [k, row] of t[table]) m.set(k, row);
+  }
+  return s;
+}
+
+function countRows(after: ReadonlyMap<unknown, ReadonlyMap<string, unknown>>): number {
+  let n = 0;
+  for (const m of after.values()) n += m.size;
+  return n;
+}

@@ -85,7 +85,7 @@ function resolveRelative(from: string, spec: string): string {
   return parts.join('/');
 }
 
-const isTestOnly = (path: string) => /\.test\.ts$|\/arbitrary[-\w]*\.ts$|^test\//.test(path);
+const isTestOnly = (path: string) => /\.(test|fuzz)\.ts$|\/arbitrary[-\w]*\.ts$|^test\//.test(path);
 
 export function checkLayers(files: readonly SourceFile[]): Violation[] {
   const violations: Violation[] = [];

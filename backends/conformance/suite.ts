@@ -7,7 +7,7 @@
  * that reason: never silently dropped.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyTopology, plan, type Topology } from '../../model/topology/index.ts';
+import { applyPlan, emptyTopology, type Plan, plan, type Topology } from '../../model/topology/index.ts';
 import { formatField, type FieldName, type Packet } from '../../sim/index.ts';
 import type { Backend } from '../backend.ts';
 import type { ProbeVerdict, Prober } from '../probe.ts';
@@ -80,6 +80,45 @@ export function conformanceSuite(
         expect(describeVerdict(v, probe)).toEqual({ verdict: probe.verdict, outputs: probe.outputs });
       });
     }
+
+    it('membership mutates change only the members they name, and a plain plan reverts them', async () => {
+      const d = await ready;
+      const lab = labTopology();
+      const outsider = [...lab.switchPort.keys()].find((k) => !lab.portGroup.get('np.web')?.ports.includes(k));
+      const ops: Plan = [
+        { op: 'mutate', table: 'portGroup', key: 'np.web', insert: { ports: [outsider!] } },
+        {
+          op: 'mutate',
+          table: 'addressSet',
+          key: 'np.web.ingress.allow.IPv4.0',
+          delete: { addresses: ['10.0.4.3', '10.0.4.250'] },
+          insert: { addresses: ['10.0.9.9', '10.0.1.2'] },
+        },
+        {
+          op: 'mutate',
+          table: 'loadBalancer',
+          key: 'lb0',
+          delete: { vips: ['172.30.0.100:80'] },
+          insert: { vips: { '172.30.0.100:80': '10.0.0.3:8080', '172.30.0.101:80': '10.0.0.4:8080' } },
+        },
+        { op: 'mutate', table: 'switch', key: 'sw1', insert: { loadBalancers: ['lb0'] } },
+      ];
+      const want = applyPlan(ops, lab);
+      await d.backend.apply(ops, { label: 'mutates' });
+      const got = await d.backend.read();
+      expect(plan(got, want)).toEqual([]);
+      expect(got.loadBalancer.get('lb0')?.vips).toEqual({
+        '172.30.0.100:80': '10.0.0.3:8080',
+        '172.30.0.101:80': '10.0.0.4:8080',
+      });
+      expect([...(got.addressSet.get('np.web.ingress.allow.IPv4.0')?.addresses ?? [])].sort()).toEqual([
+        '10.0.1.2',
+        '10.0.9.9',
+      ]);
+      expect(got.portGroup.get('np.web')?.ports).toContain(outsider);
+      await d.backend.apply(plan(got, lab), { label: 'revert' });
+      expect(plan(await d.backend.read(), lab)).toEqual([]);
+    });
 
     it('closes', async () => {
       const d = driver ?? (await ready);

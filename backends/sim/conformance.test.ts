@@ -1,3 +1,5 @@
+import { describe, expect, it } from 'vitest';
+import { buildTopology, type Plan, PlanError, plan } from '../../model/topology/index.ts';
 import { conformanceSuite } from '../conformance/suite.ts';
 import { SimBackend } from './sim-backend.ts';
 
@@ -5,4 +7,51 @@ import { SimBackend } from './sim-backend.ts';
 conformanceSuite('sim', async () => {
   const backend = new SimBackend();
   return { backend, close: () => backend.close() };
+});
+
+describe('SimBackend applies a plan in the size of the plan', () => {
+  const { topology: t } = buildTopology({
+    switch: [{ name: 'ls', loadBalancers: [], otherConfig: {}, externalIds: {} }],
+    portGroup: [{ name: 'pg', ports: [], externalIds: {} }],
+  });
+  const port = (n: number) => ({
+    name: `p${n}`,
+    switch: 'ls',
+    type: '' as const,
+    addresses: [],
+    portSecurity: [],
+    options: {},
+    externalIds: {},
+  });
+
+  it('copies no table for changes nobody has read in between, and copies a table once after a read', async () => {
+    const sim = new SimBackend({ topology: t });
+    const add = (n: number): Plan => [
+      { op: 'create', table: 'switchPort', key: `p${n}`, row: port(n) },
+      { op: 'mutate', table: 'portGroup', key: 'pg', insert: { ports: [`p${n}`] } },
+    ];
+    // The caller's own tables are copied once (they are the caller's), then never again.
+    await sim.apply(add(0));
+    const first = sim.rowsCopied;
+    for (let n = 1; n < 200; n++) await sim.apply(add(n));
+    expect(sim.rowsCopied).toBe(first);
+    const seen = await sim.read();
+    expect(seen.switchPort.size).toBe(200);
+    expect(seen.portGroup.get('pg')?.ports).toHaveLength(200);
+    await sim.apply(add(200));
+    // What read() handed out does not change under its holder.
+    expect(seen.switchPort.size).toBe(200);
+    expect((await sim.read()).switchPort.size).toBe(201);
+    expect(sim.rowsCopied).toBe(first + 200 + 1);
+  });
+
+  it('a plan with a bad operation changes nothing', async () => {
+    const sim = new SimBackend({ topology: t });
+    const bad: Plan = [
+      { op: 'create', table: 'switchPort', key: 'p1', row: port(1) },
+      { op: 'mutate', table: 'portGroup', key: 'no-such-group', insert: { ports: ['p1'] } },
+    ];
+    await expect(sim.apply(bad)).rejects.toThrow(PlanError);
+    expect(plan(await sim.read(), t)).toEqual([]);
+  });
 });

@@ -1,9 +1,23 @@
 /**
- * The simulator behind the `Backend` interface. It holds the topology as a
- * value, applies plans with the model's own `applyPlan`, and compiles the
- * network lazily, once per applied plan, for probes and traces.
+ * The simulator behind the `Backend` interface. It holds the topology's
+ * tables and applies a plan in the size of the plan: the model's
+ * `resolvePlan` works out the end state of the rows the plan touches (all or
+ * nothing: a bad operation throws before anything changes), and those rows
+ * are written into the tables in place. Tables are copy-on-write towards
+ * readers: a table that `read()` or a compiled network has been given is
+ * copied once before its next change, so a value handed out never changes
+ * under its holder, and a stream of changes with no read in between copies
+ * nothing. The network is compiled lazily, once per applied plan, for probes
+ * and traces.
  */
-import { applyPlan, emptyTopology, type Plan, type Topology } from '../../model/topology/index.ts';
+import {
+  emptyTopology,
+  type Plan,
+  resolvePlan,
+  type TableName,
+  type Topology,
+  writeOutcome,
+} from '../../model/topology/index.ts';
 import {
   compileNetwork,
   simulate,
@@ -33,25 +47,55 @@ export interface SimTraceRequest extends ProbeRequest {
  */
 export class SimBackend implements Backend, Prober {
   readonly kind = 'sim';
-  private topology: Topology;
+  private readonly tables: Record<TableName, Map<string, unknown>>;
+  /** Tables whose current Map has been handed out (by read or compile): copied before their next change. */
+  private readonly shared = new Set<TableName>();
   private net: SimNetwork | undefined;
   private closed = false;
+  /** Rows copied for copy-on-write since construction (what a change cost beyond its own rows). */
+  private copied = 0;
 
   constructor(private readonly opts: SimBackendOptions = {}) {
-    this.topology = opts.topology ?? emptyTopology();
+    const start = opts.topology ?? emptyTopology();
+    this.tables = {} as Record<TableName, Map<string, unknown>>;
+    for (const table of Object.keys(start) as TableName[]) {
+      this.tables[table] = start[table] as Map<string, unknown>;
+      // The caller's maps are theirs: never written in place.
+      this.shared.add(table);
+    }
   }
 
   async apply(p: Plan, _opts?: ApplyOptions): Promise<ApplyResult> {
     this.assertOpen();
-    // applyPlan is all-or-nothing: it throws a PlanError and leaves our topology as it was.
-    this.topology = applyPlan(p, this.topology);
-    this.net = undefined;
+    // resolvePlan throws a PlanError before anything is written: all or nothing.
+    const outcome = resolvePlan(p, (table, key) => this.tables[table].get(key));
+    writeOutcome(outcome, (table) => this.writable(table));
+    if (p.length > 0) this.net = undefined;
     return { operations: p.length, transactions: p.length === 0 ? 0 : 1 };
   }
 
   async read(): Promise<Topology> {
     this.assertOpen();
-    return this.topology;
+    return this.snapshot();
+  }
+
+  /** Rows copied so far to keep handed-out tables unchanged (a measure for tests and benchmarks). */
+  get rowsCopied(): number {
+    return this.copied;
+  }
+
+  private snapshot(): Topology {
+    for (const table of Object.keys(this.tables) as TableName[]) this.shared.add(table);
+    return { ...this.tables } as unknown as Topology;
+  }
+
+  private writable(table: TableName): Map<string, unknown> {
+    if (this.shared.delete(table)) {
+      const copy = new Map(this.tables[table]);
+      this.copied += copy.size;
+      this.tables[table] = copy;
+    }
+    return this.tables[table];
   }
 
   async close(): Promise<void> {
@@ -62,7 +106,7 @@ export class SimBackend implements Backend, Prober {
   /** The compiled network of the current topology. */
   network(): SimNetwork {
     this.assertOpen();
-    this.net ??= compileNetwork(this.topology, this.opts.compile);
+    this.net ??= compileNetwork(this.snapshot(), this.opts.compile);
     return this.net;
   }
 

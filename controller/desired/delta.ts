@@ -14,6 +14,8 @@ import {
   type Attrs,
   COLUMNS,
   diffRow,
+  isMemberTable,
+  MEMBER_FIELDS,
   type Operation,
   type Plan,
   TABLE_ORDER,
@@ -21,15 +23,6 @@ import {
   type Tables,
 } from '../../model/topology/index.ts';
 import type { DesiredState } from './store.ts';
-
-/** Columns written by mutate (large sets and maps that many objects share). */
-export const MEMBER_COLUMNS: Readonly<Partial<Record<TableName, readonly string[]>>> = {
-  portGroup: ['ports'],
-  addressSet: ['addresses'],
-  loadBalancer: ['vips'],
-  switch: ['loadBalancers'],
-  router: ['loadBalancers'],
-};
 
 /** What the backend holds, as far as the controller knows: table → key → row. */
 export type Shadow = Map<TableName, Map<string, unknown>>;
@@ -97,7 +90,7 @@ export function applyToShadow(shadow: Shadow, after: DirtyPlan['after']): void {
 function changeOps<T extends TableName>(table: T, key: string, old: Tables[T], row: Tables[T]): Operation[] {
   const changed = diffRow(table, old, row);
   if (!changed) return [];
-  const members: readonly string[] = MEMBER_COLUMNS[table] ?? [];
+  const members: readonly string[] = isMemberTable(table) ? MEMBER_FIELDS[table] : [];
   const update: Record<string, unknown> = {};
   const insert: Record<string, unknown> = {};
   const del: Record<string, unknown> = {};
@@ -139,12 +132,13 @@ function setDelta(was: unknown, now: unknown): { insert?: string[]; delete?: str
 function mapDelta(was: unknown, now: unknown): { insert?: Attrs; delete?: string[] } {
   const a = (was ?? {}) as Attrs;
   const b = (now ?? {}) as Attrs;
-  const insert: Record<string, string> = {};
+  const added: [string, string][] = [];
   const del: string[] = [];
   for (const [k, v] of Object.entries(a)) if (!Object.hasOwn(b, k) || b[k] !== v) del.push(k);
-  for (const [k, v] of Object.entries(b)) if (!Object.hasOwn(a, k) || a[k] !== v) insert[k] = v;
+  for (const [k, v] of Object.entries(b)) if (!Object.hasOwn(a, k) || a[k] !== v) added.push([k, v]);
   return {
-    ...(Object.keys(insert).length ? { insert } : {}),
+    // fromEntries keeps a "__proto__" key as an own key.
+    ...(added.length ? { insert: Object.fromEntries(added) } : {}),
     ...(del.length ? { delete: del } : {}),
   };
 }

@@ -13,4 +13,6 @@ export { validateTopology } from './validate.ts';
 export { matchEnvOf } from './validate-matches.ts';
 export { ACL_NAME_MAX } from './validate-rules.ts';
 export * from './plan.ts';
+export { type PlanOutcome, resolvePlan, writeOutcome } from './apply.ts';
+export * from './members.ts';
 export { COLUMNS, type ColumnKind, diffRow } from './row-diff.ts';

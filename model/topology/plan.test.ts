@@ -272,9 +272,9 @@ describe('rowsEqual', () => {
     input.portGroup[0] = { ...input.portGroup[0]!, externalIds: { a: 'b' } };
     input.qos = [];
     expect(planSummary(plan(base, topologyOf(input)))).toEqual({
-      addressSet: { create: 1, update: 0, delete: 0 },
-      portGroup: { create: 0, update: 1, delete: 0 },
-      qos: { create: 0, update: 0, delete: 1 },
+      addressSet: { create: 1, update: 0, mutate: 0, delete: 0 },
+      portGroup: { create: 0, update: 1, mutate: 0, delete: 0 },
+      qos: { create: 0, update: 0, mutate: 0, delete: 1 },
     });
   });
 });

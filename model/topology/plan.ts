@@ -35,10 +35,11 @@
  * A row's key never changes (see `keys.ts`): changing a key column is a
  * delete plus a create, and an update never touches key columns.
  */
-import { keyOf } from './keys.ts';
+import type { MemberDelete, MemberInsert, MemberTable } from './members.ts';
 import { diffRow } from './row-diff.ts';
 import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
 
+export { applyPlan } from './apply.ts';
 export { rowsEqual } from './row-diff.ts';
 
 export type Operation = {
@@ -46,13 +47,23 @@ export type Operation = {
     | { readonly op: 'create'; readonly table: T; readonly key: string; readonly row: Tables[T] }
     /** Only the changed fields; an optional field that became unset is present with value undefined. */
     | { readonly op: 'update'; readonly table: T; readonly key: string; readonly changes: Partial<Tables[T]> }
-    | { readonly op: 'delete'; readonly table: T; readonly key: string };
+    | { readonly op: 'delete'; readonly table: T; readonly key: string }
+    /** Members that come and go in membership columns (see members.ts); delete applies before insert. */
+    | (T extends MemberTable
+        ? {
+            readonly op: 'mutate';
+            readonly table: T;
+            readonly key: string;
+            readonly insert?: MemberInsert<T>;
+            readonly delete?: MemberDelete<T>;
+          }
+        : never);
 }[TableName];
 
 export type OperationKind = Operation['op'];
 export type Plan = readonly Operation[];
 
-export type PlanErrorCode = 'missing-row' | 'row-exists' | 'key-mismatch';
+export type PlanErrorCode = 'missing-row' | 'row-exists' | 'key-mismatch' | 'not-a-member-column';
 
 /** An operation that does not fit the topology it is applied to. */
 export class PlanError extends Error {
@@ -130,66 +141,17 @@ function diffTable<T extends TableName>(
 
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * Apply `p` to `t` and return the result; `t` is not modified (only the
- * tables the plan touches are copied). Throws {@link PlanError} on a create
- * of an existing key (`row-exists`), an update or delete of a missing one
- * (`missing-row`), or a row whose key columns disagree with the
- * operation's key (`key-mismatch`).
- *
- * @example applyPlan(plan(a, b), a) // a topology equal to b
- */
-export function applyPlan(p: Plan, t: Topology): Topology {
-  const out = { ...t } as Record<TableName, ReadonlyMap<string, unknown>>;
-  const copied = new Set<TableName>();
-  const tableOf = (table: TableName): Map<string, unknown> => {
-    if (!copied.has(table)) {
-      out[table] = new Map<string, unknown>(t[table] as ReadonlyMap<string, unknown>);
-      copied.add(table);
-    }
-    return out[table] as Map<string, unknown>;
-  };
-  p.forEach((op, index) => {
-    const rows = tableOf(op.table);
-    const old = rows.get(op.key);
-    if (op.op === 'delete') {
-      if (old === undefined) throw new PlanError('missing-row', index, op, 'no such row to delete');
-      rows.delete(op.key);
-      return;
-    }
-    if (op.op === 'create' && old !== undefined) throw new PlanError('row-exists', index, op, 'the row already exists');
-    if (op.op === 'update' && old === undefined) throw new PlanError('missing-row', index, op, 'no such row to update');
-    const row = op.op === 'create' ? op.row : mergeChanges(old as object, op.changes);
-    const key = keyOf(op.table, row as never);
-    if (key !== op.key) {
-      throw new PlanError('key-mismatch', index, op, `the row's key columns give ${JSON.stringify(key)}`);
-    }
-    rows.set(op.key, row);
-  });
-  return out as unknown as Topology;
-}
-
-/** `old` with `changes` laid over it; a change to undefined removes the field. */
-function mergeChanges(old: object, changes: object): object {
-  const next: Record<string, unknown> = { ...old };
-  for (const [field, value] of Object.entries(changes)) {
-    if (value === undefined) delete next[field];
-    else next[field] = value;
-  }
-  return next;
-}
-
 export type PlanSummary = { readonly [T in TableName]?: Readonly<Record<OperationKind, number>> };
 
 /**
  * Operation counts per table and kind (tables without operations omitted).
  *
- * @example planSummary(ops) // { switchPort: { create: 1, update: 0, delete: 0 }, portGroup: { create: 0, update: 1, delete: 0 } }
+ * @example planSummary(ops) // { switchPort: { create: 1, update: 0, mutate: 0, delete: 0 }, ... }
  */
 export function planSummary(p: Plan): PlanSummary {
   const out: { [T in TableName]?: Record<OperationKind, number> } = {};
   for (const op of p) {
-    const counts = (out[op.table] ??= { create: 0, update: 0, delete: 0 });
+    const counts = (out[op.table] ??= { create: 0, update: 0, mutate: 0, delete: 0 });
     counts[op.op]++;
   }
   return out;

@@ -124,6 +124,11 @@ export class Batch {
     return row._uuid;
   }
 
+  /** The uuid of kovn's row `name` (inserted by this apply, or in NB), or undefined. */
+  refIfAny(table: TableName, name: string): string | undefined {
+    return this.inserts.get(table)?.get(name) ?? this.view.find(table, name)?._uuid;
+  }
+
   /** Adds (or removes) `child` to a parent's uuid-set column, coalesced per parent row. */
   parentRef(
     parent: { table: TableName; uuid: string },

@@ -22,13 +22,15 @@ export type OvnBackendErrorCode =
   | 'replay-mismatch'
   /** northd did not catch up with nb_cfg in time. */
   | 'northd-timeout'
+  /** A mutate names a column that is not a membership column of the table. */
+  | 'not-a-member-column'
   | 'closed';
 
 /** Where an error happened: the plan operation and the NB table. */
 export interface ErrorSite {
   /** Index of the plan operation. */
   readonly planIndex?: number;
-  readonly op?: 'create' | 'update' | 'delete';
+  readonly op?: 'create' | 'update' | 'mutate' | 'delete';
   readonly modelTable?: string;
   readonly key?: string;
   readonly nbTable?: string;

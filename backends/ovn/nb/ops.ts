@@ -10,6 +10,10 @@
  *   sets (load balancers, port group ports) change by mutation, touching only
  *   kovn's members; a port that moves is removed from the old parent and
  *   added to the new one in the same transaction.
+ * - mutate: one OVSDB mutate of the row's membership columns (deletes before
+ *   inserts, as the plan operation says); reference members are resolved to
+ *   uuids, and a member to delete that NB does not have is left out (deleting
+ *   an absent member is a no-op in OVSDB too).
  * - delete: removed from its parent and deleted, by uuid, in one transaction;
  *   a root row's pending parent mutations are dropped.
  * Every update, mutate and delete is limited to rows tagged vendor=kovn.
@@ -76,10 +80,16 @@ export function addOperation(batch: Batch, ctx: ReadContext, op: PlanOperation, 
   batch.begin(index, () => ({ op: op.op, modelTable: op.table, key: op.key, nbTable: NB_TABLE[op.table] }));
   if (op.op === 'create') addCreate(batch, op.table, op.key, op.row, index);
   else if (op.op === 'update') addUpdate(batch, ctx, op.table, op.key, op.changes, index);
+  else if (op.op === 'mutate') addMutate(batch, ctx, op, index);
   else addDelete(batch, ctx, op.table, op.key, index);
 }
 
-function fail(batch: Batch, code: 'missing-row' | 'name-clash', index: number, detail: string): never {
+function fail(
+  batch: Batch,
+  code: 'missing-row' | 'name-clash' | 'not-a-member-column',
+  index: number,
+  detail: string,
+): never {
   const site: ErrorSite = batch.site(index);
   throw new OvnBackendError(code, `${describeSite(site)}: ${detail}`, site);
 }
@@ -269,6 +279,39 @@ function updateRefSet(
   if (gone.length > 0) muts.push([s.column, 'delete', gone]);
   if (added.length > 0) muts.push([s.column, 'insert', added]);
   if (muts.length > 0) batch.push(index, batch.b.mutate(nb, batch.whereOwned(nbRow._uuid), muts));
+}
+
+/** NB column of each membership field that is not a reference set. */
+const MEMBER_VALUE_COLUMNS: Readonly<Record<string, string>> = { addresses: 'addresses', vips: 'vips' };
+
+type MutateOp = Extract<PlanOperation, { op: 'mutate' }>;
+
+function addMutate(batch: Batch, ctx: ReadContext, op: MutateOp, index: number): void {
+  const nb = NB_TABLE[op.table];
+  const nbRow = findRow(batch, ctx, op.table, op.key, index);
+  batch.touches(nbRow._uuid, index);
+  const del = (op.delete ?? {}) as Record<string, readonly string[] | undefined>;
+  const ins = (op.insert ?? {}) as Record<string, unknown>;
+  const muts: [string, 'insert' | 'delete', unknown][] = [];
+  for (const field of new Set([...Object.keys(del), ...Object.keys(ins)])) {
+    const ref = REF_SETS[op.table]?.find((s) => s.field === field);
+    const column = ref?.column ?? MEMBER_VALUE_COLUMNS[field];
+    if (column === undefined) fail(batch, 'not-a-member-column', index, `${field} is not a membership column of ${nb}`);
+    const gone = del[field] ?? [];
+    const added = ins[field];
+    if (ref !== undefined) {
+      const goneUuids = gone.map((n) => batch.refIfAny(ref.target, n)).filter((u): u is string => u !== undefined);
+      const addedUuids = ((added ?? []) as readonly string[]).map((n) => batch.ref(ref.target, n, index));
+      if (goneUuids.length > 0) muts.push([column, 'delete', goneUuids]);
+      if (addedUuids.length > 0) muts.push([column, 'insert', addedUuids]);
+    } else {
+      if (gone.length > 0) muts.push([column, 'delete', [...gone]]);
+      const empty =
+        added === undefined || (Array.isArray(added) ? added.length === 0 : Object.keys(added as object).length === 0);
+      if (!empty) muts.push([column, 'insert', added]);
+    }
+  }
+  if (muts.length > 0) batch.push(index, batch.b.mutate(nb, batch.whereOwned(nbRow._uuid), muts as never));
 }
 
 function updateGatewayChassis(batch: Batch, nbRow: AnyRow, next: Tables['routerPort'], index: number): void {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runIpamBench } from './ipam.ts';
 
 describe('bench ipam', () => {
-  it('reports every figure as a finite positive number, in the DESIGN.md shape', async () => {
+  it('reports every figure as a finite positive number, in the shape of docs/architecture.md', async () => {
     const report = await runIpamBench({ allocations: 2000, restoreRecords: 2000, rounds: 1 });
     expect(report.name).toBe('ipam');
     expect(report.params).toMatchObject({ allocations: 2000, restore_records: 2000, rounds: 1 });

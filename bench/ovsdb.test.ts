@@ -3,7 +3,7 @@ import { requireOvn } from '../backends/ovn/control-plane/index.ts';
 import { runOvsdbBench } from './ovsdb.ts';
 
 describe.skipIf(!requireOvn('bench ovsdb'))('bench ovsdb', () => {
-  it('reports every figure as a finite positive number, in the DESIGN.md shape', async () => {
+  it('reports every figure as a finite positive number, in the shape of docs/architecture.md', async () => {
     const report = await runOvsdbBench({ ports: 200, switches: 10, batch: 50, nbctlSample: 20, rounds: 1 });
     expect(report.name).toBe('ovsdb');
     expect(report.params).toMatchObject({

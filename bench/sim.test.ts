@@ -68,7 +68,7 @@ describe('bench sim topology', () => {
 });
 
 describe('bench sim', () => {
-  it('reports finite positive figures in the DESIGN.md shape (with ovn-trace when OVN is installed)', async () => {
+  it('reports finite positive figures in the shape of docs/architecture.md (with ovn-trace when OVN is installed)', async () => {
     const withOvn = requireOvn('bench sim');
     const disagreements: Disagreement[] = [];
     const report = await runSimBench(

@@ -1,4 +1,4 @@
-/** Printing of the JSON contract objects (DESIGN.md "Benchmarks"). */
+/** Printing of the JSON contract objects (docs/architecture.md, "Benchmarks and the differential test"). */
 
 export interface Report {
   readonly name: string;

@@ -1,5 +1,5 @@
 /**
- * A connection probe with DESIGN.md's verdict: TCP and SCTP need the first
+ * A connection probe with the verdict of docs/architecture.md ("Scenario files"): TCP and SCTP need the first
  * packet delivered to the destination port and its reply back at the source
  * (the handshake completes); ICMP needs the echo request delivered and the
  * echo reply back; UDP needs only the first datagram delivered.
@@ -67,7 +67,7 @@ export function replyTo(arrived: Packet): Packet | undefined {
   }
 }
 
-/** Whether this protocol's verdict needs the reply (DESIGN.md: all but UDP). */
+/** Whether this protocol's verdict needs the reply (docs/architecture.md: all but UDP). */
 function needsReply(p: Packet): boolean {
   const proto = l4ProtoOf(p);
   return proto === 'tcp' || proto === 'sctp' || proto === 'icmp4' || proto === 'icmp6';

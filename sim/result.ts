@@ -1,6 +1,6 @@
 /**
  * A simulation result as text and as JSON (the `kovn trace --json` shape of
- * DESIGN.md: `{"verdict", "outport"?, "stages"}` plus outputs, drops, the
+ * docs/architecture.md ("The kovn command"): `{"verdict", "outport"?, "stages"}` plus outputs, drops, the
  * conntrack states seen and the choices made).
  */
 import { describePacket, packetToJSON } from '../model/packet/format.ts';

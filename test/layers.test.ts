@@ -16,7 +16,7 @@ function sources(dir: string, out: SourceFile[] = []): SourceFile[] {
   return out;
 }
 
-describe('layer rule (DESIGN.md)', () => {
+describe('layer rule (docs/architecture.md)', () => {
   it('holds for every source file in the repository', () => {
     const files = TOP.flatMap((t) => {
       try {

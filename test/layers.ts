@@ -1,5 +1,5 @@
 /**
- * The layer rule of DESIGN.md as data, and a checker over source files.
+ * The layer rule of docs/architecture.md ("Layers and the import rule") as data, and a checker over source files.
  * `checkLayers` is pure (files in, violations out) so that its own test can
  * feed it a violation and see it caught.
  */

@@ -4,7 +4,7 @@
  * and traced there and in the simulator; disagreements are minimized with
  * fast-check's shrinking (replaying the failing run by its path) and kept
  * as regression files. The result is the `kovn difftest --json` shape of
- * DESIGN.md, `{cases, agree, disagreements: [{seed, case, sim, ovn}]}`,
+ * docs/architecture.md, `{cases, agree, disagreements: [{seed, case, sim, ovn}]}`,
  * each disagreement with its diff, input and minimized case besides.
  */
 import fc from 'fast-check';

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import { SimBackend } from '../../backends/sim/index.ts';
+import { parseSubnetSpec, type SubnetConfig } from '../../model/ipam/index.ts';
+import { printMatch } from '../../model/match/index.ts';
+import { buildTopology, emptyTopology, plan, validateTopology } from '../../model/topology/index.ts';
+import { tcpPacket } from '../../model/packet/index.ts';
+import { subnetRows, vpcLoadBalancers, vpcRows } from './index.ts';
+
+function config(spec: Parameters<typeof parseSubnetSpec>[0]): SubnetConfig {
+  const r = parseSubnetSpec(spec);
+  if (!r.ok) throw new Error(JSON.stringify(r.issues));
+  return r.value;
+}
+
+const base = {
+  router: 'ovn-cluster',
+  gatewayMac: '0a:58:0a:10:00:01',
+  nodeSwitchCidr: '100.64.0.0/16',
+  loadBalancers: [],
+};
+
+describe('subnetRows', () => {
+  it('a dual-stack subnet: switch, patch ports named as Kube-OVN names them, gateway of each family', () => {
+    const { value, issues } = subnetRows({
+      ...base,
+      config: config({ name: 'ovn-default', cidrBlock: '10.16.0.0/16,fd00:10:16::/64' }),
+      loadBalancers: ['cluster-tcp-loadbalancer'],
+    });
+    expect(issues).toEqual([]);
+    expect(value.switch).toMatchObject({ name: 'ovn-default', loadBalancers: ['cluster-tcp-loadbalancer'] });
+    expect(value.routerPort).toMatchObject({
+      name: 'ovn-cluster-ovn-default',
+      router: 'ovn-cluster',
+      networks: ['10.16.0.1/16', 'fd00:10:16::1/64'],
+    });
+    expect(value.switchPort).toMatchObject({
+      name: 'ovn-default-ovn-cluster',
+      type: 'router',
+      addresses: ['router'],
+      options: { 'router-port': 'ovn-cluster-ovn-default' },
+    });
+    expect(value.acls).toEqual([]);
+    expect(
+      subnetRows({
+        ...base,
+        config: config({ name: 'x', cidrBlock: '10.1.0.0/24' }),
+        enableLb: false,
+        loadBalancers: ['lb'],
+      }).value.switch.loadBalancers,
+    ).toEqual([]);
+  });
+
+  it('a private subnet gets Kube-OVN drop 1000, allow 1001 (own CIDR and allowSubnets of its family), node allow 3000', () => {
+    const { value } = subnetRows({
+      ...base,
+      config: config({ name: 'priv', cidrBlock: '10.66.0.0/16', gateway: '10.66.0.1' }),
+      private: true,
+      allowSubnets: ['10.16.0.0/16', 'fd00::/64', ' '],
+    });
+    const printed = value.acls.map((a) => [a.direction, a.priority, a.action, printMatch(a.match)]);
+    expect(printed).toEqual([
+      ['to-lport', 1000, 'drop', 'ip'],
+      ['to-lport', 1001, 'allow-related', 'ip4.src == 10.66.0.0/16 && ip4.dst == 10.66.0.0/16'],
+      ['to-lport', 3000, 'allow-related', 'ip4.src == 100.64.0.0/16'],
+      [
+        'to-lport',
+        1001,
+        'allow-related',
+        '(ip4.src == 10.66.0.0/16 && ip4.dst == 10.16.0.0/16) || (ip4.src == 10.16.0.0/16 && ip4.dst == 10.66.0.0/16)',
+      ],
+    ]);
+    expect(value.acls[0]).toMatchObject({ name: 'priv', log: true, severity: 'warning' });
+  });
+
+  it("the Subnet's own acls: good ones kept, each bad one reported with its field and left out", () => {
+    const { value, issues } = subnetRows({
+      ...base,
+      config: config({ name: 's1', cidrBlock: '10.1.0.0/24' }),
+      allowEWTraffic: true,
+      acls: [
+        { direction: 'to-lport', priority: 1200, match: 'ip4.src == 10.2.0.0/24', action: 'drop' },
+        { direction: 'sideways', priority: 1, match: 'ip', action: 'drop' },
+        { direction: 'to-lport', priority: 1, match: 'ip4.src ==', action: 'drop' },
+        { direction: 'to-lport', priority: 40000, match: 'ip', action: 'drop' },
+        { direction: 'to-lport', priority: 1, match: 'ip', action: 'explode' },
+      ],
+    });
+    expect(value.acls.map((a) => [a.direction, a.priority, a.action])).toEqual([
+      ['to-lport', 1900, 'allow'],
+      ['from-lport', 1900, 'allow'],
+      ['to-lport', 1200, 'drop'],
+    ]);
+    expect(value.acls.every((a) => a.externalIds.subnet === 's1')).toBe(true);
+    expect(issues.map((i) => [i.code, i.object, i.field])).toEqual([
+      ['invalid-value', 'Subnet/s1', 'spec.acls[1].direction'],
+      ['invalid-match', 'Subnet/s1', 'spec.acls[2].match'],
+      ['invalid-value', 'Subnet/s1', 'spec.acls[3].priority'],
+      ['invalid-value', 'Subnet/s1', 'spec.acls[4].action'],
+    ]);
+  });
+});
+
+describe('vpcRows', () => {
+  it('router, static routes (policySrc → src-ip) and policy routes; bad entries reported by field', () => {
+    const { value, issues } = vpcRows({
+      name: 'vpc1',
+      staticRoutes: [
+        { cidr: '0.0.0.0/0', nextHopIP: '10.0.1.254' },
+        { policy: 'policySrc', cidr: '10.0.2.0/24', nextHopIP: '10.0.1.253', routeTable: 'rt1' },
+        { cidr: 'nope', nextHopIP: '10.0.1.1' },
+      ],
+      policyRoutes: [
+        { priority: 100, match: 'ip4.src == 10.0.1.0/24', action: 'reroute', nextHopIP: '10.0.1.252' },
+        { priority: 90, match: 'ip4.dst ==', action: 'drop' },
+        { priority: 80, match: 'ip', action: 'reroute' },
+      ],
+    });
+    expect(value.router.name).toBe('vpc1');
+    expect(value.staticRoutes.map((r) => [r.ipPrefix, r.nexthop, r.policy, r.routeTable])).toEqual([
+      ['0.0.0.0/0', '10.0.1.254', 'dst-ip', ''],
+      ['10.0.2.0/24', '10.0.1.253', 'src-ip', 'rt1'],
+    ]);
+    expect(value.policies).toMatchObject([{ priority: 100, action: 'reroute', nexthops: ['10.0.1.252'] }]);
+    expect(issues.map((i) => i.field)).toEqual([
+      'spec.staticRoutes[2].cidr',
+      'spec.policyRoutes[1].match',
+      'spec.policyRoutes[2].nextHopIP',
+    ]);
+  });
+
+  it("load balancer names: the cluster ones for the default VPC, Kube-OVN's vpc-<name>-<proto>-load otherwise", () => {
+    const cluster = {
+      tcp: 'cluster-tcp-loadbalancer',
+      udp: 'cluster-udp-loadbalancer',
+      sctp: 'cluster-sctp-loadbalancer',
+      tcpSession: 'cluster-tcp-session-loadbalancer',
+      udpSession: 'cluster-udp-session-loadbalancer',
+      sctpSession: 'cluster-sctp-session-loadbalancer',
+    };
+    expect(vpcLoadBalancers('ovn-cluster', 'ovn-cluster', cluster)).toBe(cluster);
+    expect(vpcLoadBalancers('v2', 'ovn-cluster', cluster)).toMatchObject({
+      tcp: 'vpc-v2-tcp-load',
+      udpSession: 'vpc-v2-udp-sess-load',
+    });
+  });
+});
+
+describe('translated rows on the simulator', () => {
+  it('two subnets of one VPC route to each other; a private one drops what its ACLs do not allow', async () => {
+    const vpc = vpcRows({ name: 'ovn-cluster' }).value;
+    const pub = subnetRows({ ...base, config: config({ name: 'pub', cidrBlock: '10.16.0.0/16' }) }).value;
+    const priv = subnetRows({
+      ...base,
+      gatewayMac: '0a:58:0a:42:00:01',
+      config: config({ name: 'priv', cidrBlock: '10.66.0.0/16' }),
+      private: true,
+      allowSubnets: ['10.16.5.0/24'],
+    }).value;
+    const pod = (name: string, sw: string, mac: string, ip: string) => ({
+      name,
+      switch: sw,
+      type: '' as const,
+      addresses: [`${mac} ${ip}`],
+      portSecurity: [],
+      options: {},
+      externalIds: {},
+    });
+    const { topology, issues } = buildTopology({
+      router: [vpc.router],
+      switch: [pub.switch, priv.switch],
+      routerPort: [pub.routerPort, priv.routerPort],
+      switchPort: [
+        pub.switchPort,
+        priv.switchPort,
+        pod('a.default', 'pub', '0a:58:0a:10:00:02', '10.16.0.2'),
+        pod('b.default', 'pub', '0a:58:0a:10:05:02', '10.16.5.2'),
+        pod('c.secret', 'priv', '0a:58:0a:42:00:02', '10.66.0.2'),
+      ],
+      acl: [...priv.acls],
+    });
+    expect(issues).toEqual([]);
+    expect(validateTopology(topology)).toEqual([]);
+    const sim = new SimBackend();
+    await sim.apply(plan(emptyTopology(), topology));
+    const send = (inport: string, src: string, srcMac: string) =>
+      sim.probe({
+        inport,
+        packet: tcpPacket({
+          ethSrc: srcMac,
+          ethDst: '0a:58:0a:10:00:01',
+          src,
+          dst: '10.66.0.2',
+          sport: 40000,
+          dport: 80,
+        }),
+      });
+    // 10.16.5.2 is in allowSubnets, 10.16.0.2 is not.
+    expect((await send('b.default', '10.16.5.2', '0a:58:0a:10:05:02')).verdict).toBe('delivered');
+    expect((await send('a.default', '10.16.0.2', '0a:58:0a:10:00:02')).verdict).toBe('dropped');
+  });
+});

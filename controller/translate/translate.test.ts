@@ -4,7 +4,7 @@ import { parseSubnetSpec, type SubnetConfig } from '../../model/ipam/index.ts';
 import { printMatch } from '../../model/match/index.ts';
 import { buildTopology, emptyTopology, plan, validateTopology } from '../../model/topology/index.ts';
 import { tcpPacket } from '../../model/packet/index.ts';
-import { subnetRows, vpcLoadBalancers, vpcRows } from './index.ts';
+import { networkPolicyRows, subnetRows, vpcLoadBalancers, vpcRows } from './index.ts';
 
 function config(spec: Parameters<typeof parseSubnetSpec>[0]): SubnetConfig {
   const r = parseSubnetSpec(spec);
@@ -197,5 +197,109 @@ describe('translated rows on the simulator', () => {
     // 10.16.5.2 is in allowSubnets, 10.16.0.2 is not.
     expect((await send('b.default', '10.16.5.2', '0a:58:0a:10:05:02')).verdict).toBe('delivered');
     expect((await send('a.default', '10.16.0.2', '0a:58:0a:10:00:02')).verdict).toBe('dropped');
+  });
+});
+
+describe('networkPolicyRows', () => {
+  const web = {
+    port: 'web-0.prod-ns',
+    ips: ['10.16.0.5'],
+    namedPorts: new Map([['http', { protocol: 'TCP' as const, port: 8080 }]]),
+  };
+  const api = {
+    port: 'api-0.prod-ns',
+    ips: ['10.16.0.6'],
+    namedPorts: new Map([['http', { protocol: 'TCP' as const, port: 80 }]]),
+  };
+
+  it("Kube-OVN's names, priorities and apply-after-lb on egress; a named port resolved per destination pod", () => {
+    const { value, issues } = networkPolicyRows({
+      name: 'allow-web',
+      namespace: 'prod-ns',
+      selected: [web, api],
+      families: ['IPv4'],
+      ingress: [{ peers: [{ kind: 'pods', pods: [api] }], ports: [{ protocol: 'TCP', port: 'http' }] }],
+      egress: [{ ports: [] }],
+    });
+    expect(issues).toEqual([]);
+    expect(value.portGroup).toEqual({
+      name: 'allow.web.prod.ns',
+      ports: ['web-0.prod-ns', 'api-0.prod-ns'],
+      externalIds: { np: 'prod-ns/allow-web' },
+    });
+    expect(value.addressSets.map((s) => [s.name, s.addresses])).toEqual([
+      ['allow.web.prod.ns.ingress.allow.IPv4.0', ['10.16.0.6']],
+      ['allow.web.prod.ns.ingress.except.IPv4.0', []],
+      ['allow.web.prod.ns.egress.allow.IPv4.0', ['0.0.0.0/0']],
+      ['allow.web.prod.ns.egress.except.IPv4.0', []],
+    ]);
+    const printed = value.acls.map((a) => [a.direction, a.priority, a.action, printMatch(a.match), a.options]);
+    expect(printed).toEqual([
+      ['to-lport', 2000, 'drop', 'outport == @allow.web.prod.ns && ip', {}],
+      [
+        'to-lport',
+        2001,
+        'allow-related',
+        'outport == @allow.web.prod.ns && ip && ip4.src == $allow.web.prod.ns.ingress.allow.IPv4.0 && ip4.src != $allow.web.prod.ns.ingress.except.IPv4.0 && tcp.dst == 80 && outport == {"api-0.prod-ns"}',
+        {},
+      ],
+      [
+        'to-lport',
+        2001,
+        'allow-related',
+        'outport == @allow.web.prod.ns && ip && ip4.src == $allow.web.prod.ns.ingress.allow.IPv4.0 && ip4.src != $allow.web.prod.ns.ingress.except.IPv4.0 && tcp.dst == 8080 && outport == {"web-0.prod-ns"}',
+        {},
+      ],
+      ['from-lport', 2000, 'drop', 'inport == @allow.web.prod.ns && ip', { 'apply-after-lb': 'true' }],
+      [
+        'from-lport',
+        2001,
+        'allow-related',
+        'inport == @allow.web.prod.ns && ip && ip4.dst == $allow.web.prod.ns.egress.allow.IPv4.0 && ip4.dst != $allow.web.prod.ns.egress.except.IPv4.0',
+        { 'apply-after-lb': 'true' },
+      ],
+    ]);
+    expect(value.acls[0]?.name).toBe('prod-ns/allow-web');
+  });
+
+  it('ipBlock excepts stay inside their block; a bad CIDR or an except outside the block is reported', () => {
+    const { value, issues } = networkPolicyRows({
+      name: 'blocks',
+      namespace: 'default',
+      selected: [web],
+      families: ['IPv4'],
+      ingress: [
+        {
+          peers: [
+            { kind: 'ipBlock', cidr: '10.0.0.0/16', except: ['10.0.1.0/24', '10.9.0.0/24'] },
+            { kind: 'ipBlock', cidr: '10.0.1.0/28', except: [] },
+            { kind: 'ipBlock', cidr: 'ten/8', except: [] },
+          ],
+          ports: [],
+        },
+      ],
+    });
+    expect(issues.map((i) => i.field)).toEqual([
+      'spec.ingress[0].peers[0].ipBlock.except[1]',
+      'spec.ingress[0].peers[2].ipBlock.cidr',
+    ]);
+    expect(value.acls.map((a) => printMatch(a.match))).toContain(
+      'outport == @blocks.default && ip && ((ip4.src == 10.0.0.0/16 && ip4.src != {10.0.1.0/24}) || ip4.src == 10.0.1.0/28)',
+    );
+  });
+
+  it('a direction whose rules allow nothing still gets an allow-related ACL (a drop-only switch is stateless in OVN)', () => {
+    const { value } = networkPolicyRows({
+      name: 'nobody',
+      namespace: 'default',
+      selected: [web],
+      families: ['IPv4'],
+      ingress: [{ peers: [{ kind: 'pods', pods: [] }], ports: [{ protocol: 'TCP', port: 'no-such-name' }] }],
+    });
+    expect(value.acls.map((a) => [a.priority, a.action])).toEqual([
+      [2000, 'drop'],
+      [2001, 'allow-related'],
+    ]);
+    expect(value.addressSets.find((s) => s.name.endsWith('.all'))?.addresses).toEqual([]);
   });
 });

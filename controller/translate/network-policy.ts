@@ -174,7 +174,7 @@ function defaultDrop(ctx: DirectionCtx): ACL {
 }
 
 function addressSet(ctx: DirectionCtx, kind: 'allow' | 'except', family: Family, idx: number | 'all', addrs: string[]) {
-  const name = dotted(`${ctx.np.name}.${ctx.np.namespace}.${ctx.direction}.${kind}`) + `.${family}.${idx}`;
+  const name = `${dotted(`${ctx.np.name}.${ctx.np.namespace}.${ctx.direction}.${kind}`)}.${family}.${idx}`;
   ctx.addressSets.push({
     name,
     addresses: [...new Set(addrs)],

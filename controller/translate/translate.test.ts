@@ -4,7 +4,8 @@ import { parseSubnetSpec, type SubnetConfig } from '../../model/ipam/index.ts';
 import { printMatch } from '../../model/match/index.ts';
 import { buildTopology, emptyTopology, plan, validateTopology } from '../../model/topology/index.ts';
 import { tcpPacket } from '../../model/packet/index.ts';
-import { networkPolicyRows, subnetRows, vpcLoadBalancers, vpcRows } from './index.ts';
+import { DesiredState } from '../desired/store.ts';
+import { networkPolicyRows, serviceVips, subnetRows, vpcLoadBalancerRows, vpcLoadBalancers, vpcRows } from './index.ts';
 
 function config(spec: Parameters<typeof parseSubnetSpec>[0]): SubnetConfig {
   const r = parseSubnetSpec(spec);
@@ -301,5 +302,126 @@ describe('networkPolicyRows', () => {
       [2001, 'allow-related'],
     ]);
     expect(value.addressSets.find((s) => s.name.endsWith('.all'))?.addresses).toEqual([]);
+  });
+});
+
+describe('serviceVips', () => {
+  const lbs = vpcLoadBalancers('ovn-cluster', 'ovn-cluster', {
+    tcp: 'cluster-tcp-loadbalancer',
+    udp: 'cluster-udp-loadbalancer',
+    sctp: 'cluster-sctp-loadbalancer',
+    tcpSession: 'cluster-tcp-session-loadbalancer',
+    udpSession: 'cluster-udp-session-loadbalancer',
+    sctpSession: 'cluster-sctp-session-loadbalancer',
+  });
+  const slices = [
+    {
+      ports: [
+        { name: 'http', port: 8080, protocol: 'TCP' as const },
+        { name: 'dns', port: 5353, protocol: 'UDP' as const },
+      ],
+      endpoints: [
+        { addresses: ['10.16.0.5', 'fd00::5'] },
+        { addresses: ['10.16.0.6'], ready: true },
+        { addresses: ['10.16.0.7'], ready: false },
+      ],
+    },
+    // Another slice: pods that give the named target port another number.
+    { ports: [{ name: 'http', port: 80, protocol: 'TCP' as const }], endpoints: [{ addresses: ['10.16.0.8'] }] },
+  ];
+
+  it('one VIP per cluster IP and port on the load balancer of its protocol, ready endpoints of its family only', () => {
+    const out = serviceVips(
+      {
+        clusterIPs: ['10.96.0.10', 'fd00:96::10'],
+        ports: [
+          { name: 'http', protocol: 'TCP', port: 80 },
+          { name: 'dns', protocol: 'UDP', port: 53 },
+          { name: 'none', protocol: 'TCP', port: 9 },
+        ],
+      },
+      slices,
+      lbs,
+    );
+    expect(out).toEqual([
+      {
+        table: 'loadBalancer',
+        key: 'cluster-tcp-loadbalancer',
+        column: 'vips',
+        entries: {
+          '10.96.0.10:80': '10.16.0.5:8080,10.16.0.6:8080,10.16.0.8:80',
+          '[fd00:96::10]:80': '[fd00::5]:8080',
+        },
+      },
+      {
+        table: 'loadBalancer',
+        key: 'cluster-udp-loadbalancer',
+        column: 'vips',
+        entries: { '10.96.0.10:53': '10.16.0.5:5353,10.16.0.6:5353', '[fd00:96::10]:53': '[fd00::5]:5353' },
+      },
+    ]);
+  });
+
+  it('ClientIP affinity uses the session load balancers, which select on the client address with a timeout', () => {
+    const out = serviceVips(
+      { clusterIPs: ['10.96.0.11'], ports: [{ name: 'http', port: 80 }], sessionAffinity: 'ClientIP' },
+      slices,
+      lbs,
+    );
+    expect(out.map((c) => c.key)).toEqual(['cluster-tcp-session-loadbalancer']);
+    const rows = vpcLoadBalancerRows(lbs);
+    expect(rows.find((r) => r.name === 'cluster-tcp-session-loadbalancer')).toMatchObject({
+      selectionFields: ['ip_src'],
+      options: { affinity_timeout: '10800' },
+    });
+    expect(rows.find((r) => r.name === 'cluster-udp-loadbalancer')?.options).toEqual({ ct_flush: 'true' });
+  });
+
+  it('on the simulator: the VIP reaches a backend through the committed store; without endpoints there is no VIP', async () => {
+    const store = new DesiredState();
+    const pod = (name: string, ip: string, mac: string) => ({
+      name,
+      switch: 'ovn-default',
+      type: '' as const,
+      addresses: [`${mac} ${ip}`],
+      portSecurity: [],
+      options: {},
+      externalIds: {},
+    });
+    store.set('Vpc/ovn-cluster', {
+      rows: vpcLoadBalancerRows(lbs).map((row) => ({ table: 'loadBalancer' as const, row })),
+    });
+    store.set('Subnet/ovn-default', {
+      rows: [
+        { table: 'switch', row: { name: 'ovn-default', loadBalancers: [lbs.tcp], otherConfig: {}, externalIds: {} } },
+        { table: 'switchPort', row: pod('client.default', '10.16.0.2', '0a:58:0a:10:00:02') },
+        { table: 'switchPort', row: pod('web.default', '10.16.0.5', '0a:58:0a:10:00:05') },
+      ],
+    });
+    const web = [{ ports: [{ name: 'http', port: 8080 }], endpoints: [{ addresses: ['10.16.0.5'] }] }];
+    store.set('Service/default/web', {
+      contributions: serviceVips({ clusterIPs: ['10.96.0.20'], ports: [{ name: 'http', port: 80 }] }, web, lbs),
+    });
+    store.set('Service/default/idle', {
+      contributions: serviceVips({ clusterIPs: ['10.96.0.21'], ports: [{ name: 'http', port: 80 }] }, [], lbs),
+    });
+    const sim = new SimBackend();
+    await sim.apply(plan(await sim.read(), store.topology()));
+    expect(Object.keys((await sim.read()).loadBalancer.get(lbs.tcp)?.vips ?? {})).toEqual(['10.96.0.20:80']);
+    const to = (dst: string) =>
+      sim.probe({
+        inport: 'client.default',
+        packet: tcpPacket({
+          ethSrc: '0a:58:0a:10:00:02',
+          ethDst: '0a:58:0a:10:00:05',
+          src: '10.16.0.2',
+          dst,
+          sport: 40001,
+          dport: 80,
+        }),
+      });
+    const hit = await to('10.96.0.20');
+    expect(hit.verdict).toBe('delivered');
+    expect(hit.outputs.map((o) => [o.outport, o.packet['tcp.dst']])).toEqual([['web.default', 8080]]);
   });
 });

@@ -9,4 +9,5 @@ export * from './names.ts';
 export { type SubnetInput, type SubnetRows, subnetCidrs, subnetRows } from './subnet.ts';
 export * from './network-policy.ts';
 export * from './service.ts';
+export * from './pod.ts';
 export { type VpcInput, type VpcRows, vpcRows } from './vpc.ts';

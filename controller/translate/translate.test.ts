@@ -5,7 +5,16 @@ import { printMatch } from '../../model/match/index.ts';
 import { buildTopology, emptyTopology, plan, validateTopology } from '../../model/topology/index.ts';
 import { tcpPacket } from '../../model/packet/index.ts';
 import { DesiredState } from '../desired/store.ts';
-import { networkPolicyRows, serviceVips, subnetRows, vpcLoadBalancerRows, vpcLoadBalancers, vpcRows } from './index.ts';
+import {
+  networkPolicyRows,
+  podAnnotations,
+  podPortRow,
+  serviceVips,
+  subnetRows,
+  vpcLoadBalancerRows,
+  vpcLoadBalancers,
+  vpcRows,
+} from './index.ts';
 
 function config(spec: Parameters<typeof parseSubnetSpec>[0]): SubnetConfig {
   const r = parseSubnetSpec(spec);
@@ -423,5 +432,49 @@ describe('serviceVips', () => {
     const hit = await to('10.96.0.20');
     expect(hit.verdict).toBe('delivered');
     expect(hit.outputs.map((o) => [o.outport, o.packet['tcp.dst']])).toEqual([['web.default', 8080]]);
+  });
+});
+
+describe('pod port and annotations', () => {
+  const alloc = {
+    pod: 'web-0',
+    namespace: 'prod',
+    subnet: 'ovn-default',
+    router: 'ovn-cluster',
+    mac: '0a:58:0a:10:00:05',
+    ips: ['10.16.0.5', 'fd00:10:16::5'],
+    cidrs: ['10.16.0.0/16', 'fd00:10:16::/64'],
+    gateways: ['10.16.0.1', 'fd00:10:16::1'],
+  };
+
+  it('the port is <pod>.<ns> with one address entry; port security only when asked, VIPs kept in it', () => {
+    expect(podPortRow(alloc)).toEqual({
+      name: 'web-0.prod',
+      switch: 'ovn-default',
+      type: '',
+      addresses: ['0a:58:0a:10:00:05 10.16.0.5 fd00:10:16::5'],
+      portSecurity: [],
+      options: {},
+      externalIds: { pod: 'prod/web-0', ls: 'ovn-default' },
+    });
+    expect(podPortRow({ ...alloc, portSecurity: true, vips: ['10.16.0.100'] })).toMatchObject({
+      portSecurity: ['0a:58:0a:10:00:05 10.16.0.5 fd00:10:16::5 10.16.0.100'],
+      externalIds: { vips: '10.16.0.100', 'attach-vips': 'true' },
+    });
+    expect(podPortRow({ ...alloc, provider: 'net1.prod' }).name).toBe('web-0.prod.net1.prod');
+  });
+
+  it("annotations use the provider's prefix", () => {
+    expect(podAnnotations(alloc)).toMatchObject({
+      'ovn.kubernetes.io/ip_address': '10.16.0.5,fd00:10:16::5',
+      'ovn.kubernetes.io/cidr': '10.16.0.0/16,fd00:10:16::/64',
+      'ovn.kubernetes.io/routed': 'true',
+      'ovn.kubernetes.io/pod_nic_type': 'veth-pair',
+    });
+    expect(
+      Object.keys(podAnnotations({ ...alloc, provider: 'macvlan.default' })).every((k) =>
+        k.startsWith('macvlan.default.kubernetes.io/'),
+      ),
+    ).toBe(true);
   });
 });

@@ -1,0 +1,78 @@
+/**
+ * A pod's allocation → its logical switch port and the annotations Kube-OVN
+ * writes on the pod (pkg/ovs/ovn-nb-logical_switch_port.go
+ * buildLogicalSwitchPort, pkg/controller/pod.go). Annotation keys are
+ * `<provider>.kubernetes.io/<key>`: `ovn.` for the default network, the
+ * provider's own name for an attachment, never a hard-coded `ovn.` prefix.
+ */
+import type { LogicalSwitchPort } from '../../model/topology/index.ts';
+import { podPort } from './names.ts';
+
+export interface PodAllocation {
+  readonly pod: string;
+  readonly namespace: string;
+  /** `ovn` for the default network. */
+  readonly provider?: string;
+  readonly subnet: string;
+  /** The VPC router's name (`logical_router`). */
+  readonly router: string;
+  readonly mac: string;
+  /** One per family, v4 first. */
+  readonly ips: readonly string[];
+  /** The subnet's CIDRs and gateways, one per family, v4 first. */
+  readonly cidrs: readonly string[];
+  readonly gateways: readonly string[];
+  /** `<provider>.kubernetes.io/port_security: "true"`. */
+  readonly portSecurity?: boolean;
+  /** Virtual IPs the port may also use (`<provider>.kubernetes.io/vip`), kept in port security. */
+  readonly vips?: readonly string[];
+}
+
+/** `<provider>.kubernetes.io/<key>`. */
+export function annotationKey(provider: string, key: string): string {
+  return `${provider}.kubernetes.io/${key}`;
+}
+
+/**
+ * @example
+ * podPortRow({ pod: 'web-0', namespace: 'default', subnet: 'ovn-default', router: 'ovn-cluster',
+ *   mac: '0a:58:0a:10:00:05', ips: ['10.16.0.5'], cidrs: ['10.16.0.0/16'], gateways: ['10.16.0.1'] }).addresses
+ * // ['0a:58:0a:10:00:05 10.16.0.5']
+ */
+export function podPortRow(a: PodAllocation): LogicalSwitchPort {
+  const addresses = [a.mac, ...a.ips].join(' ');
+  const security = a.portSecurity ? [[addresses, ...(a.vips ?? [])].join(' ')] : [];
+  const externalIds: Record<string, string> = { pod: `${a.namespace}/${a.pod}`, ls: a.subnet };
+  if ((a.vips ?? []).length > 0) {
+    externalIds.vips = (a.vips ?? []).join(',');
+    externalIds['attach-vips'] = 'true';
+  }
+  return {
+    name: podPort(a.pod, a.namespace, a.provider),
+    switch: a.subnet,
+    type: '',
+    addresses: [addresses],
+    portSecurity: security,
+    options: {},
+    externalIds,
+  };
+}
+
+/**
+ * The annotations the controller writes once the port is in NB. `routed` is
+ * written with them: the port is committed when these are written.
+ */
+export function podAnnotations(a: PodAllocation): Record<string, string> {
+  const p = a.provider ?? 'ovn';
+  return {
+    [annotationKey(p, 'allocated')]: 'true',
+    [annotationKey(p, 'ip_address')]: a.ips.join(','),
+    [annotationKey(p, 'mac_address')]: a.mac,
+    [annotationKey(p, 'cidr')]: a.cidrs.join(','),
+    [annotationKey(p, 'gateway')]: a.gateways.join(','),
+    [annotationKey(p, 'logical_switch')]: a.subnet,
+    [annotationKey(p, 'logical_router')]: a.router,
+    [annotationKey(p, 'pod_nic_type')]: 'veth-pair',
+    [annotationKey(p, 'routed')]: 'true',
+  };
+}

@@ -10,4 +10,5 @@ export { type SubnetInput, type SubnetRows, subnetCidrs, subnetRows } from './su
 export * from './network-policy.ts';
 export * from './service.ts';
 export * from './pod.ts';
+export * from './node.ts';
 export { type VpcInput, type VpcRows, vpcRows } from './vpc.ts';

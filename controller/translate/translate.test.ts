@@ -14,6 +14,8 @@ import {
   vpcLoadBalancerRows,
   vpcLoadBalancers,
   vpcRows,
+  nodeRows,
+  podNodeMemberships,
 } from './index.ts';
 
 function config(spec: Parameters<typeof parseSubnetSpec>[0]): SubnetConfig {
@@ -478,3 +480,119 @@ describe('pod port and annotations', () => {
     ).toBe(true);
   });
 });
+
+describe('nodeRows', () => {
+  const node = (name: string, join: string, mac: string, internal: string) =>
+    nodeRows({
+      name,
+      joinSwitch: 'join',
+      router: 'ovn-cluster',
+      joinMac: mac,
+      joinIps: [join],
+      internalIps: [internal],
+      distributedSubnets: [{ name: 'ovn-default', cidrs: ['10.16.0.0/16'] }],
+      networkPolicyExists: false,
+    });
+
+  it("join port, the 30000 node policy and the 29000 distributed-gateway policy, Kube-OVN's names", () => {
+    const n = node('node-1', '100.64.0.2', '0a:58:64:40:00:02', '192.168.0.1');
+    expect(n.port).toMatchObject({ name: 'node-node-1', switch: 'join', addresses: ['0a:58:64:40:00:02 100.64.0.2'] });
+    expect(n.policies.map((p) => [p.priority, printMatch(p.match), p.nexthops])).toEqual([
+      [30000, 'ip4.dst == 192.168.0.1', ['100.64.0.2']],
+      [29000, 'ip4.src == $ovn.default.node.1_ip4', ['100.64.0.2']],
+    ]);
+    expect(n.portGroups.map((g) => g.name)).toEqual(['node.node.1', 'ovn.default.node.1']);
+    expect(n.acls).toEqual([]);
+    const withPolicies = nodeRows({
+      name: 'node-3',
+      joinSwitch: 'join',
+      router: 'ovn-cluster',
+      joinMac: '0a:58:64:40:00:09',
+      joinIps: ['100.64.0.9', 'fd00:100:64::9'],
+      internalIps: ['192.168.0.9'],
+      distributedSubnets: [],
+      networkPolicyExists: true,
+    });
+    // No IPv6 internal address: the join address stands in.
+    expect(withPolicies.acls.map((a) => [a.direction, a.priority, printMatch(a.match)])).toEqual([
+      ['to-lport', 3000, 'ip4.src == 192.168.0.9 && ip4.dst == $node.node.3_ip4'],
+      ['from-lport', 3000, 'ip4.dst == 192.168.0.9 && ip4.src == $node.node.3_ip4'],
+      ['to-lport', 3000, 'ip6.src == fd00:100:64::9 && ip6.dst == $node.node.3_ip6'],
+      ['from-lport', 3000, 'ip6.dst == fd00:100:64::9 && ip6.src == $node.node.3_ip6'],
+    ]);
+  });
+
+  it('on the simulator: outbound traffic leaves through the node of the pod, node addresses through their node', async () => {
+    const store = new DesiredState();
+    // Kube-OVN's default route of the cluster router: via the join subnet's gateway.
+    const vpc = vpcRows({ name: 'ovn-cluster', staticRoutes: [{ cidr: '0.0.0.0/0', nextHopIP: '100.64.0.1' }] }).value;
+    const sub = (name: string, cidr: string, mac: string) =>
+      subnetRows({ ...base, gatewayMac: mac, config: config({ name, cidrBlock: cidr }) }).value;
+    const def = sub('ovn-default', '10.16.0.0/16', '0a:58:0a:10:00:01');
+    const join = sub('join', '100.64.0.0/16', '0a:58:64:40:00:01');
+    store.set('Vpc/ovn-cluster', {
+      rows: [
+        { table: 'router', row: vpc.router },
+        ...vpc.staticRoutes.map((row) => ({ table: 'staticRoute' as const, row })),
+      ],
+    });
+    for (const s of [def, join]) {
+      store.set(`Subnet/${s.switch.name}`, {
+        rows: [
+          { table: 'switch', row: s.switch },
+          { table: 'routerPort', row: s.routerPort },
+          { table: 'switchPort', row: s.switchPort },
+        ],
+      });
+    }
+    const nodes = [
+      node('node-1', '100.64.0.2', '0a:58:64:40:00:02', '192.168.0.1'),
+      node('node-2', '100.64.0.3', '0a:58:64:40:00:03', '192.168.0.2'),
+    ];
+    for (const [i, n] of nodes.entries()) {
+      store.set(`Node/node-${i + 1}`, {
+        rows: [
+          { table: 'switchPort', row: n.port },
+          ...n.policies.map((row) => ({ table: 'routerPolicy' as const, row })),
+          ...n.portGroups.map((row) => ({ table: 'portGroup' as const, row })),
+        ],
+      });
+    }
+    const pods = [
+      ['a', 'node-1', '10.16.0.5', '0a:58:0a:10:00:05'],
+      ['b', 'node-2', '10.16.0.6', '0a:58:0a:10:00:06'],
+    ] as const;
+    for (const [pod, nodeName, ip, mac] of pods) {
+      const port = podPortRow({ ...alloc(pod, ip, mac) });
+      store.set(`Pod/default/${pod}`, {
+        rows: [{ table: 'switchPort', row: port }],
+        contributions: podNodeMemberships(port.name, nodeName, 'ovn-default', true),
+      });
+    }
+    const sim = new SimBackend();
+    await sim.apply(plan(await sim.read(), store.topology()));
+    const out = async (pod: string, ip: string, mac: string, dst: string) => {
+      const r = await sim.probe({
+        inport: `${pod}.default`,
+        packet: tcpPacket({ ethSrc: mac, ethDst: '0a:58:0a:10:00:01', src: ip, dst, sport: 40000, dport: 443 }),
+      });
+      return r.outputs.map((o) => o.outport);
+    };
+    expect(await out('a', '10.16.0.5', '0a:58:0a:10:00:05', '1.1.1.1')).toEqual(['node-node-1']);
+    expect(await out('b', '10.16.0.6', '0a:58:0a:10:00:06', '1.1.1.1')).toEqual(['node-node-2']);
+    expect(await out('a', '10.16.0.5', '0a:58:0a:10:00:05', '192.168.0.2')).toEqual(['node-node-2']);
+  });
+});
+
+function alloc(pod: string, ip: string, mac: string) {
+  return {
+    pod,
+    namespace: 'default',
+    subnet: 'ovn-default',
+    router: 'ovn-cluster',
+    mac,
+    ips: [ip],
+    cidrs: ['10.16.0.0/16'],
+    gateways: ['10.16.0.1'],
+  };
+}

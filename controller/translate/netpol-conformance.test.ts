@@ -1,20 +1,27 @@
 /**
- * The NetworkPolicy translation against the conformance suite
- * (../shared/conformance/netpol, read in place): every file's pods on one
- * switch, its policies through `networkPolicyRows`, every pod-to-pod probe of
- * its first step on the simulator. Selector resolution here is this test's
- * own small reading of the objects; the controller's scenario runner replaces
- * it. Probes with a peer outside the cluster need the gateway path and are
- * left to the runner (counted and printed, never silently).
+ * The translations against the NetworkPolicy conformance suite
+ * (../shared/conformance/netpol, read in place): each file becomes the
+ * network Kube-OVN would build for it (router `ovn-cluster` with its default
+ * route, `ovn-default` and `join` with their 31000 policies, the nodes' join
+ * ports and 29000/30000 policies, the pods, the policies through
+ * `networkPolicyRows`), and every probe of its first step runs on the
+ * simulator with the probe semantics of docs/architecture.md: a host outside
+ * the cluster is reached through the source pod's node (the packet leaves at
+ * `node-<node>`), and reaches a pod entering the router from the join switch
+ * at the pod's node. Selector resolution is this test's own small reading of
+ * the objects; the controller's scenario runner replaces it. Steps apply and
+ * delete objects and rebuild the network.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { formatMAC } from '../../model/addr/index.ts';
+import { formatIPv4, formatMAC } from '../../model/addr/index.ts';
 import { sctpPacket, tcpPacket, udpPacket } from '../../model/packet/index.ts';
 import { buildTopology, type Tables } from '../../model/topology/index.ts';
 import { compileNetwork, probeConnection } from '../../sim/index.ts';
+import { parseSubnetSpec } from '../../model/ipam/index.ts';
+import { nodeRows, podNodeMemberships, podPortRow, subnetRows, vpcRows } from './index.ts';
 import {
   type L4,
   networkPolicyRows,
@@ -53,20 +60,38 @@ interface Pod extends PolicyPod {
   readonly name: string;
   readonly labels: Record<string, string>;
   readonly mac: string;
+  readonly node: string;
 }
 
-function load(file: string) {
+interface Node {
+  readonly name: string;
+  readonly joinIp: string;
+  readonly joinMac: string;
+}
+
+/** The objects of a file, in document order, keyed `Kind/ns/name` (a later apply replaces in place). */
+function documents(file: string): { objects: Map<string, Obj>; scenario: Obj } {
   const docs = parseAllDocuments(readFileSync(file, 'utf8'))
     .map((d) => d.toJSON() as Obj)
     .filter(Boolean);
+  const objects = new Map<string, Obj>();
+  let scenario: Obj;
+  for (const d of docs) {
+    if (d.kind === 'Scenario') scenario = d;
+    else objects.set(objectKey(d), d);
+  }
+  return { objects, scenario };
+}
+
+const objectKey = (d: Obj) => `${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`;
+
+function load(file: string, objects: ReadonlyMap<string, Obj>, scenario: Obj) {
   const namespaces = new Map<string, Record<string, string>>();
   const pods: Pod[] = [];
   const policies: Obj[] = [];
-  let scenario: Obj;
-  for (const d of docs) {
+  for (const d of objects.values()) {
     if (d.kind === 'Namespace') namespaces.set(d.metadata.name, d.metadata.labels ?? {});
     else if (d.kind === 'NetworkPolicy') policies.push(d);
-    else if (d.kind === 'Scenario') scenario = d;
     else if (d.kind === 'Pod') {
       const ns = d.metadata.namespace ?? 'default';
       const ip = d.metadata.annotations['ovn.kubernetes.io/ip_address'] as string;
@@ -81,12 +106,29 @@ function load(file: string) {
         port: `${d.metadata.name}.${ns}`,
         ips: [ip],
         namedPorts,
-        mac: formatMAC(0x0a5800000000 + pods.length + 2),
+        mac: formatMAC(0x0a5800000000 + ipNumber(ip)),
+        node: '',
       });
     }
   }
   for (const p of pods) if (!namespaces.has(p.ns)) namespaces.set(p.ns, { 'kubernetes.io/metadata.name': p.ns });
-  return { namespaces, pods, policies, scenario };
+  const cluster = scenario.spec.cluster ?? {};
+  const join = parseSubnetSpec({ name: 'join', cidrBlock: cluster.joinSubnet ?? '100.64.0.0/16' });
+  if (!join.ok || !join.value.v4) throw new Error(`${file}: bad joinSubnet`);
+  const joinNet = join.value.v4.network;
+  const nodes: Node[] = Array.from({ length: cluster.nodes ?? 2 }, (_, i) => ({
+    name: `kovn-node-${i + 1}`,
+    joinIp: formatIPv4(joinNet + 2 + i),
+    joinMac: formatMAC(0x0a5864400000 + i + 2),
+  }));
+  // Round-robin in document order.
+  const placed = pods.map((p, i) => ({ ...p, node: nodes[i % nodes.length]!.name }));
+  return { namespaces, pods: placed, policies, scenario, nodes, cluster, joinGateway: formatIPv4(joinNet + 1) };
+}
+
+/** A MAC that follows the pod's address, so a pod re-created in a later step keeps it. */
+function ipNumber(ip: string): number {
+  return ip.split('.').reduce((n, o) => n * 256 + Number(o), 0) & 0xffffff;
 }
 
 function peers(list: Obj[] | undefined, ns: string, all: ReturnType<typeof load>): PolicyRuleInput['peers'] {
@@ -106,23 +148,79 @@ const ports = (list: Obj[] | undefined): PolicyPortInput[] =>
     ...(p.endPort !== undefined ? { endPort: p.endPort } : {}),
   }));
 
+const ROUTER_MAC = { 'ovn-default': '0a:58:0a:f4:00:01', join: '0a:58:64:40:00:01' } as const;
+
 function topologyOf(all: ReturnType<typeof load>) {
+  const vpc = vpcRows({
+    name: 'ovn-cluster',
+    staticRoutes: [{ cidr: '0.0.0.0/0', nextHopIP: all.joinGateway }],
+  }).value;
   const rows = {
-    switch: [{ name: 'ovn-default', loadBalancers: [], otherConfig: {}, externalIds: {} }] as Tables['switch'][],
-    switchPort: all.pods.map((p) => ({
-      name: p.port,
-      switch: 'ovn-default',
-      type: '' as const,
-      addresses: [`${p.mac} ${p.ips[0]}`],
-      portSecurity: [],
-      options: {},
-      externalIds: {},
-    })),
+    router: [vpc.router] as Tables['router'][],
+    staticRoute: [...vpc.staticRoutes] as Tables['staticRoute'][],
+    routerPolicy: [] as Tables['routerPolicy'][],
+    routerPort: [] as Tables['routerPort'][],
+    switch: [] as Tables['switch'][],
+    switchPort: [] as Tables['switchPort'][],
     portGroup: [] as Tables['portGroup'][],
     addressSet: [] as Tables['addressSet'][],
     acl: [] as Tables['acl'][],
   };
   const issues: unknown[] = [];
+  for (const [name, cidr] of [
+    ['ovn-default', all.cluster.defaultSubnet ?? '10.16.0.0/16'],
+    ['join', all.cluster.joinSubnet ?? '100.64.0.0/16'],
+  ] as const) {
+    const cfg = parseSubnetSpec({ name, cidrBlock: cidr });
+    if (!cfg.ok) throw new Error(JSON.stringify(cfg.issues));
+    const t = subnetRows({
+      config: cfg.value,
+      router: 'ovn-cluster',
+      gatewayMac: ROUTER_MAC[name],
+      nodeSwitchCidr: all.cluster.joinSubnet ?? '100.64.0.0/16',
+      loadBalancers: [],
+      defaultVpc: true,
+    });
+    issues.push(...t.issues);
+    rows.switch.push(t.value.switch);
+    rows.routerPort.push(t.value.routerPort);
+    rows.switchPort.push(t.value.switchPort);
+    rows.routerPolicy.push(...t.value.policies);
+  }
+  const memberships = new Map<string, string[]>();
+  for (const n of all.nodes) {
+    const t = nodeRows({
+      name: n.name,
+      joinSwitch: 'join',
+      router: 'ovn-cluster',
+      joinMac: n.joinMac,
+      joinIps: [n.joinIp],
+      internalIps: [],
+      distributedSubnets: [{ name: 'ovn-default', cidrs: [all.cluster.defaultSubnet ?? '10.16.0.0/16'] }],
+      networkPolicyExists: all.policies.length > 0,
+    });
+    rows.switchPort.push(t.port);
+    rows.routerPolicy.push(...t.policies);
+    rows.acl.push(...t.acls);
+    for (const g of t.portGroups) memberships.set(g.name, []);
+    rows.portGroup.push(...t.portGroups.map((g) => ({ ...g, ports: memberships.get(g.name)! })));
+  }
+  for (const p of all.pods) {
+    rows.switchPort.push(
+      podPortRow({
+        pod: p.name,
+        namespace: p.ns,
+        subnet: 'ovn-default',
+        router: 'ovn-cluster',
+        mac: p.mac,
+        ips: p.ips,
+        cidrs: [],
+        gateways: [],
+      }),
+    );
+    for (const c of podNodeMemberships(p.port, p.node, 'ovn-default', true))
+      if ('members' in c) memberships.get(c.key)?.push(...c.members);
+  }
   for (const np of all.policies) {
     const ns = np.metadata.namespace ?? 'default';
     const types: string[] = np.spec.policyTypes ?? ['Ingress', ...(np.spec.egress ? ['Egress'] : [])];
@@ -153,51 +251,79 @@ function files(): string[] {
   );
 }
 
-describe('NetworkPolicy translation on the conformance suite (step 0, pod-to-pod probes)', () => {
+describe('translations on the NetworkPolicy conformance suite (every step, every probe)', () => {
   it('finds the suite in place', () => {
     expect(statSync(DIR).isDirectory()).toBe(true);
     expect(files().length).toBeGreaterThanOrEqual(100);
   });
 
-  it('gives every pod-to-pod probe the expected verdict', () => {
+  it('gives every probe the expected verdict', () => {
     let probes = 0;
     let external = 0;
     const wrong: string[] = [];
     for (const file of files()) {
-      const all = load(file);
-      const { topology, issues } = topologyOf(all);
-      expect(issues, file).toEqual([]);
-      const net = compileNetwork(topology);
-      const byName = new Map(all.pods.map((p) => [`${p.ns}/${p.name}`, p]));
-      for (const e of all.scenario.spec.expect ?? []) {
-        const from = byName.get(e.from);
-        const to = byName.get(e.to);
-        if (!from || !to) {
-          external++;
-          continue;
+      const { objects, scenario } = documents(file);
+      const steps: Obj[] = [{ expect: scenario.spec.expect ?? [] }, ...(scenario.spec.steps ?? [])];
+      for (const [stepIndex, step] of steps.entries()) {
+        for (const d of step.apply ?? []) objects.set(objectKey(d), d);
+        for (const ref of step.delete ?? []) objects.delete(`${ref.kind}/${ref.namespace ?? ''}/${ref.name}`);
+        const all = load(file, objects, scenario);
+        const { topology, issues } = topologyOf(all);
+        expect(issues, file).toEqual([]);
+        const net = compileNetwork(topology);
+        const byName = new Map(all.pods.map((p) => [`${p.ns}/${p.name}`, p]));
+        for (const e of step.expect ?? []) {
+          probes++;
+          const r = probe(net, all, byName, e, probes);
+          if (r === 'outside-to-outside') {
+            external++;
+            continue;
+          }
+          if (r.allowed !== e.allowed)
+            wrong.push(
+              `${file.split('/').slice(-2).join('/')} step ${stepIndex}: ${e.from} → ${e.to} ${e.protocol}/${e.port}: want ${e.allowed}, ${r.reason ?? 'allowed'}`,
+            );
         }
-        probes++;
-        const spec = {
-          ethSrc: from.mac,
-          ethDst: to.mac,
-          src: from.ips[0]!,
-          dst: to.ips[0]!,
-          sport: 30000 + (probes % 20000),
-          dport: e.port,
-        };
-        const packet =
-          e.protocol === 'UDP' ? udpPacket(spec) : e.protocol === 'SCTP' ? sctpPacket(spec) : tcpPacket(spec);
-        const r = probeConnection(net, { inport: from.port, packet, target: to.port });
-        if (r.allowed !== e.allowed)
-          wrong.push(
-            `${file.split('/').slice(-2).join('/')}: ${e.from} → ${e.to} ${e.protocol}/${e.port}: want ${e.allowed}, ${r.reason ?? 'allowed'}`,
-          );
       }
     }
-    console.log(
-      `netpol translation: ${probes - wrong.length}/${probes} pod-to-pod probes agree (${external} probes with an outside peer left to the scenario runner)`,
-    );
-    expect(wrong.slice(0, 20)).toEqual([]);
+    console.log(`netpol translation: ${probes - wrong.length}/${probes} probes agree (every step)`);
+    expect(wrong.length, wrong.slice(0, 10).join('\n')).toBe(0);
     expect(probes).toBeGreaterThan(10_000);
   });
 });
+
+type Net = ReturnType<typeof compileNetwork>;
+
+/** One probe as docs/architecture.md defines it (pods and outside hosts; no Services in this suite). */
+function probe(
+  net: Net,
+  all: ReturnType<typeof load>,
+  byName: ReadonlyMap<string, Pod>,
+  e: Obj,
+  n: number,
+): ReturnType<typeof probeConnection> | 'outside-to-outside' {
+  const from = byName.get(e.from);
+  const to = byName.get(e.to);
+  const node = (name: string) => all.nodes.find((x) => x.name === name)!;
+  const sport = 30000 + (n % 20000);
+  const make = (spec: { ethSrc: string; ethDst: string; src: string; dst: string }) => {
+    const full = { ...spec, sport, dport: e.port };
+    return e.protocol === 'UDP' ? udpPacket(full) : e.protocol === 'SCTP' ? sctpPacket(full) : tcpPacket(full);
+  };
+  if (from && to) {
+    const packet = make({ ethSrc: from.mac, ethDst: to.mac, src: from.ips[0]!, dst: to.ips[0]! });
+    return probeConnection(net, { inport: from.port, packet, target: to.port });
+  }
+  if (from) {
+    // To a host outside: it must leave through the source pod's node.
+    const packet = make({ ethSrc: from.mac, ethDst: ROUTER_MAC['ovn-default'], src: from.ips[0]!, dst: e.to });
+    return probeConnection(net, { inport: from.port, packet, target: `node-${from.node}` });
+  }
+  if (to) {
+    // From a host outside: it enters the router from the join switch at the pod's node.
+    const n0 = node(to.node);
+    const packet = make({ ethSrc: n0.joinMac, ethDst: ROUTER_MAC.join, src: e.from, dst: to.ips[0]! });
+    return probeConnection(net, { inport: `node-${n0.name}`, packet, target: to.port });
+  }
+  return 'outside-to-outside';
+}

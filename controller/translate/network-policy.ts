@@ -17,7 +17,10 @@
  *   it matches nothing (selectors that select nobody, a named port no pod
  *   has): a switch whose only ACLs are drops is stateless in OVN, and the
  *   replies of the selected pods' own connections in the other direction
- *   would hit the drop (Kube-OVN leaves such ACLs out and has that bug);
+ *   would hit the drop. Kube-OVN leaves such ACLs out and relies on the
+ *   node port groups' allow-related ACLs (node.ts), present while any policy
+ *   exists, to make the switch stateful; kovn makes each policy sufficient
+ *   on its own, which also holds where those node ACLs are absent;
  * - IPv6: the icmp6 allow-stateless pair Kube-OVN adds (neighbour discovery).
  *
  * Where kovn differs from Kube-OVN, deliberately: a named port is resolved
@@ -230,7 +233,7 @@ function ruleRows(ctx: DirectionCtx, family: Family, rule: PolicyRuleInput, idx:
       });
     }
   };
-  // Kube-OVN leaves this ACL out while the selectors select nobody; kovn keeps it (matching nothing), see ensureStateful.
+  // Kube-OVN leaves this ACL out while the selectors select nobody; kovn keeps it, matching nothing (see the header).
   if (selectorPeers) emit(`${ip} == $${allow} && ${ip} != $${except}`, base);
   if (blocks.length > 0)
     // OVN wants || inside && parenthesized.

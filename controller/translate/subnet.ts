@@ -26,9 +26,10 @@ import type {
   LogicalRouterPort,
   LogicalSwitch,
   LogicalSwitchPort,
+  RouterPolicy,
 } from '../../model/topology/index.ts';
 import type { TranslateIssue, Translation } from './issues.ts';
-import { PRIORITY, routerPatchPort, switchPatchPort } from './names.ts';
+import { PRIORITY, ROUTER_POLICY_PRIORITY, routerPatchPort, switchPatchPort } from './names.ts';
 
 /** The Subnet fields this translation reads beyond the IPAM ones (kubeovn.io/v1 names). */
 export interface SubnetInput {
@@ -52,6 +53,18 @@ export interface SubnetInput {
   readonly nodeSwitchCidr: string;
   /** The VPC's load balancers, attached when `enableLb`. */
   readonly loadBalancers: readonly string[];
+  /**
+   * The subnet is in the default VPC: its CIDRs get the 31000 `allow` router
+   * policy, so cluster-internal traffic is never rerouted to a gateway node.
+   */
+  readonly defaultVpc?: boolean;
+  /**
+   * `gatewayType: centralized`: the join addresses of the gateway nodes
+   * (`gatewayNode`), which the 29000 policy reroutes the subnet's outbound
+   * traffic to (several: ECMP). Distributed subnets get their 29000 policies
+   * per node (node.ts).
+   */
+  readonly centralizedGateways?: readonly string[];
 }
 
 export interface SubnetRows {
@@ -59,6 +72,8 @@ export interface SubnetRows {
   readonly routerPort: LogicalRouterPort;
   readonly switchPort: LogicalSwitchPort;
   readonly acls: readonly ACL[];
+  /** Policies on the VPC's router (default VPC only). */
+  readonly policies: readonly RouterPolicy[];
 }
 
 /** The subnet's CIDRs as Kube-OVN writes them (network address), v4 first. */
@@ -115,7 +130,38 @@ export function subnetRows(input: SubnetInput): Translation<SubnetRows> {
     if (input.allowEWTraffic) acls.push(...eastWestAcls(name, cidrs));
     acls.push(...customAcls(name, input.acls ?? [], object, issues));
   }
-  return { value: { switch: sw, routerPort, switchPort, acls }, issues };
+  const policies = input.defaultVpc ? defaultVpcPolicies(input, cidrs) : [];
+  return { value: { switch: sw, routerPort, switchPort, acls, policies }, issues };
+}
+
+/** Kube-OVN's reconcileOvnDefaultVpcRoute: 31000 allow to the subnet, 29000 reroute for centralized gateways. */
+function defaultVpcPolicies(input: SubnetInput, cidrs: readonly string[]): RouterPolicy[] {
+  const out: RouterPolicy[] = [];
+  const ids = { subnet: input.config.name };
+  for (const cidr of cidrs) {
+    const ip = family(cidr);
+    out.push({
+      router: input.router,
+      priority: ROUTER_POLICY_PRIORITY.subnet,
+      match: parseMatch(`${ip}.dst == ${cidr}`),
+      action: 'allow',
+      nexthops: [],
+      options: {},
+      externalIds: ids,
+    });
+    const hops = (input.centralizedGateways ?? []).filter((g) => family(g) === ip);
+    if (hops.length === 0) continue;
+    out.push({
+      router: input.router,
+      priority: ROUTER_POLICY_PRIORITY.gateway,
+      match: parseMatch(`${ip}.src == ${cidr}`),
+      action: 'reroute',
+      nexthops: hops,
+      options: {},
+      externalIds: ids,
+    });
+  }
+  return out;
 }
 
 const family = (cidr: string): 'ip4' | 'ip6' => (cidr.includes(':') ? 'ip6' : 'ip4');

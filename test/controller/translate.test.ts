@@ -4,7 +4,7 @@ import { parseSubnetSpec, type SubnetConfig } from '../../model/ipam/index.ts';
 import { printMatch } from '../../model/match/index.ts';
 import { buildTopology, emptyTopology, plan, validateTopology } from '../../model/topology/index.ts';
 import { tcpPacket } from '../../model/packet/index.ts';
-import { DesiredState } from '../desired/store.ts';
+import { DesiredState } from '../../controller/desired/store.ts';
 import {
   networkPolicyRows,
   podAnnotations,
@@ -16,7 +16,7 @@ import {
   vpcRows,
   nodeRows,
   podNodeMemberships,
-} from './index.ts';
+} from '../../controller/translate/index.ts';
 
 function config(spec: Parameters<typeof parseSubnetSpec>[0]): SubnetConfig {
   const r = parseSubnetSpec(spec);

@@ -15,9 +15,9 @@ import {
   type PortGroup,
   plan,
 } from '../../model/topology/index.ts';
-import { type CommitClock, Committer, type CommitterOptions } from './commit.ts';
-import { applyToShadow, emptyShadow, planDirty } from './delta.ts';
-import { DesiredState } from './store.ts';
+import { type CommitClock, Committer, type CommitterOptions } from '../../controller/desired/commit.ts';
+import { applyToShadow, emptyShadow, planDirty } from '../../controller/desired/delta.ts';
+import { DesiredState } from '../../controller/desired/store.ts';
 
 /** A clock whose timers run when the test says so. */
 class ManualClock implements CommitClock {

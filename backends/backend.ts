@@ -22,8 +22,14 @@ export interface Backend {
   /** e.g. 'sim', 'ovn'. */
   readonly kind: string;
   /**
-   * Apply a plan made by `plan(await read(), desired)`. After it resolves,
-   * `read()` reflects it (read-your-writes) and `plan(read(), desired)` is empty.
+   * Apply a plan made by `plan(await read(), desired)` (or by the controller's
+   * dirty-row planning). After it resolves, `read()` reflects it
+   * (read-your-writes) and `plan(read(), desired)` is empty.
+   *
+   * Atomicity: in `result.transactions` atomic steps, each all or nothing,
+   * cut at operation boundaries; the backend is reference-consistent at every
+   * step boundary (model/topology/plan.ts, "Atomicity"). When apply fails,
+   * the steps before the failing one are applied and `read()` says what is.
    */
   apply(plan: Plan, opts?: ApplyOptions): Promise<ApplyResult>;
   /** The topology as the backend holds it: only rows kovn owns. */

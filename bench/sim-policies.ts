@@ -23,6 +23,7 @@ import { formatIPv4 } from '../model/addr/index.ts';
 import { parseMatch } from '../model/match/index.ts';
 import type { ACL, AclAction, AclDirection, Tables, TableName } from '../model/topology/index.ts';
 import type { App, ClusterNode, ClusterPod, Rng } from './sim-topology.ts';
+import { appendAll } from '../model/append.ts';
 
 type Rows = { [T in TableName]: Tables[T][] };
 const VENDOR = { vendor: 'kovn' } as const;
@@ -202,7 +203,10 @@ function policyOf(rows: Rows, rng: Rng, p: PolicyInput): ClusterPolicy {
     ports: p.selected.map((x) => x.port),
     externalIds: { ...VENDOR, np: `${p.namespace}/${name}` },
   });
-  rows.acl.push(...kept.map((k) => k.acl));
+  appendAll(
+    rows.acl,
+    kept.map((k) => k.acl),
+  );
   const keptRules = (dir: 'ingress' | 'egress', rules: PolicyRule[]) =>
     rules.filter((_, i) => kept.some((k) => k.dir === dir && k.rule === i));
   return {

@@ -23,6 +23,7 @@ import {
   type Tables,
 } from '../../model/topology/index.ts';
 import type { DesiredState } from './store.ts';
+import { appendAll } from '../../model/append.ts';
 
 /** What the backend holds, as far as the controller knows: table → key → row. */
 export type Shadow = Map<TableName, Map<string, unknown>>;
@@ -66,7 +67,7 @@ export function planDirty(
       if (old === undefined && row === undefined) continue;
       if (old === undefined) creates.push({ op: 'create', table, key, row } as Operation);
       else if (row === undefined) deletes.push({ op: 'delete', table, key } as Operation);
-      else changes.push(...changeOps(table, key, old, row));
+      else appendAll(changes, changeOps(table, key, old, row));
     }
   }
   const deletes = deletesByTable.reverse().flat();

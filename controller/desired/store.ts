@@ -34,6 +34,7 @@ import {
   type Tables,
   type Topology,
 } from '../../model/topology/index.ts';
+import { appendAll } from '../../model/append.ts';
 
 /** Who contributed: e.g. `Pod/default/web-0`, `Subnet/ovn-default`, `startup/ovn-cluster`. */
 export type OwnerKey = string;
@@ -162,7 +163,7 @@ export class DesiredState {
       }
     }
     this.replaceRows(owner, prev, next);
-    issues.push(...this.replaceContributions(owner, prev, next));
+    appendAll(issues, this.replaceContributions(owner, prev, next));
     if (next.rows.size === 0 && next.contributions.size === 0) this.owners.delete(owner);
     else this.owners.set(owner, next);
     return issues;

@@ -14,6 +14,7 @@ import { type MatchSymbol, type PredicateSymbol, lookupSymbol } from './fields.t
 import { type FieldSlice, type Test, isOrdinal, membershipTest, ordinalTest } from './matchers.ts';
 import type { MatchPacket } from './packet.ts';
 import { ZERO } from './walk.ts';
+import { appendAll } from '../append.ts';
 
 export type CompiledMatch = (packet: MatchPacket) => boolean;
 
@@ -116,7 +117,7 @@ class Compiler {
     const out: IntConstant[] = [];
     for (const it of items) {
       if (it.kind === 'int') out.push(it);
-      else if (it.kind === 'address-set') out.push(...(addressSetValues(this.env, it.name) ?? []));
+      else if (it.kind === 'address-set') appendAll(out, addressSetValues(this.env, it.name) ?? []);
     }
     return out;
   }
@@ -126,7 +127,7 @@ class Compiler {
     const out: string[] = [];
     for (const it of items) {
       if (it.kind === 'string') out.push(it.value);
-      else if (it.kind === 'port-group') out.push(...(portGroupMembers(this.env, it.name) ?? []));
+      else if (it.kind === 'port-group') appendAll(out, portGroupMembers(this.env, it.name) ?? []);
     }
     return out;
   }

@@ -29,6 +29,7 @@ import { predicateExpr, symtabExpr } from './expansions.ts';
 import { type IntSymbol, type MatchSymbol, lookupSymbol } from './fields.ts';
 import type { MatchPacket } from './packet.ts';
 import { ZERO } from './walk.ts';
+import { appendAll } from '../append.ts';
 
 /**
  * Whether `packet` matches `expr` in `env`. Slow and obviously right: use
@@ -118,9 +119,9 @@ class Evaluator {
     const strs: string[] = [];
     for (const it of items) {
       if (it.kind === 'int') ints.push(it);
-      else if (it.kind === 'address-set') ints.push(...(addressSetValues(this.env, it.name) ?? []));
+      else if (it.kind === 'address-set') appendAll(ints, addressSetValues(this.env, it.name) ?? []);
       else if (it.kind === 'string') strs.push(it.value);
-      else strs.push(...(portGroupMembers(this.env, it.name) ?? []));
+      else appendAll(strs, portGroupMembers(this.env, it.name) ?? []);
     }
     return ints.length > 0 ? ints : strs;
   }

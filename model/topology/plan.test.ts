@@ -278,3 +278,22 @@ describe('rowsEqual', () => {
     });
   });
 });
+
+describe('plan at cluster scale (issue 8, defect 1)', () => {
+  it('plans 150,000 new rows of one table and 150,000 updates (no argument-spread limit)', () => {
+    const n = 150_000;
+    const ports = new Map<string, Tables['switchPort']>();
+    for (let i = 0; i < n; i++) {
+      const name = `p${i}`;
+      ports.set(name, { name, switch: 'ls', type: '', addresses: [], portSecurity: [], options: {}, externalIds: {} });
+    }
+    const desired = { ...emptyTopology(), switchPort: ports };
+    const creates = plan(emptyTopology(), desired);
+    expect(creates).toHaveLength(n);
+    expect(creates[n - 1]).toMatchObject({ op: 'create', table: 'switchPort' });
+    const changed = new Map([...ports].map(([k, p]) => [k, { ...p, externalIds: { v: '2' } }]));
+    const updates = plan(desired, { ...desired, switchPort: changed });
+    expect(updates).toHaveLength(n);
+    expect(updates.every((o) => o.op === 'update')).toBe(true);
+  });
+});

@@ -27,10 +27,19 @@
  *
  * The one same-table reference, router port `peer`, is a plain string in NB
  * and symmetric, so two new peers cannot both be valid in between; it is
- * checked on whole topologies only. Name uniqueness across tables (a switch
- * port and a router port share OVN's port namespace) may be transiently
- * broken inside a plan that renames a port from one table to the other;
- * backends apply a plan in one transaction, where only its end state counts.
+ * checked on whole topologies only.
+ *
+ * Atomicity: a backend may apply a plan in several atomic steps (the OVN
+ * backend cuts it into transactions of `maxOpsPerTransaction` operations, at
+ * operation boundaries; the simulator applies it whole). Because every prefix
+ * is reference-valid, the database is consistent at every step boundary: no
+ * row references a missing one, and each step is all or nothing. What a
+ * boundary can show is a partial change: new ports before the port group
+ * that lists them is updated, or (the one exception to per-step validity
+ * beyond references) a port renamed from one table to the other existing
+ * under both names until its delete arrives, since switch and router ports
+ * share OVN's port namespace while NB checks names per table only. A plan
+ * is the desired end state, not one transaction.
  *
  * A row's key never changes (see `keys.ts`): changing a key column is a
  * delete plus a create, and an update never touches key columns.
@@ -38,6 +47,7 @@
 import type { MemberDelete, MemberInsert, MemberTable } from './members.ts';
 import { diffRow } from './row-diff.ts';
 import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
+import { appendAll } from '../append.ts';
 
 export { applyPlan } from './apply.ts';
 export { rowsEqual } from './row-diff.ts';
@@ -96,8 +106,8 @@ export function plan(current: Topology, desired: Topology): Plan {
   const deletesByTable: Operation[][] = [];
   for (const table of TABLE_ORDER) {
     const d = diffTable(table, current[table], desired[table]);
-    creates.push(...d.creates);
-    updates.push(...d.updates);
+    appendAll(creates, d.creates);
+    appendAll(updates, d.updates);
     deletesByTable.push(d.deletes);
   }
   const deletes = deletesByTable.reverse().flat();

@@ -25,6 +25,7 @@ import {
   checkSwitchPort,
 } from './validate-ports.ts';
 import { checkAcl, checkNat, checkQos, checkRouterPolicy, checkStaticRoute } from './validate-rules.ts';
+import { appendAll } from '../append.ts';
 
 export { validateReferences } from './refs.ts';
 
@@ -40,7 +41,7 @@ export function validateTopology(t: Topology): Issue[] {
   const sink = new IssueSink();
   checkKeys(sink, t);
   checkNames(sink, t);
-  sink.issues.push(...validateReferences(t));
+  appendAll(sink.issues, validateReferences(t));
   checkLinks(sink, t);
   checkValues(sink, t);
   checkRouterNetworks(sink, t);

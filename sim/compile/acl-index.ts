@@ -19,6 +19,7 @@ import type { IntConstant, MatchEnv, MatchExpr, MatchValue } from '../../model/m
 import { addressSetValues } from '../../model/match/env.ts';
 import type { AclRule, AclRequirement, IpBuckets, RuleIndex } from './types.ts';
 import type { Packet } from '../../model/packet/packet.ts';
+import { appendAll } from '../../model/append.ts';
 
 type PortField = 'inport' | 'outport';
 type IpField = 'ip4.src' | 'ip4.dst';
@@ -41,7 +42,7 @@ function ipsOfValue(v: MatchValue, env: MatchEnv): { mask: number; values: Set<n
   const consts: IntConstant[] = [];
   for (const c of v.kind === 'set' ? v.items : [v]) {
     if (c.kind === 'int') consts.push(c);
-    else if (c.kind === 'address-set') consts.push(...(addressSetValues(env, c.name) ?? []));
+    else if (c.kind === 'address-set') appendAll(consts, addressSetValues(env, c.name) ?? []);
     else return undefined;
   }
   let mask: bigint | undefined;

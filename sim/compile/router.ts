@@ -15,6 +15,7 @@ import { compilePredicate } from './match.ts';
 import { firstRefused, routerEmptyVipActions } from './northd-text.ts';
 import { compileRoutes, portForNexthop } from './routes.ts';
 import type { LbVip, NatRule, PolicyRule, RouteTarget, RouterDp, RouterPortInfo } from './types.ts';
+import { appendAll } from '../../model/append.ts';
 
 function policyTargets(ports: readonly RouterPortInfo[], p: RouterPolicy): RouteTarget[] | undefined {
   const targets: RouteTarget[] = [];
@@ -187,7 +188,7 @@ function routerVips(t: Topology, r: LogicalRouter, issues: Issue[]): LbVip[] {
   const out: LbVip[] = [];
   for (const name of r.loadBalancers) {
     const lb = t.loadBalancer.get(name);
-    if (lb) out.push(...compileVips(lb, issues));
+    if (lb) appendAll(out, compileVips(lb, issues));
   }
   return out;
 }

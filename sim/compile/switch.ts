@@ -26,6 +26,7 @@ import type {
   SwitchDp,
   SwitchPortInfo,
 } from './types.ts';
+import { appendAll } from '../../model/append.ts';
 
 /** Shared across switches: an ACL whose match names no port group is compiled once for all of them. */
 export interface AclCache {
@@ -268,7 +269,7 @@ function switchLbs(ctx: SwitchCompileContext, names: readonly string[]): SwitchL
     const vips: LbVip[] = [];
     for (const lbName of names) {
       const lb = ctx.t.loadBalancer.get(lbName);
-      if (lb) vips.push(...compileVips(lb, issues));
+      if (lb) appendAll(vips, compileVips(lb, issues));
     }
     const index = indexVips(vips);
     hit = {

@@ -23,6 +23,7 @@ import type { NativeCondition, OpBuilder, Operation } from '../ovsdb/index.ts';
 import { type ErrorSite, OvnBackendError, describeSite } from './errors.ts';
 import { NB_TABLE, type NbTable, VENDOR, VENDOR_KEY } from './tables.ts';
 import type { NbView } from './view.ts';
+import { appendAll } from '../../../model/append.ts';
 
 interface ParentMutation {
   readonly table: NbTable;
@@ -178,8 +179,8 @@ export class Batch {
       ops.push(this.b.comment(label));
       owners.push(undefined);
     }
-    ops.push(...this.body);
-    owners.push(...this.owners);
+    appendAll(ops, this.body);
+    appendAll(owners, this.owners);
     for (const m of this.parents.values()) {
       const mutations: [string, 'insert' | 'delete', string[]][] = [];
       for (const [column, c] of m.columns) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseIPv4 } from '../../model/addr/index.ts';
-import { MAC, TopoBuilder, twoSubnets } from '../../model/topology/index.ts';
+import { formatMAC, parseIPv4 } from '../../model/addr/index.ts';
+import { parseMatch } from '../../model/match/index.ts';
+import { buildTopology, MAC, TopoBuilder, twoSubnets } from '../../model/topology/index.ts';
 import { candidateAcls, newAclScratch } from './acl-index.ts';
 import { linkLocalOf, parsePortSecurity } from './addresses.ts';
 import { findVip } from './lb.ts';
@@ -110,5 +111,56 @@ describe('addresses', () => {
 
   it('derives the EUI-64 link-local address from a MAC', () => {
     expect(linkLocalOf(0x00000000ff01).toString(16)).toBe('fe80000000000000020000fffe00ff01');
+  });
+});
+
+describe('compile work follows the rows, not rows × datapaths (issue 8, defect 2)', () => {
+  /** `ports` ports spread over `switches` switches under one router, with a port-group ACL and a QoS rule per switch. */
+  function spread(ports: number, switches: number) {
+    const switchRows = Array.from({ length: switches }, (_, i) => ({
+      name: `ls${i}`,
+      loadBalancers: [],
+      otherConfig: {},
+      externalIds: {},
+    }));
+    const portRows = Array.from({ length: ports }, (_, i) => ({
+      name: `p${i}`,
+      switch: `ls${i % switches}`,
+      type: '' as const,
+      addresses: [`${formatMAC(0x0a5800000000 + i)} 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
+      portSecurity: [],
+      options: {},
+      externalIds: {},
+    }));
+    const { topology, issues } = buildTopology({
+      switch: switchRows,
+      switchPort: portRows,
+      portGroup: [{ name: 'pg', ports: portRows.filter((_, i) => i % 100 === 0).map((p) => p.name), externalIds: {} }],
+      acl: [
+        {
+          attachTo: { kind: 'port-group', name: 'pg' },
+          direction: 'to-lport',
+          priority: 1000,
+          match: parseMatch('outport == @pg && ip4'),
+          action: 'drop',
+          log: false,
+          options: {},
+          externalIds: {},
+        },
+      ],
+    });
+    expect(issues).toEqual([]);
+    return topology;
+  }
+
+  it('scans each port once whether 20,000 ports sit on 1 switch or on 2,000', () => {
+    const one = compileNetwork(spread(20_000, 1));
+    const many = compileNetwork(spread(20_000, 2_000));
+    expect(many.switches.size).toBe(2_000);
+    expect(one.stats?.portsScanned).toBe(20_000);
+    expect(many.stats?.portsScanned).toBe(20_000);
+    // The port group's ACL is examined once per switch it has ports on (20 of them), not once per switch.
+    expect(one.stats?.rulesScanned).toBe(1);
+    expect(many.stats?.rulesScanned).toBe(20);
   });
 });

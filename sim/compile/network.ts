@@ -14,6 +14,7 @@ import { buildMatchEnv } from './match.ts';
 import { compilePorts } from './ports.ts';
 import { compileRouter } from './router.ts';
 import { compileSwitch, portGroupSwitches } from './switch.ts';
+import { type CompileStats, groupByDatapath } from './by-datapath.ts';
 import type { CompileOptions, PortInfo, RouterDp, RouterPortInfo, SimNetwork, SwitchDp } from './types.ts';
 
 function compileNeighbors(opts: CompileOptions, issues: Issue[]): Map<string, Map<IpKey, number>> {
@@ -88,10 +89,14 @@ export function compileNetwork(topology: Topology, opts: CompileOptions = {}): S
   const { ports, switchPorts, routerPorts } = compilePorts(topology, issues);
   const options = residency(topology, opts, ports);
   const envs = buildMatchEnv(topology, switchPorts, options);
+  const pgSwitches = portGroupSwitches(topology, switchPorts);
+  const rows = groupByDatapath(topology, switchPorts, routerPorts, pgSwitches);
+  const stats: CompileStats = { portsScanned: 0, rulesScanned: 0 };
   const routers = new Map<string, RouterDp>();
   for (const r of topology.router.values()) {
-    const rports = [...routerPorts.values()].filter((p) => p.router === r.name);
-    routers.set(r.name, compileRouter({ t: topology, router: r, ports: rports, env: envs.base, issues }));
+    const rports = rows.routerPorts.get(r.name) ?? [];
+    stats.portsScanned += rports.length;
+    routers.set(r.name, compileRouter({ t: topology, router: r, ports: rports, env: envs.base, issues, rows, stats }));
   }
   const switches = new Map<string, SwitchDp>();
   const ctx = {
@@ -99,7 +104,9 @@ export function compileNetwork(topology: Topology, opts: CompileOptions = {}): S
     envs,
     switchPorts,
     routerPorts,
-    pgSwitches: portGroupSwitches(topology, switchPorts),
+    pgSwitches,
+    rows,
+    stats,
     aclCache: { byKey: new Map(), refusals: new Map() },
     lbCache: new Map(),
     routerExtraIps: extraIpsFn(routers),
@@ -120,5 +127,6 @@ export function compileNetwork(topology: Topology, opts: CompileOptions = {}): S
     ...buildLinks(ports, switches, routers),
     neighbors: compileNeighbors(options, issues),
     issues,
+    stats,
   };
 }

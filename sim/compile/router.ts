@@ -7,13 +7,21 @@
 import { formatIPv4, formatIPv6, tryParseCIDR, tryParseIP, tryParseMAC } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
 import { printMatch, type MatchEnv } from '../../model/match/index.ts';
-import { keyOf, type LogicalRouter, type NAT, type RouterPolicy, type Topology } from '../../model/topology/index.ts';
+import {
+  keyOf,
+  type LogicalRouter,
+  type NAT,
+  type RouterPolicy,
+  type StaticRoute,
+  type Topology,
+} from '../../model/topology/index.ts';
 import { broadcastOf, inNetwork, type IpKey, ipKey, linkLocalOf } from './addresses.ts';
 import { aclRequirement, indexAcls } from './acl-index.ts';
 import { compileVips, indexVips } from './lb.ts';
 import { compilePredicate } from './match.ts';
 import { firstRefused, routerEmptyVipActions } from './northd-text.ts';
 import { compileRoutes, portForNexthop } from './routes.ts';
+import type { CompileStats, RowsByDatapath } from './by-datapath.ts';
 import type { LbVip, NatRule, PolicyRule, RouteTarget, RouterDp, RouterPortInfo } from './types.ts';
 import { appendAll } from '../../model/append.ts';
 
@@ -38,9 +46,10 @@ function compilePolicies(
   ports: readonly RouterPortInfo[],
   env: MatchEnv,
   issues: Issue[],
+  own: readonly RouterPolicy[],
 ): PolicyRule[] {
   const out: PolicyRule[] = [];
-  for (const p of t.routerPolicy.values()) {
+  for (const p of own) {
     if (p.router !== r.name) continue;
     const key = keyOf('routerPolicy', p);
     let targets: RouteTarget[] = [];
@@ -202,10 +211,9 @@ function reachable(vip: LbVip, ports: readonly RouterPortInfo[]): boolean {
 }
 
 /** build_arp_request_flows_for_lrouter: static routes whose next hop parses as an IPv6 /128. */
-function ndNsNexthops(t: Topology, router: LogicalRouter): Set<IpKey> {
+function ndNsNexthops(own: readonly StaticRoute[]): Set<IpKey> {
   const out = new Set<IpKey>();
-  for (const r of t.staticRoute.values()) {
-    if (r.router !== router.name) continue;
+  for (const r of own) {
     const c = tryParseCIDR(r.nexthop, { allowBare: true });
     if (c?.family === 6 && c.prefix === 128) out.add(ipKey(c.ip));
   }
@@ -237,18 +245,28 @@ export interface RouterCompileInput {
   readonly ports: readonly RouterPortInfo[];
   readonly env: MatchEnv;
   readonly issues: Issue[];
+  /** Rows grouped by router (default: the router's rows found by scanning the tables). */
+  readonly rows?: Pick<RowsByDatapath, 'nats' | 'staticRoutes' | 'policies'>;
+  readonly stats?: CompileStats;
 }
 
-export function compileRouter({ t, router, ports, env, issues }: RouterCompileInput): RouterDp {
+export function compileRouter({ t, router, ports, env, issues, rows, stats }: RouterCompileInput): RouterDp {
   const isGateway = router.options['chassis'] !== undefined;
   const dgps = ports.filter((p) => p.isDgp);
-  const nats = [...t.nat.values()]
-    .filter((n) => n.router === router.name)
-    .flatMap((n) => compileNat(n, isGateway, dgps, issues) ?? []);
+  const own = <R extends { readonly router: string }>(
+    grouped: ReadonlyMap<string, readonly R[]> | undefined,
+    all: Iterable<R>,
+  ) => {
+    const list = grouped ? (grouped.get(router.name) ?? []) : [...all].filter((r) => r.router === router.name);
+    if (stats) stats.rulesScanned += list.length;
+    return list;
+  };
+  const nats = own(rows?.nats, t.nat.values()).flatMap((n) => compileNat(n, isGateway, dgps, issues) ?? []);
   const vips = routerVips(t, router, issues);
+  const staticRoutes = own(rows?.staticRoutes, t.staticRoute.values());
   // Routes, then policies: the order their issues are reported in.
-  const routes = compileRoutes(t, router, ports, issues);
-  const policies = compilePolicies(t, router, ports, env, issues);
+  const routes = compileRoutes(t, router, ports, issues, staticRoutes);
+  const policies = compilePolicies(t, router, ports, env, issues, own(rows?.policies, t.routerPolicy.values()));
   const snatIps = new Set<IpKey>(nats.filter((n) => n.nat.type === 'snat').map((n) => ipKey(n.externalIp)));
   const dnatForceSnat = isGateway ? forceSnat(router.options['dnat_force_snat_ip']) : undefined;
   const lbOpt = router.options['lb_force_snat_ip'];
@@ -281,7 +299,7 @@ export function compileRouter({ t, router, ports, env, issues }: RouterCompileIn
     lbReachableIps: new Set(vips.filter((v) => reachable(v, ports)).map((v) => ipKey(v.ip))),
     snatOrLbRouterIps,
     arpResolve: new Map(),
-    ndNsNexthops: ndNsNexthops(t, router),
+    ndNsNexthops: ndNsNexthops(staticRoutes),
     ...(dnatForceSnat ? { dnatForceSnat } : {}),
     ...(lbForceSnat ? { lbForceSnat } : {}),
   };

@@ -135,9 +135,11 @@ export function compileRoutes(
   router: LogicalRouter,
   ports: readonly RouterPortInfo[],
   issues: Issue[],
+  /** The router's static routes when already grouped (default: found by scanning the table). */
+  own?: readonly StaticRoute[],
 ): RouteEntry[] {
   const groups = new Map<string, ParsedRoute[]>();
-  for (const r of t.staticRoute.values()) {
+  for (const r of own ?? t.staticRoute.values()) {
     if (r.router !== router.name) continue;
     const parsed = parseRoute(ports, r, issues);
     if (parsed === undefined) continue;

@@ -4,6 +4,7 @@
  * switch's own environment), load balancer VIPs, QoS
  * rules, and the L2 tables (MAC → port, ARP/ND responder, router-owned IPs).
  */
+import type { CompileStats, RowsByDatapath } from './by-datapath.ts';
 import type { Issue } from '../../model/issues.ts';
 import { printMatch, type MatchExpr } from '../../model/match/index.ts';
 import { keyOf, type ACL, type LogicalSwitch, type Topology } from '../../model/topology/index.ts';
@@ -119,23 +120,24 @@ export interface SwitchCompileContext {
   /** Distributed dnat_and_snat rules of a router (external MAC and logical port). */
   readonly distributedNats: (router: string) => readonly { readonly mac: number; readonly logicalPort: string }[];
   readonly issues: Issue[];
+  /** Each datapath's rows, grouped once (by-datapath.ts). */
+  readonly rows: RowsByDatapath;
+  readonly stats: CompileStats;
 }
 
 function switchAcls(ctx: SwitchCompileContext, sw: LogicalSwitch): AclRule[] {
   const out: AclRule[] = [];
-  for (const acl of ctx.t.acl.values()) {
-    const on =
-      acl.attachTo.kind === 'switch'
-        ? acl.attachTo.name === sw.name
-        : (ctx.pgSwitches.get(acl.attachTo.name)?.has(sw.name) ?? false);
-    if (on) out.push(compileAcl(acl, ctx, sw.name));
+  for (const acl of ctx.rows.acls.get(sw.name) ?? []) {
+    ctx.stats.rulesScanned++;
+    out.push(compileAcl(acl, ctx, sw.name));
   }
   return out;
 }
 
 function switchQos(ctx: SwitchCompileContext, sw: string): SwitchDp['qos'] {
   const rules: Record<'in' | 'out', QosRule[]> = { in: [], out: [] };
-  for (const q of ctx.t.qos.values()) {
+  for (const q of ctx.rows.qos.get(sw) ?? []) {
+    ctx.stats.rulesScanned++;
     if (q.switch !== sw || q.action.dscp === undefined) continue;
     const key = keyOf('qos', q);
     rules[q.direction === 'from-lport' ? 'in' : 'out'].push({
@@ -286,7 +288,8 @@ function switchLbs(ctx: SwitchCompileContext, names: readonly string[]): SwitchL
 }
 
 export function compileSwitch(ctx: SwitchCompileContext, sw: LogicalSwitch): SwitchDp {
-  const ports = [...ctx.switchPorts.values()].filter((p) => p.switch === sw.name);
+  const ports = ctx.rows.switchPorts.get(sw.name) ?? [];
+  ctx.stats.portsScanned += ports.length;
   const acls = switchAcls(ctx, sw);
   const lbs = switchLbs(ctx, sw.loadBalancers);
   const hasStatefulAcl = acls.some((r) => r.acl.action === 'allow-related');

@@ -4,6 +4,7 @@
  * port, load balancer VIPs by address, routes sorted by OVN priority, NAT
  * rules with their gateway port). Nothing here changes after compilation.
  */
+import type { CompileStats } from './by-datapath.ts';
 import type { Issue } from '../../model/issues.ts';
 import type { ACL, LoadBalancer, NAT, RouterPolicy, StaticRoute, Topology } from '../../model/topology/index.ts';
 import type { IpKey, LspAddress, PortSecurityEntry, RouterNetwork } from './addresses.ts';
@@ -341,4 +342,6 @@ export interface SimNetwork {
   readonly neighbors: ReadonlyMap<string, ReadonlyMap<IpKey, number>>;
   /** Rows the compiler could not use (bad addresses, unresolvable next hops, ...), as northd ignores them. */
   readonly issues: readonly Issue[];
+  /** The work the compile did, in rows (by-datapath.ts). */
+  readonly stats?: CompileStats;
 }

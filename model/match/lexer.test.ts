@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Token, nextToken, tokenize, unescapeJsonString } from './lexer.ts';
 import { printInt } from './printer.ts';
+import { printMatch } from './printer.ts';
+import { tryParseMatch } from './parser.ts';
 
 /** Tokens rendered the way OVN's lexer test prints them (tests/ovn.at "lexer"). */
 function render(t: Token): string {
@@ -125,5 +127,19 @@ describe('lexer', () => {
     expect(unescapeJsonString('\\ud83d\\ude00')).toBe('\u{1f600}');
     expect(unescapeJsonString('\\udc00')).toBe('\udc00');
     expect(unescapeJsonString('\\u12')).toEqual({ error: 'quoted string ends within \\u escape' });
+  });
+});
+
+describe('raw NUL in a quoted string (issue 8, defect 5)', () => {
+  it('is refused like the \\u0000 escape, so parse(print(x)) holds for everything parse accepts', () => {
+    const raw = tryParseMatch('"\u0000" == inport');
+    expect(raw.ok).toBe(false);
+    if (!raw.ok) expect(raw.error).toMatchObject({ code: 'invalid-string-escape' });
+    const escaped = tryParseMatch('inport == "\\u0000"');
+    expect(escaped.ok).toBe(false);
+    // Other control characters survive the round trip.
+    const ok = tryParseMatch('inport == "a\u0001b"');
+    expect(ok.ok).toBe(true);
+    if (ok.ok) expect(tryParseMatch(printMatch(ok.expr))).toEqual(ok);
   });
 });

@@ -293,6 +293,9 @@ export function unescapeJsonString(s: string): string | { error: string } {
   for (let i = 0; i < s.length; ) {
     const c = s[i++] as string;
     if (c !== '\\') {
+      // OVN reads a match as a C string: a raw NUL would end the input inside the quotes. Refused, as \u0000 is, so
+      // that everything parse accepts prints back to text parse accepts.
+      if (c === '\u0000') return { error: 'null bytes not supported in quoted strings' };
       out += c;
       continue;
     }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Token, nextToken, tokenize, unescapeJsonString } from './lexer.ts';
-import { printInt } from './printer.ts';
-import { printMatch } from './printer.ts';
+import { printInt, printMatch } from './printer.ts';
 import { tryParseMatch } from './parser.ts';
 
 /** Tokens rendered the way OVN's lexer test prints them (tests/ovn.at "lexer"). */

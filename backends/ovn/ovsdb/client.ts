@@ -95,13 +95,30 @@ export class OvsdbClient {
     return this.rpc.onClose(handler);
   }
 
+  /**
+   * A request whose result is parsed as it arrives: a malformed result closes
+   * the connection with the typed protocol error, and every request on it
+   * rejects (a server that sends what we cannot read is not trusted to be in
+   * step with us; the session reconnects and resyncs).
+   */
+  private async requestParsed<T>(method: string, params: unknown[], parse: (result: unknown) => T): Promise<T> {
+    let parsed: { value: T } | undefined;
+    await this.rpc.request(method, params, {
+      onResult: (r) => {
+        parsed = { value: parse(r) };
+      },
+    });
+    return (parsed as { value: T }).value;
+  }
+
   async listDbs(): Promise<string[]> {
-    const r = await this.rpc.request('list_dbs', []);
-    return expectArray(r, 'list_dbs result').map((d, i) => expectString(d, `list_dbs result[${i}]`));
+    return this.requestParsed('list_dbs', [], (r) =>
+      expectArray(r, 'list_dbs result').map((d, i) => expectString(d, `list_dbs result[${i}]`)),
+    );
   }
 
   async getSchema(db: string): Promise<DatabaseSchema> {
-    return parseSchema(await this.rpc.request('get_schema', [db]));
+    return this.requestParsed('get_schema', [db], parseSchema);
   }
 
   /**
@@ -119,7 +136,9 @@ export class OvsdbClient {
 
   /** The transact reply as is (errors included as entries), for callers that inspect partial results. */
   async transactRaw(db: string, ops: readonly Operation[]): Promise<ReplyEntry[]> {
-    return parseTransactReply(await this.rpc.request('transact', [db, ...ops.map(emitOperation)]), 'transact result');
+    return this.requestParsed('transact', [db, ...ops.map(emitOperation)], (r) =>
+      parseTransactReply(r, 'transact result'),
+    );
   }
 
   /**
@@ -205,12 +224,12 @@ export class OvsdbClient {
 
   /** Requests a lock; resolves true if granted now, false if queued (a `locked` event follows when granted). */
   async lock(lockId: string): Promise<boolean> {
-    return lockedResult(await this.rpc.request('lock', [lockId]), 'lock');
+    return this.requestParsed('lock', [lockId], (r) => lockedResult(r, 'lock'));
   }
 
   /** Takes the lock from its owner (who gets a `stolen` event). */
   async steal(lockId: string): Promise<void> {
-    lockedResult(await this.rpc.request('steal', [lockId]), 'steal');
+    await this.requestParsed('steal', [lockId], (r) => lockedResult(r, 'steal'));
   }
 
   async unlock(lockId: string): Promise<void> {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { fcParams } from '../../../test/fc.ts';
 import { JsonSplitter } from './framing.ts';
 import { OvsdbProtocolError } from './wire/errors.ts';
+import { jsonDepthExceeds, preview } from './wire/json.ts';
 
 /** Strings biased toward what breaks naive splitters: braces, quotes, backslashes, multi-byte UTF-8. */
 const trickyString = fc.string({
@@ -88,5 +89,23 @@ describe('JsonSplitter', () => {
     expect(() => new JsonSplitter().push(Buffer.from('{} x'))).toThrow(OvsdbProtocolError);
     expect(() => new JsonSplitter().push(Buffer.from('{"a" 1}'))).toThrow(/invalid JSON/);
     expect(() => new JsonSplitter({ maxMessageBytes: 4 }).push(Buffer.from('{"aaaaaa'))).toThrow(/larger than/);
+  });
+});
+
+describe('hostile nesting and keys in error previews (issue 8, defect 3)', () => {
+  it('preview never recurses without bound nor calls a peer-chosen toString', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(preview(deep)).toMatch(/^\[\[\[/);
+    expect(preview(JSON.parse('{"toString":1,"a":[[[1]]]}'))).toBe('{"toString":1,"a":[[[1]]]}');
+    expect(preview({ a: 'x'.repeat(500) }).length).toBeLessThanOrEqual(80);
+    expect(jsonDepthExceeds(deep)).toBe(true);
+    expect(jsonDepthExceeds(JSON.parse('{"a":[["map",[["k",["uuid","u"]]]]]}'))).toBe(false);
+  });
+
+  it('a message nested past the limit is a typed protocol error at framing', () => {
+    const s = new JsonSplitter();
+    const text = `{"id":1,"result":${'['.repeat(4102)}${']'.repeat(4102)},"error":null}`;
+    expect(() => s.push(Buffer.from(text))).toThrow(OvsdbProtocolError);
   });
 });

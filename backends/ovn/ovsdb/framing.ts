@@ -13,6 +13,7 @@
  * anything else between values except whitespace is a protocol error.
  */
 import { OvsdbProtocolError } from './wire/errors.ts';
+import { MAX_JSON_DEPTH, jsonDepthExceeds } from './wire/json.ts';
 
 const OPEN_OBJ = 0x7b;
 const CLOSE_OBJ = 0x7d;
@@ -130,13 +131,20 @@ export class JsonSplitter {
     this.parts = [];
     this.partsBytes = 0;
     const text = whole.toString('utf8');
+    let json: unknown;
     try {
-      return JSON.parse(text);
+      json = JSON.parse(text);
     } catch (cause) {
       throw new OvsdbProtocolError(`framing: invalid JSON: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, {
         cause,
       });
     }
+    if (jsonDepthExceeds(json)) {
+      throw new OvsdbProtocolError(
+        `framing: message nested deeper than ${MAX_JSON_DEPTH} levels: ${text.slice(0, 40)}... (${text.length} bytes)`,
+      );
+    }
+    return json;
   }
 }
 

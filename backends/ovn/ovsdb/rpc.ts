@@ -160,7 +160,15 @@ export class RpcConnection {
 
   private closedError(method: string, wasSent: boolean): Error {
     const reason = this.closeReason;
-    if (reason instanceof OvsdbProtocolError && wasSent) return reason;
+    if (reason instanceof OvsdbProtocolError && wasSent) {
+      // The server answered something we cannot read: a transaction sent on this connection may have committed.
+      return method === 'transact'
+        ? new OvsdbProtocolError(`transact on ${this.name}: ${reason.message.replace(/^ovsdb protocol: /, '')}`, {
+            cause: reason,
+            maybeCommitted: true,
+          })
+        : reason;
+    }
     const detail =
       reason instanceof OvsdbConnectionClosedError
         ? reason.message.replace(/^ovsdb connection closed: /, '')

@@ -141,9 +141,33 @@ describe('OvsdbSession retry policy (scripted server)', () => {
   it('a malformed transact reply is a typed error, not a hang', async () => {
     session = await open();
     server.onTransact = (_params, id, conn) => conn.reply(id, 42);
-    await expect(session.transact([session.ops.comment('x')])).rejects.toBeInstanceOf(OvsdbProtocolError);
+    const connects = session.stats.connects;
+    const err = await session.transact([session.ops.comment('x')]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OvsdbProtocolError);
+    // Deliberately: the connection that said something unreadable is closed, the session resyncs on a new one, and
+    // the transaction is reported as possibly committed instead of replayed.
+    expect(err).toMatchObject({ maybeCommitted: true });
+    server.onTransact = (_params, id, conn) => conn.reply(id, [{}]);
+    await session.transact([session.ops.comment('ok')]);
+    expect(session.stats.connects).toBe(connects + 1);
     server.onTransact = (_params, _id, conn) => conn.sendRaw('{"id": ]');
     await expect(session.transact([session.ops.comment('y')])).rejects.toBeInstanceOf(OvsdbProtocolError);
+  });
+
+  it('a deeply nested reply (issue 8, defect 3) rejects with the typed protocol error, closes, and the session resyncs', async () => {
+    session = await open();
+    const connectsBefore = session.stats.connects;
+    const deep = `${'['.repeat(4112)}${']'.repeat(4112)}`;
+    server.onTransact = (_params, id, conn) =>
+      conn.sendRaw(`{"id":${JSON.stringify(id)},"result":[{"uuid":${deep}}],"error":null}`);
+    const err = await session.transact([session.ops.comment('deep')]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OvsdbProtocolError);
+    expect(err).toMatchObject({ maybeCommitted: true });
+    expect((err as Error).message).toMatch(/nested deeper than 64 levels/);
+    // The session gave up that connection and synced again; the next transaction goes through.
+    server.onTransact = (_params, id, conn) => conn.reply(id, [{}]);
+    await session.transact([session.ops.comment('after')]);
+    expect(session.stats.connects).toBeGreaterThan(connectsBefore);
   });
 
   it('open gives up with a typed error when no server answers', async () => {

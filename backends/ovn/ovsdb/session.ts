@@ -388,6 +388,9 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
       this.requeue(txn, false);
       return;
     }
+    // A malformed reply closed the connection (the session reconnects and resyncs): the transaction fails with the
+    // typed protocol error, `maybeCommitted` set, and is not replayed: a server that sent something we cannot read
+    // once is not asked the same question again in a loop; the caller decides from a fresh read.
     const unknownOutcome =
       (err instanceof OvsdbConnectionClosedError && err.maybeCommitted) || err instanceof OvsdbCanceledError;
     if (err instanceof OvsdbConnectionClosedError && !err.maybeCommitted) return this.requeue(txn, false);

@@ -200,8 +200,14 @@ export class OvsdbClientError extends Error {
  */
 export class OvsdbProtocolError extends OvsdbClientError {
   override readonly name: string = 'OvsdbProtocolError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  /**
+   * True for a transaction whose reply was malformed (or never came because a
+   * malformed message closed the connection): the server may have committed it.
+   */
+  readonly maybeCommitted: boolean;
+  constructor(message: string, options?: { cause?: unknown; maybeCommitted?: boolean }) {
     super('protocol', `ovsdb protocol: ${message}`, options);
+    this.maybeCommitted = options?.maybeCommitted ?? false;
   }
 }
 

@@ -4,15 +4,67 @@
  */
 import { OvsdbProtocolError } from './errors.ts';
 
-/** Short JSON text of a value for error messages. */
-export function preview(json: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(json) ?? String(json);
-  } catch {
-    text = String(json);
+/**
+ * Nesting no OVSDB message comes near: a datum is at most `["map", [[k,
+ * ["uuid", u]]]]` inside a row inside a table update inside the message,
+ * about a dozen levels; a transact request's conditions a few more. Deeper
+ * input is refused before anything walks it recursively.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The nesting depth of a parsed JSON value, counted without recursion and
+ * giving up past `limit` (so a hostile 100,000-level array costs what its
+ * first `limit` levels cost).
+ */
+export function jsonDepthExceeds(json: unknown, limit = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[json, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const c of children) if (typeof c === 'object' && c !== null) stack.push([c, depth + 1]);
   }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return false;
+}
+
+/**
+ * Short JSON-like text of a value for error messages. Bounded in depth and
+ * length, and never calls a value's own `toString`/`toJSON` (a peer's
+ * `{"toString": 1}` must not turn an error message into a TypeError).
+ */
+export function preview(json: unknown, max = 80): string {
+  const out: string[] = [];
+  let length = 0;
+  const emit = (s: string): boolean => {
+    out.push(s);
+    length += s.length;
+    return length <= max;
+  };
+  const walk = (v: unknown, depth: number): boolean => {
+    if (v === null || typeof v === 'boolean' || typeof v === 'number') return emit(String(v));
+    if (typeof v === 'string') return emit(JSON.stringify(v.length > max ? v.slice(0, max) : v));
+    if (typeof v === 'bigint') return emit(`${v}n`);
+    if (typeof v !== 'object') return emit(typeof v);
+    if (depth >= 8) return emit(Array.isArray(v) ? '[…]' : '{…}');
+    if (Array.isArray(v)) {
+      if (!emit('[')) return false;
+      for (let i = 0; i < v.length; i++) if ((i > 0 && !emit(',')) || !walk(v[i], depth + 1)) return false;
+      return emit(']');
+    }
+    if (!emit('{')) return false;
+    let first = true;
+    for (const k of Object.keys(v)) {
+      if ((!first && !emit(',')) || !emit(`${JSON.stringify(k)}:`)) return false;
+      first = false;
+      if (!walk((v as Record<string, unknown>)[k], depth + 1)) return false;
+    }
+    return emit('}');
+  };
+  walk(json, 0);
+  const text = out.join('');
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
 export function expectObject(json: unknown, path: string): Record<string, unknown> {

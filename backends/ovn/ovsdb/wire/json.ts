@@ -5,6 +5,17 @@
 import { OvsdbProtocolError } from './errors.ts';
 
 /**
+ * An empty object for keys a peer chooses (table, column and row names, map
+ * keys): without a prototype, so `"__proto__"` is an ordinary key and
+ * `"constructor"` or `"toString"` look up nothing.
+ *
+ * @example const tables = dict<TableSchema>(); tables[name] = parsed;
+ */
+export function dict<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/**
  * Nesting no OVSDB message comes near: a datum is at most `["map", [[k,
  * ["uuid", u]]]]` inside a row inside a table update inside the message,
  * about a dozen levels; a transact request's conditions a few more. Deeper

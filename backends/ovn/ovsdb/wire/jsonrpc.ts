@@ -36,6 +36,10 @@ export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
 export function parseRpcMessage(json: unknown): RpcMessage {
   const o = expectObject(json, 'message');
   const id = o.id;
+  if (id !== null && id !== undefined && !survivesRoundTrip(id)) {
+    // 1e400 parses as Infinity and prints as null: a reply could never be matched to it, or would match another.
+    throw new OvsdbProtocolError(`message id ${preview(id)} does not survive a JSON round trip`);
+  }
   if (o.method !== undefined) {
     if (typeof o.method !== 'string')
       throw new OvsdbProtocolError(`message.method: expected a string, got ${preview(o.method)}`);
@@ -48,6 +52,13 @@ export function parseRpcMessage(json: unknown): RpcMessage {
     throw new OvsdbProtocolError(`response ${preview(id)} has neither result nor error`);
   const error = o.error === undefined ? null : o.error;
   return { kind: 'response', id: id as RpcId, result: error === null ? (o.result ?? null) : null, error };
+}
+
+/** Whether JSON.stringify gives back what was parsed: every number in it finite (depth bounded by framing). */
+function survivesRoundTrip(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (typeof v !== 'object' || v === null) return true;
+  return (Array.isArray(v) ? v : Object.values(v)).every(survivesRoundTrip);
 }
 
 /** Inverse of {@link parseRpcMessage}. */

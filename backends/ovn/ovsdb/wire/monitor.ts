@@ -6,7 +6,7 @@
 import { isUuid } from './atom.ts';
 import { OvsdbProtocolError } from './errors.ts';
 import { type Condition, emitWhere, parseWhere } from './condition.ts';
-import { expectArray, expectBoolean, expectObject, expectString, preview } from './json.ts';
+import { expectArray, expectBoolean, expectObject, expectString, preview, dict } from './json.ts';
 import { type TableUpdates2, emitTableUpdates2, parseTableUpdates2 } from './update.ts';
 
 export interface MonitorSelect {
@@ -49,7 +49,7 @@ export function emitMonitorCondRequests(reqs: MonitorCondRequests): Record<strin
  * ovsdb-server does).
  */
 export function parseMonitorCondRequests(json: unknown, path = 'monitor-cond-requests'): MonitorCondRequests {
-  const out: Record<string, MonitorCondRequest[]> = {};
+  const out = dict<MonitorCondRequest[]>();
   for (const [table, lj] of Object.entries(expectObject(json, path))) {
     const list = Array.isArray(lj) ? lj : [lj];
     out[table] = list.map((rj, i) => parseMonitorCondRequest(rj, `${path}.${table}[${i}]`));

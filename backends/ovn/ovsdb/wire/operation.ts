@@ -4,7 +4,7 @@
  * abort, comment, assert. Wire values only; build.ts makes them from native rows.
  */
 import { ID_RE, isUuid } from './atom.ts';
-import { expectArray as arr, expectObject as obj, expectString as str, preview } from './json.ts';
+import { expectArray as arr, expectObject as obj, expectString as str, preview, dict } from './json.ts';
 import { OvsdbProtocolError } from './errors.ts';
 import { type Condition, emitWhere, parseWhere } from './condition.ts';
 import { type Mutation, emitMutation, parseMutation } from './mutation.ts';
@@ -88,7 +88,7 @@ export type OperationName = Operation['op'];
 
 export function parseRow(json: unknown, path = 'row'): Row {
   const o = obj(json, path);
-  const row: Record<string, Value> = {};
+  const row = dict<Value>();
   for (const [c, v] of Object.entries(o)) row[c] = parseValue(v, `${path}.${c}`);
   return row;
 }

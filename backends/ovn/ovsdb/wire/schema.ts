@@ -5,7 +5,7 @@
  * again gives the same value.
  */
 import { ATOM_TYPES, type Atom, type AtomType } from './atom.ts';
-import { preview } from './json.ts';
+import { preview, dict } from './json.ts';
 import { OvsdbSchemaError } from './errors.ts';
 import { OvsMap, OvsSet, emitValue, parseValue } from './datum.ts';
 
@@ -74,7 +74,7 @@ export function parseSchema(json: unknown): DatabaseSchema {
   const name = str(o.name, 'name');
   const version = o.version === undefined ? '0.0.0' : str(o.version, 'version');
   const tablesJson = object(o.tables, 'tables');
-  const tables: Record<string, TableSchema> = {};
+  const tables = dict<TableSchema>();
   for (const [t, tj] of Object.entries(tablesJson)) tables[t] = parseTable(tj, `tables.${t}`);
   return {
     name,
@@ -86,7 +86,7 @@ export function parseSchema(json: unknown): DatabaseSchema {
 
 function parseTable(json: unknown, path: string): TableSchema {
   const o = object(json, path);
-  const columns: Record<string, ColumnSchema> = {};
+  const columns = dict<ColumnSchema>();
   for (const [c, cj] of Object.entries(object(o.columns, `${path}.columns`))) {
     const co = object(cj, `${path}.columns.${c}`);
     columns[c] = {

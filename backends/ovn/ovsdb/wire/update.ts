@@ -6,7 +6,7 @@
  */
 import { OvsdbProtocolError } from './errors.ts';
 import { isUuid } from './atom.ts';
-import { expectObject, preview } from './json.ts';
+import { expectObject, preview, dict } from './json.ts';
 import { type Row, emitRow, parseRow } from './operation.ts';
 
 export type RowUpdate2 =
@@ -22,9 +22,9 @@ const KINDS = ['initial', 'insert', 'modify', 'delete'] as const;
  * @example parseTableUpdates2({Logical_Switch: {[u]: {insert: {name: 'ls1'}}}})
  */
 export function parseTableUpdates2(json: unknown, path = 'table-updates2'): TableUpdates2 {
-  const out: Record<string, Record<string, RowUpdate2>> = {};
+  const out = dict<Record<string, RowUpdate2>>();
   for (const [table, tj] of Object.entries(expectObject(json, path))) {
-    const rows: Record<string, RowUpdate2> = {};
+    const rows = dict<RowUpdate2>();
     for (const [uuid, rj] of Object.entries(expectObject(tj, `${path}.${table}`))) {
       if (!isUuid(uuid)) throw new OvsdbProtocolError(`${path}.${table}: row key ${preview(uuid)} is not a uuid`);
       rows[uuid] = parseRowUpdate2(rj, `${path}.${table}.${uuid}`);

@@ -22,7 +22,7 @@ describe('"__proto__" and other Object.prototype names as keys (defect 4)', () =
   it('table updates keep a "__proto__" table and look up nothing for "constructor"', () => {
     const u = parseTableUpdates2(JSON.parse(`{"__proto__": {"${U}": {"insert": {"name": "x"}}}}`));
     expect(Object.keys(u)).toEqual(['__proto__']);
-    expect(u['__proto__']?.[U]).toMatchObject({ kind: 'insert' });
+    expect(Object.getOwnPropertyDescriptor(u, '__proto__')?.value?.[U]).toMatchObject({ kind: 'insert' });
     expect((u as Record<string, unknown>).constructor).toBeUndefined();
   });
 

@@ -40,3 +40,13 @@ export interface FuzzTarget<I = unknown> {
   /** Runs in CI's short pass (default 300); `--runs` overrides. */
   readonly ciRuns?: number;
 }
+
+/**
+ * Declares a target with its own input type (a file's `targets` list holds
+ * targets of different input types).
+ *
+ * @example export const targets = [fuzzTarget({ name: 'x/y', arbitrary: fc.string(), run: (s) => ... })];
+ */
+export function fuzzTarget<I>(t: FuzzTarget<I>): FuzzTarget {
+  return t as FuzzTarget;
+}

@@ -52,6 +52,23 @@ export function registerBench(program: Command): void {
     );
 
   bench
+    .command('scale')
+    .description('the core at cluster size: plan from empty, compile on 1 and on S switches, probes, RSS')
+    .option('--ports <n>', 'pod ports (default 150,000)', (v) => Number(v))
+    .option('--switches <n>', 'switches they spread over (default 2,000)', (v) => Number(v))
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { ports?: number; switches?: number; json?: boolean }) => {
+      const { runScaleBench } = await import('../bench/scale.ts');
+      printReport(
+        runScaleBench({
+          ...(opts.ports !== undefined ? { ports: opts.ports } : {}),
+          ...(opts.switches !== undefined ? { switches: opts.switches } : {}),
+        }),
+        opts.json ?? false,
+      );
+    });
+
+  bench
     .command('ovsdb')
     .description('NB write throughput: our client (batched) vs a bare JSON-RPC writer vs one ovn-nbctl per port')
     .option('--ports <n>', 'logical switch ports to create', (v) => Number(v), 10000)

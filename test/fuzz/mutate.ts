@@ -35,7 +35,21 @@ export function mutatedText(valid: fc.Arbitrary<string>, noise = fc.string({ max
 
 /** JSON values a hostile or broken peer might send in place of a valid one. */
 export const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, 0, -1, 1e400, 1.5, '', 'x', [], {}, ['set'], ['map', [[]]], ['uuid', 'not-a-uuid']),
+  fc.constantFrom(
+    null,
+    true,
+    0,
+    -1,
+    Number.POSITIVE_INFINITY,
+    1.5,
+    '',
+    'x',
+    [],
+    {},
+    ['set'],
+    ['map', [[]]],
+    ['uuid', 'not-a-uuid'],
+  ),
   fc.integer({ min: 1, max: 1500 }).map((n) => JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`)),
   fc
     .constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty')

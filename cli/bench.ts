@@ -77,6 +77,11 @@ export function registerBench(program: Command): void {
     .option('--nbctl-sample <n>', 'ports written with ovn-nbctl', (v) => Number(v))
     .option('--rounds <n>', 'timed rounds (median reported)', (v) => Number(v))
     .option('--cluster', 'write to a 3-member raft NB instead of a standalone one')
+    .option('--fault <kind>', 'with --cluster: kill-leader, freeze-leader or freeze-follower while writing')
+    .option('--seed <n>', 'with --fault: seeds the moment the fault hits', (v) => Number(v))
+    .option('--freeze-ms <n>', 'with --fault freeze-*: how long the member stays frozen (default 10000)', (v) =>
+      Number(v),
+    )
     .option('--json', 'print one JSON object')
     .action(
       async (opts: {
@@ -86,8 +91,25 @@ export function registerBench(program: Command): void {
         nbctlSample?: number;
         rounds?: number;
         cluster?: boolean;
+        fault?: string;
+        seed?: number;
+        freezeMs?: number;
         json?: boolean;
       }) => {
+        if (opts.fault !== undefined) {
+          const faults = ['kill-leader', 'freeze-leader', 'freeze-follower'];
+          if (!faults.includes(opts.fault)) throw new Error(`--fault: one of ${faults.join(', ')}, got ${opts.fault}`);
+          if (!opts.cluster) throw new Error('--fault needs --cluster');
+          const { runOvsdbFaultBench } = await import('../bench/ovsdb-fault.ts');
+          const report = await runOvsdbFaultBench({
+            fault: opts.fault as 'kill-leader',
+            ports: opts.ports === 10000 ? 2000 : opts.ports,
+            ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+            ...(opts.freezeMs !== undefined ? { freezeMs: opts.freezeMs } : {}),
+          });
+          printReport(report, opts.json ?? false);
+          return;
+        }
         const { runOvsdbBench } = await import('../bench/ovsdb.ts');
         const report = await runOvsdbBench({
           ports: opts.ports,

@@ -3,9 +3,30 @@
  * remotes (one server, or the members of a raft cluster).
  *
  * Connecting: remotes are tried in order, starting with the last one that
- * worked; a member is used only if `_Server` says it suits us (cluster.ts:
- * the leader, by default). A full pass without success waits (exponential
- * backoff on injectable timers) and starts over.
+ * worked, except after that one's connection was lost: then every other
+ * member is tried first and it comes last (a frozen member's kernel still
+ * accepts TCP connections, and it would be chosen again). A member is used
+ * only if `_Server` says it suits us (cluster.ts: the leader, by default).
+ * Members that are in their cluster but not its leader are kept connected,
+ * with their `_Server` row monitored, while the pass goes on: when the pass
+ * finds no leader (an election is under way), the session waits for one of
+ * them to announce leadership and uses it at once, rather than sleeping
+ * through a backoff step. A pass without any usable member waits
+ * (exponential backoff on injectable timers) and starts over.
+ *
+ * Liveness: the RPC inactivity probe (rpc.ts) sends an `echo` after
+ * `probeIntervalMs` of silence and closes the connection when the next
+ * interval passes without a byte: a silent member is given up within two to
+ * three intervals. The default interval is 1,500 ms (at most 4.5 s to give up
+ * a frozen member; raft's own election timer is 1 s by default), where
+ * ovsdb-server's and OVS's clients use 5 s: the echo costs the server almost
+ * nothing, and a controller stuck on a dead member for 15 s is the worse
+ * trade. The set-up of a connection (`_Server` read, schema, monitor) has
+ * its own deadline, `setupTimeoutMs` (default 5 s).
+ *
+ * Visibility: `stats.lastClose` says why the last synced connection ended,
+ * `stats.lastPass` which members the last connecting pass tried and why each
+ * was not used; `onEvent` reports both as they happen.
  *
  * Resync: the cache is fed by `monitor_cond_since` from the last transaction
  * id it saw. If the server still has that id (`found`), only the changes
@@ -40,7 +61,7 @@ import { OpBuilder } from './build.ts';
 import { replayVerdict } from './replay.ts';
 import { EffectWatch, expectedEffects } from './effects.ts';
 import { OvsdbUnsuitableServerError, suitability, watchServerDb } from './cluster.ts';
-import { type Timers, systemTimers } from './timers.ts';
+import { type TimerHandle, type Timers, systemTimers } from './timers.ts';
 import { type Remote, type TlsCredentials, formatRemote, parseRemotes } from './transport.ts';
 import {
   OvsdbCanceledError,
@@ -67,8 +88,10 @@ export interface SessionOptions {
   readonly tls?: TlsCredentials;
   /** Use only the raft leader of a clustered database (default true). */
   readonly leaderOnly?: boolean;
-  /** RPC inactivity probe (default 5000 ms; 0 disables). */
+  /** RPC inactivity probe (default 1500 ms; 0 disables). */
   readonly probeIntervalMs?: number;
+  /** Deadline for a connection's set-up: `_Server` read, schema, monitor (default 5000 ms). */
+  readonly setupTimeoutMs?: number;
   readonly timers?: Timers;
   /** Reconnect backoff between full passes over the remotes (default 100 ms doubling to 4000 ms). */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
@@ -89,6 +112,32 @@ export interface SessionStats {
   fullResyncs: number;
   /** Transactions sent again after a broken connection. */
   replays: number;
+  /** Why the last synced connection ended. */
+  lastClose?: { readonly remote: string; readonly reason: string };
+  /** The last connecting pass: each member tried, in order, and what came of it. */
+  lastPass?: readonly MemberAttempt[];
+}
+
+/** One member tried during a connecting pass. */
+export interface MemberAttempt {
+  readonly remote: string;
+  /** `synced`, `not-leader` (kept, waiting for an election), or `failed`. */
+  readonly outcome: 'synced' | 'not-leader' | 'failed';
+  readonly reason?: string;
+}
+
+export type SessionEvent =
+  | { readonly kind: 'synced'; readonly remote: string; readonly after: 'pass' | 'election' }
+  | { readonly kind: 'closed'; readonly remote: string; readonly reason: string }
+  | { readonly kind: 'pass-failed'; readonly attempts: readonly MemberAttempt[] };
+
+/** A follower kept connected during a pass, watched for leadership. */
+interface Parked {
+  readonly index: number;
+  readonly client: OvsdbClient;
+  readonly remote: string;
+  /** Resolves when its `_Server` row says it leads. */
+  readonly leads: Promise<void>;
 }
 
 export interface SessionTransactOptions {
@@ -130,6 +179,9 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
   private opsValue: OpBuilder<Tables> | undefined;
   private lastError: Error | undefined;
   private wakeUp: (() => void) | undefined;
+  /** The member whose connection was just lost: tried last in the next pass. */
+  private avoid: number | undefined;
+  private readonly eventListeners = new Set<(e: SessionEvent) => void>();
 
   private constructor(opts: SessionOptions) {
     this.opts = opts;
@@ -176,6 +228,16 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
   /** The remote currently synced to, if any. */
   get currentRemote(): string | undefined {
     return this.stateValue === 'synced' ? formatRemote(this.remotes[this.preferred] as Remote) : undefined;
+  }
+
+  /** Connection events: synced (after a pass or an election), closed (with the reason), pass failed (what was tried). */
+  onEvent(listener: (e: SessionEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private emit(e: SessionEvent): void {
+    for (const l of [...this.eventListeners]) l(e);
   }
 
   onState(listener: (s: SessionState) => void): () => void {
@@ -273,46 +335,169 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
     });
   }
 
-  /** Tries every remote once, the last good one first; returns a synced client or undefined. */
-  private async connectPass(): Promise<OvsdbClient | undefined> {
-    for (let k = 0; k < this.remotes.length && this.stateValue !== 'closed'; k++) {
-      const i = (this.preferred + k) % this.remotes.length;
-      const remote = this.remotes[i] as Remote;
-      let client: OvsdbClient | undefined;
-      try {
-        client = await OvsdbClient.connect(remote, {
-          probeIntervalMs: this.opts.probeIntervalMs ?? 5000,
-          timers: this.timers,
-          ...(this.opts.tls === undefined ? {} : { tls: this.opts.tls }),
-          ...(this.opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: this.opts.connectTimeoutMs }),
-        });
-        this.client = client; // so close() can reach it while syncing
-        await this.sync(client, formatRemote(remote));
-        if (this.isClosed()) {
-          client.close();
-          break;
-        }
-        this.preferred = i;
-        return client;
-      } catch (e) {
-        this.lastError = e as Error;
-        client?.close();
-        this.client = undefined;
-      }
-    }
-    return undefined;
+  /** The order of one pass: from the last good member, or, after losing it, every other member first. */
+  private passOrder(): number[] {
+    const n = this.remotes.length;
+    const start = this.avoid === undefined ? this.preferred : (this.avoid + 1) % n;
+    const order = Array.from({ length: n }, (_, k) => (start + k) % n);
+    return this.avoid === undefined ? order : [...order.filter((i) => i !== this.avoid), this.avoid];
   }
 
-  /** Checks the server suits us, then (re)builds the cache from a monitor. */
-  private async sync(client: OvsdbClient, remote: string): Promise<void> {
+  /**
+   * Tries every remote once; returns a synced client or undefined. Followers
+   * (connected, not leading) are kept while the pass goes on; if no member
+   * leads, the pass waits for one of them to be elected (up to the backoff
+   * cap) and syncs with it.
+   */
+  private async connectPass(): Promise<OvsdbClient | undefined> {
+    const attempts: MemberAttempt[] = [];
+    const parked: Parked[] = [];
+    const dropParked = (keep?: OvsdbClient) => {
+      for (const p of parked) if (p.client !== keep) p.client.close();
+    };
+    try {
+      for (const i of this.passOrder()) {
+        if (this.stateValue === 'closed') return undefined;
+        const remote = this.remotes[i] as Remote;
+        const name = formatRemote(remote);
+        let client: OvsdbClient | undefined;
+        try {
+          client = await OvsdbClient.connect(remote, {
+            probeIntervalMs: this.opts.probeIntervalMs ?? 1500,
+            timers: this.timers,
+            ...(this.opts.tls === undefined ? {} : { tls: this.opts.tls }),
+            ...(this.opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: this.opts.connectTimeoutMs }),
+          });
+          this.client = client; // so close() can reach it while syncing
+          const check = await this.withSetupDeadline(client, name, () => this.checkServer(client as OvsdbClient, name));
+          if (check.kind === 'follower') {
+            attempts.push({ remote: name, outcome: 'not-leader', reason: check.reason });
+            parked.push({ index: i, client, remote: name, leads: check.leads });
+            this.client = undefined;
+            continue;
+          }
+          await this.withSetupDeadline(client, name, () => this.monitorData(client as OvsdbClient, name));
+          if (this.isClosed()) {
+            client.close();
+            return undefined;
+          }
+          attempts.push({ remote: name, outcome: 'synced' });
+          this.preferred = i;
+          this.avoid = undefined;
+          this.emit({ kind: 'synced', remote: name, after: 'pass' });
+          return client;
+        } catch (e) {
+          this.lastError = e as Error;
+          attempts.push({ remote: name, outcome: 'failed', reason: (e as Error).message });
+          client?.close();
+          this.client = undefined;
+        }
+      }
+      const elected = await this.awaitElection(parked);
+      if (elected !== undefined) {
+        try {
+          await this.withSetupDeadline(elected.client, elected.remote, () =>
+            this.monitorData(elected.client, elected.remote),
+          );
+          if (!this.isClosed()) {
+            attempts.push({ remote: elected.remote, outcome: 'synced', reason: 'elected while waiting' });
+            this.preferred = elected.index;
+            this.avoid = undefined;
+            this.emit({ kind: 'synced', remote: elected.remote, after: 'election' });
+            return elected.client;
+          }
+        } catch (e) {
+          this.lastError = e as Error;
+          attempts.push({ remote: elected.remote, outcome: 'failed', reason: (e as Error).message });
+        }
+        elected.client.close();
+      }
+      return undefined;
+    } finally {
+      this.stats.lastPass = attempts;
+      if (!attempts.some((a) => a.outcome === 'synced')) {
+        this.emit({ kind: 'pass-failed', attempts });
+        dropParked();
+      } else dropParked(this.client);
+    }
+  }
+
+  /** The first parked follower to become leader, within the backoff cap; undefined if none does. */
+  private async awaitElection(parked: readonly Parked[]): Promise<Parked | undefined> {
+    const live = parked.filter((p) => !p.client.closed);
+    if (live.length === 0 || this.isClosed()) return undefined;
+    const waitMs = (this.opts.backoff ?? { initialMs: 100, maxMs: 4000 }).maxMs;
+    let timer: TimerHandle | undefined;
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = this.timers.setTimeout(() => resolve(undefined), waitMs);
+    });
+    const closed = new Promise<undefined>((resolve) => {
+      const off = this.onState((st) => {
+        if (st === 'closed') {
+          off();
+          resolve(undefined);
+        }
+      });
+    });
+    const winner = await Promise.race([...live.map((p) => p.leads.then(() => p)), timeout, closed]);
+    if (timer !== undefined) this.timers.clearTimeout(timer);
+    this.client = winner?.client;
+    return winner;
+  }
+
+  /** Runs one set-up step; past `setupTimeoutMs` the connection is closed, which fails the step with that reason. */
+  private async withSetupDeadline<T>(client: OvsdbClient, remote: string, step: () => Promise<T>): Promise<T> {
+    const ms = this.opts.setupTimeoutMs ?? 5000;
+    const timer = this.timers.setTimeout(
+      () => client.close(new OvsdbConnectionClosedError(`${remote}: set-up took longer than ${ms} ms`)),
+      ms,
+    );
+    try {
+      return await step();
+    } finally {
+      this.timers.clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Reads `_Server` for our database: usable now, or a follower to watch
+   * (its `leads` resolves when it becomes the leader); throws when the
+   * member cannot serve us at all. Once usable, a change that makes it
+   * unsuitable closes the connection.
+   */
+  private async checkServer(
+    client: OvsdbClient,
+    remote: string,
+  ): Promise<{ kind: 'usable' } | { kind: 'follower'; reason: string; leads: Promise<void> }> {
     const db = this.opts.db;
     const leaderOnly = this.opts.leaderOnly ?? true;
-    const status = await watchServerDb(client, db, (s) => {
-      const v = suitability(s, { db, leaderOnly });
-      if (!v.ok) client.close(new OvsdbUnsuitableServerError(remote, v.reason));
+    let usable = false;
+    let elected: (() => void) | undefined;
+    const leads = new Promise<void>((resolve) => {
+      elected = resolve;
+    });
+    const status = await watchServerDb(client, db, (st) => {
+      const v = suitability(st, { db, leaderOnly });
+      if (usable) {
+        if (!v.ok) client.close(new OvsdbUnsuitableServerError(remote, v.reason));
+      } else if (v.ok) {
+        usable = true;
+        elected?.();
+      }
     });
     const verdict = suitability(status, { db, leaderOnly });
-    if (!verdict.ok) throw new OvsdbUnsuitableServerError(remote, verdict.reason);
+    if (verdict.ok) {
+      usable = true;
+      return { kind: 'usable' };
+    }
+    if (leaderOnly && status?.model === 'clustered' && status.connected)
+      return { kind: 'follower', reason: verdict.reason, leads };
+    throw new OvsdbUnsuitableServerError(remote, verdict.reason);
+  }
+
+  /** (Re)builds the cache from a monitor on a usable member. */
+  private async monitorData(client: OvsdbClient, remote: string): Promise<void> {
+    const db = this.opts.db;
     if (this.cacheValue === undefined) {
       const schema = await client.getSchema(db);
       this.cacheValue = new OvsdbCache<Tables>({
@@ -346,12 +531,18 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
 
   /** Uses a synced client until it closes. */
   private async serve(client: OvsdbClient): Promise<void> {
-    const closed = new Promise<void>((resolve) => client.onClose(() => resolve()));
+    const remote = formatRemote(this.remotes[this.preferred] as Remote);
+    const closed = new Promise<Error>((resolve) => client.onClose((reason) => resolve(reason)));
     this.client = client;
     this.setState('synced');
     this.flush();
-    await closed;
+    const reason = await closed;
     this.client = undefined;
+    if (this.isClosed()) return;
+    // Lost: the next pass tries every other member first.
+    this.avoid = this.preferred;
+    this.stats.lastClose = { remote, reason: reason.message };
+    this.emit({ kind: 'closed', remote, reason: reason.message });
     this.setState('connecting');
   }
 

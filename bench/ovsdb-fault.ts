@@ -1,0 +1,229 @@
+/**
+ * `kovn bench ovsdb --cluster --fault kill-leader|freeze-leader|freeze-follower`:
+ * N ports written through the OVN backend (one port group of 25 ports per
+ * transaction) to a 3-member raft NB while a fault hits at a seeded moment:
+ * the leader SIGKILLed, the leader SIGSTOPped for `freezeMs`, or a follower
+ * SIGSTOPped (with a second session reading from that follower, as a
+ * read-mostly client would). Reports:
+ * - `resume_ms`: fault → the next commit of the writer;
+ * - `election_ms`: fault → a member other than the faulty one says it leads
+ *   (`cluster/status` of the other members, asked every 10 ms; each answer takes a few ms more, so
+ *   this errs late); 0 when no election is due;
+ * - `reader_stale_ms` (freeze-follower): fault → the reader's cache shows a
+ *   port committed after the fault;
+ * - `lost`: ports whose apply resolved but which are not in NB at the end;
+ *   `duplicated`: port names present more than once.
+ * Targets (reported, never asserted): freeze `resume_ms` < 5,000 with default
+ * settings; kill-leader `resume_ms` within 200 ms of `election_ms`; 0 lost,
+ * 0 duplicated.
+ */
+import { performance } from 'node:perf_hooks';
+import { type OvsdbCluster, runTool, startCluster } from '../backends/ovn/control-plane/index.ts';
+import { parseClusterStatus } from '../backends/ovn/control-plane/cluster.ts';
+import { OvnBackend } from '../backends/ovn/nb/backend.ts';
+import { OvsdbSession } from '../backends/ovn/ovsdb/session.ts';
+import { formatMAC } from '../model/addr/index.ts';
+import type { Plan } from '../model/topology/index.ts';
+
+export type Fault = 'kill-leader' | 'freeze-leader' | 'freeze-follower';
+
+export interface FaultBenchParams {
+  readonly fault: Fault;
+  readonly ports?: number;
+  readonly seed?: number;
+  readonly freezeMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface FaultBenchReport {
+  name: 'ovsdb-fault';
+  params: { fault: Fault; ports: number; seed: number; freeze_ms: number; fault_after_ports: number };
+  /** The writer session's connection events after the fault (why it closed, which members it tried). */
+  events: string[];
+  metrics: {
+    resume_ms: number;
+    election_ms: number;
+    reader_stale_ms?: number;
+    lost: number;
+    duplicated: number;
+    ports_per_s: number;
+  };
+}
+
+const BATCH = 25;
+
+/** A small seeded generator (mulberry32): the fault's moment is reproducible. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function batchPlan(from: number, to: number): Plan {
+  const ops: Plan[number][] = [];
+  for (let i = from; i < to; i++) {
+    ops.push({
+      op: 'create',
+      table: 'switchPort',
+      key: `p${i}`,
+      row: {
+        name: `p${i}`,
+        switch: 'ls',
+        type: '',
+        addresses: [`${formatMAC(0x0a5800000000 + i)} 10.${16 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`],
+        portSecurity: [],
+        options: {},
+        externalIds: {},
+      },
+    });
+  }
+  return ops;
+}
+
+/** Whether a member other than `not` says it leads (members asked at once). */
+async function leaderOtherThan(c: OvsdbCluster, not: number): Promise<boolean> {
+  const answers = await Promise.all(
+    c.members
+      .filter((m) => m.index !== not)
+      .map((m) =>
+        runTool('ovs-appctl', ['-t', m.ctl, 'cluster/status', c.dbName], { timeoutMs: 2_000 }).then(
+          (r) => parseClusterStatus(r.stdout)?.role === 'leader',
+          () => false,
+        ),
+      ),
+  );
+  return answers.some(Boolean);
+}
+
+export async function runOvsdbFaultBench(params: FaultBenchParams): Promise<FaultBenchReport> {
+  const ports = params.ports ?? 2000;
+  const seed = params.seed ?? 1;
+  const freezeMs = params.freezeMs ?? 10_000;
+  const log = params.log ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const faultAt = BATCH * Math.floor(((0.25 + random(seed)() * 0.5) * ports) / BATCH);
+  const cluster = await startCluster();
+  let backend: OvnBackend | undefined;
+  let reader: OvsdbSession | undefined;
+  let frozen: number | undefined;
+  let faultTime = 0;
+  try {
+    const leader = await cluster.leader();
+    const follower = (leader + 1) % cluster.members.length;
+    const victim = params.fault === 'freeze-follower' ? follower : leader;
+    // The writer connects through the members in order; the victim first where it leads, so the fault hits it.
+    backend = await OvnBackend.connect({ remotes: cluster.remotes });
+    const events: string[] = [];
+    backend.session.onEvent((e) => {
+      const at = faultTime === 0 ? '' : `+${Math.round(performance.now() - faultTime)}ms `;
+      if (e.kind === 'closed') events.push(`${at}closed ${e.remote}: ${e.reason}`);
+      else if (e.kind === 'synced') events.push(`${at}synced ${e.remote} (${e.after})`);
+      else events.push(`${at}pass failed: ${e.attempts.map((a) => `${a.remote} ${a.outcome}`).join(', ')}`);
+    });
+    await backend.apply([
+      {
+        op: 'create',
+        table: 'switch',
+        key: 'ls',
+        row: { name: 'ls', loadBalancers: [], otherConfig: {}, externalIds: {} },
+      },
+    ]);
+    if (params.fault === 'freeze-follower') {
+      const order = [follower, ...cluster.members.map((m) => m.index).filter((i) => i !== follower)];
+      reader = await OvsdbSession.open({
+        remotes: order.map((i) => cluster.members[i]?.tcpRemote as string).join(','),
+        db: cluster.dbName,
+        tables: { Logical_Switch_Port: ['name'] },
+        leaderOnly: false,
+      });
+      log(`reader synced to ${reader.currentRemote}`);
+    }
+    const acked: string[] = [];
+    const commits: number[] = [];
+    let electionMs = 0;
+    let electionWatch: Promise<void> | undefined;
+    const started = performance.now();
+    for (let i = 0; i < ports; i += BATCH) {
+      if (i === faultAt) {
+        const pid = cluster.members[victim]!.pid;
+        faultTime = performance.now();
+        if (params.fault === 'kill-leader') await cluster.kill(victim);
+        else {
+          process.kill(pid, 'SIGSTOP');
+          frozen = pid;
+          setTimeout(() => {
+            if (frozen !== undefined) process.kill(frozen, 'SIGCONT');
+            frozen = undefined;
+          }, freezeMs).unref();
+        }
+        log(`${params.fault}: member ${victim} at port ${i}`);
+        if (params.fault !== 'freeze-follower') {
+          electionWatch = (async () => {
+            while (!(await leaderOtherThan(cluster, victim))) await new Promise((r) => setTimeout(r, 10));
+            electionMs = performance.now() - faultTime;
+          })();
+        }
+      }
+      const end = Math.min(ports, i + BATCH);
+      await backend.apply(batchPlan(i, end));
+      commits.push(performance.now());
+      for (let k = i; k < end; k++) acked.push(`p${k}`);
+    }
+    const elapsed = performance.now() - started;
+    await electionWatch;
+    const resume = commits.find((t) => t > faultTime);
+    let readerStale: number | undefined;
+    if (reader) {
+      const want = `p${faultAt}`;
+      while (reader.cache.lookup('Logical_Switch_Port', 'name', want).length === 0)
+        await new Promise((r) => setTimeout(r, 20));
+      readerStale = performance.now() - faultTime;
+    }
+    if (frozen !== undefined) {
+      process.kill(frozen, 'SIGCONT');
+      frozen = undefined;
+    }
+    const nb = await runTool('ovn-nbctl', [
+      `--db=${cluster.remotes}`,
+      '--bare',
+      '--columns=name',
+      'list',
+      'Logical_Switch_Port',
+    ]);
+    const listed = nb.stdout
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const present = new Set(listed);
+    const lost = acked.filter((n) => !present.has(n)).length;
+    const duplicated = listed.length - present.size;
+    return {
+      name: 'ovsdb-fault',
+      params: {
+        fault: params.fault,
+        ports,
+        seed,
+        freeze_ms: params.fault === 'kill-leader' ? 0 : freezeMs,
+        fault_after_ports: faultAt,
+      },
+      events,
+      metrics: {
+        resume_ms: Math.round(resume === undefined ? -1 : resume - faultTime),
+        election_ms: Math.round(electionMs),
+        ...(readerStale !== undefined ? { reader_stale_ms: Math.round(readerStale) } : {}),
+        lost,
+        duplicated,
+        ports_per_s: Math.round((ports / elapsed) * 1000),
+      },
+    };
+  } finally {
+    if (frozen !== undefined) process.kill(frozen, 'SIGCONT');
+    reader?.close();
+    await backend?.close();
+    await cluster.stop();
+  }
+}

@@ -9,6 +9,12 @@ import type { Plan, Topology } from '../model/topology/index.ts';
 export interface ApplyOptions {
   /** A label for logs and metrics (the OVSDB `comment` of the transactions). */
   readonly label?: string;
+  /**
+   * A deadline. When it aborts, apply stops sending and rejects; the error
+   * says how much of the plan was committed and whether the step in flight
+   * may have been (backends that apply in one step check it before starting).
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface ApplyResult {

@@ -31,6 +31,7 @@ import type { ApplyOptions, ApplyResult, Backend } from '../../backend.ts';
 import type { Plan, Topology } from '../../../model/topology/index.ts';
 import {
   OpBuilder,
+  OvsdbDeadlineError,
   OvsdbServerError,
   OvsdbSession,
   OvsdbTimedOutError,
@@ -157,6 +158,15 @@ export class OvnBackend implements Backend {
   }
 
   private async applyNow(plan: Plan, opts: ApplyOptions): Promise<OvnApplyResult> {
+    if (opts.signal?.aborted)
+      throw new OvnBackendError(
+        'deadline',
+        'ovn backend: the deadline passed before apply started',
+        {},
+        {
+          committedTransactions: 0,
+        },
+      );
     await this.synced();
     const inserts: InsertedRows = new Map();
     let transactions = 0;
@@ -179,7 +189,16 @@ export class OvnBackend implements Backend {
         const batch = new Batch(this.b, this.view, inserts, this.newUuid);
         for (; i < end; i++) addOperation(batch, this.ctx, plan[i] as Plan[number], i);
         while (inflight.length >= MAX_IN_FLIGHT) await settleOldest();
-        const done = this.commit(batch, opts.label);
+        if (opts.signal?.aborted) {
+          while (inflight.length > 0) await settleOldest();
+          throw new OvnBackendError(
+            'deadline',
+            `ovn backend: the deadline passed after ${transactions} committed transactions (plan operation ${i - (batch.planOps ?? 0)} onwards not sent)`,
+            {},
+            { committedTransactions: transactions },
+          );
+        }
+        const done = this.commit(batch, opts.label, opts.signal);
         done.catch(() => undefined); // awaited in settleOldest or in the catch
         inflight.push({ done, kind });
       }
@@ -187,17 +206,24 @@ export class OvnBackend implements Backend {
     } catch (e) {
       // Never leave a transaction unanswered behind a failure.
       await Promise.all(inflight.map((f) => f.done.catch(() => undefined)));
+      if (e instanceof OvsdbDeadlineError)
+        throw new OvnBackendError(
+          'deadline',
+          `ovn backend: the deadline passed after ${transactions} committed transactions; ${e.maybeCommitted ? 'the one in flight may have committed' : 'nothing more was sent'}`,
+          {},
+          { cause: e, maybeCommitted: e.maybeCommitted, committedTransactions: transactions },
+        );
       throw e;
     }
     return { operations: plan.length, transactions, ovsdbOperations };
   }
 
   /** Sends one batch; returns the number of OVSDB operations it took. */
-  private async commit(batch: Batch, label: string | undefined): Promise<number> {
+  private async commit(batch: Batch, label: string | undefined, signal?: AbortSignal): Promise<number> {
     const { ops, owners, counted } = batch.finish(label);
     let results: readonly { count?: number }[];
     try {
-      results = (await this.session.transact(ops)) as readonly { count?: number }[];
+      results = (await this.session.transact(ops, signal ? { signal } : {})) as readonly { count?: number }[];
     } catch (e) {
       if (isReplayedDuplicate(e)) {
         this.checkReplay(batch, e);

@@ -22,6 +22,8 @@ export type OvnBackendErrorCode =
   | 'replay-mismatch'
   /** northd did not catch up with nb_cfg in time. */
   | 'northd-timeout'
+  /** The caller's deadline passed (see `maybeCommitted` and `committedTransactions`). */
+  | 'deadline'
   /** A mutate names a column that is not a membership column of the table. */
   | 'not-a-member-column'
   | 'closed';
@@ -44,13 +46,19 @@ export interface ErrorSite {
  */
 export class OvnBackendError extends Error {
   override readonly name = 'OvnBackendError';
+  /** For `deadline`: whether a transaction in flight when it passed may have committed. */
+  readonly maybeCommitted: boolean;
+  /** For `deadline`: transactions of the apply known to be committed. */
+  readonly committedTransactions: number | undefined;
   constructor(
     readonly code: OvnBackendErrorCode,
     message: string,
     readonly site: ErrorSite = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; maybeCommitted?: boolean; committedTransactions?: number },
   ) {
     super(message, options);
+    this.maybeCommitted = options?.maybeCommitted ?? false;
+    this.committedTransactions = options?.committedTransactions;
   }
 }
 

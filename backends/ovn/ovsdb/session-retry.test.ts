@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeOvsdbServer } from './testing/fake-server.ts';
 import { OvsdbSession, isReplayedDuplicate } from './session.ts';
-import { OvsdbConnectionClosedError, OvsdbProtocolError, OvsdbTimedOutError } from './wire/errors.ts';
+import {
+  OvsdbConnectionClosedError,
+  OvsdbDeadlineError,
+  OvsdbProtocolError,
+  OvsdbTimedOutError,
+} from './wire/errors.ts';
 
 const SCHEMA = {
   name: 'T',
@@ -168,6 +173,34 @@ describe('OvsdbSession retry policy (scripted server)', () => {
     server.onTransact = (_params, id, conn) => conn.reply(id, [{}]);
     await session.transact([session.ops.comment('after')]);
     expect(session.stats.connects).toBeGreaterThan(connectsBefore);
+  });
+
+  it('a deadline: before sending, the transaction is dropped; after sending, the error says it may have committed', async () => {
+    session = await open();
+    const gone = new AbortController();
+    gone.abort(new Error('too late'));
+    const before = await session
+      .transact([session.ops.comment('never')], { signal: gone.signal })
+      .catch((e: unknown) => e);
+    expect(before).toBeInstanceOf(OvsdbDeadlineError);
+    expect(before).toMatchObject({ maybeCommitted: false });
+    // The server takes the transaction and does not answer until told to.
+    let answer: (() => void) | undefined;
+    server.onTransact = (_params, id, conn) => {
+      answer = () => conn.reply(id, [{}]);
+    };
+    const deadline = new AbortController();
+    const sent = session.transact([session.ops.comment('slow')], { signal: deadline.signal }).catch((e: unknown) => e);
+    while (server.transacts.length === 0) await new Promise((r) => setTimeout(r, 5));
+    deadline.abort();
+    const after = await sent;
+    expect(after).toBeInstanceOf(OvsdbDeadlineError);
+    expect(after).toMatchObject({ maybeCommitted: true });
+    expect(server.transacts.map((t) => (t[1] as { comment: string }).comment)).toEqual(['slow']);
+    // The late reply changes nothing for the caller, and the session goes on.
+    answer?.();
+    server.onTransact = (_params, id, conn) => conn.reply(id, [{}]);
+    await session.transact([session.ops.comment('next')]);
   });
 
   it('open gives up with a typed error when no server answers', async () => {

@@ -65,6 +65,7 @@ import { type TimerHandle, type Timers, systemTimers } from './timers.ts';
 import { type Remote, type TlsCredentials, formatRemote, parseRemotes } from './transport.ts';
 import {
   OvsdbCanceledError,
+  OvsdbDeadlineError,
   OvsdbClientError,
   OvsdbConnectionClosedError,
   OvsdbConstraintViolationError,
@@ -143,6 +144,12 @@ interface Parked {
 export interface SessionTransactOptions {
   /** `auto` (default): replay after a broken connection when replay.ts says it is safe; `never`: fail instead. */
   readonly retry?: 'auto' | 'never';
+  /**
+   * A deadline: when it aborts before the reply, the call rejects with
+   * {@link OvsdbDeadlineError}, `maybeCommitted` saying whether the
+   * transaction had been written to a server (if not, it is never sent).
+   */
+  readonly signal?: AbortSignal;
 }
 
 interface PendingTxn {
@@ -152,6 +159,8 @@ interface PendingTxn {
   readonly resolve: (r: OperationResult[]) => void;
   readonly reject: (e: Error) => void;
   replayed: boolean;
+  /** Written to a connection at least once. */
+  sent: boolean;
 }
 
 const MONITOR_ID = 'kovn-cache';
@@ -278,8 +287,37 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
     opts: SessionTransactOptions = {},
   ): Promise<ResultsOf<Ops>> {
     if (this.stateValue === 'closed') return Promise.reject(new OvsdbConnectionClosedError('session closed'));
+    const signal = opts.signal;
+    if (signal?.aborted) return Promise.reject(new OvsdbDeadlineError('aborted before it was sent', false));
     return new Promise<OperationResult[]>((resolve, reject) => {
-      const txn: PendingTxn = { seq: this.seq++, ops, retry: opts.retry ?? 'auto', resolve, reject, replayed: false };
+      const onAbort = () => {
+        const queued = this.queue.indexOf(txn);
+        if (queued >= 0) this.queue.splice(queued, 1);
+        // A transaction already written is not recalled: the server may commit it; the caller stops waiting.
+        reject(
+          new OvsdbDeadlineError(
+            txn.sent ? 'no reply before the deadline; the server may still commit it' : 'aborted before it was sent',
+            txn.sent,
+            { cause: signal?.reason },
+          ),
+        );
+      };
+      const txn: PendingTxn = {
+        seq: this.seq++,
+        ops,
+        retry: opts.retry ?? 'auto',
+        resolve: (r) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+        replayed: false,
+        sent: false,
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(txn);
       this.flush();
     }) as Promise<ResultsOf<Ops>>;
@@ -555,6 +593,7 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
   }
 
   private send(client: OvsdbClient, txn: PendingTxn): void {
+    txn.sent = true;
     const watch = new EffectWatch(this.cache, txn.ops); // before sending: see effects however soon they arrive
     client
       .transactRaw(this.opts.db, txn.ops)

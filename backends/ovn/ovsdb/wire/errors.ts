@@ -178,7 +178,8 @@ export type OvsdbClientErrorCode =
   | 'invalid-schema'
   | 'invalid-remote'
   | 'cache-timeout'
-  | 'not-connected';
+  | 'not-connected'
+  | 'deadline';
 
 /** Base of the client-side errors; `code` says which. */
 export class OvsdbClientError extends Error {
@@ -224,6 +225,23 @@ export class OvsdbConnectionClosedError extends OvsdbClientError {
     options?: { cause?: unknown },
   ) {
     super('connection-closed', `ovsdb connection closed: ${message}`, options);
+  }
+}
+
+/**
+ * The caller's deadline (an aborted `AbortSignal`) passed before the
+ * transaction was answered. `maybeCommitted` is false when it was never
+ * written to a server (it is dropped from the queue), true when it was: the
+ * server may still commit it.
+ */
+export class OvsdbDeadlineError extends OvsdbClientError {
+  override readonly name: string = 'OvsdbDeadlineError';
+  constructor(
+    message: string,
+    readonly maybeCommitted: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super('deadline', `ovsdb deadline: ${message}`, options);
   }
 }
 

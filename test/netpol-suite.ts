@@ -10,9 +10,9 @@
  * at the pod's node. Selector resolution is this module's own small reading
  * of the objects (test-only); the controller's scenario runner replaces it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { loadScenario } from '../scenarios/load.ts';
 import { join, resolve } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { formatIPv4, formatMAC } from '../model/addr/index.ts';
 import { sctpPacket, tcpPacket, udpPacket } from '../model/packet/index.ts';
 import { buildTopology, type Tables } from '../model/topology/index.ts';
@@ -66,17 +66,19 @@ interface Node {
   readonly joinMac: string;
 }
 
-/** The objects of a file, in document order, keyed `Kind/ns/name` (a later apply replaces in place). */
+/** The objects of a file, in document order, keyed `Kind/ns/name` (a later apply replaces in place), read by the
+ * scenario loader. */
 export function documents(file: string): { objects: Map<string, Obj>; scenario: Obj } {
-  const docs = parseAllDocuments(readFileSync(file, 'utf8'))
-    .map((d) => d.toJSON() as Obj)
-    .filter(Boolean);
+  const loaded = loadScenario(file);
   const objects = new Map<string, Obj>();
-  let scenario: Obj;
-  for (const d of docs) {
-    if (d.kind === 'Scenario') scenario = d;
-    else objects.set(objectKey(d), d);
-  }
+  for (const o of loaded.objects) objects.set(objectKey(o.object), o.object);
+  const scenario = {
+    spec: {
+      cluster: loaded.cluster,
+      expect: loaded.expect,
+      steps: loaded.steps.map((st) => ({ apply: st.apply.map((o) => o.object), delete: st.delete, expect: st.expect })),
+    },
+  };
   return { objects, scenario };
 }
 

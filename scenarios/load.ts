@@ -1,0 +1,347 @@
+/**
+ * Scenario files (docs/architecture.md, "Scenario files"): one multi-document
+ * YAML file or a folder of them, read into the Kubernetes objects they hold
+ * plus at most one `kind: Scenario` (apiVersion kovn.io/v1alpha1) with its
+ * `spec.cluster`, `spec.expect` and `spec.steps`.
+ *
+ * - `List` documents are flattened into their items.
+ * - Objects of kinds kovn does not handle are reported once per kind as
+ *   ignored (with the first place they appear), never dropped silently.
+ * - Anything malformed is a {@link ScenarioLoadError} naming the file, the
+ *   document (0-based), the line and the field; the Scenario document is
+ *   checked strictly (an unknown field is an error: a typo in an expectation
+ *   must not pass as a scenario with fewer checks).
+ * Object contents are not interpreted here: the controller's decoding of each
+ * kind reports its own problems on the object.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMap, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import type { ScenarioClusterSpec } from '../controller/config.ts';
+
+/** Kinds the controller handles (anything else is reported as ignored). */
+export const KNOWN_KINDS: ReadonlySet<string> = new Set([
+  'Namespace',
+  'Node',
+  'Pod',
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'ReplicaSet',
+  'Job',
+  'Service',
+  'EndpointSlice',
+  'NetworkPolicy',
+  'Subnet',
+  'Vpc',
+  'IP',
+  'IPPool',
+]);
+
+export type ProbeProtocol = 'TCP' | 'UDP' | 'SCTP' | 'ICMP';
+
+export interface ScenarioProbe {
+  readonly from: string;
+  readonly to: string;
+  readonly protocol: ProbeProtocol;
+  /** Absent for ICMP. */
+  readonly port?: number;
+  readonly allowed: boolean;
+}
+
+export interface ObjectRef {
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+/** Where a document came from. */
+export interface Source {
+  readonly file: string;
+  /** 0-based index of the document in its file. */
+  readonly doc: number;
+  readonly line: number;
+}
+
+/** A Kubernetes object as written, with its source. */
+export interface LoadedObject {
+  readonly object: Readonly<Record<string, unknown>>;
+  readonly kind: string;
+  readonly source: Source;
+}
+
+export interface ScenarioStep {
+  readonly apply: readonly LoadedObject[];
+  readonly delete: readonly ObjectRef[];
+  readonly expect: readonly ScenarioProbe[];
+}
+
+export interface LoadedScenario {
+  readonly name: string;
+  readonly objects: readonly LoadedObject[];
+  readonly cluster: ScenarioClusterSpec;
+  readonly expect: readonly ScenarioProbe[];
+  readonly steps: readonly ScenarioStep[];
+  /** Kinds present but not handled: how many objects, and where the first one is. */
+  readonly ignored: readonly { readonly kind: string; readonly count: number; readonly first: Source }[];
+}
+
+export type ScenarioLoadErrorCode = 'read' | 'yaml' | 'shape' | 'two-scenarios';
+
+export class ScenarioLoadError extends Error {
+  override readonly name = 'ScenarioLoadError';
+  constructor(
+    readonly code: ScenarioLoadErrorCode,
+    readonly source: Source,
+    /** The field, as a path (`spec.expect[3].port`); empty for the document itself. */
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${source.file}: document ${source.doc}, line ${source.line}${field ? `, ${field}` : ''}: ${detail}`);
+  }
+}
+
+const PROTOCOLS: readonly string[] = ['TCP', 'UDP', 'SCTP', 'ICMP'];
+const SCENARIO_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec'];
+const SPEC_FIELDS = ['cluster', 'expect', 'steps'];
+const CLUSTER_FIELDS = ['defaultSubnet', 'joinSubnet', 'serviceCIDR', 'nodes'];
+const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed'];
+const STEP_FIELDS = ['apply', 'delete', 'expect'];
+
+type Path = readonly (string | number)[];
+const fieldOf = (path: Path) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+
+/** One document's context: where it is, and how to find the line of a field. */
+class DocCtx {
+  constructor(
+    readonly file: string,
+    readonly index: number,
+    private readonly contents: Node | null,
+    private readonly lines: LineCounter,
+    private readonly docLine: number,
+  ) {}
+
+  lineOf(path: Path): number {
+    let node: unknown = this.contents;
+    let found: unknown = node;
+    for (const key of path) {
+      if (isMap(node)) node = node.get(key, true);
+      else if (isSeq(node) && typeof key === 'number') node = node.get(key, true);
+      else break;
+      if (node === undefined) break;
+      found = node;
+    }
+    const range = (found as { range?: [number, number, number] } | null)?.range;
+    return range ? this.lines.linePos(range[0]).line : this.docLine;
+  }
+
+  fail(code: ScenarioLoadErrorCode, path: Path, detail: string): never {
+    throw new ScenarioLoadError(
+      code,
+      { file: this.file, doc: this.index, line: this.lineOf(path) },
+      fieldOf(path),
+      detail,
+    );
+  }
+
+  source(path: Path = []): Source {
+    return { file: this.file, doc: this.index, line: this.lineOf(path) };
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function onlyFields(ctx: DocCtx, v: Record<string, unknown>, allowed: readonly string[], path: Path): void {
+  for (const k of Object.keys(v))
+    if (!allowed.includes(k)) ctx.fail('shape', [...path, k], `unknown field (expected one of ${allowed.join(', ')})`);
+}
+
+function probeOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe {
+  if (!isRecord(v)) ctx.fail('shape', path, 'a probe is a mapping {from, to, protocol, port, allowed}');
+  onlyFields(ctx, v, PROBE_FIELDS, path);
+  for (const f of ['from', 'to'] as const)
+    if (typeof v[f] !== 'string' || v[f] === '')
+      ctx.fail('shape', [...path, f], 'must be ns/pod, an IP or svc/ns/name');
+  const protocol = v.protocol;
+  if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol))
+    ctx.fail('shape', [...path, 'protocol'], `must be one of ${PROTOCOLS.join(', ')}`);
+  if (typeof v.allowed !== 'boolean') ctx.fail('shape', [...path, 'allowed'], 'must be true or false');
+  if (protocol === 'ICMP') {
+    if (v.port !== undefined) ctx.fail('shape', [...path, 'port'], 'ICMP probes have no port');
+    return { from: v.from as string, to: v.to as string, protocol, allowed: v.allowed };
+  }
+  const port = v.port;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+    ctx.fail('shape', [...path, 'port'], 'must be a port number 1..65535');
+  return { from: v.from as string, to: v.to as string, protocol: protocol as ProbeProtocol, port, allowed: v.allowed };
+}
+
+function probesOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) ctx.fail('shape', path, 'must be a list of probes');
+  return v.map((p, i) => probeOf(ctx, p, [...path, i]));
+}
+
+function clusterOf(ctx: DocCtx, v: unknown, path: Path): ScenarioClusterSpec {
+  if (v === undefined || v === null) return {};
+  if (!isRecord(v)) ctx.fail('shape', path, 'must be a mapping');
+  onlyFields(ctx, v, CLUSTER_FIELDS, path);
+  for (const f of ['defaultSubnet', 'joinSubnet', 'serviceCIDR'] as const)
+    if (v[f] !== undefined && typeof v[f] !== 'string') ctx.fail('shape', [...path, f], 'must be a CIDR string');
+  if (
+    v.nodes !== undefined &&
+    (typeof v.nodes !== 'number' || !Number.isInteger(v.nodes) || v.nodes < 1 || v.nodes > 10_000)
+  )
+    ctx.fail('shape', [...path, 'nodes'], 'must be a whole number 1..10000');
+  return v as ScenarioClusterSpec;
+}
+
+function objectRef(ctx: DocCtx, v: unknown, path: Path): ObjectRef {
+  if (!isRecord(v)) ctx.fail('shape', path, 'a reference is {kind, namespace?, name}');
+  onlyFields(ctx, v, ['kind', 'namespace', 'name', 'apiVersion'], path);
+  if (typeof v.kind !== 'string') ctx.fail('shape', [...path, 'kind'], 'must be a string');
+  if (typeof v.name !== 'string') ctx.fail('shape', [...path, 'name'], 'must be a string');
+  if (v.namespace !== undefined && typeof v.namespace !== 'string')
+    ctx.fail('shape', [...path, 'namespace'], 'must be a string');
+  return { kind: v.kind, name: v.name, ...(typeof v.namespace === 'string' ? { namespace: v.namespace } : {}) };
+}
+
+/** The objects of one document: itself, or a List's items. */
+function objectsOf(ctx: DocCtx, v: unknown, path: Path): LoadedObject[] {
+  if (!isRecord(v)) ctx.fail('shape', path, 'a Kubernetes object is a mapping with apiVersion, kind, metadata');
+  if (typeof v.kind !== 'string' || v.kind === '') ctx.fail('shape', [...path, 'kind'], 'missing or not a string');
+  if (v.kind === 'List' || v.kind.endsWith('List')) {
+    if (!Array.isArray(v.items)) ctx.fail('shape', [...path, 'items'], 'a List needs items');
+    return v.items.flatMap((item, i) => objectsOf(ctx, item, [...path, 'items', i]));
+  }
+  if (typeof v.apiVersion !== 'string') ctx.fail('shape', [...path, 'apiVersion'], 'missing or not a string');
+  const meta = v.metadata;
+  if (!isRecord(meta) || typeof meta.name !== 'string' || meta.name === '')
+    ctx.fail('shape', [...path, 'metadata', 'name'], 'every object needs metadata.name');
+  return [{ object: v, kind: v.kind, source: ctx.source(path) }];
+}
+
+interface Accumulator {
+  objects: LoadedObject[];
+  scenario?: { value: Record<string, unknown>; ctx: DocCtx };
+}
+
+/** Reads one file's text into `acc` (pure apart from the accumulator). */
+export function readScenarioText(file: string, text: string, acc: Accumulator = { objects: [] }): Accumulator {
+  const lines = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true, logLevel: 'error' });
+  const list = Array.isArray(docs) ? docs : [docs];
+  list.forEach((doc, index) => {
+    const docLine = lines.linePos(doc.range?.[0] ?? 0).line;
+    const err = doc.errors[0];
+    if (err) {
+      throw new ScenarioLoadError(
+        'yaml',
+        { file, doc: index, line: err.linePos?.[0].line ?? docLine },
+        '',
+        err.message.split('\n')[0] ?? 'invalid YAML',
+      );
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      // An alias without its anchor, an alias bomb: the document does not resolve to data.
+      throw new ScenarioLoadError('yaml', { file, doc: index, line: docLine }, '', (e as Error).message);
+    }
+    if (value === null || value === undefined) return; // an empty document (a trailing ---)
+    const ctx = new DocCtx(file, index, doc.contents, lines, docLine);
+    if (isRecord(value) && value.kind === 'Scenario') {
+      if (acc.scenario)
+        ctx.fail(
+          'two-scenarios',
+          [],
+          `a second Scenario (the first is in ${acc.scenario.ctx.file}, document ${acc.scenario.ctx.index})`,
+        );
+      acc.scenario = { value, ctx };
+      return;
+    }
+    for (const o of objectsOf(ctx, value, [])) acc.objects.push(o);
+  });
+  return acc;
+}
+
+/** The Scenario and objects read so far, checked and assembled. */
+export function assembleScenario(acc: Accumulator, fallbackName: string): LoadedScenario {
+  let name = fallbackName;
+  let cluster: ScenarioClusterSpec = {};
+  let expect: ScenarioProbe[] = [];
+  let steps: ScenarioStep[] = [];
+  if (acc.scenario) {
+    const v = acc.scenario.value;
+    const ctx: DocCtx = acc.scenario.ctx;
+    onlyFields(ctx, v, SCENARIO_FIELDS, []);
+    if (v.apiVersion !== 'kovn.io/v1alpha1') ctx.fail('shape', ['apiVersion'], 'a Scenario is kovn.io/v1alpha1');
+    if (isRecord(v.metadata) && typeof v.metadata.name === 'string') name = v.metadata.name;
+    const spec: unknown = v.spec ?? {};
+    if (!isRecord(spec)) ctx.fail('shape', ['spec'], 'must be a mapping');
+    onlyFields(ctx, spec, SPEC_FIELDS, ['spec']);
+    cluster = clusterOf(ctx, spec.cluster, ['spec', 'cluster']);
+    expect = probesOf(ctx, spec.expect, ['spec', 'expect']);
+    const rawSteps = spec.steps ?? [];
+    if (!Array.isArray(rawSteps)) ctx.fail('shape', ['spec', 'steps'], 'must be a list');
+    steps = rawSteps.map((s, i) => {
+      const path = ['spec', 'steps', i];
+      if (!isRecord(s)) ctx.fail('shape', path, 'a step is {apply?, delete?, expect?}');
+      onlyFields(ctx, s, STEP_FIELDS, path);
+      const apply = s.apply ?? [];
+      if (!Array.isArray(apply)) ctx.fail('shape', [...path, 'apply'], 'must be a list of objects');
+      const del = s.delete ?? [];
+      if (!Array.isArray(del)) ctx.fail('shape', [...path, 'delete'], 'must be a list of references');
+      return {
+        apply: apply.flatMap((o, j) => objectsOf(ctx, o, [...path, 'apply', j])),
+        delete: del.map((r, j) => objectRef(ctx, r, [...path, 'delete', j])),
+        expect: probesOf(ctx, s.expect, [...path, 'expect']),
+      };
+    });
+  }
+  const ignored = new Map<string, { kind: string; count: number; first: Source }>();
+  const all = [...acc.objects, ...steps.flatMap((s) => s.apply)];
+  for (const o of all) {
+    if (KNOWN_KINDS.has(o.kind)) continue;
+    const seen = ignored.get(o.kind);
+    if (seen) seen.count++;
+    else ignored.set(o.kind, { kind: o.kind, count: 1, first: o.source });
+  }
+  const known = (list: readonly LoadedObject[]) => list.filter((o) => KNOWN_KINDS.has(o.kind));
+  return {
+    name,
+    objects: known(acc.objects),
+    cluster,
+    expect,
+    steps: steps.map((s) => ({ ...s, apply: known(s.apply) })),
+    ignored: [...ignored.values()],
+  };
+}
+
+/** Loads a scenario file or a folder of `.yaml`/`.yml` files (sorted by name). */
+export function loadScenario(path: string): LoadedScenario {
+  let files: string[];
+  try {
+    files = statSync(path).isDirectory()
+      ? readdirSync(path)
+          .filter((f) => /\.ya?ml$/.test(f))
+          .sort()
+          .map((f) => join(path, f))
+      : [path];
+  } catch (e) {
+    throw new ScenarioLoadError('read', { file: path, doc: 0, line: 0 }, '', (e as Error).message);
+  }
+  const acc: Accumulator = { objects: [] };
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ScenarioLoadError('read', { file, doc: 0, line: 0 }, '', (e as Error).message);
+    }
+    readScenarioText(file, text, acc);
+  }
+  const base = path.split('/').pop() ?? path;
+  return assembleScenario(acc, base.replace(/\.ya?ml$/, ''));
+}

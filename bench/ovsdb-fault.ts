@@ -23,6 +23,7 @@ import { parseClusterStatus } from '../backends/ovn/control-plane/cluster.ts';
 import { OvnBackend } from '../backends/ovn/nb/backend.ts';
 import { OvsdbSession } from '../backends/ovn/ovsdb/session.ts';
 import { formatMAC } from '../model/addr/index.ts';
+import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Plan } from '../model/topology/index.ts';
 
 export type Fault = 'kill-leader' | 'freeze-leader' | 'freeze-follower';
@@ -52,16 +53,11 @@ export interface FaultBenchReport {
 
 const BATCH = 25;
 
-/** A small seeded generator (mulberry32): the fault's moment is reproducible. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/** A number in [0, 1) from the seed (the model's seeded byte source): the fault's moment is reproducible. */
+function fraction(seed: number): number {
+  const b = new Uint8Array(4);
+  seededRandomBytes(seed)(b);
+  return new DataView(b.buffer).getUint32(0) / 2 ** 32;
 }
 
 function batchPlan(from: number, to: number): Plan {
@@ -105,7 +101,7 @@ export async function runOvsdbFaultBench(params: FaultBenchParams): Promise<Faul
   const seed = params.seed ?? 1;
   const freezeMs = params.freezeMs ?? 10_000;
   const log = params.log ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const faultAt = BATCH * Math.floor(((0.25 + random(seed)() * 0.5) * ports) / BATCH);
+  const faultAt = BATCH * Math.floor(((0.25 + fraction(seed) * 0.5) * ports) / BATCH);
   const cluster = await startCluster();
   let backend: OvnBackend | undefined;
   let reader: OvsdbSession | undefined;

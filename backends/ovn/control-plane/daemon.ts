@@ -42,6 +42,11 @@ export interface DaemonSpec {
   readonly detach?: boolean;
   /** Bound on coming up (default 30 s). */
   readonly startTimeoutMs?: number;
+  /**
+   * False for daemons without `--unixctl` (ovn-controller 23.03): their socket
+   * is `<dir>/<binary>.<pid>.ctl` (OVN_RUNDIR is the dir). Default true.
+   */
+  readonly unixctlOption?: boolean;
 }
 
 /** Unix socket paths are limited to 107 bytes (sun_path). */
@@ -95,8 +100,8 @@ function describeExit(exit: Exit): string {
 export class DaemonProcess implements ProcessHandle {
   readonly name: string;
   readonly pidfile: string;
-  readonly ctl: string;
   readonly logFile: string;
+  readonly #ctl: string;
   #current: TrackedPid | undefined;
   #lastPid = 0;
   #stderr: () => string = () => '';
@@ -104,12 +109,16 @@ export class DaemonProcess implements ProcessHandle {
   constructor(readonly spec: DaemonSpec) {
     this.name = spec.name;
     this.pidfile = `${spec.dir}/${spec.name}.pid`;
-    this.ctl = `${spec.dir}/${spec.name}.ctl`;
+    this.#ctl = `${spec.dir}/${spec.name}.ctl`;
     this.logFile = `${spec.dir}/${spec.name}.log`;
   }
 
   get pid(): number {
     return this.#current?.pid ?? this.#lastPid;
+  }
+
+  get ctl(): string {
+    return this.spec.unixctlOption === false ? `${this.spec.dir}/${this.spec.binary}.${this.pid}.ctl` : this.#ctl;
   }
 
   get running(): boolean {
@@ -122,8 +131,9 @@ export class DaemonProcess implements ProcessHandle {
    * this start (a restart pins a port the first start let the kernel choose).
    */
   async start(args: readonly string[] = this.spec.args): Promise<void> {
-    checkSocketPath(this.ctl, this.name);
-    const common = ['--no-chdir', `--pidfile=${this.pidfile}`, `--unixctl=${this.ctl}`, `--log-file=${this.logFile}`];
+    checkSocketPath(this.#ctl, this.name);
+    const unixctl = this.spec.unixctlOption === false ? [] : [`--unixctl=${this.#ctl}`];
+    const common = ['--no-chdir', `--pidfile=${this.pidfile}`, ...unixctl, `--log-file=${this.logFile}`];
     const file = binaryPath(this.spec.binary);
     const all = [...(this.spec.detach ? ['--detach'] : []), ...common, ...args];
     const pid = this.spec.detach ? await this.#startDetached(file, all) : await this.#startChild(file, all);

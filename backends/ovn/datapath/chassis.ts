@@ -90,6 +90,8 @@ export class Chassis {
   /** network name → its bridge. */
   readonly #networks = new Map<string, string>();
   #generation = 0;
+  /** The logical ports of the NB as last synced (those that get ovn-installed). */
+  #present: ReadonlySet<string> = new Set();
   #ctl: UnixctlClient | undefined;
   /** How many times vswitchd was restarted after dying. */
   restarts = 0;
@@ -215,9 +217,10 @@ export class Chassis {
   /**
    * Waits until ovn-controller has installed the flows of the NB as it is
    * now (`ovn-nbctl --wait=hv sync`) and has marked every VIF whose logical
-   * port is in `present` ovn-installed.
+   * port is in `present` (default: as at the last sync) ovn-installed.
    */
-  async sync(present: ReadonlySet<string> = new Set(this.#ifaces.keys())): Promise<void> {
+  async sync(present: ReadonlySet<string> = this.#present): Promise<void> {
+    this.#present = new Set(present);
     const waits = [...this.#ifaces.values()]
       .filter((i) => i.binding.kind === 'vif' && present.has(i.binding.port))
       .flatMap((i) => ['--', 'wait-until', 'Interface', i.name, 'external_ids:ovn-installed="true"']);
@@ -314,22 +317,28 @@ export class Chassis {
 
   /**
    * Starts vswitchd again after it died (same conf.db: bridges, interfaces
-   * and bindings come back), points every interface at a fresh pcap file,
-   * and waits until ovn-controller has reinstalled the flows.
+   * and bindings come back), and ovn-controller with it (a running one
+   * reconnects with a back-off and would report the NB's flows installed
+   * before it has sent them again): ovn-installed marks are removed first, so
+   * waiting for them again means the flows are back. Every interface gets a
+   * fresh pcap file.
    */
   async restart(): Promise<void> {
     this.restarts++;
     this.#ctl?.close();
+    await this.controller.stop();
     if (this.vswitchd.running) await this.vswitchd.kill();
-    await this.#startVswitchd();
     this.#generation++;
-    const sets: string[][] = [];
+    const cmds: string[][] = [];
     for (const i of this.#ifaces.values()) {
       i.pcap = this.#pcapName(i.name);
       i.offset = PCAP_HEADER_BYTES;
-      sets.push(['set', 'Interface', i.name, `options:tx_pcap=${i.pcap}`]);
+      cmds.push(['set', 'Interface', i.name, `options:tx_pcap=${i.pcap}`]);
+      if (i.binding.kind === 'vif') cmds.push(['remove', 'Interface', i.name, 'external_ids', 'ovn-installed']);
     }
-    if (sets.length) await this.#vsctl(sets.flatMap((c, k) => (k === 0 ? c : ['--', ...c])));
+    if (cmds.length) await this.#vsctl(['--no-wait', ...cmds.flatMap((c, k) => (k === 0 ? c : ['--', ...c]))]);
+    await this.#startVswitchd();
+    await this.controller.start();
     await this.sync();
     await this.flushConntrack();
   }

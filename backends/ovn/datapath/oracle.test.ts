@@ -186,4 +186,13 @@ describe.skipIf(!requireOvn('datapath oracle'))('datapath oracle (dummy chassis,
     expect(r.steps.map((st) => st.outputs.map((o) => o.port))).toEqual([['vif2'], ['vif1']]);
     expect(request['udp.src']).toBe(s);
   });
+
+  it('vswitchd dying (as on OVS 3.1 conntrack assertion) restarts the chassis and the run is done again', async () => {
+    await dp.chassis.vswitchd.kill('SIGKILL');
+    const p = udp('vif1', '20.0.0.2', { ethDst: MAC.lrp1, sport: nextPort(), dport: 2222 });
+    const r = await dp.run({ packets: [{ inport: 'vif1', packet: p }] });
+    expect(r.restarts).toBe(1);
+    expect(r.steps[0]!.outputs.map((o) => [o.port, o.packet['ip.ttl']])).toEqual([['vif3', 63]]);
+    expect(dp.restarts).toBe(1);
+  });
 });

@@ -140,7 +140,8 @@ export interface Observed {
   };
 }
 
-function fieldsOf(p: Packet): Record<string, string> {
+/** A packet's compared fields, as OVN prints them. */
+export function fieldsOfPacket(p: Packet): Record<string, string> {
   const all = packetToJSON(p);
   const out: Record<string, string> = {};
   for (const f of COMPARED_FIELDS) if (all[f] !== undefined) out[f] = all[f];
@@ -153,7 +154,7 @@ export function observeSim(r: SimResult): Observed {
     outputs: r.outputs.map((o) => ({
       port: o.port,
       ...(o.generated ? { generated: o.generated } : {}),
-      packet: fieldsOf(o.packet),
+      packet: fieldsOfPacket(o.packet),
     })),
     path: {
       stages: [...new Set(r.stages.map((s) => `${s.datapath}/${s.stage}`))],
@@ -174,7 +175,7 @@ export function observeOvn(
     outputs: r.outputs.map((o) => ({
       port: o.outport,
       ...(o.generatedBy ? { generated: o.generatedBy } : {}),
-      packet: fieldsOf(o.packet),
+      packet: fieldsOfPacket(o.packet),
     })),
     ...(r.caveats.length ? { caveats: r.caveats.map((c) => c.rule) } : {}),
     ...(partial.length ? { partial } : {}),

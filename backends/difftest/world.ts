@@ -13,6 +13,12 @@
  */
 import { plan, type Topology } from '../../model/topology/index.ts';
 import { startControlPlane, type ControlPlane } from '../ovn/control-plane/index.ts';
+import {
+  DatapathOracle,
+  type DatapathRequest,
+  type DatapathRun,
+  oneNetworkPerLocalnet,
+} from '../ovn/datapath/index.ts';
 import { OvnBackend } from '../ovn/nb/index.ts';
 import { OvnTracer, type OvnTraceRequest, type OvnTraceResult } from '../ovn/trace/index.ts';
 
@@ -20,12 +26,22 @@ export interface OvnWorld {
   /** Makes OVN hold `topology` (and nothing else kovn owns), northd done, tracer reading the new SB. */
   load(topology: Topology): Promise<void>;
   trace(req: OvnTraceRequest): Promise<OvnTraceResult>;
+  /** Real packets through the chassis (present when the world was made with `datapath: true`). */
+  readonly datapath?: (req: DatapathRequest) => Promise<DatapathRun>;
+  /** Forgets what the chassis learned from packets (SB MAC_Binding, FDB). */
+  readonly forgetLearned?: () => Promise<void>;
+  /** Times the chassis' vswitchd died and was restarted (its runs were done again). */
+  readonly datapathRestarts?: () => number;
   close(): Promise<void>;
 }
 
 export interface OvnWorldOptions {
   /** Use this control plane (left running on close); default: start one. */
   readonly controlPlane?: ControlPlane;
+  /** Also start a chassis (backends/ovn/datapath) and bind every loaded topology's ports. */
+  readonly datapath?: boolean;
+  /** The datapath oracle's bounded wait for pinctrl (ms). */
+  readonly settleMs?: number;
 }
 
 interface Loader {
@@ -53,16 +69,28 @@ async function backendLoader(cp: ControlPlane): Promise<Loader> {
 export async function createOvnWorld(opts: OvnWorldOptions = {}): Promise<OvnWorld> {
   const cp = opts.controlPlane ?? (await startControlPlane());
   let loader: Loader;
+  let dp: DatapathOracle | undefined;
   try {
     loader = await backendLoader(cp);
+    if (opts.datapath)
+      dp = await DatapathOracle.start({
+        controlPlane: cp,
+        dir: cp.dir,
+        ...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
+      });
   } catch (e) {
     if (opts.controlPlane === undefined) await cp.stop();
     throw e;
   }
   let tracer: OvnTracer | undefined;
   return {
-    async load(topology) {
+    async load(given) {
+      // What the chassis learned from the last case's packets (MAC bindings, FDB) must not reach this one.
+      await dp?.forgetLearned();
+      // Localnet ports apart on the chassis; network names change no logical flow (see oracle.ts).
+      const topology = oneNetworkPerLocalnet(given);
       await loader.load(topology);
+      await dp?.load(topology);
       if (tracer === undefined) tracer = await OvnTracer.start({ dir: cp.dir, sbRemote: cp.sb.remote });
       else await tracer.reload();
     },
@@ -70,9 +98,17 @@ export async function createOvnWorld(opts: OvnWorldOptions = {}): Promise<OvnWor
       if (tracer === undefined) throw new Error('OvnWorld.trace before load');
       return tracer.trace(req);
     },
+    ...(dp
+      ? {
+          datapath: (req: DatapathRequest) => dp.run(req),
+          forgetLearned: () => dp.forgetLearned(),
+          datapathRestarts: () => dp.restarts,
+        }
+      : {}),
     async close() {
       try {
         await tracer?.stop();
+        await dp?.stop();
       } finally {
         await loader.close();
         if (opts.controlPlane === undefined) await cp.stop();

@@ -65,6 +65,9 @@ interface Iface {
 }
 
 const MAX_BATCH = 100;
+
+const sameBinding = (a: PortBinding, b: PortBinding): boolean =>
+  a.kind === b.kind && (a.kind === 'vif' || (b.kind === 'localnet' && a.network === b.network));
 const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 
 function fileSize(path: string): number {
@@ -90,6 +93,7 @@ export class Chassis {
   /** network name → its bridge. */
   readonly #networks = new Map<string, string>();
   #generation = 0;
+  #next = 0;
   /** The logical ports of the NB as last synced (those that get ovn-installed). */
   #present: ReadonlySet<string> = new Set();
   #ctl: UnixctlClient | undefined;
@@ -155,8 +159,8 @@ export class Chassis {
     return this.opts.dir;
   }
 
-  #vsctl(args: readonly string[]): Promise<{ stdout: string }> {
-    return runTool('ovs-vsctl', [`--db=${this.conf.remote}`, '--timeout=30', ...args], { dir: this.dir });
+  #vsctl(args: readonly string[], timeoutS = 30): Promise<{ stdout: string }> {
+    return runTool('ovs-vsctl', [`--db=${this.conf.remote}`, `--timeout=${timeoutS}`, ...args], { dir: this.dir });
   }
 
   async #startVswitchd(): Promise<void> {
@@ -186,8 +190,11 @@ export class Chassis {
     const cmds: string[][] = [];
     let mappingsChanged = false;
     for (const b of ports) {
-      if (this.#ifaces.has(b.port)) continue;
-      const name = `${b.kind === 'vif' ? 'v' : 'n'}${this.#ifaces.size}`;
+      const had = this.#ifaces.get(b.port);
+      if (had !== undefined && sameBinding(had.binding, b)) continue;
+      // A localnet port on another network now: its interface moves to that network's bridge.
+      if (had !== undefined) cmds.push(['--if-exists', 'del-port', had.bridge, had.name]);
+      const name = `${b.kind === 'vif' ? 'v' : 'n'}${this.#next++}`;
       let bridge = 'br-int';
       if (b.kind === 'localnet') {
         bridge = this.#networks.get(b.network) ?? `br-n${this.#networks.size}`;
@@ -225,7 +232,7 @@ export class Chassis {
       .filter((i) => i.binding.kind === 'vif' && present.has(i.binding.port))
       .flatMap((i) => ['--', 'wait-until', 'Interface', i.name, 'external_ids:ovn-installed="true"']);
     try {
-      if (waits.length) await this.#vsctl(waits.slice(1));
+      if (waits.length) await this.#vsctl(waits.slice(1), Number(process.env.KOVN_DP_INSTALL_TIMEOUT ?? 30));
     } catch (e) {
       throw new DatapathError('not-installed', `chassis ${this.dir}: ports never ovn-installed: ${String(e)}`, {
         cause: e,

@@ -28,4 +28,5 @@ export {
   type DatapathRequest,
   type DatapathRun,
   type DatapathStep,
+  type SendPacket,
 } from './oracle.ts';

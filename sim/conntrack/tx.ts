@@ -249,18 +249,34 @@ export class ConntrackTx {
     return result(c.state, updated, c.reply, c.packet);
   }
 
-  /** An ICMP error about a known connection: `rel` (and `rpl` when it travels back to the initiator). */
+  /**
+   * An ICMP error about a known connection: `rel` (and `rpl` when it travels
+   * back to the initiator). With `nat`, as OVS's userspace conntrack
+   * translates it (lib/conntrack.c un_nat_packet / nat_packet with
+   * `related`): back to the initiator, the outer header is un-NATed like a
+   * reply (SNAT: destination := the initiator; DNAT: source := the address
+   * it asked for, a VIP) whoever sent the error, and the quoted packet
+   * becomes the one the initiator sent; toward the responder only the outer
+   * header is NATed like an original packet (SNAT: source := the SNAT
+   * address; DNAT: destination := the backend), the quote left alone.
+   */
   private related(zone: string, p: Packet, nat: boolean): CtLookup {
-    const slot = this.tupleSlot(zone, tupleFromInner(p.inner!));
+    // As OVS keys it: the quoted packet reversed (the direction the error travels), so a quote of a
+    // NATed packet (client → backend) finds the connection by its reply tuple (backend → client).
+    const slot = this.tupleSlot(zone, invertTuple(tupleFromInner(p.inner!)));
     if (slot === undefined) return result(CS_TRK | CS_INV, undefined, undefined, p);
     const entry = this.entry(slot.id)!;
-    const backToInitiator = !slot.reply;
+    const backToInitiator = slot.reply;
     const state = CS_TRK | CS_REL | (backToInitiator ? CS_RPL : 0);
     if (!nat || entry.nat === undefined) return result(state, entry, undefined, p);
-    // The error quotes the packet as translated; undo that for the initiator's view.
-    const quoted = backToInitiator ? entry.orig : invertTuple(entry.orig);
-    const outerDst = backToInitiator ? entry.orig.src : entry.reply.src;
-    const out = withFields(withIPs(p, undefined, outerDst), {
+    const snat = entry.nat === 'snat';
+    if (!backToInitiator) {
+      const out = snat ? withIPs(p, entry.reply.dst, undefined) : withIPs(p, undefined, entry.reply.src);
+      return result(state | (snat ? CS_SNAT : CS_DNAT), entry, undefined, out);
+    }
+    const quoted = entry.orig;
+    const outer = snat ? withIPs(p, undefined, entry.orig.src) : withIPs(p, entry.orig.dst, undefined);
+    const out = withFields(outer, {
       inner: {
         family: quoted.family,
         proto: quoted.proto,
@@ -270,7 +286,8 @@ export class ConntrackTx {
         dport: quoted.dport,
       },
     });
-    return result(state | CS_DNAT, entry, undefined, out);
+    // Un-NAT of a reply: OVS reports the opposite kind (an SNAT entry un-NATs the destination).
+    return result(state | (snat ? CS_DNAT : CS_SNAT), entry, undefined, out);
   }
 
   /**

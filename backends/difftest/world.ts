@@ -45,16 +45,17 @@ export interface OvnWorldOptions {
 }
 
 interface Loader {
-  load(t: Topology): Promise<void>;
+  /** `until: 'hv'`: also until the chassis installed the flows. */
+  load(t: Topology, until: 'sb' | 'hv'): Promise<void>;
   close(): Promise<void>;
 }
 
 async function backendLoader(cp: ControlPlane): Promise<Loader> {
   const be = await OvnBackend.connect({ remotes: cp.nb.remote });
   return {
-    async load(t) {
+    async load(t, until) {
       await be.apply(plan(await be.read(), t), { label: 'difftest' });
-      await be.waitForNorthd({ timeoutMs: 60_000 });
+      await be.waitForNorthd({ timeoutMs: 60_000, until });
     },
     close: () => be.close(),
   };
@@ -89,8 +90,10 @@ export async function createOvnWorld(opts: OvnWorldOptions = {}): Promise<OvnWor
       await dp?.forgetLearned();
       // Localnet ports apart on the chassis; network names change no logical flow (see oracle.ts).
       const topology = oneNetworkPerLocalnet(given);
-      await loader.load(topology);
-      await dp?.load(topology);
+      // Interfaces first: ovn-controller claims each port as northd makes its binding, in the same wait.
+      await dp?.bind(topology);
+      await loader.load(topology, dp ? 'hv' : 'sb');
+      await dp?.installed({ synced: true });
       if (tracer === undefined) tracer = await OvnTracer.start({ dir: cp.dir, sbRemote: cp.sb.remote });
       else await tracer.reload();
     },

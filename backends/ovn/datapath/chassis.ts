@@ -223,10 +223,11 @@ export class Chassis {
 
   /**
    * Waits until ovn-controller has installed the flows of the NB as it is
-   * now (`ovn-nbctl --wait=hv sync`) and has marked every VIF whose logical
-   * port is in `present` (default: as at the last sync) ovn-installed.
+   * now (`ovn-nbctl --wait=hv sync`; `hv: false` when the caller waited for
+   * that itself) and has marked every VIF whose logical port is in `present`
+   * (default: as at the last sync) ovn-installed.
    */
-  async sync(present: ReadonlySet<string> = this.#present): Promise<void> {
+  async sync(present: ReadonlySet<string> = this.#present, opts: { readonly hv?: boolean } = {}): Promise<void> {
     this.#present = new Set(present);
     const waits = [...this.#ifaces.values()]
       .filter((i) => i.binding.kind === 'vif' && present.has(i.binding.port))
@@ -238,6 +239,7 @@ export class Chassis {
         cause: e,
       });
     }
+    if (opts.hv === false) return;
     await runTool('ovn-nbctl', [`--db=${this.opts.nbRemote}`, '--timeout=60', '--wait=hv', 'sync'], {
       dir: this.dir,
       timeoutMs: 70_000,

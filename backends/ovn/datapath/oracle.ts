@@ -144,7 +144,6 @@ export function oneNetworkPerLocalnet(t: Topology): Topology {
  */
 export class DatapathOracle {
   readonly #present = new Set<string>();
-  readonly #localnets = new Set<string>();
 
   private constructor(
     readonly chassis: Chassis,
@@ -174,15 +173,26 @@ export class DatapathOracle {
    * and waits until ovn-controller has installed its flows.
    */
   async load(topology: Topology): Promise<void> {
+    await this.bind(topology);
+    await this.installed({ synced: false });
+  }
+
+  /** Gives the topology's ports their interfaces; may come before the NB holds it. */
+  async bind(topology: Topology): Promise<void> {
     const ports = bindingsOf(topology);
     await this.chassis.bind(ports);
     this.#present.clear();
-    this.#localnets.clear();
-    for (const b of ports) {
-      this.#present.add(b.port);
-      if (b.kind === 'localnet') this.#localnets.add(b.port);
-    }
-    await this.chassis.sync(this.#present);
+    for (const b of ports) this.#present.add(b.port);
+  }
+
+  /**
+   * Waits until the bound ports that are in the NB are ovn-installed and,
+   * unless the caller already waited for the chassis (`synced`: NB_Global
+   * hv_cfg, as `ovn-nbctl --wait=hv`), until ovn-controller installed the
+   * NB's flows.
+   */
+  async installed(opts: { readonly synced: boolean }): Promise<void> {
+    await this.chassis.sync(this.#present, { hv: !opts.synced });
   }
 
   /**

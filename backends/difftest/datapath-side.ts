@@ -67,6 +67,8 @@ export interface DatapathOutcome {
    * it are compared. At 0 the datapath judged nothing.
    */
   readonly crashedAt?: number;
+  /** Why the datapath judged nothing at all (ovn-controller died installing the topology). */
+  readonly unavailable?: string;
   readonly ms: number;
 }
 
@@ -220,6 +222,9 @@ export async function evaluateDatapath(world: OvnWorld, c: DiffCase): Promise<Da
   // Only the packets the datapath answered are compared (a crash ends the run early).
   const later = sent.slice(0, Math.max(0, dp.length - 1));
   const sim = dp.length === 0 ? { agree: true, sim: [] } : simAgainstSteps(c, later, dp);
-  const crash = run.crashedAt === undefined ? {} : { crashedAt: run.crashedAt };
+  const crash = {
+    ...(run.crashedAt === undefined ? {} : { crashedAt: run.crashedAt }),
+    ...(run.unavailable === undefined ? {} : { unavailable: run.unavailable }),
+  };
   return { ...sim, datapath: dp, later, restarts: run.restarts, ...crash, ms: performance.now() - t0 };
 }

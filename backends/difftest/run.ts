@@ -103,8 +103,9 @@ export interface DifftestResult {
   /** Times vswitchd died and its case was run again on a restarted chassis. */
   readonly restarts: number;
   /**
-   * Cases on which vswitchd died twice at the same packet (OVS crashes on that traffic): the datapath
-   * judged the packets before it only (none at step 0, where ovn-trace judged alone).
+   * Cases on which vswitchd died twice at the same packet (OVS crashes on that traffic), or ovn-controller
+   * died installing the topology: the datapath judged the packets before it only (none at step 0, where
+   * ovn-trace judged alone).
    */
   readonly crashes: {
     readonly count: number;
@@ -278,7 +279,7 @@ class Tally {
   readonly partial: Record<string, number> = {};
   readonly pairs = { simDp: { cases: 0, agree: 0 }, simTrace: { cases: 0, agree: 0 }, traceDp: { cases: 0, agree: 0 } };
   readonly artefacts: Record<string, { count: number; cases: number[] }> = {};
-  readonly crashes = { count: 0, cases: [] as { case: number; step: number }[] };
+  readonly crashes = { count: 0, cases: [] as { case: number; step: number; why: string }[] };
   readonly timing = { loadMs: 0, traceMs: 0, simMs: 0, datapathMs: 0, shrinkMs: 0 };
 
   add(index: number, o: ThreeWayOutcome): void {
@@ -291,7 +292,8 @@ class Tally {
     if (judgeAgrees) this.agree++;
     if (o.datapath?.crashedAt !== undefined) {
       this.crashes.count++;
-      if (this.crashes.cases.length < 10) this.crashes.cases.push({ case: index, step: o.datapath.crashedAt });
+      const why = o.datapath.unavailable === undefined ? 'vswitchd' : 'ovn-controller';
+      if (this.crashes.cases.length < 10) this.crashes.cases.push({ case: index, step: o.datapath.crashedAt, why });
     }
     if (o.datapath && judged) {
       this.pairs.simDp.cases++;

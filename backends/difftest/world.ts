@@ -19,7 +19,7 @@ import {
   type DatapathRun,
   oneNetworkPerLocalnet,
 } from '../ovn/datapath/index.ts';
-import { OvnBackend } from '../ovn/nb/index.ts';
+import { OvnBackend, OvnBackendError } from '../ovn/nb/index.ts';
 import { OvnTracer, type OvnTraceRequest, type OvnTraceResult } from '../ovn/trace/index.ts';
 
 export interface OvnWorld {
@@ -45,17 +45,36 @@ export interface OvnWorldOptions {
 }
 
 interface Loader {
-  /** `until: 'hv'`: also until the chassis installed the flows. */
-  load(t: Topology, until: 'sb' | 'hv'): Promise<void>;
+  load(t: Topology): Promise<void>;
+  /**
+   * Until the chassis installed the flows (NB_Global.hv_cfg), in short waits
+   * while `alive` holds; false when it stopped holding (ovn-controller died).
+   */
+  waitChassis(alive: () => boolean): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** Bound on the chassis catching up with one topology. */
+const CHASSIS_TIMEOUT_MS = 60_000;
 
 async function backendLoader(cp: ControlPlane): Promise<Loader> {
   const be = await OvnBackend.connect({ remotes: cp.nb.remote });
   return {
-    async load(t, until) {
+    async load(t) {
       await be.apply(plan(await be.read(), t), { label: 'difftest' });
-      await be.waitForNorthd({ timeoutMs: 60_000, until });
+      await be.waitForNorthd({ timeoutMs: 60_000 });
+    },
+    async waitChassis(alive) {
+      const deadline = performance.now() + CHASSIS_TIMEOUT_MS;
+      for (;;) {
+        if (!alive()) return false;
+        try {
+          await be.waitForNorthd({ timeoutMs: 2_000, until: 'hv' });
+          return true;
+        } catch (e) {
+          if (!(e instanceof OvnBackendError) || performance.now() > deadline) throw e;
+        }
+      }
     },
     close: () => be.close(),
   };
@@ -90,10 +109,13 @@ export async function createOvnWorld(opts: OvnWorldOptions = {}): Promise<OvnWor
       await dp?.forgetLearned();
       // Localnet ports apart on the chassis; network names change no logical flow (see oracle.ts).
       const topology = oneNetworkPerLocalnet(given);
-      // Interfaces first: ovn-controller claims each port as northd makes its binding, in the same wait.
+      // Interfaces first: ovn-controller claims each port as northd makes its binding.
       await dp?.bind(topology);
-      await loader.load(topology, dp ? 'hv' : 'sb');
-      await dp?.installed({ synced: true });
+      await loader.load(topology);
+      if (dp) {
+        if (await loader.waitChassis(() => dp.running)) await dp.installed({ synced: true });
+        else dp.markUnavailable('ovn-controller died installing the topology (see chassis.ts DAEMON_MEMORY_LIMIT)');
+      }
       if (tracer === undefined) tracer = await OvnTracer.start({ dir: cp.dir, sbRemote: cp.sb.remote });
       else await tracer.reload();
     },

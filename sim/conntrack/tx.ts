@@ -203,11 +203,10 @@ export class ConntrackTx {
     const v4 = p['ip4.src'] !== undefined;
     if ((v4 ? p['ip4.src'] : p['ip6.src']) === undefined || (v4 ? p['ip4.dst'] : p['ip6.dst']) === undefined)
       return result(0, undefined, undefined, p);
+    // An ICMP error is keyed by the packet it quotes, never by its own header (as OVS does).
+    if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat);
     const slot = this.packetSlot(zone, p);
-    if (slot === undefined) {
-      if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat);
-      return result(unknownState(p), undefined, undefined, p);
-    }
+    if (slot === undefined) return result(unknownState(p), undefined, undefined, p);
     let entry = this.entry(slot.id)!;
     let state = CS_TRK;
     if (slot.reply) {
@@ -295,6 +294,9 @@ export class ConntrackTx {
    * updating mark/label of the existing one). Returns the packet after NAT.
    */
   commit(zone: string, p: Packet, opts: CommitOptions = {}): CtLookup {
+    // OVS keys an ICMP error by the packet it quotes and never starts a connection from one: it is
+    // related to a known connection (NATed as that one is) or invalid, and then not NATed at all.
+    if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat !== undefined);
     const t = tupleOf(p);
     if (t === undefined) return result(0, undefined, undefined, p);
     const slot = this.tupleSlot(zone, t);

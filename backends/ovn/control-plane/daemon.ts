@@ -9,7 +9,7 @@
  * daemon is found through its pidfile.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { binaryPath, type OvnBinary } from './binaries.ts';
 import { ControlPlaneError } from './errors.ts';
@@ -47,7 +47,16 @@ export interface DaemonSpec {
    * is `<dir>/<binary>.<pid>.ctl` (OVN_RUNDIR is the dir). Default true.
    */
   readonly unixctlOption?: boolean;
+  /**
+   * Address-space limit (RLIMIT_AS, through util-linux prlimit, which execs
+   * the daemon: same pid). For daemons that can grow without bound on bad
+   * input (ovn-controller expanding a match): they fail alone instead of
+   * the kernel's OOM killer picking among everything on the machine.
+   */
+  readonly memoryLimitBytes?: number;
 }
+
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
 
 /** Unix socket paths are limited to 107 bytes (sun_path). */
 export const MAX_SOCKET_PATH = 107;
@@ -141,7 +150,12 @@ export class DaemonProcess implements ProcessHandle {
   }
 
   async #startChild(file: string, args: readonly string[]): Promise<number> {
-    const child = spawn(file, [...args], { env: daemonEnv(this.spec.dir), stdio: ['ignore', 'ignore', 'pipe'] });
+    const limit = this.spec.memoryLimitBytes;
+    const [cmd, argv] =
+      limit !== undefined && PRLIMIT !== undefined
+        ? [PRLIMIT, [`--as=${limit}`, '--', file, ...args]]
+        : [file, [...args]];
+    const child = spawn(cmd, argv, { env: daemonEnv(this.spec.dir), stdio: ['ignore', 'ignore', 'pipe'] });
     this.#stderr = captureStderr(child);
     let exit: Exit | undefined;
     const reaped = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -65,6 +65,12 @@ interface Iface {
 }
 
 const MAX_BATCH = 100;
+/**
+ * Measured here: ovn-controller 23.03 can grow past 20 GB within seconds on
+ * some generated ACL matches (expanding them into flows), until the kernel's
+ * OOM killer ends it, or something else. Limited, it fails alone.
+ */
+const DAEMON_MEMORY_LIMIT = 2 * 1024 ** 3;
 
 const sameBinding = (a: PortBinding, b: PortBinding): boolean =>
   a.kind === b.kind && (a.kind === 'vif' || (b.kind === 'localnet' && a.network === b.network));
@@ -114,6 +120,7 @@ export class Chassis {
       name: 'vswitchd',
       binary: 'ovs-vswitchd',
       args: ['--enable-dummy=override', '--disable-system', '--disable-system-route', conf.remote],
+      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
     });
     const controller = new DaemonProcess({
       dir: opts.dir,
@@ -121,6 +128,7 @@ export class Chassis {
       binary: 'ovn-controller',
       args: [conf.remote],
       unixctlOption: false,
+      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
     });
     const ch = new Chassis(opts, conf, vswitchd, controller);
     try {
@@ -332,7 +340,7 @@ export class Chassis {
    * waiting for them again means the flows are back. Every interface gets a
    * fresh pcap file.
    */
-  async restart(): Promise<void> {
+  async restart(opts: { readonly sync?: boolean } = {}): Promise<void> {
     this.restarts++;
     this.#ctl?.close();
     await this.controller.stop();
@@ -348,8 +356,26 @@ export class Chassis {
     if (cmds.length) await this.#vsctl(['--no-wait', ...cmds.flatMap((c, k) => (k === 0 ? c : ['--', ...c]))]);
     await this.#startVswitchd();
     await this.controller.start();
-    await this.sync();
+    if (opts.sync !== false) await this.sync();
     await this.flushConntrack();
+  }
+
+  /** Whether ovn-controller runs (it may have died on a topology, see DAEMON_MEMORY_LIMIT). */
+  get controllerRunning(): boolean {
+    return this.controller.running;
+  }
+
+  /** Starts whichever of vswitchd and ovn-controller is not running (a full restart if vswitchd died). */
+  async ensureRunning(): Promise<boolean> {
+    // No waiting for flows here: the NB may still hold the topology that killed it.
+    if (!(await this.alive())) {
+      await this.restart({ sync: false });
+      return true;
+    }
+    if (this.controller.running) return false;
+    this.restarts++;
+    await this.controller.start();
+    return true;
   }
 
   /** Stops ovn-controller, vswitchd and the conf.db server (in that order). */

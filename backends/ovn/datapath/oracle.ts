@@ -54,6 +54,8 @@ export interface DatapathRun {
    * holds the packets before it.
    */
   readonly crashedAt?: number;
+  /** Set when the chassis could not run the topology at all (ovn-controller died installing it). */
+  readonly unavailable?: string;
   /** Frames that arrived before the run started (late answers to an earlier run); not part of it. */
   readonly stray: number;
 }
@@ -144,6 +146,8 @@ export function oneNetworkPerLocalnet(t: Topology): Topology {
  */
 export class DatapathOracle {
   readonly #present = new Set<string>();
+  /** Why the chassis cannot run the loaded topology (ovn-controller died on it), if so. */
+  #unavailable: string | undefined;
 
   private constructor(
     readonly chassis: Chassis,
@@ -179,6 +183,8 @@ export class DatapathOracle {
 
   /** Gives the topology's ports their interfaces; may come before the NB holds it. */
   async bind(topology: Topology): Promise<void> {
+    this.#unavailable = undefined;
+    await this.chassis.ensureRunning();
     const ports = bindingsOf(topology);
     await this.chassis.bind(ports);
     this.#present.clear();
@@ -193,6 +199,19 @@ export class DatapathOracle {
    */
   async installed(opts: { readonly synced: boolean }): Promise<void> {
     await this.chassis.sync(this.#present, { hv: !opts.synced });
+  }
+
+  /** Whether ovn-controller and vswitchd still run (a wait for the chassis gives up when not). */
+  get running(): boolean {
+    return this.chassis.controllerRunning && this.chassis.vswitchd.running;
+  }
+
+  /**
+   * The loaded topology cannot run here (ovn-controller died installing it):
+   * runs give no steps (`crashedAt` 0) until the next topology is bound.
+   */
+  markUnavailable(reason: string): void {
+    this.#unavailable = reason;
   }
 
   /**
@@ -216,6 +235,8 @@ export class DatapathOracle {
    * ends the run there (`crashedAt`).
    */
   async run(req: DatapathRequest): Promise<DatapathRun> {
+    if (this.#unavailable !== undefined)
+      return { steps: [], restarts: 0, stray: 0, announcements: 0, crashedAt: 0, unavailable: this.#unavailable };
     let restarts = 0;
     let diedAt: number | undefined;
     for (;;) {

@@ -243,6 +243,12 @@ export class DatapathOracle {
       const r = await this.#runOnce(req);
       if (r.died === undefined && (await this.chassis.alive())) return { ...r, restarts };
       const at = r.died ?? r.steps.length;
+      if (at < 0) {
+        if (restarts++ > 2)
+          throw new DatapathError('vswitchd-died', `ovs-vswitchd in ${this.chassis.dir} keeps dying before a run`);
+        await this.chassis.restart();
+        continue;
+      }
       // The same packet killed it again: a crash of this OVS on this traffic, not bad luck with an old entry.
       if (restarts > 0 && diedAt === at) {
         await this.chassis.restart();
@@ -258,11 +264,18 @@ export class DatapathOracle {
   async #runOnce(
     req: DatapathRequest,
   ): Promise<{ steps: DatapathStep[]; stray: number; announcements: number; died?: number }> {
-    await this.chassis.flushConntrack();
-    await this.chassis.barrier();
-    const stray = this.chassis.collect().reduce((n, p) => n + p.frames.length, 0);
     const steps: DatapathStep[] = [];
     let announcements = 0;
+    let stray = 0;
+    try {
+      await this.chassis.flushConntrack();
+      await this.chassis.barrier();
+      stray = this.chassis.collect().reduce((n, p) => n + p.frames.length, 0);
+    } catch (e) {
+      // Dead before the first packet (killed since the last run): the run starts again on a restarted one.
+      if (e instanceof DatapathError && !(await this.chassis.alive())) return { steps, stray, announcements, died: -1 };
+      throw e;
+    }
     for (let k = 0; ; k++) {
       const send = k < req.packets.length ? req.packets[k] : req.next?.(steps);
       if (send === undefined) break;

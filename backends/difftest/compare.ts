@@ -143,21 +143,28 @@ export interface Observed {
   };
 }
 
+/**
+ * Against real packets also the DSCP (QoS marking): ovn-trace's output
+ * packets carry only what its microflow set, the datapath's frames every
+ * header field.
+ */
+export const DATAPATH_FIELDS: readonly FieldName[] = [...COMPARED_FIELDS, 'ip.dscp'];
+
 /** A packet's compared fields, as OVN prints them. */
-export function fieldsOfPacket(p: Packet): Record<string, string> {
+export function fieldsOfPacket(p: Packet, fields: readonly FieldName[] = COMPARED_FIELDS): Record<string, string> {
   const all = packetToJSON(p);
   const out: Record<string, string> = {};
-  for (const f of COMPARED_FIELDS) if (all[f] !== undefined) out[f] = all[f];
+  for (const f of fields) if (all[f] !== undefined) out[f] = all[f];
   return out;
 }
 
-export function observeSim(r: SimResult): Observed {
+export function observeSim(r: SimResult, fields: readonly FieldName[] = COMPARED_FIELDS): Observed {
   return {
     verdict: r.verdict,
     outputs: r.outputs.map((o) => ({
       port: o.port,
       ...(o.generated ? { generated: o.generated } : {}),
-      packet: fieldsOfPacket(o.packet),
+      packet: fieldsOfPacket(o.packet, fields),
     })),
     path: {
       stages: [...new Set(r.stages.map((s) => `${s.datapath}/${s.stage}`))],

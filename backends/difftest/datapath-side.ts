@@ -2,7 +2,7 @@
  * The simulator against real packets (backends/ovn/datapath), the judge.
  * No excuse rules on this pair: the verdict, every output port and every
  * output frame's compared fields (TTL, MACs, NAT'd addresses and ports,
- * generated packets) must be the same.
+ * DSCP, generated packets) must be the same.
  *
  * A case is a connection: the case's packet; then, when it arrived at a
  * port as the same protocol (forwarded, not an error about it), the reply
@@ -44,7 +44,14 @@ import { compileNetwork } from '../../sim/compile/network.ts';
 import { simulate, type SimResult } from '../../sim/simulate.ts';
 import type { DatapathStep, SendPacket } from '../ovn/datapath/index.ts';
 import type { DiffCase } from './case.ts';
-import { compareObserved, fieldsOfPacket, type Observed, observeSim, type VerdictDiff } from './compare.ts';
+import {
+  compareObserved,
+  DATAPATH_FIELDS,
+  fieldsOfPacket,
+  type Observed,
+  observeSim,
+  type VerdictDiff,
+} from './compare.ts';
 import { type SimRun, selector, simulateCase } from './simulate-case.ts';
 import type { OvnWorld } from './world.ts';
 
@@ -76,7 +83,7 @@ export interface DatapathOutcome {
 export function observeDatapath(step: DatapathStep): Observed {
   return {
     verdict: step.verdict,
-    outputs: step.outputs.map((o) => ({ port: o.port, packet: fieldsOfPacket(o.packet) })),
+    outputs: step.outputs.map((o) => ({ port: o.port, packet: fieldsOfPacket(o.packet, DATAPATH_FIELDS) })),
   };
 }
 
@@ -197,7 +204,7 @@ export function simAgainstSteps(
   for (let pick = 0; pick < lbPicks(net); pick++) {
     const cp = { ...c, lbPick: c.lbPick + pick };
     for (const r of simulateCase(cp, net)) {
-      const sim = simConnection(net, cp, r, later).map((x) => withoutPath(observeSim(x)));
+      const sim = simConnection(net, cp, r, later).map((x) => withoutPath(observeSim(x, DATAPATH_FIELDS)));
       const diff = compareSteps(sim, dp);
       if (diff === undefined) return { agree: true, sim, lbPick: cp.lbPick };
       first ??= { sim, diff };

@@ -13,7 +13,7 @@
  * chassis learned (ovn-trace's one-shot runs read the SB again); trace.
  */
 import type { DiffCase } from './case.ts';
-import { compareObserved, type Observed, type VerdictDiff } from './compare.ts';
+import { COMPARED_FIELDS, compareObserved, type Observed, type VerdictDiff } from './compare.ts';
 import { type DatapathOutcome, evaluateDatapath } from './datapath-side.ts';
 import { type CaseOutcome, evaluateCase, failureKind } from './evaluate.ts';
 import type { OvnWorld } from './world.ts';
@@ -41,7 +41,16 @@ export function compareTraceDatapath(trace: CaseOutcome, dp: Observed): TraceVsD
   if ('error' in trace.ovn) return { agree: false, why: 'error' };
   if (trace.ovn.partial?.some((p) => p.rule !== 'ct-states-consumed' && p.rule !== 'port-sec-widened'))
     return { agree: false, why: 'partial' };
-  const diff = compareObserved(dp, { verdict: trace.ovn.verdict, outputs: trace.ovn.outputs });
+  // ovn-trace's packets carry the usual fields only: the datapath's are read the same way here.
+  const shown = new Set<string>(COMPARED_FIELDS);
+  const project = (o: Observed): Observed => ({
+    verdict: o.verdict,
+    outputs: o.outputs.map((x) => ({
+      port: x.port,
+      packet: Object.fromEntries(Object.entries(x.packet).filter(([f]) => shown.has(f))),
+    })),
+  });
+  const diff = compareObserved(project(dp), { verdict: trace.ovn.verdict, outputs: trace.ovn.outputs });
   return diff === undefined ? { agree: true } : { agree: false, diff };
 }
 

@@ -306,6 +306,10 @@ export class ConntrackTx {
       const found = this.lookup(zone, p, { nat: opts.nat !== undefined });
       return result(found.state, updated, found.reply, found.packet);
     }
+    // A packet that cannot open a connection (an echo reply, a SYN-ACK: OVS valid_new) is invalid:
+    // nothing is committed and nothing NATed (a DGP's ct_snat leaves such a reply's source alone).
+    const fresh0 = unknownState(p);
+    if (fresh0 & CS_INV) return result(fresh0, undefined, undefined, p);
     const nat = opts.nat;
     const reply = this.replyTupleFor(zone, t, nat);
     const id = this.nextId++;

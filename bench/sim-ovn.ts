@@ -17,6 +17,8 @@ import { emptyTopology, plan, type Topology } from '../model/topology/index.ts';
 import { startControlPlane } from '../backends/ovn/control-plane/index.ts';
 import { OvnBackend } from '../backends/ovn/index.ts';
 import { OvnTracer, type OvnTraceResult } from '../backends/ovn/trace/index.ts';
+import { Chassis } from '../backends/ovn/datapath/index.ts';
+import { emitPacket } from '../model/packet/wire/index.ts';
 import type { Packet, SimResult } from '../sim/index.ts';
 import type { BenchProbe } from './sim-probes.ts';
 
@@ -38,6 +40,10 @@ export interface OvnFigures {
   /** Per-trace wall times (ovn-appctl round trip and parsing included), by how ovn-trace ran. */
   readonly daemonMs: readonly number[];
   readonly oneShotMs: readonly number[];
+  /** Per-probe wall times through the real chassis (inject + barrier), when measured. */
+  readonly datapathMs: readonly number[];
+  /** Binding the sample's ports and waiting until ovn-controller installed the flows. */
+  readonly datapathLoadMs?: number;
   readonly agree: number;
   readonly total: number;
   readonly disagreements: readonly Disagreement[];
@@ -90,6 +96,8 @@ export async function measureOvn(o: {
   topology: Topology;
   sample: readonly OvnSampleProbe[];
   log: (line: string) => void;
+  /** Also send the sample through a real chassis (default true). */
+  datapath?: boolean;
 }): Promise<OvnFigures> {
   const cp = await startControlPlane();
   let backend: OvnBackend | undefined;
@@ -106,7 +114,11 @@ export async function measureOvn(o: {
     tracer = await OvnTracer.start({ dir: cp.dir, sbRemote: cp.sb.remote });
     const daemonStartMs = elapsed(t0);
     o.log(`ovn-trace daemon up in ${Math.round(daemonStartMs)} ms; tracing ${o.sample.length} probes`);
-    return { loadMs, daemonStartMs, ...(await traceSample(tracer, o.sample, o.log)) };
+    const traced = await traceSample(tracer, o.sample, o.log);
+    await tracer.stop();
+    tracer = undefined;
+    const dp = o.datapath === false ? { datapathMs: [] } : await sendSample(cp, o.sample, o.log);
+    return { loadMs, daemonStartMs, ...traced, ...dp };
   } finally {
     await tracer?.stop();
     await backend?.close();
@@ -147,6 +159,40 @@ async function traceSample(
     if ((i + 1) % 50 === 0) log(`traced ${i + 1}/${sample.length}`);
   }
   return { daemonMs, oneShotMs, agree, total: sample.length, disagreements };
+}
+
+/**
+ * The sample's packets through one real chassis (backends/ovn/datapath), one
+ * after another, each timed from injection to the barrier that says the
+ * datapath is done with it (ovn-controller's own packets are not waited for).
+ * Only the ports the sample enters by are bound: 5,000 dummy interfaces
+ * would measure ovn-controller's start-up, not a packet.
+ */
+async function sendSample(
+  cp: { dir: string; nb: { remote: string }; sb: { remote: string } },
+  sample: readonly OvnSampleProbe[],
+  log: (line: string) => void,
+): Promise<Pick<OvnFigures, 'datapathMs' | 'datapathLoadMs'>> {
+  const t0 = performance.now();
+  const chassis = await Chassis.start({ dir: cp.dir, sbRemote: cp.sb.remote, nbRemote: cp.nb.remote });
+  try {
+    const ports = [...new Set(sample.map((x) => x.probe.inport))];
+    await chassis.bind(ports.map((port) => ({ kind: 'vif' as const, port })));
+    await chassis.sync(new Set(ports));
+    const datapathLoadMs = elapsed(t0);
+    log(`chassis up, ${ports.length} ports bound in ${Math.round(datapathLoadMs)} ms; sending ${sample.length} probes`);
+    await chassis.flushConntrack();
+    const datapathMs: number[] = [];
+    for (const { probe } of sample) {
+      const frame = emitPacket(probe.packet);
+      const t1 = performance.now();
+      await chassis.inject(probe.inport, [frame]);
+      datapathMs.push(elapsed(t1));
+    }
+    return { datapathMs, datapathLoadMs };
+  } finally {
+    await chassis.stop();
+  }
 }
 
 /**

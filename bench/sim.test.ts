@@ -86,6 +86,9 @@ describe('bench sim', () => {
         'speedup_vs_ovn_trace',
         'sample_agree',
         'sample_total',
+        'datapath_ms',
+        'datapath_load_ms',
+        'speedup_vs_datapath',
       );
     expect(Object.keys(report.metrics)).toEqual(expect.arrayContaining(keys));
     for (const [name, value] of Object.entries(report.metrics)) {

@@ -14,6 +14,11 @@
  *   ovn-trace daemon (ct=new); `ovn_trace_oneshot_ms`: the same for VIPs of
  *   several backends, which need a one-shot run with --lb-dst;
  *   `speedup_vs_ovn_trace` = ovn_trace_ms / (simulator time per probe).
+ * - `datapath_ms`: median wall time of one probe of the same sample sent
+ *   through a real chassis (backends/ovn/datapath: OVS userspace datapath,
+ *   ovn-controller), from injection to the barrier after it, one after
+ *   another; `datapath_load_ms`: the chassis up with the sample's ports bound;
+ *   `speedup_vs_datapath` likewise.
  * - `sample_agree` / `sample_total`: sampled probes on which the simulator
  *   and ovn-trace agree; every disagreement is printed on stderr.
  */
@@ -49,6 +54,12 @@ export interface SimBenchMetrics {
   ovn_trace_ms?: number;
   ovn_trace_oneshot_ms?: number;
   speedup_vs_ovn_trace?: number;
+  /** Median wall time of one probe through the real chassis (inject + barrier). */
+  datapath_ms?: number;
+  /** Chassis start, the sample's ports bound, flows installed. */
+  datapath_load_ms?: number;
+  /** datapath_ms / (simulator time per probe). */
+  speedup_vs_datapath?: number;
   sample_agree?: number;
   sample_total?: number;
 }
@@ -161,11 +172,18 @@ async function ovnMetrics(o: {
       ? { ovn_trace_ms: traceMs, speedup_vs_ovn_trace: Math.round((traceMs * o.probesPerS) / 1000) }
       : {}),
     ...(f.oneShotMs.length > 0 ? { ovn_trace_oneshot_ms: round2(median(f.oneShotMs)) } : {}),
+    ...(f.datapathMs.length > 0
+      ? {
+          datapath_ms: round2(median(f.datapathMs)),
+          speedup_vs_datapath: Math.round((median(f.datapathMs) * o.probesPerS) / 1000),
+        }
+      : {}),
+    ...(f.datapathLoadMs !== undefined ? { datapath_load_ms: Math.round(f.datapathLoadMs) } : {}),
     sample_agree: f.agree,
     sample_total: f.total,
   };
   o.log(
-    `ovn-trace ${m.ovn_trace_ms} ms per trace (daemon), ${m.ovn_trace_oneshot_ms ?? '-'} ms one-shot; speedup ${m.speedup_vs_ovn_trace}x; agree ${f.agree}/${f.total}`,
+    `ovn-trace ${m.ovn_trace_ms} ms per trace (daemon), ${m.ovn_trace_oneshot_ms ?? '-'} ms one-shot; speedup ${m.speedup_vs_ovn_trace}x; agree ${f.agree}/${f.total}; datapath ${m.datapath_ms ?? '-'} ms per probe`,
   );
   return m;
 }

@@ -1,32 +1,72 @@
-/** `kovn difftest`: random topologies and packets, the simulator against ovn-trace over real northd output. */
+/**
+ * `kovn difftest`: random topologies and packets, the simulator against OVN:
+ * ovn-trace over real northd flows and real packets through ovn-controller
+ * and the OVS userspace datapath (the judge).
+ */
 import type { Command } from 'commander';
+
+type Oracle = 'trace' | 'datapath' | 'both';
+const ORACLES: readonly Oracle[] = ['trace', 'datapath', 'both'];
+
+function parseOracle(v: string): Oracle {
+  if (!(ORACLES as readonly string[]).includes(v))
+    throw new Error(`--oracle: expected one of ${ORACLES.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as Oracle;
+}
 
 export function registerDifftest(program: Command): void {
   program
     .command('difftest')
-    .description('random cases traced by the simulator and by ovn-trace over real northd flows; exit 0 iff all agree')
+    .description(
+      'random cases run by the simulator, ovn-trace and real packets through the OVS datapath; exit 0 iff the ' +
+        'simulator agrees with the datapath, and with ovn-trace wherever ovn-trace agrees with the datapath',
+    )
     .option('--cases <n>', 'number of cases', (v) => Number(v), 300)
     .option('--seed <n>', 'fast-check seed', (v) => Number(v), 7)
+    .option(
+      '--oracle <which>',
+      'trace | datapath | both (default: both where ovs-vswitchd and ovn-controller exist)',
+      parseOracle,
+    )
     .option('--no-minimize', 'do not shrink disagreements')
     .option('--no-save', 'do not write regression files for disagreements')
-    .option('--json', 'print {"cases","agree","disagreements":[...]}')
-    .action(async (opts: { cases: number; seed: number; minimize: boolean; save: boolean; json?: boolean }) => {
-      const { runDifftest } = await import('../backends/difftest/index.ts');
-      const r = await runDifftest({
-        cases: opts.cases,
-        seed: opts.seed,
-        minimize: opts.minimize,
-        ...(opts.save ? {} : { regressionsDir: null }),
-        onProgress: (p) => process.stderr.write(`\r${p.phase} ${p.index + 1}/${p.cases}, ${p.agree} agree   `),
-      });
-      process.stderr.write('\n');
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(r)}\n`);
-      } else {
-        process.stdout.write(`${r.agree}/${r.cases} cases agree (seed ${opts.seed})\n`);
-        for (const d of r.disagreements)
-          process.stdout.write(`  disagreement: case ${d.case}${d.regression ? ` → ${d.regression}` : ''}\n`);
-      }
-      process.exitCode = r.disagreements.length === 0 ? 0 : 1;
-    });
+    .option('--json', 'print {"cases","agree","disagreements":[...],"pairs":{...}}')
+    .action(
+      async (opts: {
+        cases: number;
+        seed: number;
+        oracle?: Oracle;
+        minimize: boolean;
+        save: boolean;
+        json?: boolean;
+      }) => {
+        const { runDifftest } = await import('../backends/difftest/index.ts');
+        const { ovnBinariesPresent } = await import('../backends/ovn/control-plane/index.ts');
+        const oracle = opts.oracle ?? (ovnBinariesPresent().ok ? 'both' : 'trace');
+        const r = await runDifftest({
+          cases: opts.cases,
+          seed: opts.seed,
+          oracle,
+          minimize: opts.minimize,
+          ...(opts.save ? {} : { regressionsDir: null }),
+          onProgress: (p) => process.stderr.write(`\r${p.phase} ${p.index + 1}/${p.cases}, ${p.agree} agree   `),
+        });
+        process.stderr.write('\n');
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(r)}\n`);
+        } else {
+          process.stdout.write(
+            `${r.agree}/${r.cases} cases agree with the judge (seed ${opts.seed}, oracle ${oracle})\n`,
+          );
+          for (const [pair, t] of Object.entries(r.pairs)) process.stdout.write(`  ${pair}: ${t.agree}/${t.cases}\n`);
+          for (const [kind, a] of Object.entries(r.artefacts))
+            process.stdout.write(`  ovn-trace artefact: ${kind}: ${a.count} (cases ${a.cases.join(', ')})\n`);
+          for (const d of r.disagreements)
+            process.stdout.write(
+              `  disagreement (${d.oracle}): case ${d.case}${d.regression ? ` → ${d.regression}` : ''}\n`,
+            );
+        }
+        process.exitCode = r.disagreements.length === 0 ? 0 : 1;
+      },
+    );
 }

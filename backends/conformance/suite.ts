@@ -6,7 +6,7 @@
  * driver's `unsupported` map with the reason, and reported as skipped with
  * that reason: never silently dropped.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPlan, emptyTopology, type Plan, plan, type Topology } from '../../model/topology/index.ts';
 import { formatField, type FieldName, type Packet } from '../../sim/index.ts';
 import type { Backend } from '../backend.ts';
@@ -57,23 +57,31 @@ export function conformanceSuite(
 ): void {
   describe.skipIf(opts.skip !== undefined)(`conformance: ${name}${opts.skip ? ` (skipped: ${opts.skip})` : ''}`, () => {
     let driver: ConformanceDriver | undefined;
-    const ready = (async () => {
+    // Started in beforeAll, not while the file is collected: a skipped or filtered-out suite starts
+    // nothing, and a start-up failure fails the suite's tests instead of escaping as an unhandled rejection.
+    beforeAll(async () => {
       driver = await makeDriver();
       const lab = labTopology();
       await driver.backend.apply(plan(emptyTopology(), lab), { label: 'conformance lab' });
       await driver.settle?.(lab);
+    });
+    afterAll(async () => {
+      await driver?.close();
+    });
+    const started = (): ConformanceDriver => {
+      if (driver === undefined) throw new Error(`conformance ${name}: the driver did not start`);
       return driver;
-    })();
+    };
 
     it('reads back the lab it was given', async () => {
-      const d = await ready;
+      const d = started();
       expect(plan(await d.backend.read(), labTopology())).toEqual([]);
     });
 
     for (const probe of CONFORMANCE_PROBES) {
       const reason = opts.unsupported?.[probe.name];
       it.skipIf(reason !== undefined)(`${probe.name}${reason ? ` (unsupported: ${reason})` : ''}`, async () => {
-        const d = await ready;
+        const d = started();
         const v = await d.backend.probe({ inport: probe.inport, packet: probe.packet });
         // A verdict the backend could only partly observe is not a pass: list the probe as unsupported instead.
         expect(v.caveats ?? []).toEqual([]);
@@ -82,7 +90,7 @@ export function conformanceSuite(
     }
 
     it('membership mutates change only the members they name, and a plain plan reverts them', async () => {
-      const d = await ready;
+      const d = started();
       const lab = labTopology();
       const outsider = [...lab.switchPort.keys()].find((k) => !lab.portGroup.get('np.web')?.ports.includes(k));
       const ops: Plan = [
@@ -118,11 +126,6 @@ export function conformanceSuite(
       expect(got.portGroup.get('np.web')?.ports).toContain(outsider);
       await d.backend.apply(plan(got, lab), { label: 'revert' });
       expect(plan(await d.backend.read(), lab)).toEqual([]);
-    });
-
-    it('closes', async () => {
-      const d = driver ?? (await ready);
-      await d.close();
     });
   });
 }

@@ -13,10 +13,13 @@
  * Partial comparisons: where a documented ovn-trace quirk (normalize.ts)
  * leaves part of OVN's verdict unknown, quirks.ts marks it ({@link
  * PartialRule}) and only what is known is compared: OVN's other outputs
- * must be among the simulator's, and the simulator must do what OVN does
- * at the quirk point (reach the gateway's lr_in_unsnat, pass the port
- * security ovn-trace misjudged, hairpin, make the LB choice). What lies
- * beyond is not compared. Such cases agree but are counted apart.
+ * must be among the simulator's, what OVN delivers the simulator delivers,
+ * where only generated replies are unknown the simulator forwards nothing
+ * more than OVN, and the simulator must do what OVN does at the quirk
+ * point (reach the gateway's lr_in_unsnat, pass the port security
+ * ovn-trace misjudged, hairpin, make the LB choice). What lies beyond is
+ * not compared. Such cases agree but are counted apart; the datapath judges
+ * them in full (three-way.ts).
  */
 import type { FieldName } from '../../model/packet/fields.ts';
 import { packetToJSON } from '../../model/packet/format.ts';
@@ -140,20 +143,28 @@ export interface Observed {
   };
 }
 
-function fieldsOf(p: Packet): Record<string, string> {
+/**
+ * Against real packets also the DSCP (QoS marking): ovn-trace's output
+ * packets carry only what its microflow set, the datapath's frames every
+ * header field.
+ */
+export const DATAPATH_FIELDS: readonly FieldName[] = [...COMPARED_FIELDS, 'ip.dscp'];
+
+/** A packet's compared fields, as OVN prints them. */
+export function fieldsOfPacket(p: Packet, fields: readonly FieldName[] = COMPARED_FIELDS): Record<string, string> {
   const all = packetToJSON(p);
   const out: Record<string, string> = {};
-  for (const f of COMPARED_FIELDS) if (all[f] !== undefined) out[f] = all[f];
+  for (const f of fields) if (all[f] !== undefined) out[f] = all[f];
   return out;
 }
 
-export function observeSim(r: SimResult): Observed {
+export function observeSim(r: SimResult, fields: readonly FieldName[] = COMPARED_FIELDS): Observed {
   return {
     verdict: r.verdict,
     outputs: r.outputs.map((o) => ({
       port: o.port,
       ...(o.generated ? { generated: o.generated } : {}),
-      packet: fieldsOf(o.packet),
+      packet: fieldsOfPacket(o.packet, fields),
     })),
     path: {
       stages: [...new Set(r.stages.map((s) => `${s.datapath}/${s.stage}`))],
@@ -174,7 +185,7 @@ export function observeOvn(
     outputs: r.outputs.map((o) => ({
       port: o.outport,
       ...(o.generatedBy ? { generated: o.generatedBy } : {}),
-      packet: fieldsOf(o.packet),
+      packet: fieldsOfPacket(o.packet),
     })),
     ...(r.caveats.length ? { caveats: r.caveats.map((c) => c.rule) } : {}),
     ...(partial.length ? { partial } : {}),
@@ -308,20 +319,29 @@ const UNKNOWN_OUTPUTS: ReadonlySet<PartialRule['rule']> = new Set([
 ]);
 const outputsKnown = (p: PartialRule): boolean => !UNKNOWN_OUTPUTS.has(p.rule);
 
+/** Rules whose unknown part is only what generated replies do: everything else is still OVN's. */
+const ONLY_GENERATED_UNKNOWN: ReadonlySet<PartialRule['rule']> = new Set(['ct-lb-ors-state', 'generated-packets']);
+
 function comparePartial(sim: Observed, ovn: Observed, partial: readonly PartialRule[]): VerdictDiff | undefined {
   const failures = partial.flatMap((p) => {
     const f = partialFailure(sim, p);
     return f === undefined ? [] : [`${p.rule}: ${f}`];
   });
+  const generatedUnknown = partial.some((p) => ONLY_GENERATED_UNKNOWN.has(p.rule));
   // ct-lb-ors-state, generated-packets: the outputs of generated replies are not OVN's.
-  const known = partial.some((p) => p.rule === 'ct-lb-ors-state' || p.rule === 'generated-packets')
-    ? ovn.outputs.filter((o) => o.generated === undefined)
-    : ovn.outputs;
-  const d = partial.every(outputsKnown) ? diffOutputs(sim.outputs, known) : { onlyOvn: [], changed: [] };
-  if (failures.length === 0 && d.onlyOvn.length === 0 && d.changed.length === 0) return undefined;
+  const known = generatedUnknown ? ovn.outputs.filter((o) => o.generated === undefined) : ovn.outputs;
+  const d = partial.every(outputsKnown) ? diffOutputs(sim.outputs, known) : { onlySim: [], onlyOvn: [], changed: [] };
+  // The verdict is still compared where OVN's own outputs show it: what OVN delivers, the simulator delivers.
+  if (known.length > 0 && sim.verdict === 'dropped') failures.push('dropped what OVN delivers');
+  // And where only generated replies are unknown, the simulator may have no forwarded output OVN lacks.
+  const onlySim = partial.every((p) => ONLY_GENERATED_UNKNOWN.has(p.rule))
+    ? d.onlySim.filter((o) => o.generated === undefined)
+    : [];
+  if (failures.length === 0 && onlySim.length === 0 && d.onlyOvn.length === 0 && d.changed.length === 0)
+    return undefined;
   return {
     ...(failures.length ? { verdict: { sim: failures.join('; '), ovn: 'as documented in normalize.ts' } } : {}),
-    onlySim: [],
+    onlySim,
     onlyOvn: d.onlyOvn,
     changed: d.changed,
     partial: partial.map((p) => p.rule).join(', '),

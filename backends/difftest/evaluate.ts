@@ -7,11 +7,11 @@
  *
  * Where the first comparison disagrees and the trace shows a documented
  * ovn-trace artefact that only a disagreement reveals (normalize.ts:
- * ct-states-consumed, ct-lb-ors-state, generated-packets,
- * patch-keeps-ct-state, ct-snat-to-vip-not-applied), the trace is read
- * again without the part it cannot show (or re-run with the per-action ct
- * states); the case agrees only if that comparison does, and is counted
- * under the rule.
+ * ct-lb-ors-state, generated-packets, patch-keeps-ct-state,
+ * ct-snat-to-vip-not-applied), the trace is read again without the part it
+ * cannot show; the case agrees only if that comparison does, and is counted
+ * under the rule. (ct-states-consumed is no longer retraced with the
+ * simulator's conntrack states: real packets judge those cases.)
  *
  * A trace that dropped at a port security ovn-trace misjudges
  * (port-sec-prefix-exact) is traced again on the same case with the
@@ -19,7 +19,6 @@
  * one compared, in full (rule port-sec-widened).
  */
 import { OvnTracerError, type OvnTraceRequest, type OvnTraceResult } from '../ovn/trace/index.ts';
-import type { SimResult } from '../../sim/simulate.ts';
 import { isIP } from '../../model/packet/packet.ts';
 import type { DiffCase } from './case.ts';
 import {
@@ -74,9 +73,14 @@ const now = (): number => performance.now();
 /**
  * @example const o = await evaluateCase(world, c); o.agree || console.log(formatDiff(o.diff!));
  */
-export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<CaseOutcome> {
+export async function evaluateCase(
+  world: OvnWorld,
+  given: DiffCase,
+  opts: { readonly loaded?: boolean } = {},
+): Promise<CaseOutcome> {
   const t0 = now();
-  await world.load(given.topology);
+  // Loaded already: the three-way evaluation ran the datapath on this topology first.
+  if (opts.loaded !== true) await world.load(given.topology);
   const t1 = now();
   const runs = simulateCase(given);
   const t2 = now();
@@ -141,11 +145,8 @@ export async function evaluateCase(world: OvnWorld, given: DiffCase): Promise<Ca
   if (agreed.agree) return { ...agreed, ...common, ovn };
   // The trace disagrees: where it shows one of these documented ovn-trace artefacts, compare what it
   // does show (normalize.ts), and keep the first observation that agrees. Otherwise report the original.
-  for (const retraced of await retraceWithSimCt(world, ask, traced, runs)) {
-    const ovn2 = observe(retraced.result, [retraced.rule]);
-    const second = matchRun([retraced.run], ovn2);
-    if (second.agree) return { ...second, ...common, ovn: ovn2 };
-  }
+  // No retrace with the simulator's own conntrack states (rule ct-states-consumed, removed): it made
+  // ovn-trace agree with whatever the simulator's conntrack said. Real packets judge those cases now.
   for (const unknown of unknownParts(traced, !isIP(c.packet))) {
     const ovn3 = observe(traced, unknown);
     const third = matchRun(runs, ovn3);
@@ -241,34 +242,6 @@ function withinKnown(rules: readonly PartialRule[], extra: readonly PartialRule[
 }
 
 /**
- * Rule ct-states-consumed: every ct action of the daemon's trace saw ct.new, also those a reply
- * passes (a reject's ICMP error, a TCP RST, a router's echo reply), which OVN's conntrack finds
- * related, established or invalid. Trace again with the states a simulator run's conntrack
- * reported, per action, once for each run whose states differ (the ECMP member OVN took may be
- * any run's), to be compared with that run (only when a ct_next is all a generated packet meets:
- * ct_lb ORs the state, rule ct-lb-ors-state).
- */
-async function retraceWithSimCt(
-  world: OvnWorld,
-  ask: OvnTraceRequest,
-  traced: OvnTraceResult,
-  runs: readonly SimRun[],
-): Promise<{ result: OvnTraceResult; rule: PartialRule; run: SimRun }[]> {
-  if (generatedBranches(traced.raw).some((g) => g.cts.some((t) => !t.startsWith('ct_next')))) return [];
-  const seen = new Set<string>();
-  const out: { result: OvnTraceResult; rule: PartialRule; run: SimRun }[] = [];
-  for (const run of runs) {
-    const ct = ctStatesOf(run.result);
-    const detail = ct.join(' ');
-    if (ct.every((st) => st === 'new,trk') || seen.has(detail)) continue;
-    seen.add(detail);
-    const { traced: result } = await traceOnce(world, { ...ask, ct });
-    out.push({ result, rule: { rule: 'ct-states-consumed', detail }, run });
-  }
-  return out;
-}
-
-/**
  * The parts of a trace that are not OVN's verdict, as alternatives tried in
  * turn: generated replies whose branch ovn-trace gets wrong (rules
  * ct-lb-ors-state, generated-packets); then, apart, where ovn-trace went on
@@ -304,22 +277,6 @@ function matchRun(runs: readonly SimRun[], ovn: Observed): { agree: boolean; sim
     first ??= { sim, diff };
   }
   return { agree: false, ...first! };
-}
-
-/**
- * The ct states the simulator's ct actions reported, in the order ovn-trace
- * consumes --ct states: every lookup, and the commits that are ct_lb_mark
- * with backends (ls_in_lb, lr_in_dnat), which ovn-trace also counts.
- */
-function ctStatesOf(r: SimResult): string[] {
-  return r.ctLookups
-    .filter((l) => l.op === 'lookup' || l.stage === 'ls_in_lb' || l.stage === 'lr_in_dnat')
-    .map((l) =>
-      l.state
-        .split('|')
-        .filter((f) => f !== 'snat' && f !== 'dnat')
-        .join(','),
-    );
 }
 
 function partialOutcome(

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { caseFromJSON, caseToJSON, type DiffCase, type DiffCaseJSON } from './case.ts';
+import { caseFromJSON, caseToJSON, type DiffCase, type DiffCaseJSON, packetFromJSON } from './case.ts';
+import { simAgainstSteps } from './datapath-side.ts';
 import { compareObserved, type Observed, observeSim, type VerdictDiff } from './compare.ts';
 import { simulateCase } from './simulate-case.ts';
 
@@ -28,6 +29,20 @@ export interface RegressionFile {
   readonly diff?: VerdictDiff;
   /** Analysis, filled in by whoever looks at it (which stage is wrong). */
   readonly note?: string;
+  /** Who gave `expected`: real packets (`datapath`) or ovn-trace (absent: `trace`). */
+  readonly oracle?: 'datapath' | 'trace';
+  /**
+   * Datapath cases: the packets after the first, as the datapath was sent
+   * them (the reply, the first again), each with what the datapath did.
+   */
+  readonly connection?: readonly ConnectionStep[];
+}
+
+export interface ConnectionStep {
+  readonly inport: string;
+  /** As packetToJSON prints it. */
+  readonly packet: Readonly<Record<string, string>>;
+  readonly expected: Observed;
 }
 
 const withoutPath = (o: Observed): Observed => {
@@ -38,7 +53,16 @@ const withoutPath = (o: Observed): Observed => {
 /** Writes a regression file; returns its path. */
 export async function writeRegression(
   dir: string,
-  r: { found: string; case: DiffCase; expected: Observed; sim: Observed; diff?: VerdictDiff; note?: string },
+  r: {
+    found: string;
+    case: DiffCase;
+    expected: Observed;
+    sim: Observed;
+    diff?: VerdictDiff;
+    note?: string;
+    oracle?: 'datapath' | 'trace';
+    connection?: readonly ConnectionStep[];
+  },
 ): Promise<string> {
   const json = caseToJSON(r.case);
   const hash = createHash('sha256').update(JSON.stringify(json)).digest('hex').slice(0, 12);
@@ -49,6 +73,10 @@ export async function writeRegression(
     simAtDiscovery: withoutPath(r.sim),
     ...(r.diff ? { diff: r.diff } : {}),
     ...(r.note ? { note: r.note } : {}),
+    ...(r.oracle ? { oracle: r.oracle } : {}),
+    ...(r.connection?.length
+      ? { connection: r.connection.map((c) => ({ ...c, expected: withoutPath(c.expected) })) }
+      : {}),
   };
   await mkdir(dir, { recursive: true });
   const path = join(dir, `case-${hash}.json`);
@@ -82,6 +110,11 @@ export async function readRegressions(
  */
 export function checkRegression(file: RegressionFile): VerdictDiff | undefined {
   const c = caseFromJSON(file.case);
+  if (file.oracle === 'datapath') {
+    const later = (file.connection ?? []).map((s) => ({ inport: s.inport, packet: packetFromJSON(s.packet) }));
+    const expected = [file.expected, ...(file.connection ?? []).map((s) => s.expected)];
+    return simAgainstSteps(c, later, expected).diff?.diff;
+  }
   let first: VerdictDiff | undefined;
   for (const run of simulateCase(c)) {
     const d = compareObserved(observeSim(run.result), file.expected);

@@ -11,10 +11,12 @@ import fc from 'fast-check';
 import { arbitraryCase } from './arbitrary-case.ts';
 import { caseToJSON, type DiffCase, type DiffCaseJSON } from './case.ts';
 import { type Observed, observeSim, type VerdictDiff } from './compare.ts';
-import { type CaseOutcome, evaluateCase, failureKind } from './evaluate.ts';
+import type { CaseOutcome } from './evaluate.ts';
 import { REGRESSIONS_DIR, writeRegression } from './regressions.ts';
 import { simulateCase } from './simulate-case.ts';
+import { evaluateThreeWay, type Oracle, type ThreeWayOutcome, threeWayFailureKind } from './three-way.ts';
 import { createOvnWorld, type OvnWorld } from './world.ts';
+import { packetToJSON } from '../../model/packet/format.ts';
 
 export interface DifftestProgress {
   readonly phase: 'case' | 'shrink';
@@ -22,7 +24,7 @@ export interface DifftestProgress {
   readonly index: number;
   readonly cases: number;
   readonly agree: number;
-  readonly outcome?: CaseOutcome;
+  readonly outcome?: ThreeWayOutcome;
 }
 
 export interface DifftestOptions {
@@ -30,7 +32,9 @@ export interface DifftestOptions {
   readonly cases?: number;
   /** fast-check seed. Default 7. */
   readonly seed?: number;
-  /** Default: a fresh control plane, closed at the end. A given world is left open. */
+  /** Which OVN views run (default 'trace'; the CLI defaults to 'both' where OVN is installed). */
+  readonly oracle?: Oracle;
+  /** Default: a fresh control plane (with a chassis unless oracle is 'trace'), closed at the end. A given world is left open. */
   readonly world?: OvnWorld;
   readonly onProgress?: (p: DifftestProgress) => void;
   /** Shrink each disagreement (default true). */
@@ -47,9 +51,14 @@ export interface Disagreement {
   readonly seed: number;
   /** Index of the case in the run (`--seed` and this reproduce it). */
   readonly case: number;
+  /** Who judged: the datapath when it ran. */
+  readonly oracle: 'datapath' | 'trace';
   readonly sim: Observed;
+  /** The judge's observation of the first packet. */
   readonly ovn: OvnSide;
   readonly diff?: VerdictDiff;
+  /** With the datapath: the step (0 first packet, 1 reply, 2 first packet again) that differs. */
+  readonly step?: number;
   readonly input: DiffCaseJSON;
   readonly minimized?: {
     readonly case: DiffCaseJSON;
@@ -62,22 +71,53 @@ export interface Disagreement {
   readonly regression?: string;
 }
 
-export interface DifftestResult {
+export interface PairTally {
   readonly cases: number;
   readonly agree: number;
+}
+
+export interface DifftestResult {
+  readonly cases: number;
+  /** Cases where the simulator agrees with the judge (the datapath when it runs, else ovn-trace). */
+  readonly agree: number;
+  /** Cases that fail: the simulator against the datapath, or against ovn-trace where ovn-trace agrees with the datapath. */
   readonly disagreements: readonly Disagreement[];
+  readonly pairs: {
+    readonly 'sim-datapath'?: PairTally;
+    readonly 'sim-trace'?: PairTally;
+    readonly 'trace-datapath'?: PairTally;
+  };
   /**
-   * Agreeing cases per normalize.ts rule: compared only in part where an
+   * Where ovn-trace and the datapath differ (ovn-trace artefacts), by kind:
+   * `partial <rules>`, `error <code>`, or what differs; with a few case indices each.
+   */
+  readonly artefacts: Readonly<Record<string, { readonly count: number; readonly cases: readonly number[] }>>;
+  /**
+   * Cases where ovn-trace agreed with the simulator per normalize.ts rule: compared only in part where an
    * ovn-trace quirk hides part of OVN's verdict, or traced again and
    * compared in full (ct-states-consumed, port-sec-widened; see compare.ts).
    */
   readonly partial: Readonly<Record<string, number>>;
+  /** Cases whose datapath run had more than one packet (a reply, then the first again). */
+  readonly connections: number;
+  /** Times vswitchd died and its case was run again on a restarted chassis. */
+  readonly restarts: number;
+  /**
+   * Cases on which vswitchd died twice at the same packet (OVS crashes on that traffic), or ovn-controller
+   * died installing the topology: the datapath judged the packets before it only (none at step 0, where
+   * ovn-trace judged alone).
+   */
+  readonly crashes: {
+    readonly count: number;
+    readonly cases: readonly { readonly case: number; readonly step: number }[];
+  };
   /** Wall time and its parts (ms). */
   readonly timing: {
     readonly totalMs: number;
     readonly loadMs: number;
     readonly traceMs: number;
     readonly simMs: number;
+    readonly datapathMs: number;
     readonly shrinkMs: number;
   };
 }
@@ -88,41 +128,39 @@ const stripPath = (o: OvnSide): OvnSide => {
   return rest;
 };
 
+const text = (x: unknown) => (x instanceof Error ? `${x.name}: ${x.message}` : String(x));
+
 /**
- * evaluateCase, with anything it throws (a bug of ours, never a verdict)
- * turned into a failed outcome naming the error, so that one case cannot
- * end the run and the case is reported, shrunk, like any disagreement.
+ * evaluateThreeWay, with anything it throws (a bug of ours, never a
+ * verdict) turned into a failed outcome naming the error, so that one case
+ * cannot end the run and the case is reported, shrunk, like any disagreement.
  */
-async function evaluateSafely(world: OvnWorld, c: DiffCase): Promise<CaseOutcome> {
+async function evaluateSafely(world: OvnWorld, c: DiffCase, oracle: Oracle): Promise<ThreeWayOutcome> {
   try {
-    return await evaluateCase(world, c);
+    return await evaluateThreeWay(world, c, oracle);
   } catch (e) {
-    const text = (x: unknown) => (x instanceof Error ? `${x.name}: ${x.message}` : String(x));
     let sim: Observed;
+    let message = text(e);
     try {
       sim = observeSim(simulateCase(c)[0]!.result);
     } catch (s) {
-      // The simulator itself threw: no simulator verdict to show; the message says so.
-      return {
-        agree: false,
-        sim: { verdict: 'dropped', outputs: [] },
-        ovn: { error: { code: 'exception', message: `simulator threw ${text(s)}` } },
-        ms: { load: 0, trace: 0, sim: 0 },
-      };
+      sim = { verdict: 'dropped', outputs: [] };
+      message = `simulator threw ${text(s)}`;
     }
-    return {
+    const trace: CaseOutcome = {
       agree: false,
       sim,
-      ovn: { error: { code: 'exception', message: text(e) } },
+      ovn: { error: { code: 'exception', message } },
       ms: { load: 0, trace: 0, sim: 0 },
     };
+    return { agree: false, trace, ms: { load: 0, trace: 0, sim: 0, datapath: 0 } };
   }
 }
 
 interface Found {
   readonly index: number;
   readonly c: DiffCase;
-  readonly outcome: CaseOutcome;
+  readonly outcome: ThreeWayOutcome;
 }
 
 /**
@@ -137,17 +175,18 @@ async function minimize(
   f: Found,
   seed: number,
   timeMs: number,
-): Promise<{ c: DiffCase; outcome: CaseOutcome; shrinks: number } | undefined> {
-  const kind = failureKind(f.outcome);
+  oracle: Oracle,
+): Promise<{ c: DiffCase; outcome: ThreeWayOutcome; shrinks: number } | undefined> {
+  const kind = threeWayFailureKind(f.outcome);
   const deadline = performance.now() + timeMs;
   let calls = 0;
   let replayFailed = false;
-  let last: { c: DiffCase; outcome: CaseOutcome } | undefined;
+  let last: { c: DiffCase; outcome: ThreeWayOutcome } | undefined;
   const prop = async (c: DiffCase): Promise<boolean> => {
     // With a path, fast-check goes on to later runs if the replayed one passes: only the first call is the replay.
     if (calls++ > 0 && (!replayFailed || performance.now() > deadline)) return true;
-    const outcome = await evaluateSafely(world, c);
-    const same = failureKind(outcome) === kind;
+    const outcome = await evaluateSafely(world, c, oracle);
+    const same = threeWayFailureKind(outcome) === kind;
     if (calls === 1) replayFailed = same;
     if (same) last = { c, outcome };
     return !same;
@@ -158,65 +197,167 @@ async function minimize(
   return { c: last.c, outcome: last.outcome, shrinks: details.numShrinks };
 }
 
-async function report(world: OvnWorld, f: Found, seed: number, opts: DifftestOptions): Promise<Disagreement> {
-  const base = {
-    seed,
-    case: f.index,
-    sim: stripPath(f.outcome.sim) as Observed,
-    ovn: stripPath(f.outcome.ovn),
-    input: caseToJSON(f.c),
-    ...(f.outcome.diff ? { diff: f.outcome.diff } : {}),
+/** The judge's side of an outcome: what the simulator gave, what the judge saw, the diff. */
+function judgedBy(o: ThreeWayOutcome): {
+  oracle: 'datapath' | 'trace';
+  sim: Observed;
+  ovn: OvnSide;
+  diff?: VerdictDiff;
+  step?: number;
+} {
+  if (o.datapath && o.datapath.crashedAt !== 0 && !o.datapath.agree) {
+    const step = o.datapath.diff?.step ?? 0;
+    return {
+      oracle: 'datapath',
+      sim: o.datapath.sim[step] ?? { verdict: 'dropped', outputs: [] },
+      ovn: o.datapath.datapath[step] ?? { verdict: 'dropped', outputs: [] },
+      step,
+      ...(o.datapath.diff ? { diff: o.datapath.diff.diff } : {}),
+    };
+  }
+  const t = o.trace!;
+  return {
+    oracle: 'trace',
+    sim: stripPath(t.sim) as Observed,
+    ovn: stripPath(t.ovn),
+    ...(t.diff ? { diff: t.diff } : {}),
   };
-  const m = opts.minimize === false ? undefined : await minimize(world, f, seed, opts.shrinkTimeMs ?? 120_000);
-  const best = m ?? { c: f.c, outcome: f.outcome, shrinks: 0 };
+}
+
+async function save(
+  dir: string,
+  seed: number,
+  f: Found,
+  best: { c: DiffCase; outcome: ThreeWayOutcome },
+  shrinks?: number,
+) {
+  const found = `kovn difftest --seed ${seed}, case ${f.index}${shrinks !== undefined ? `, minimized in ${shrinks} shrinks` : ''}`;
+  const j = judgedBy(best.outcome);
+  if ('error' in j.ovn) return undefined;
+  const dp = j.oracle === 'datapath' ? best.outcome.datapath : undefined;
+  return writeRegression(dir, {
+    found,
+    case: best.c,
+    expected: dp ? dp.datapath[0]! : j.ovn,
+    sim: dp ? dp.sim[0]! : j.sim,
+    ...(j.diff ? { diff: j.diff } : {}),
+    ...(dp
+      ? {
+          oracle: 'datapath' as const,
+          connection: dp.later.map((s, k) => ({
+            inport: s.inport,
+            packet: packetToJSON(s.packet),
+            expected: dp.datapath[k + 1] ?? { verdict: 'dropped' as const, outputs: [] },
+          })),
+        }
+      : {}),
+  });
+}
+
+async function report(
+  world: OvnWorld,
+  f: Found,
+  seed: number,
+  opts: DifftestOptions,
+  oracle: Oracle,
+): Promise<Disagreement> {
+  const base = { seed, case: f.index, ...judgedBy(f.outcome), input: caseToJSON(f.c) };
+  const m = opts.minimize === false ? undefined : await minimize(world, f, seed, opts.shrinkTimeMs ?? 120_000, oracle);
   const minimized = m && {
     case: caseToJSON(m.c),
     shrinks: m.shrinks,
-    sim: stripPath(m.outcome.sim) as Observed,
-    ovn: stripPath(m.outcome.ovn),
-    ...(m.outcome.diff ? { diff: m.outcome.diff } : {}),
+    ...(({ sim, ovn, diff }) => ({ sim, ovn, ...(diff ? { diff } : {}) }))(judgedBy(m.outcome)),
   };
   const dir = opts.regressionsDir === undefined ? REGRESSIONS_DIR : opts.regressionsDir;
-  let regression: string | undefined;
-  if (dir !== null && !('error' in best.outcome.ovn)) {
-    regression = await writeRegression(dir, {
-      found: `kovn difftest --seed ${seed}, case ${f.index}${m ? `, minimized in ${m.shrinks} shrinks` : ''}`,
-      case: best.c,
-      expected: best.outcome.ovn,
-      sim: best.outcome.sim,
-      ...(best.outcome.diff ? { diff: best.outcome.diff } : {}),
-    });
-  }
+  const regression = dir === null ? undefined : await save(dir, seed, f, m ?? f, m?.shrinks);
   return { ...base, ...(minimized ? { minimized } : {}), ...(regression ? { regression } : {}) };
+}
+
+class Tally {
+  agree = 0;
+  connections = 0;
+  readonly partial: Record<string, number> = {};
+  readonly pairs = { simDp: { cases: 0, agree: 0 }, simTrace: { cases: 0, agree: 0 }, traceDp: { cases: 0, agree: 0 } };
+  readonly artefacts: Record<string, { count: number; cases: number[] }> = {};
+  readonly crashes = { count: 0, cases: [] as { case: number; step: number; why: string }[] };
+  readonly timing = { loadMs: 0, traceMs: 0, simMs: 0, datapathMs: 0, shrinkMs: 0 };
+
+  add(index: number, o: ThreeWayOutcome): void {
+    this.timing.loadMs += o.ms.load;
+    this.timing.traceMs += o.ms.trace;
+    this.timing.simMs += o.ms.sim;
+    this.timing.datapathMs += o.ms.datapath;
+    const judged = o.datapath !== undefined && o.datapath.crashedAt !== 0;
+    const judgeAgrees = judged ? o.datapath!.agree : (o.trace?.agree ?? false);
+    if (judgeAgrees) this.agree++;
+    if (o.datapath?.crashedAt !== undefined) {
+      this.crashes.count++;
+      const why = o.datapath.unavailable === undefined ? 'vswitchd' : 'ovn-controller';
+      if (this.crashes.cases.length < 10) this.crashes.cases.push({ case: index, step: o.datapath.crashedAt, why });
+    }
+    if (o.datapath && judged) {
+      this.pairs.simDp.cases++;
+      if (o.datapath.agree) this.pairs.simDp.agree++;
+      if (o.datapath.datapath.length > 1) this.connections++;
+    }
+    if (o.trace) {
+      this.pairs.simTrace.cases++;
+      if (o.trace.agree) {
+        this.pairs.simTrace.agree++;
+        if (!('error' in o.trace.ovn))
+          for (const p of o.trace.ovn.partial ?? []) this.partial[p.rule] = (this.partial[p.rule] ?? 0) + 1;
+      }
+    }
+    const td = o.traceDatapath;
+    if (td) {
+      this.pairs.traceDp.cases++;
+      if (td.agree) this.pairs.traceDp.agree++;
+      else this.#artefact(index, o, td.why);
+    }
+  }
+
+  #artefact(index: number, o: ThreeWayOutcome, why: 'error' | 'partial' | undefined): void {
+    const ovn = o.trace?.ovn;
+    let kind = 'outputs';
+    if (ovn && 'error' in ovn) kind = `error ${ovn.error.code}`;
+    else if (why === 'partial') kind = `partial ${(ovn?.partial ?? []).map((p) => p.rule).join('+')}`;
+    else {
+      const d = o.traceDatapath?.diff;
+      if (d?.verdict) kind = `verdict datapath ${d.verdict.sim} / ovn-trace ${d.verdict.ovn}`;
+      else if (d) {
+        const fields = [...new Set(d.changed.flatMap((c) => c.fields.map((f) => f.field)))].sort();
+        kind = `outputs ${fields.join(',')}${d.onlySim.length ? ' +datapath' : ''}${d.onlyOvn.length ? ' +ovn-trace' : ''}`;
+      }
+      // ovn-trace's own rules that named the difference, when any fired.
+      const rules = ovn && !('error' in ovn) ? [...(ovn.caveats ?? [])] : [];
+      if (rules.length) kind += ` [${rules.join(',')}]`;
+    }
+    const a = (this.artefacts[kind] ??= { count: 0, cases: [] });
+    a.count++;
+    if (a.cases.length < 5) a.cases.push(index);
+  }
 }
 
 /**
  * @example
- * const r = await runDifftest({ cases: 300, seed: 7 });
- * console.log(JSON.stringify(r)); // {"cases":300,"agree":300,"disagreements":[],...}
+ * const r = await runDifftest({ cases: 300, seed: 7, oracle: 'both' });
+ * console.log(JSON.stringify(r)); // {"cases":300,"agree":300,"disagreements":[],"pairs":{...},...}
  */
 export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestResult> {
   const cases = opts.cases ?? 300;
   const seed = opts.seed ?? 7;
+  const oracle = opts.oracle ?? 'trace';
   const start = performance.now();
-  const world = opts.world ?? (await createOvnWorld());
-  const timing = { loadMs: 0, traceMs: 0, simMs: 0, shrinkMs: 0 };
+  const world = opts.world ?? (await createOvnWorld({ datapath: oracle !== 'trace' }));
+  const tally = new Tally();
   const found: Found[] = [];
-  let agree = 0;
   let index = 0;
-  const partial: Record<string, number> = {};
   try {
     const prop = async (c: DiffCase): Promise<boolean> => {
-      const outcome = await evaluateSafely(world, c);
-      timing.loadMs += outcome.ms.load;
-      timing.traceMs += outcome.ms.trace;
-      timing.simMs += outcome.ms.sim;
-      if (outcome.agree) {
-        agree++;
-        if (!('error' in outcome.ovn))
-          for (const p of outcome.ovn.partial ?? []) partial[p.rule] = (partial[p.rule] ?? 0) + 1;
-      } else found.push({ index, c, outcome });
-      opts.onProgress?.({ phase: 'case', index, cases, agree, outcome });
+      const outcome = await evaluateSafely(world, c, oracle);
+      tally.add(index, outcome);
+      if (!outcome.agree) found.push({ index, c, outcome });
+      opts.onProgress?.({ phase: 'case', index, cases, agree: tally.agree, outcome });
       index++;
       return true;
     };
@@ -224,11 +365,27 @@ export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestR
     const disagreements: Disagreement[] = [];
     const shrinkStart = performance.now();
     for (const f of found) {
-      opts.onProgress?.({ phase: 'shrink', index: f.index, cases, agree, outcome: f.outcome });
-      disagreements.push(await report(world, f, seed, opts));
+      opts.onProgress?.({ phase: 'shrink', index: f.index, cases, agree: tally.agree, outcome: f.outcome });
+      disagreements.push(await report(world, f, seed, opts, oracle));
     }
-    timing.shrinkMs = performance.now() - shrinkStart;
-    return { cases, agree, disagreements, partial, timing: { totalMs: performance.now() - start, ...timing } };
+    tally.timing.shrinkMs = performance.now() - shrinkStart;
+    const p = tally.pairs;
+    return {
+      cases,
+      agree: tally.agree,
+      disagreements,
+      pairs: {
+        ...(oracle !== 'trace' ? { 'sim-datapath': p.simDp } : {}),
+        ...(oracle !== 'datapath' ? { 'sim-trace': p.simTrace } : {}),
+        ...(oracle === 'both' ? { 'trace-datapath': p.traceDp } : {}),
+      },
+      artefacts: tally.artefacts,
+      partial: tally.partial,
+      connections: tally.connections,
+      restarts: world.datapathRestarts?.() ?? 0,
+      crashes: tally.crashes,
+      timing: { totalMs: performance.now() - start, ...tally.timing },
+    };
   } finally {
     if (opts.world === undefined) await world.close();
   }

@@ -20,6 +20,8 @@ export interface SimRun {
   readonly lbBackend?: string;
   /** ECMP member index per ECMP choice, in the order they were made (a group met again repeats its member). */
   readonly ecmp: readonly number[];
+  /** The ECMP members asked for, one per group in the order groups are first met ({@link selector}). */
+  readonly members: readonly number[];
 }
 
 /** At most this many ECMP combinations per case (3 choices of 2–3 members). */
@@ -46,7 +48,7 @@ function backendText(net: SimNetwork, key: string, index: number): string | unde
  * which routing does not change, and ovn-trace's --select-id picks the
  * same bucket id at every `select` of a group.
  */
-function selector(c: DiffCase, ecmp: readonly number[], counts: number[]): Selector {
+export function selector(c: DiffCase, ecmp: readonly number[], counts: number[]): Selector {
   const picked = new Map<string, number>();
   return (choice: Choice) => {
     if (choice.kind === 'lb-backend') return c.lbPick % choice.count;
@@ -71,7 +73,7 @@ function runOnce(
   const lb = result.choices.find((ch) => ch.kind === 'lb-backend');
   const lbBackend = lb === undefined ? undefined : backendText(net, lb.key, lb.index);
   const picks = result.choices.filter((ch) => ch.kind !== 'lb-backend').map((ch) => ch.index);
-  return { result, ecmp: picks, counts, ...(lbBackend === undefined ? {} : { lbBackend }) };
+  return { result, ecmp: picks, members: ecmp, counts, ...(lbBackend === undefined ? {} : { lbBackend }) };
 }
 
 /**

@@ -29,6 +29,10 @@ function linkOf(
   if (p.peer !== undefined) {
     const peer = ports.get(p.peer);
     const router = peer?.kind === 'lrp' && peer.peer === p.name ? routers.get(peer.router) : undefined;
+    // northd types a gateway router's ports l3gateway and a distributed router's patch, and
+    // ovn-controller (physical.c) installs a peer link only between ports of one type: a gateway
+    // router peered directly with a distributed one passes nothing either way.
+    if (router !== undefined && router.isGateway !== routers.get(p.router)?.isGateway) return undefined;
     return router === undefined ? undefined : { dp: router, port: p.peer, info: peer! };
   }
   return undefined;

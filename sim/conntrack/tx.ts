@@ -203,11 +203,10 @@ export class ConntrackTx {
     const v4 = p['ip4.src'] !== undefined;
     if ((v4 ? p['ip4.src'] : p['ip6.src']) === undefined || (v4 ? p['ip4.dst'] : p['ip6.dst']) === undefined)
       return result(0, undefined, undefined, p);
+    // An ICMP error is keyed by the packet it quotes, never by its own header (as OVS does).
+    if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat);
     const slot = this.packetSlot(zone, p);
-    if (slot === undefined) {
-      if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat);
-      return result(unknownState(p), undefined, undefined, p);
-    }
+    if (slot === undefined) return result(unknownState(p), undefined, undefined, p);
     let entry = this.entry(slot.id)!;
     let state = CS_TRK;
     if (slot.reply) {
@@ -249,18 +248,34 @@ export class ConntrackTx {
     return result(c.state, updated, c.reply, c.packet);
   }
 
-  /** An ICMP error about a known connection: `rel` (and `rpl` when it travels back to the initiator). */
+  /**
+   * An ICMP error about a known connection: `rel` (and `rpl` when it travels
+   * back to the initiator). With `nat`, as OVS's userspace conntrack
+   * translates it (lib/conntrack.c un_nat_packet / nat_packet with
+   * `related`): back to the initiator, the outer header is un-NATed like a
+   * reply (SNAT: destination := the initiator; DNAT: source := the address
+   * it asked for, a VIP) whoever sent the error, and the quoted packet
+   * becomes the one the initiator sent; toward the responder only the outer
+   * header is NATed like an original packet (SNAT: source := the SNAT
+   * address; DNAT: destination := the backend), the quote left alone.
+   */
   private related(zone: string, p: Packet, nat: boolean): CtLookup {
-    const slot = this.tupleSlot(zone, tupleFromInner(p.inner!));
+    // As OVS keys it: the quoted packet reversed (the direction the error travels), so a quote of a
+    // NATed packet (client → backend) finds the connection by its reply tuple (backend → client).
+    const slot = this.tupleSlot(zone, invertTuple(tupleFromInner(p.inner!)));
     if (slot === undefined) return result(CS_TRK | CS_INV, undefined, undefined, p);
     const entry = this.entry(slot.id)!;
-    const backToInitiator = !slot.reply;
+    const backToInitiator = slot.reply;
     const state = CS_TRK | CS_REL | (backToInitiator ? CS_RPL : 0);
     if (!nat || entry.nat === undefined) return result(state, entry, undefined, p);
-    // The error quotes the packet as translated; undo that for the initiator's view.
-    const quoted = backToInitiator ? entry.orig : invertTuple(entry.orig);
-    const outerDst = backToInitiator ? entry.orig.src : entry.reply.src;
-    const out = withFields(withIPs(p, undefined, outerDst), {
+    const snat = entry.nat === 'snat';
+    if (!backToInitiator) {
+      const out = snat ? withIPs(p, entry.reply.dst, undefined) : withIPs(p, undefined, entry.reply.src);
+      return result(state | (snat ? CS_SNAT : CS_DNAT), entry, undefined, out);
+    }
+    const quoted = entry.orig;
+    const outer = snat ? withIPs(p, undefined, entry.orig.src) : withIPs(p, entry.orig.dst, undefined);
+    const out = withFields(outer, {
       inner: {
         family: quoted.family,
         proto: quoted.proto,
@@ -270,7 +285,8 @@ export class ConntrackTx {
         dport: quoted.dport,
       },
     });
-    return result(state | CS_DNAT, entry, undefined, out);
+    // Un-NAT of a reply: OVS reports the opposite kind (an SNAT entry un-NATs the destination).
+    return result(state | (snat ? CS_DNAT : CS_SNAT), entry, undefined, out);
   }
 
   /**
@@ -278,6 +294,9 @@ export class ConntrackTx {
    * updating mark/label of the existing one). Returns the packet after NAT.
    */
   commit(zone: string, p: Packet, opts: CommitOptions = {}): CtLookup {
+    // OVS keys an ICMP error by the packet it quotes and never starts a connection from one: it is
+    // related to a known connection (NATed as that one is) or invalid, and then not NATed at all.
+    if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat !== undefined);
     const t = tupleOf(p);
     if (t === undefined) return result(0, undefined, undefined, p);
     const slot = this.tupleSlot(zone, t);
@@ -287,6 +306,10 @@ export class ConntrackTx {
       const found = this.lookup(zone, p, { nat: opts.nat !== undefined });
       return result(found.state, updated, found.reply, found.packet);
     }
+    // A packet that cannot open a connection (an echo reply, a SYN-ACK: OVS valid_new) is invalid:
+    // nothing is committed and nothing NATed (a DGP's ct_snat leaves such a reply's source alone).
+    const fresh0 = unknownState(p);
+    if (fresh0 & CS_INV) return result(fresh0, undefined, undefined, p);
     const nat = opts.nat;
     const reply = this.replyTupleFor(zone, t, nat);
     const id = this.nextId++;

@@ -18,6 +18,10 @@ export const OVN_BINARIES = [
   'ovn-trace',
   'ovn-appctl',
   'ovs-appctl',
+  // The datapath oracle's chassis (backends/ovn/datapath).
+  'ovs-vsctl',
+  'ovs-vswitchd',
+  'ovn-controller',
 ] as const;
 
 export type OvnBinary = (typeof OVN_BINARIES)[number];

@@ -9,7 +9,7 @@
  * daemon is found through its pidfile.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { binaryPath, type OvnBinary } from './binaries.ts';
 import { ControlPlaneError } from './errors.ts';
@@ -42,7 +42,21 @@ export interface DaemonSpec {
   readonly detach?: boolean;
   /** Bound on coming up (default 30 s). */
   readonly startTimeoutMs?: number;
+  /**
+   * False for daemons without `--unixctl` (ovn-controller 23.03): their socket
+   * is `<dir>/<binary>.<pid>.ctl` (OVN_RUNDIR is the dir). Default true.
+   */
+  readonly unixctlOption?: boolean;
+  /**
+   * Address-space limit (RLIMIT_AS, through util-linux prlimit, which execs
+   * the daemon: same pid). For daemons that can grow without bound on bad
+   * input (ovn-controller expanding a match): they fail alone instead of
+   * the kernel's OOM killer picking among everything on the machine.
+   */
+  readonly memoryLimitBytes?: number;
 }
+
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
 
 /** Unix socket paths are limited to 107 bytes (sun_path). */
 export const MAX_SOCKET_PATH = 107;
@@ -95,8 +109,8 @@ function describeExit(exit: Exit): string {
 export class DaemonProcess implements ProcessHandle {
   readonly name: string;
   readonly pidfile: string;
-  readonly ctl: string;
   readonly logFile: string;
+  readonly #ctl: string;
   #current: TrackedPid | undefined;
   #lastPid = 0;
   #stderr: () => string = () => '';
@@ -104,12 +118,16 @@ export class DaemonProcess implements ProcessHandle {
   constructor(readonly spec: DaemonSpec) {
     this.name = spec.name;
     this.pidfile = `${spec.dir}/${spec.name}.pid`;
-    this.ctl = `${spec.dir}/${spec.name}.ctl`;
+    this.#ctl = `${spec.dir}/${spec.name}.ctl`;
     this.logFile = `${spec.dir}/${spec.name}.log`;
   }
 
   get pid(): number {
     return this.#current?.pid ?? this.#lastPid;
+  }
+
+  get ctl(): string {
+    return this.spec.unixctlOption === false ? `${this.spec.dir}/${this.spec.binary}.${this.pid}.ctl` : this.#ctl;
   }
 
   get running(): boolean {
@@ -122,8 +140,9 @@ export class DaemonProcess implements ProcessHandle {
    * this start (a restart pins a port the first start let the kernel choose).
    */
   async start(args: readonly string[] = this.spec.args): Promise<void> {
-    checkSocketPath(this.ctl, this.name);
-    const common = ['--no-chdir', `--pidfile=${this.pidfile}`, `--unixctl=${this.ctl}`, `--log-file=${this.logFile}`];
+    checkSocketPath(this.#ctl, this.name);
+    const unixctl = this.spec.unixctlOption === false ? [] : [`--unixctl=${this.#ctl}`];
+    const common = ['--no-chdir', `--pidfile=${this.pidfile}`, ...unixctl, `--log-file=${this.logFile}`];
     const file = binaryPath(this.spec.binary);
     const all = [...(this.spec.detach ? ['--detach'] : []), ...common, ...args];
     const pid = this.spec.detach ? await this.#startDetached(file, all) : await this.#startChild(file, all);
@@ -131,7 +150,12 @@ export class DaemonProcess implements ProcessHandle {
   }
 
   async #startChild(file: string, args: readonly string[]): Promise<number> {
-    const child = spawn(file, [...args], { env: daemonEnv(this.spec.dir), stdio: ['ignore', 'ignore', 'pipe'] });
+    const limit = this.spec.memoryLimitBytes;
+    const [cmd, argv] =
+      limit !== undefined && PRLIMIT !== undefined
+        ? [PRLIMIT, [`--as=${limit}`, '--', file, ...args]]
+        : [file, [...args]];
+    const child = spawn(cmd, argv, { env: daemonEnv(this.spec.dir), stdio: ['ignore', 'ignore', 'pipe'] });
     this.#stderr = captureStderr(child);
     let exit: Exit | undefined;
     const reaped = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));

@@ -24,6 +24,12 @@ import { OvnBackendError } from './errors.ts';
 export interface WaitForNorthdOptions {
   /** Default 30 s. */
   readonly timeoutMs?: number;
+  /**
+   * 'sb' (default): northd brought the SB in line (`sb_cfg`). 'hv': every
+   * chassis' ovn-controller has also installed the flows (`hv_cfg`, as
+   * `ovn-nbctl --wait=hv`); with no chassis that is the same as 'sb'.
+   */
+  readonly until?: 'sb' | 'hv';
   readonly timers?: Timers;
 }
 
@@ -37,16 +43,17 @@ export async function waitForNorthd(
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const target = await bump(session);
   const global = () => session.cache.rows('NB_Global')[0];
+  const column = opts.until === 'hv' ? 'hv_cfg' : 'sb_cfg';
   try {
-    await session.cache.waitFor(() => (global()?.sb_cfg ?? -Infinity) >= target, {
+    await session.cache.waitFor(() => (global()?.[column] ?? -Infinity) >= target, {
       timeoutMs,
       timers: opts.timers ?? systemTimers,
-      what: `NB_Global.sb_cfg >= ${target}`,
+      what: `NB_Global.${column} >= ${target}`,
     });
   } catch (e) {
     throw new OvnBackendError(
       'northd-timeout',
-      `northd did not reach nb_cfg ${target} within ${timeoutMs} ms (sb_cfg is ${global()?.sb_cfg}; is ovn-northd running?)`,
+      `${column === 'hv_cfg' ? 'the chassis' : 'northd'} did not reach nb_cfg ${target} within ${timeoutMs} ms (${column} is ${global()?.[column]}; is ${column === 'hv_cfg' ? 'ovn-controller' : 'ovn-northd'} running?)`,
       { nbTable: 'NB_Global' },
       { cause: e },
     );

@@ -34,6 +34,11 @@ interface Column {
   readonly decode: NativeDecoder;
   /** Frozen, shared by every row that omits the column. */
   readonly fallback: NativeValue;
+  /**
+   * The name is also a member of `Object.prototype` (`constructor`, `toString`, ... are valid column names): a row
+   * that omits the column must not read the inherited member. Checked only for these names.
+   */
+  readonly inherited: boolean;
 }
 
 /**
@@ -60,6 +65,7 @@ export class RowCodec {
       composite: isCompositeType(type),
       decode: nativeDecoder(type),
       fallback: defaultNative(type),
+      inherited: name in Object.prototype,
     }));
     this.byName = new Map(this.list.map((c) => [c.name, c]));
   }
@@ -71,7 +77,7 @@ export class RowCodec {
     const out: Record<string, NativeValue> = { _uuid: uuid };
     let given = 0;
     for (const c of this.list) {
-      const v = o[c.name];
+      const v = c.inherited && !Object.hasOwn(o, c.name) ? undefined : o[c.name];
       if (v === undefined) out[c.name] = c.fallback;
       else {
         out[c.name] = c.decode(v, c.path);
@@ -102,7 +108,7 @@ export class RowCodec {
   fromWire(uuid: string, row: Row): CacheRow {
     const out: Record<string, NativeValue> = { _uuid: uuid };
     for (const c of this.list) {
-      const v = row[c.name];
+      const v = c.inherited && !Object.hasOwn(row, c.name) ? undefined : row[c.name];
       out[c.name] = v === undefined ? c.fallback : toNative(c.type, v, c.path);
     }
     return Object.freeze(out) as CacheRow;

@@ -4,7 +4,7 @@ import { fcParams } from '../../../test/fc.ts';
 import { OvsdbCache, applyDiff, type RowChange } from './cache.ts';
 import { ManualTimers } from './timers.ts';
 import { fromNative, sortAtoms, type NativeAtom } from './wire/datum.ts';
-import { parseColumnType } from './wire/schema.ts';
+import { parseColumnType, parseSchema } from './wire/schema.ts';
 import { LS_SCHEMA } from './testing/ls-schema.ts';
 import { OvsdbClientError, OvsdbProtocolError } from './wire/errors.ts';
 import type { TableUpdates2 } from './wire/update.ts';
@@ -184,5 +184,23 @@ describe('OvsdbCache', () => {
   it('monitor requests name the cached columns', () => {
     const c = new OvsdbCache({ schema, tables: { LS: ['name', 'external_ids'] } });
     expect(c.monitorRequests()).toEqual({ LS: [{ columns: ['name', 'external_ids'] }] });
+  });
+});
+
+describe('column names that are members of Object.prototype (ported from the wire helper branch)', () => {
+  it('a cache table with a column named "constructor" gives a row that omits it the default, not a function', () => {
+    const schema = parseSchema({
+      name: 'D',
+      tables: { T: { columns: { constructor: { type: 'string' }, a: { type: 'integer' } } } },
+    });
+    const cache = new OvsdbCache({ schema, tables: { T: undefined } });
+    const u = '11111111-1111-1111-1111-111111111111';
+    cache.apply({ kind: 'update', json: JSON.parse(`{"T":{"${u}":{"insert":{"a":1}}}}`), path: 'update' } as never);
+    expect(cache.get('T', u)).toEqual({ _uuid: u, constructor: '', a: 1 });
+    cache.applyUpdates({ T: { [u]: { kind: 'modify', row: { a: 2 } } } });
+    expect(cache.get('T', u)).toEqual({ _uuid: u, constructor: '', a: 2 });
+    const u2 = '22222222-2222-2222-2222-222222222222';
+    cache.applyUpdates({ T: { [u2]: { kind: 'insert', row: { a: 3 } } } });
+    expect(cache.get('T', u2)).toEqual({ _uuid: u2, constructor: '', a: 3 });
   });
 });

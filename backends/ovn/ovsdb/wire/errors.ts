@@ -270,8 +270,9 @@ export class OvsdbSchemaError extends OvsdbClientError {
   constructor(
     readonly path: string,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super('invalid-schema', `ovsdb schema ${path}: ${message}`);
+    super('invalid-schema', `ovsdb schema ${path}: ${message}`, options);
   }
 }
 

@@ -66,3 +66,25 @@ describe('JSON-RPC ids that do not survive a round trip (defect 6)', () => {
     expect(parseRpcMessage(JSON.parse('{"id": ["echo", 1.5], "method": "echo", "params": []}')).kind).toBe('request');
   });
 });
+
+describe('schema enums (found by a fuzz target of the wire helper branch)', () => {
+  const withEnum = (key: unknown) => ({ name: 'D', tables: { T: { columns: { c: { type: { key } } } } } });
+
+  it('a malformed enum is an OvsdbSchemaError naming it, like every other schema fault', () => {
+    for (const e of [[['set'], ['x']], ['set', [['zx']]], JSON.parse(`${'['.repeat(5000)}${']'.repeat(5000)}`)]) {
+      expect(() => parseSchema(withEnum({ type: 'string', enum: e }))).toThrow(OvsdbSchemaError);
+      expect(() => parseSchema(withEnum({ type: 'string', enum: e }))).toThrow(
+        /ovsdb schema tables\.T\.columns\.c\.type\.key\.enum: /,
+      );
+    }
+  });
+
+  it('enum atoms must be of the base type', () => {
+    expect(() => parseSchema(withEnum({ type: 'integer', enum: ['set', [1, 'a']] }))).toThrow(
+      /"a" is not of type integer/,
+    );
+    expect(
+      parseSchema(withEnum({ type: 'integer', enum: ['set', [1, 2]] })).tables.T?.columns.c?.type.key.enum,
+    ).toEqual([1, 2]);
+  });
+});

@@ -4,10 +4,10 @@
  * `Infinity`; omitted fields get their RFC defaults, so emitting and parsing
  * again gives the same value.
  */
-import { ATOM_TYPES, type Atom, type AtomType } from './atom.ts';
+import { ATOM_TYPES, type Atom, type AtomType, OvsUuid } from './atom.ts';
 import { preview, dict } from './json.ts';
-import { OvsdbSchemaError } from './errors.ts';
-import { OvsMap, OvsSet, emitValue, parseValue } from './datum.ts';
+import { OvsdbProtocolError, OvsdbSchemaError } from './errors.ts';
+import { OvsMap, OvsSet, type Value, emitValue, parseValue } from './datum.ts';
 
 export interface BaseType {
   readonly type: AtomType;
@@ -128,12 +128,7 @@ function parseBaseType(json: unknown, path: string): BaseType {
   const o = object(json, path);
   const type = atomType(o.type, `${path}.type`);
   const out: { -readonly [K in keyof BaseType]: BaseType[K] } = { type };
-  if (o.enum !== undefined) {
-    const v = parseValue(o.enum, `${path}.enum`);
-    if (v instanceof OvsSet) out.enum = v.items;
-    else if (v instanceof OvsMap) throw new OvsdbSchemaError(`${path}.enum`, 'a map is not an enum');
-    else out.enum = [v];
-  }
+  if (o.enum !== undefined) out.enum = parseEnum(o.enum, type, `${path}.enum`);
   for (const k of BASE_KEYS) if (o[k] !== undefined) out[k] = num(o[k], `${path}.${k}`);
   if (o.refTable !== undefined) out.refTable = str(o.refTable, `${path}.refTable`);
   if (o.refType !== undefined) {
@@ -144,6 +139,41 @@ function parseBaseType(json: unknown, path: string): BaseType {
     out.refType = 'strong';
   }
   return out;
+}
+
+/**
+ * An `enum`: a set of atoms of the base type, or a single one. Its faults are schema errors like every other
+ * (found by the ovsdb/schema fuzz target of a helper branch: a malformed enum let the datum parser's protocol error
+ * escape parseSchema).
+ */
+function parseEnum(json: unknown, type: AtomType, path: string): readonly Atom[] {
+  let v: Value;
+  try {
+    v = parseValue(json, path);
+  } catch (cause) {
+    if (!(cause instanceof OvsdbProtocolError)) throw cause;
+    throw new OvsdbSchemaError(path, `not an atom or a set of atoms: ${preview(json)}`, { cause });
+  }
+  if (v instanceof OvsMap) throw new OvsdbSchemaError(path, 'a map is not an enum');
+  const atoms = v instanceof OvsSet ? v.items : [v];
+  const wrong = atoms.find((a) => !atomOfType(a, type));
+  if (wrong !== undefined) throw new OvsdbSchemaError(path, `${preview(emitValue(wrong))} is not of type ${type}`);
+  return atoms;
+}
+
+function atomOfType(a: Atom, type: AtomType): boolean {
+  switch (type) {
+    case 'integer':
+      return typeof a === 'number' && Number.isInteger(a);
+    case 'real':
+      return typeof a === 'number';
+    case 'boolean':
+      return typeof a === 'boolean';
+    case 'string':
+      return typeof a === 'string';
+    case 'uuid':
+      return a instanceof OvsUuid;
+  }
 }
 
 /** Emits a schema as JSON (long form). Inverse of {@link parseSchema}. */

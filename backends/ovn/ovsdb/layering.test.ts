@@ -27,8 +27,9 @@ const RANK: Record<string, number> = {
   'cache.ts': 4,
   'cluster.ts': 5,
   'effects.ts': 5,
-  'session.ts': 6,
-  'index.ts': 7,
+  'members.ts': 6,
+  'session.ts': 7,
+  'index.ts': 8,
 };
 
 function rankOf(rel: string): number | undefined {

@@ -56,12 +56,12 @@
  * `readYourWritesTimeoutMs` (servers that forward writes: followers, relays).
  */
 import { OvsdbCache, type CacheRow } from './cache.ts';
-import { OvsdbClient } from './client.ts';
+import type { OvsdbClient } from './client.ts';
 import { OpBuilder } from './build.ts';
 import { replayVerdict } from './replay.ts';
 import { EffectWatch, expectedEffects } from './effects.ts';
-import { OvsdbUnsuitableServerError, suitability, watchServerDb } from './cluster.ts';
-import { type TimerHandle, type Timers, systemTimers } from './timers.ts';
+import { type MemberAttempt, type PassHost, type SessionEvent, connectPass, passOrder } from './members.ts';
+import { type Timers, systemTimers } from './timers.ts';
 import { type Remote, type TlsCredentials, formatRemote, parseRemotes } from './transport.ts';
 import {
   OvsdbCanceledError,
@@ -103,6 +103,7 @@ export interface SessionOptions {
 }
 
 export type SessionState = 'connecting' | 'synced' | 'closed';
+export type { MemberAttempt, SessionEvent } from './members.ts';
 
 export interface SessionStats {
   /** Successful syncs (connections that got as far as a monitored cache). */
@@ -117,28 +118,6 @@ export interface SessionStats {
   lastClose?: { readonly remote: string; readonly reason: string };
   /** The last connecting pass: each member tried, in order, and what came of it. */
   lastPass?: readonly MemberAttempt[];
-}
-
-/** One member tried during a connecting pass. */
-export interface MemberAttempt {
-  readonly remote: string;
-  /** `synced`, `not-leader` (kept, waiting for an election), or `failed`. */
-  readonly outcome: 'synced' | 'not-leader' | 'failed';
-  readonly reason?: string;
-}
-
-export type SessionEvent =
-  | { readonly kind: 'synced'; readonly remote: string; readonly after: 'pass' | 'election' }
-  | { readonly kind: 'closed'; readonly remote: string; readonly reason: string }
-  | { readonly kind: 'pass-failed'; readonly attempts: readonly MemberAttempt[] };
-
-/** A follower kept connected during a pass, watched for leadership. */
-interface Parked {
-  readonly index: number;
-  readonly client: OvsdbClient;
-  readonly remote: string;
-  /** Resolves when its `_Server` row says it leads. */
-  readonly leads: Promise<void>;
 }
 
 export interface SessionTransactOptions {
@@ -373,164 +352,32 @@ export class OvsdbSession<Tables extends object = Record<string, CacheRow>> {
     });
   }
 
-  /** The order of one pass: from the last good member, or, after losing it, every other member first. */
-  private passOrder(): number[] {
-    const n = this.remotes.length;
-    const start = this.avoid === undefined ? this.preferred : (this.avoid + 1) % n;
-    const order = Array.from({ length: n }, (_, k) => (start + k) % n);
-    return this.avoid === undefined ? order : [...order.filter((i) => i !== this.avoid), this.avoid];
-  }
-
-  /**
-   * Tries every remote once; returns a synced client or undefined. Followers
-   * (connected, not leading) are kept while the pass goes on; if no member
-   * leads, the pass waits for one of them to be elected (up to the backoff
-   * cap) and syncs with it.
-   */
+  /** One pass over the members (members.ts); remembers the member that synced and what the pass tried. */
   private async connectPass(): Promise<OvsdbClient | undefined> {
-    const attempts: MemberAttempt[] = [];
-    const parked: Parked[] = [];
-    const dropParked = (keep?: OvsdbClient) => {
-      for (const p of parked) if (p.client !== keep) p.client.close();
+    const host: PassHost = {
+      remotes: this.remotes,
+      timers: this.timers,
+      settings: this.opts,
+      isClosed: () => this.isClosed(),
+      onClosed: (cb) =>
+        this.onState((st) => {
+          if (st === 'closed') cb();
+        }),
+      setCurrent: (c) => {
+        this.client = c;
+      },
+      monitorData: (c, remote) => this.monitorData(c, remote),
+      emit: (e) => this.emit(e),
     };
-    try {
-      for (const i of this.passOrder()) {
-        if (this.stateValue === 'closed') return undefined;
-        const remote = this.remotes[i] as Remote;
-        const name = formatRemote(remote);
-        let client: OvsdbClient | undefined;
-        try {
-          client = await OvsdbClient.connect(remote, {
-            probeIntervalMs: this.opts.probeIntervalMs ?? 1500,
-            timers: this.timers,
-            ...(this.opts.tls === undefined ? {} : { tls: this.opts.tls }),
-            ...(this.opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: this.opts.connectTimeoutMs }),
-          });
-          this.client = client; // so close() can reach it while syncing
-          const check = await this.withSetupDeadline(client, name, () => this.checkServer(client as OvsdbClient, name));
-          if (check.kind === 'follower') {
-            attempts.push({ remote: name, outcome: 'not-leader', reason: check.reason });
-            parked.push({ index: i, client, remote: name, leads: check.leads });
-            this.client = undefined;
-            continue;
-          }
-          await this.withSetupDeadline(client, name, () => this.monitorData(client as OvsdbClient, name));
-          if (this.isClosed()) {
-            client.close();
-            return undefined;
-          }
-          attempts.push({ remote: name, outcome: 'synced' });
-          this.preferred = i;
-          this.avoid = undefined;
-          this.emit({ kind: 'synced', remote: name, after: 'pass' });
-          return client;
-        } catch (e) {
-          this.lastError = e as Error;
-          attempts.push({ remote: name, outcome: 'failed', reason: (e as Error).message });
-          client?.close();
-          this.client = undefined;
-        }
-      }
-      const elected = await this.awaitElection(parked);
-      if (elected !== undefined) {
-        try {
-          await this.withSetupDeadline(elected.client, elected.remote, () =>
-            this.monitorData(elected.client, elected.remote),
-          );
-          if (!this.isClosed()) {
-            attempts.push({ remote: elected.remote, outcome: 'synced', reason: 'elected while waiting' });
-            this.preferred = elected.index;
-            this.avoid = undefined;
-            this.emit({ kind: 'synced', remote: elected.remote, after: 'election' });
-            return elected.client;
-          }
-        } catch (e) {
-          this.lastError = e as Error;
-          attempts.push({ remote: elected.remote, outcome: 'failed', reason: (e as Error).message });
-        }
-        elected.client.close();
-      }
+    const r = await connectPass(host, passOrder(this.remotes.length, this.preferred, this.avoid));
+    this.stats.lastPass = r.attempts;
+    if (r.client === undefined) {
+      if ('lastError' in r && r.lastError) this.lastError = r.lastError;
       return undefined;
-    } finally {
-      this.stats.lastPass = attempts;
-      if (!attempts.some((a) => a.outcome === 'synced')) {
-        this.emit({ kind: 'pass-failed', attempts });
-        dropParked();
-      } else dropParked(this.client);
     }
-  }
-
-  /** The first parked follower to become leader, within the backoff cap; undefined if none does. */
-  private async awaitElection(parked: readonly Parked[]): Promise<Parked | undefined> {
-    const live = parked.filter((p) => !p.client.closed);
-    if (live.length === 0 || this.isClosed()) return undefined;
-    const waitMs = (this.opts.backoff ?? { initialMs: 100, maxMs: 4000 }).maxMs;
-    let timer: TimerHandle | undefined;
-    const timeout = new Promise<undefined>((resolve) => {
-      timer = this.timers.setTimeout(() => resolve(undefined), waitMs);
-    });
-    const closed = new Promise<undefined>((resolve) => {
-      const off = this.onState((st) => {
-        if (st === 'closed') {
-          off();
-          resolve(undefined);
-        }
-      });
-    });
-    const winner = await Promise.race([...live.map((p) => p.leads.then(() => p)), timeout, closed]);
-    if (timer !== undefined) this.timers.clearTimeout(timer);
-    this.client = winner?.client;
-    return winner;
-  }
-
-  /** Runs one set-up step; past `setupTimeoutMs` the connection is closed, which fails the step with that reason. */
-  private async withSetupDeadline<T>(client: OvsdbClient, remote: string, step: () => Promise<T>): Promise<T> {
-    const ms = this.opts.setupTimeoutMs ?? 5000;
-    const timer = this.timers.setTimeout(
-      () => client.close(new OvsdbConnectionClosedError(`${remote}: set-up took longer than ${ms} ms`)),
-      ms,
-    );
-    try {
-      return await step();
-    } finally {
-      this.timers.clearTimeout(timer);
-    }
-  }
-
-  /**
-   * Reads `_Server` for our database: usable now, or a follower to watch
-   * (its `leads` resolves when it becomes the leader); throws when the
-   * member cannot serve us at all. Once usable, a change that makes it
-   * unsuitable closes the connection.
-   */
-  private async checkServer(
-    client: OvsdbClient,
-    remote: string,
-  ): Promise<{ kind: 'usable' } | { kind: 'follower'; reason: string; leads: Promise<void> }> {
-    const db = this.opts.db;
-    const leaderOnly = this.opts.leaderOnly ?? true;
-    let usable = false;
-    let elected: (() => void) | undefined;
-    const leads = new Promise<void>((resolve) => {
-      elected = resolve;
-    });
-    const status = await watchServerDb(client, db, (st) => {
-      const v = suitability(st, { db, leaderOnly });
-      if (usable) {
-        if (!v.ok) client.close(new OvsdbUnsuitableServerError(remote, v.reason));
-      } else if (v.ok) {
-        usable = true;
-        elected?.();
-      }
-    });
-    const verdict = suitability(status, { db, leaderOnly });
-    if (verdict.ok) {
-      usable = true;
-      return { kind: 'usable' };
-    }
-    if (leaderOnly && status?.model === 'clustered' && status.connected)
-      return { kind: 'follower', reason: verdict.reason, leads };
-    throw new OvsdbUnsuitableServerError(remote, verdict.reason);
+    this.preferred = r.index;
+    this.avoid = undefined;
+    return r.client;
   }
 
   /** (Re)builds the cache from a monitor on a usable member. */

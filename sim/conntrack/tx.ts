@@ -338,8 +338,7 @@ export class ConntrackTx {
     if (nat === undefined) return plain;
     // OVS's userspace conntrack translates TCP and UDP ports only (lib/conntrack.c pat_packet): an SCTP
     // connection is NATed by address alone, its ports kept (a VIP's :80 reaches the backend on :80).
-    if (t.proto === IPPROTO_SCTP)
-      return nat.kind === 'dnat' ? { ...plain, src: nat.ip } : { ...plain, dst: nat.ip };
+    if (t.proto === IPPROTO_SCTP) return nat.kind === 'dnat' ? { ...plain, src: nat.ip } : { ...plain, dst: nat.ip };
     if (nat.kind === 'dnat') {
       return { ...plain, src: nat.ip, sport: isIcmpProto(t.proto) ? plain.sport : (nat.port ?? plain.sport) };
     }

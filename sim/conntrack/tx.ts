@@ -235,7 +235,10 @@ export class ConntrackTx {
   ): CtLookup {
     const entry = this.entry(entryId);
     if (entry === undefined) return result(opts.state, undefined, undefined, p);
-    if (!opts.nat || entry.nat === undefined) return result(opts.state, entry, reply, p);
+    // OVS does not NAT again in the zone that NATed the packet (handle_nat); for an ICMP error, whose
+    // translation is not the connection's plain rewrite, that matters.
+    const related = p.inner !== undefined && isIcmpError(p);
+    if (!opts.nat || entry.nat === undefined || related) return result(opts.state, entry, reply, p);
     const target = reply ? invertTuple(entry.orig) : invertTuple(entry.reply);
     return result(opts.state, entry, reply, rewriteTo(p, target));
   }

@@ -52,7 +52,7 @@ import {
   observeSim,
   type VerdictDiff,
 } from './compare.ts';
-import { type SimRun, selector, simulateCase } from './simulate-case.ts';
+import { selector } from './simulate-case.ts';
 import type { OvnWorld } from './world.ts';
 
 export interface DatapathOutcome {
@@ -155,13 +155,19 @@ function lbPicks(net: SimNetwork): number {
 }
 
 /**
- * The simulator's connection for one run's choices: the same first step,
- * then the datapath's later packets, conntrack carried, an ECMP group met
- * again keeping its member.
+ * The simulator's connection: the first packet, then the datapath's later
+ * packets, conntrack carried; ECMP members as given, one per group in the
+ * order groups are first met over the whole connection (a group met again
+ * keeps its member); `counts` receives each group's member count.
  */
-function simConnection(net: SimNetwork, c: DiffCase, run: SimRun, later: readonly SendPacket[]): SimResult[] {
-  if (later.length === 0) return [run.result];
-  const select = selector(c, run.members, []);
+function simConnection(
+  net: SimNetwork,
+  c: DiffCase,
+  later: readonly SendPacket[],
+  members: readonly number[],
+  counts: number[],
+): SimResult[] {
+  const select = selector(c, members, counts);
   let r = simulate(net, { inport: c.inport, packet: c.packet, select });
   const out: SimResult[] = [r];
   for (const send of later) {
@@ -170,6 +176,9 @@ function simConnection(net: SimNetwork, c: DiffCase, run: SimRun, later: readonl
   }
   return out;
 }
+
+/** At most this many ECMP combinations per LB pick (as simulate-case.ts). */
+const MAX_COMBINATIONS = 27;
 
 function compareSteps(
   sim: readonly Observed[],
@@ -203,8 +212,22 @@ export function simAgainstSteps(
   let first: { sim: Observed[]; diff: { step: number; diff: VerdictDiff } } | undefined;
   for (let pick = 0; pick < lbPicks(net); pick++) {
     const cp = { ...c, lbPick: c.lbPick + pick };
-    for (const r of simulateCase(cp, net)) {
-      const sim = simConnection(net, cp, r, later).map((x) => withoutPath(observeSim(x, DATAPATH_FIELDS)));
+    // The groups a reply meets count too: the datapath hashes each packet's 5-tuple anew.
+    const counts: number[] = [];
+    const base = simConnection(net, cp, later, [], counts);
+    const total = Math.min(
+      counts.reduce((a, b) => a * b, 1),
+      MAX_COMBINATIONS,
+    );
+    for (let k = 0; k < total; k++) {
+      const members: number[] = [];
+      let rest = k;
+      for (const n of counts) {
+        members.push(rest % n);
+        rest = Math.floor(rest / n);
+      }
+      const runs = k === 0 ? base : simConnection(net, cp, later, members, []);
+      const sim = runs.map((x) => withoutPath(observeSim(x, DATAPATH_FIELDS)));
       const diff = compareSteps(sim, dp);
       if (diff === undefined) return { agree: true, sim, lbPick: cp.lbPick };
       first ??= { sim, diff };

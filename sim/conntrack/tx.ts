@@ -17,6 +17,7 @@ import {
   ICMP6_TIME_EXCEEDED,
   IPPROTO_ICMP,
   IPPROTO_ICMPV6,
+  IPPROTO_SCTP,
   IPPROTO_TCP,
   TCP_ACK,
   TCP_RST,
@@ -234,7 +235,10 @@ export class ConntrackTx {
   ): CtLookup {
     const entry = this.entry(entryId);
     if (entry === undefined) return result(opts.state, undefined, undefined, p);
-    if (!opts.nat || entry.nat === undefined) return result(opts.state, entry, reply, p);
+    // OVS does not NAT again in the zone that NATed the packet (handle_nat); for an ICMP error, whose
+    // translation is not the connection's plain rewrite, that matters.
+    const related = p.inner !== undefined && isIcmpError(p);
+    if (!opts.nat || entry.nat === undefined || related) return result(opts.state, entry, reply, p);
     const target = reply ? invertTuple(entry.orig) : invertTuple(entry.reply);
     return result(opts.state, entry, reply, rewriteTo(p, target));
   }
@@ -335,6 +339,9 @@ export class ConntrackTx {
   private replyTupleFor(zone: string, t: CtTuple, nat: NatSpec | undefined): CtTuple {
     const plain = invertTuple(t);
     if (nat === undefined) return plain;
+    // OVS's userspace conntrack translates TCP and UDP ports only (lib/conntrack.c pat_packet): an SCTP
+    // connection is NATed by address alone, its ports kept (a VIP's :80 reaches the backend on :80).
+    if (t.proto === IPPROTO_SCTP) return nat.kind === 'dnat' ? { ...plain, src: nat.ip } : { ...plain, dst: nat.ip };
     if (nat.kind === 'dnat') {
       return { ...plain, src: nat.ip, sport: isIcmpProto(t.proto) ? plain.sport : (nat.port ?? plain.sport) };
     }

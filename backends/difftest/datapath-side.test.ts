@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { formatIPv4, formatMAC } from '../../model/addr/index.ts';
+import { arpRequest, icmpEcho, icmpErrorFor, tcpPacket, udpPacket } from '../../model/packet/build.ts';
+import { hostReply, replyOf } from './datapath-side.ts';
+
+const spec = { ethSrc: '0a:58:0a:00:00:10', ethDst: '0a:00:00:00:00:01', src: '10.16.0.10', dst: '10.17.0.10' };
+
+describe('the reply a host sends to what arrived', () => {
+  it('mirrors addresses, ports and MACs with TTL 64; a SYN gets a SYN-ACK', () => {
+    const syn = tcpPacket({ ...spec, ttl: 63, sport: 40_000, dport: 80 });
+    const r = hostReply(syn)!;
+    expect([formatIPv4(r['ip4.src']!), formatIPv4(r['ip4.dst']!), r['tcp.src'], r['tcp.dst'], r['ip.ttl']]).toEqual([
+      '10.17.0.10',
+      '10.16.0.10',
+      80,
+      40_000,
+      64,
+    ]);
+    expect([formatMAC(r['eth.src']), formatMAC(r['eth.dst'])]).toEqual([spec.ethDst, spec.ethSrc]);
+    expect(r['tcp.flags']).toBe(0x12);
+    const u = hostReply(udpPacket({ ...spec, sport: 1, dport: 2 }))!;
+    expect([u['udp.src'], u['udp.dst']]).toEqual([2, 1]);
+    expect(hostReply(icmpEcho(spec))!['icmp4.type']).toBe(0);
+  });
+
+  it('answers no ARP and no ICMP error', () => {
+    expect(hostReply(arpRequest({ sha: spec.ethSrc, spa: spec.src, tpa: spec.dst }))).toBeUndefined();
+    const err = icmpErrorFor(udpPacket({ ...spec, sport: 1, dport: 2 }), { type: 3, code: 3 });
+    expect(hostReply(err)).toBeUndefined();
+  });
+
+  it('replies from the first port (by name) where the packet arrived as itself, not from where an error went', () => {
+    const sent = udpPacket({ ...spec, sport: 1, dport: 2 });
+    const err = icmpErrorFor(sent, { type: 3, code: 3 });
+    const outs = [
+      { port: 'pod0.ls0', packet: err },
+      { port: 'pod2.ls1', packet: sent },
+      { port: 'pod1.ls1', packet: sent },
+    ];
+    expect(replyOf(sent, outs)?.inport).toBe('pod1.ls1');
+    expect(replyOf(sent, [{ port: 'pod0.ls0', packet: err }])).toBeUndefined();
+  });
+});

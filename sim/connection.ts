@@ -10,14 +10,23 @@
  */
 import type { ConntrackState } from './conntrack/state.ts';
 import type { SimNetwork } from './compile/types.ts';
-import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY, TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
+import {
+  ICMP4_ECHO_REPLY,
+  ICMP4_ECHO_REQUEST,
+  ICMP6_ECHO_REPLY,
+  ICMP6_ECHO_REQUEST,
+  TCP_ACK,
+  TCP_SYN,
+} from '../model/packet/fields.ts';
 import {
   type Packet,
   dstPort,
   ipDst,
   ipSrc,
+  isIP,
   isIPv4,
   l4ProtoOf,
+  srcPort,
   withFields,
   withIPs,
   withPorts,
@@ -45,8 +54,15 @@ export interface ConnectionResult {
   readonly conntrack: ConntrackState;
 }
 
-/** The reply the destination sends to `arrived` (the packet as delivered to it). */
+/**
+ * The reply a host sends to `arrived` (the packet as delivered to it): IPs, L4
+ * ports and MACs mirrored, TTL 64; a TCP SYN gets a SYN-ACK, UDP and SCTP a
+ * datagram back, an echo request an echo reply. Undefined for what opens no
+ * connection (ARP, ICMP errors, non-IP). Probes and the differential test's
+ * connections both use it.
+ */
 export function replyTo(arrived: Packet): Packet | undefined {
+  if (!isIP(arrived)) return undefined;
   const proto = l4ProtoOf(arrived);
   const swapped = withFields(withIPs(arrived, ipDst(arrived), ipSrc(arrived)), {
     'eth.src': arrived['eth.dst'],
@@ -55,13 +71,18 @@ export function replyTo(arrived: Packet): Packet | undefined {
   });
   switch (proto) {
     case 'tcp':
-      return withFields(withPorts(swapped, arrived['tcp.dst'], arrived['tcp.src']), { 'tcp.flags': TCP_SYN | TCP_ACK });
+      return withFields(withPorts(swapped, dstPort(arrived), srcPort(arrived)), { 'tcp.flags': TCP_SYN | TCP_ACK });
+    case 'udp':
     case 'sctp':
-      return withPorts(swapped, dstPort(arrived), arrived['sctp.src']);
+      return withPorts(swapped, dstPort(arrived), srcPort(arrived));
     case 'icmp4':
-      return withFields(swapped, { 'icmp4.type': ICMP4_ECHO_REPLY, 'icmp4.code': 0 });
+      return arrived['icmp4.type'] === ICMP4_ECHO_REQUEST
+        ? withFields(swapped, { 'icmp4.type': ICMP4_ECHO_REPLY, 'icmp4.code': 0 })
+        : undefined;
     case 'icmp6':
-      return withFields(swapped, { 'icmp6.type': ICMP6_ECHO_REPLY, 'icmp6.code': 0 });
+      return arrived['icmp6.type'] === ICMP6_ECHO_REQUEST
+        ? withFields(swapped, { 'icmp6.type': ICMP6_ECHO_REPLY, 'icmp6.code': 0 })
+        : undefined;
     default:
       return undefined;
   }

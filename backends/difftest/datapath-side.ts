@@ -19,29 +19,12 @@
  * datapath's observation at every step (as ovn-trace's random ECMP pick is
  * matched, evaluate.ts).
  */
-import {
-  ICMP4_ECHO_REPLY,
-  ICMP4_ECHO_REQUEST,
-  ICMP6_ECHO_REPLY,
-  ICMP6_ECHO_REQUEST,
-  TCP_ACK,
-  TCP_SYN,
-} from '../../model/packet/fields.ts';
-import {
-  dstPort,
-  ipDst,
-  ipSrc,
-  isIP,
-  l4ProtoOf,
-  type Packet,
-  srcPort,
-  withFields,
-  withIPs,
-  withPorts,
-} from '../../model/packet/packet.ts';
+import { isIP, type Packet } from '../../model/packet/packet.ts';
 import type { SimNetwork } from '../../sim/compile/types.ts';
 import { compileNetwork } from '../../sim/compile/network.ts';
 import { simulate, type SimResult } from '../../sim/simulate.ts';
+import { replyTo } from '../../sim/connection.ts';
+import { ICMP4_ECHO_REQUEST, ICMP6_ECHO_REQUEST } from '../../model/packet/fields.ts';
 import type { DatapathStep, SendPacket } from '../ovn/datapath/index.ts';
 import type { DiffCase } from './case.ts';
 import {
@@ -90,37 +73,8 @@ export function observeDatapath(step: DatapathStep): Observed {
 const isEchoRequest = (p: Packet): boolean =>
   p['icmp4.type'] === ICMP4_ECHO_REQUEST || p['icmp6.type'] === ICMP6_ECHO_REQUEST;
 
-/**
- * The reply a host sends to a packet as it arrived: IPs, L4 ports and MACs
- * mirrored, TTL 64; a TCP SYN gets a SYN-ACK, an echo request an echo reply.
- * Undefined for what is not a request of a connection (ARP, ICMP errors).
- */
-export function hostReply(arrived: Packet): Packet | undefined {
-  if (!isIP(arrived)) return undefined;
-  const proto = l4ProtoOf(arrived);
-  const swapped = withFields(withIPs(arrived, ipDst(arrived), ipSrc(arrived)), {
-    'eth.src': arrived['eth.dst'],
-    'eth.dst': arrived['eth.src'],
-    'ip.ttl': 64,
-  });
-  switch (proto) {
-    case 'tcp':
-      return withFields(withPorts(swapped, dstPort(arrived), srcPort(arrived)), { 'tcp.flags': TCP_SYN | TCP_ACK });
-    case 'udp':
-    case 'sctp':
-      return withPorts(swapped, dstPort(arrived), srcPort(arrived));
-    case 'icmp4':
-      return isEchoRequest(arrived)
-        ? withFields(swapped, { 'icmp4.type': ICMP4_ECHO_REPLY, 'icmp4.code': 0 })
-        : undefined;
-    case 'icmp6':
-      return isEchoRequest(arrived)
-        ? withFields(swapped, { 'icmp6.type': ICMP6_ECHO_REPLY, 'icmp6.code': 0 })
-        : undefined;
-    default:
-      return undefined;
-  }
-}
+/** The reply a host sends to the packet as it arrived (the simulator's own definition, shared with probes). */
+export const hostReply = replyTo;
 
 /**
  * Where the first packet arrived as itself (same IP protocol; an echo

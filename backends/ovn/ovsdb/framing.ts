@@ -13,7 +13,7 @@
  * anything else between values except whitespace is a protocol error.
  */
 import { OvsdbProtocolError } from './wire/errors.ts';
-import { MAX_JSON_DEPTH, jsonDepthExceeds } from './wire/json.ts';
+import { MAX_JSON_DEPTH } from './wire/json.ts';
 
 const OPEN_OBJ = 0x7b;
 const CLOSE_OBJ = 0x7d;
@@ -65,6 +65,8 @@ export class JsonSplitter {
       const b = chunk[i] as number;
       if (b === OPEN_OBJ || b === OPEN_ARR) {
         if (stack.length === 0) start = i;
+        // Refused while scanning, before anything parses or walks it (the bracket stack is kept anyway).
+        if (stack.length >= MAX_JSON_DEPTH) this.fail(`message nested deeper than ${MAX_JSON_DEPTH} levels`);
         stack.push(b);
       } else if (stack.length === 0) {
         if (!isJsonSpace(b)) this.fail(`unexpected byte 0x${b.toString(16)} between messages`);
@@ -131,20 +133,13 @@ export class JsonSplitter {
     this.parts = [];
     this.partsBytes = 0;
     const text = whole.toString('utf8');
-    let json: unknown;
     try {
-      json = JSON.parse(text);
+      return JSON.parse(text);
     } catch (cause) {
       throw new OvsdbProtocolError(`framing: invalid JSON: ${text.length > 80 ? `${text.slice(0, 77)}...` : text}`, {
         cause,
       });
     }
-    if (jsonDepthExceeds(json)) {
-      throw new OvsdbProtocolError(
-        `framing: message nested deeper than ${MAX_JSON_DEPTH} levels: ${text.slice(0, 40)}... (${text.length} bytes)`,
-      );
-    }
-    return json;
   }
 }
 

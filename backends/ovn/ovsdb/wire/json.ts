@@ -18,27 +18,10 @@ export function dict<T>(): Record<string, T> {
 /**
  * Nesting no OVSDB message comes near: a datum is at most `["map", [[k,
  * ["uuid", u]]]]` inside a row inside a table update inside the message,
- * about a dozen levels; a transact request's conditions a few more. Deeper
- * input is refused before anything walks it recursively.
+ * about a dozen levels; a transact request's conditions a few more. The
+ * framing refuses deeper input while scanning, before anything parses it.
  */
 export const MAX_JSON_DEPTH = 64;
-
-/**
- * The nesting depth of a parsed JSON value, counted without recursion and
- * giving up past `limit` (so a hostile 100,000-level array costs what its
- * first `limit` levels cost).
- */
-export function jsonDepthExceeds(json: unknown, limit = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[json, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > limit) return true;
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (const c of children) if (typeof c === 'object' && c !== null) stack.push([c, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * Short JSON-like text of a value for error messages. Bounded in depth and

@@ -27,6 +27,9 @@ export const ROUTER_POLICY_PRIORITY = {
   subnet: 31000,
 } as const;
 
+/** Kube-OVN's name mangling for port groups and address sets: `-` → `.` (`allow-web.prod-ns` → `allow.web.prod.ns`). */
+export const dotted = (s: string): string => s.replaceAll('-', '.');
+
 /** The switch-side patch port of a subnet attached to a router: `<subnet>-<router>`. */
 export function switchPatchPort(subnet: string, router: string): string {
   return `${subnet}-${router}`;

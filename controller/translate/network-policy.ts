@@ -29,11 +29,11 @@
  * to different numbers are both right. Selectors are resolved by the caller:
  * this function is pure and gets addresses and ports, not label queries.
  */
-import { parseCIDR, tryParseCIDR } from '../../model/addr/index.ts';
+import { containsCIDR, tryParseCIDR } from '../../model/addr/index.ts';
 import { parseMatch } from '../../model/match/index.ts';
 import type { ACL, AddressSet, PortGroup } from '../../model/topology/index.ts';
 import type { TranslateIssue, Translation } from './issues.ts';
-import { PRIORITY } from './names.ts';
+import { dotted, PRIORITY } from './names.ts';
 
 export type Family = 'IPv4' | 'IPv6';
 export type L4 = 'TCP' | 'UDP' | 'SCTP';
@@ -83,8 +83,6 @@ export interface NetworkPolicyRows {
   readonly addressSets: readonly AddressSet[];
   readonly acls: readonly ACL[];
 }
-
-const dotted = (s: string) => s.replaceAll('-', '.');
 
 /** `<np>.<ns>` with `-` → `.` (Kube-OVN's npPortGroupName). */
 export function policyPortGroup(name: string, namespace: string): string {
@@ -262,7 +260,7 @@ function ipBlockMatch(
   const excepts: string[] = [];
   block.except.forEach((e, i) => {
     const ex = tryParseCIDR(e);
-    if (ex === undefined || ex.family !== cidr.family || ex.prefix < cidr.prefix || !within(cidr, e)) {
+    if (ex === undefined || !containsCIDR(cidr, ex)) {
       ctx.issues.push({
         code: 'invalid-cidr',
         object: ctx.object,
@@ -275,17 +273,6 @@ function ipBlockMatch(
   });
   const m = `${ip} == ${block.cidr}`;
   return excepts.length === 0 ? m : `${m} && ${ip} != {${excepts.join(', ')}}`;
-}
-
-function within(outer: ReturnType<typeof parseCIDR>, inner: string): boolean {
-  const i = parseCIDR(inner);
-  if (i.family !== outer.family) return false;
-  if (i.family === 4 && outer.family === 4) {
-    const mask = outer.prefix === 0 ? 0 : (0xffffffff << (32 - outer.prefix)) >>> 0;
-    return (i.ip & mask) >>> 0 === (outer.ip & mask) >>> 0;
-  }
-  const bits = BigInt(128 - outer.prefix);
-  return (i.ip as bigint) >> bits === (outer.ip as bigint) >> bits;
 }
 
 /**

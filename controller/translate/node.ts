@@ -19,7 +19,7 @@
 import { parseMatch } from '../../model/match/index.ts';
 import type { ACL, LogicalSwitchPort, PortGroup, RouterPolicy } from '../../model/topology/index.ts';
 import type { Contribution } from '../desired/store.ts';
-import { nodePort, PRIORITY, ROUTER_POLICY_PRIORITY } from './names.ts';
+import { dotted, nodePort, PRIORITY, ROUTER_POLICY_PRIORITY } from './names.ts';
 
 export interface NodeInput {
   readonly name: string;
@@ -44,7 +44,6 @@ export interface NodeRows {
 
 const v6 = (ip: string) => ip.includes(':');
 const fam = (ip: string) => (v6(ip) ? 'ip6' : 'ip4');
-const dotted = (s: string) => s.replaceAll('-', '.');
 
 /** The node's own port group: its port name with `-` → `.`. */
 export function nodePortGroup(node: string): string {

@@ -16,7 +16,7 @@
  * - `spec.acls` as given, tagged `subnet=<name>` in external_ids, with the
  *   east-west allow pair at 1900 first when `allowEWTraffic` is set.
  */
-import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
+import { formatCIDR, formatIPv4, formatIPv6, networkOf } from '../../model/addr/index.ts';
 import type { SubnetConfig } from '../../model/ipam/index.ts';
 import { MatchParseError, parseMatch } from '../../model/match/index.ts';
 import type {
@@ -78,10 +78,7 @@ export interface SubnetRows {
 
 /** The subnet's CIDRs as Kube-OVN writes them (network address), v4 first. */
 export function subnetCidrs(config: SubnetConfig): string[] {
-  const out: string[] = [];
-  if (config.v4) out.push(`${formatIPv4(config.v4.network)}/${config.v4.cidr.prefix}`);
-  if (config.v6) out.push(`${formatIPv6(config.v6.network)}/${config.v6.cidr.prefix}`);
-  return out;
+  return [config.v4?.cidr, config.v6?.cidr].flatMap((c) => (c ? [formatCIDR(networkOf(c))] : []));
 }
 
 /**

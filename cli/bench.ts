@@ -71,7 +71,7 @@ export function registerBench(program: Command): void {
   bench
     .command('ovsdb')
     .description('NB write throughput: our client (batched) vs a bare JSON-RPC writer vs one ovn-nbctl per port')
-    .option('--ports <n>', 'logical switch ports to create', (v) => Number(v), 10000)
+    .option('--ports <n>', 'logical switch ports to create (default 10,000; 2,000 with --fault)', (v) => Number(v))
     .option('--switches <n>', 'logical switches they spread over', (v) => Number(v))
     .option('--batch <n>', 'operations per transaction', (v) => Number(v))
     .option('--nbctl-sample <n>', 'ports written with ovn-nbctl', (v) => Number(v))
@@ -85,7 +85,7 @@ export function registerBench(program: Command): void {
     .option('--json', 'print one JSON object')
     .action(
       async (opts: {
-        ports: number;
+        ports?: number;
         switches?: number;
         batch?: number;
         nbctlSample?: number;
@@ -103,7 +103,7 @@ export function registerBench(program: Command): void {
           const { runOvsdbFaultBench } = await import('../bench/ovsdb-fault.ts');
           const report = await runOvsdbFaultBench({
             fault: opts.fault as 'kill-leader',
-            ports: opts.ports === 10000 ? 2000 : opts.ports,
+            ...(opts.ports !== undefined ? { ports: opts.ports } : {}),
             ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
             ...(opts.freezeMs !== undefined ? { freezeMs: opts.freezeMs } : {}),
           });
@@ -112,7 +112,7 @@ export function registerBench(program: Command): void {
         }
         const { runOvsdbBench } = await import('../bench/ovsdb.ts');
         const report = await runOvsdbBench({
-          ports: opts.ports,
+          ports: opts.ports ?? 10_000,
           ...(opts.switches !== undefined ? { switches: opts.switches } : {}),
           ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
           ...(opts.nbctlSample !== undefined ? { nbctlSample: opts.nbctlSample } : {}),

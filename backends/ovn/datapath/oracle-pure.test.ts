@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { arpRequest } from '../../../model/packet/build.ts';
+import { arpRequest, udpPacket } from '../../../model/packet/build.ts';
 import { TopoBuilder } from '../../../model/topology/index.ts';
-import { bindingsOf, isGarp, oneNetworkPerLocalnet } from './oracle.ts';
+import { bindingsOf, isAnnouncement, isGarp, oneNetworkPerLocalnet } from './oracle.ts';
 
 const ln = (name: string, sw: string, network: string) => ({
   name,
@@ -41,5 +41,26 @@ describe('datapath oracle, pure parts', () => {
   it('a gratuitous ARP asks for its own address', () => {
     expect(isGarp(arpRequest({ sha: '0a:00:00:00:ff:01', spa: '172.20.0.1', tpa: '172.20.0.1' }))).toBe(true);
     expect(isGarp(arpRequest({ sha: '0a:00:00:00:ff:01', spa: '172.20.0.1', tpa: '172.20.0.50' }))).toBe(false);
+  });
+
+  it("a GARP with the sender's own MAC is an announcement unless the sender sent that GARP", () => {
+    // Seen in CI (seed 20231103 case 242): host0 on a localnet switch sent UDP; pinctrl's periodic
+    // GARP for host0's 172.20.0.50 (host0's MAC) left through the localnet port meanwhile.
+    const garp = arpRequest({ sha: '0a:58:ac:00:00:32', spa: '172.20.0.50', tpa: '172.20.0.50' });
+    const udp = udpPacket({
+      ethSrc: '0a:58:ac:00:00:32',
+      ethDst: '0a:00:00:00:ff:01',
+      src: '172.20.0.50',
+      dst: '172.20.0.101',
+      sport: 1039,
+      dport: 443,
+    });
+    expect(isAnnouncement(garp, udp)).toBe(true);
+    expect(isAnnouncement(garp, garp)).toBe(false);
+    const other = arpRequest({ sha: '0a:00:00:00:ff:01', spa: '172.20.0.1', tpa: '172.20.0.1' });
+    expect(isAnnouncement(other, garp)).toBe(true);
+    expect(isAnnouncement(arpRequest({ sha: '0a:00:00:00:ff:01', spa: '172.20.0.1', tpa: '172.20.0.9' }), udp)).toBe(
+      false,
+    );
   });
 });

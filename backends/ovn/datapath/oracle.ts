@@ -39,10 +39,9 @@ export interface DatapathRun {
   /** One step per packet sent, in order. */
   readonly steps: readonly DatapathStep[];
   /**
-   * Gratuitous ARPs from another sender than the packet's, left out of the
-   * steps: ovn-controller announces gateway addresses on its own schedule
-   * (pinctrl's GARP out of a gateway's switch, repeated with a back-off), not
-   * in answer to a packet.
+   * Gratuitous ARPs that are not the sent packet's own, left out of the
+   * steps (see isAnnouncement): ovn-controller announces gateway and
+   * localnet-switch VIF addresses on its own schedule, not in answer to a packet.
    */
   readonly announcements: number;
   /** Times vswitchd died during this run and the run was done again on a restarted one. */
@@ -99,6 +98,24 @@ const DEFAULT_SETTLE_MS = 50;
 /** An ARP request for the sender's own address: an announcement, not a question. */
 export function isGarp(p: Packet): boolean {
   return p['eth.type'] === ETH_TYPE_ARP && p['arp.op'] === 1 && p['arp.spa'] === p['arp.tpa'];
+}
+
+/**
+ * A frame ovn-controller sent on its own schedule, not in answer to `sent`: a
+ * gratuitous ARP that is not the sent packet's own GARP forwarded. pinctrl
+ * announces gateway addresses out of a gateway's switch and, for a switch with
+ * a localnet port, every VIF's addresses with that VIF's own MAC (from the
+ * moment the port is bound, repeated with a back-off), so a GARP carrying the
+ * sender's MAC is an announcement too unless the sender itself sent that GARP.
+ */
+export function isAnnouncement(out: Packet, sent: Packet): boolean {
+  if (!isGarp(out)) return false;
+  const forwarded =
+    isGarp(sent) &&
+    sent['eth.src'] === out['eth.src'] &&
+    sent['arp.sha'] === out['arp.sha'] &&
+    sent['arp.spa'] === out['arp.spa'];
+  return !forwarded;
 }
 
 /** The ports of a topology the chassis binds: its VIFs and localnet ports. */
@@ -297,7 +314,7 @@ export class DatapathOracle {
       const all = this.chassis
         .collect()
         .flatMap((p) => p.frames.map((bytes) => ({ port: p.port, packet: parsePacket(bytes), bytes })));
-      const outputs = all.filter((o) => !(isGarp(o.packet) && o.packet['eth.src'] !== packet['eth.src']));
+      const outputs = all.filter((o) => !isAnnouncement(o.packet, packet));
       announcements += all.length - outputs.length;
       steps.push({ verdict: outputs.length > 0 ? 'delivered' : 'dropped', outputs });
     }

@@ -1,0 +1,161 @@
+/**
+ * The cluster source the controller reads and writes: the part of the
+ * Kubernetes API it uses, with Kubernetes semantics (resourceVersion,
+ * list + watch from a version, JSON merge patches, the status subresource,
+ * deletion held by finalizers, events). The in-memory cluster (memory.ts)
+ * implements it for scenarios, tests and benchmarks; a later source speaks
+ * to a real API server behind the same interface, so everything above it
+ * runs unchanged. Asynchronous, as a real API server is.
+ */
+
+/** Kinds by their API group version, as the API server names them. */
+export const API_VERSION: Readonly<Record<string, string>> = Object.freeze({
+  Namespace: 'v1',
+  Node: 'v1',
+  Pod: 'v1',
+  Service: 'v1',
+  Event: 'v1',
+  EndpointSlice: 'discovery.k8s.io/v1',
+  NetworkPolicy: 'networking.k8s.io/v1',
+  Subnet: 'kubeovn.io/v1',
+  Vpc: 'kubeovn.io/v1',
+  IP: 'kubeovn.io/v1',
+  IPPool: 'kubeovn.io/v1',
+});
+
+/** Kinds that live in a namespace; the rest are cluster-scoped (kubeovn.io/v1's Subnet, Vpc, IP and IPPool are). */
+export const NAMESPACED: ReadonlySet<string> = new Set(['Pod', 'Service', 'EndpointSlice', 'NetworkPolicy', 'Event']);
+
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+}
+
+export interface ObjectMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  /** Opaque to clients; the in-memory cluster uses a decimal counter shared by all kinds. */
+  readonly resourceVersion?: string;
+  /** Bumped by the cluster on every change of `spec` (not of metadata or status). */
+  readonly generation?: number;
+  readonly creationTimestamp?: string;
+  /** Set when deletion was asked while finalizers remain; the object goes once they are gone. */
+  readonly deletionTimestamp?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly finalizers?: readonly string[];
+  readonly ownerReferences?: readonly OwnerReference[];
+}
+
+/** Any object: the cluster keeps what it is given and interprets metadata only. */
+export interface KubeObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: ObjectMeta;
+  readonly spec?: unknown;
+  readonly status?: unknown;
+  readonly [field: string]: unknown;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface WatchEvent {
+  readonly type: WatchEventType;
+  /** The object after the change (for DELETED, its last state with the deleting resourceVersion). */
+  readonly object: KubeObject;
+}
+
+export interface ListResult {
+  readonly items: readonly KubeObject[];
+  /** Watch from this version to see every change after the list. */
+  readonly resourceVersion: string;
+}
+
+export interface Watch {
+  /** Stops delivery; no event is delivered after it returns. */
+  stop(): void;
+}
+
+export interface ObjectRef {
+  readonly kind: string;
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+export interface EventInput {
+  /** The object the event is about. */
+  readonly involved: ObjectRef & { readonly uid?: string };
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase, as Kube-OVN's (`AcquireAddressFailed`, `ValidateFailed`, ...). */
+  readonly reason: string;
+  readonly message: string;
+  /** `kube-ovn-controller`. */
+  readonly source?: string;
+}
+
+/** What went wrong, as the API server's Status reasons. */
+export type ClusterErrorReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Gone';
+
+export class ClusterError extends Error {
+  override readonly name = 'ClusterError';
+  constructor(
+    readonly reason: ClusterErrorReason,
+    readonly ref: ObjectRef,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ClusterSource {
+  list(kind: string, opts?: { readonly namespace?: string }): Promise<ListResult>;
+  get(ref: ObjectRef): Promise<KubeObject | undefined>;
+  /**
+   * Every change of `kind` after `resourceVersion`, in order, delivered
+   * asynchronously; `onError` with `Gone` when that version is too old to
+   * replay (the caller lists again).
+   */
+  watch(
+    kind: string,
+    resourceVersion: string,
+    onEvent: (e: WatchEvent) => void,
+    onError?: (e: ClusterError) => void,
+  ): Watch;
+  /** `AlreadyExists` when the name is taken; fills uid, resourceVersion, generation, creationTimestamp. */
+  create(obj: KubeObject): Promise<KubeObject>;
+  /**
+   * Replaces spec and metadata (not status); `Conflict` when the given
+   * resourceVersion is not the current one (none given: unconditional).
+   * Removing the last finalizer of an object being deleted deletes it.
+   */
+  update(obj: KubeObject): Promise<KubeObject>;
+  /** Replaces status only (the status subresource); same resourceVersion rule. */
+  updateStatus(obj: KubeObject): Promise<KubeObject>;
+  /**
+   * An RFC 7386 JSON merge patch (null removes a key), on the object or, with
+   * `subresource: 'status'`, on its status only.
+   */
+  patch(ref: ObjectRef, patch: unknown, opts?: { readonly subresource?: 'status' }): Promise<KubeObject>;
+  /**
+   * Deletes at once when no finalizers remain, else sets deletionTimestamp
+   * (MODIFIED) and deletes when the last finalizer is removed. `NotFound`
+   * when absent.
+   */
+  delete(ref: ObjectRef): Promise<void>;
+  /** Records an Event (kind Event in the involved object's namespace, `default` for cluster-scoped ones). */
+  recordEvent(e: EventInput): Promise<void>;
+}
+
+export const refOf = (o: KubeObject): ObjectRef => ({
+  kind: o.kind,
+  name: o.metadata.name,
+  ...(o.metadata.namespace !== undefined ? { namespace: o.metadata.namespace } : {}),
+});
+
+/** `ns/name`, or `name` for a cluster-scoped object: the work-queue key. */
+export const keyOf = (o: { readonly metadata: ObjectMeta }): string =>
+  o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;

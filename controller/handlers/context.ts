@@ -1,0 +1,116 @@
+/**
+ * What every handler is given: the caches (informers) it reads, the IPAM,
+ * the committer it hands fragments to, the cluster it writes annotations,
+ * status and events to, and `enqueue` for the objects a change affects.
+ * Handlers are level-driven (docs/architecture.md, "How a change flows"):
+ * each one computes its object's whole fragment from the caches, so a
+ * missed or repeated event changes nothing.
+ */
+import type { IPAM } from '../../model/ipam/index.ts';
+import type { ClusterSource, KubeObject, ObjectRef } from '../cluster/types.ts';
+import type { ControllerSettings } from '../config.ts';
+import type { Committer } from '../desired/commit.ts';
+import type { DecodeIssue } from '../kube/decode.ts';
+import type { Decoded } from '../kube/objects.ts';
+import type { VpcLoadBalancers } from '../translate/names.ts';
+
+/** The kinds the controller watches. */
+export const KINDS = [
+  'Vpc',
+  'Subnet',
+  'IPPool',
+  'Node',
+  'Namespace',
+  'Pod',
+  'Service',
+  'EndpointSlice',
+  'NetworkPolicy',
+  'IP',
+] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** A read-only view of one kind's informer cache. */
+export interface Cache {
+  get(key: string): KubeObject | undefined;
+  list(): readonly KubeObject[];
+}
+
+export interface Ctx {
+  readonly settings: ControllerSettings;
+  readonly cluster: ClusterSource;
+  readonly ipam: IPAM;
+  readonly committer: Committer;
+  /** ISO time for status conditions (the injected clock). */
+  now(): string;
+  cache(kind: Kind): Cache;
+  /** Decodes through a memo keyed by the cached object (one decode per version). */
+  decode<T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T>;
+  enqueue(kind: Kind, key: string): void;
+  /** Records an event on `ref` (Kube-OVN's reasons); never throws. */
+  event(ref: ObjectRef & { uid?: string }, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
+  /** The cluster's load balancer names (from the settings). */
+  readonly clusterLbs: VpcLoadBalancers;
+  /**
+   * True while the controller fills the store at start-up: nothing is
+   * committed yet, so handlers defer their writes to the cluster
+   * (annotations, status) to `afterCommit`.
+   */
+  readonly starting: boolean;
+  /** Runs `fn` once the fragments set so far are committed. */
+  afterCommit(fn: () => Promise<void>): Promise<void>;
+}
+
+/** A one-line message for decode issues. */
+export function describeIssues(issues: readonly { readonly field: string; readonly message: string }[]): string {
+  return issues.map((i) => i.message).join('; ');
+}
+
+/** Decode issues that make the object unusable (unknown fields are reported but do not block). */
+export const blocking = (issues: readonly DecodeIssue[]) => issues.filter((i) => i.code !== 'unknown-field');
+
+/** Merge-patches annotations only where they differ (a restart with nothing changed writes nothing). */
+export async function patchAnnotations(
+  ctx: Ctx,
+  o: KubeObject,
+  want: Readonly<Record<string, string | null>>,
+): Promise<void> {
+  const have = o.metadata.annotations ?? {};
+  const diff: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(want)) {
+    if (v === null ? k in have : have[k] !== v) diff[k] = v;
+  }
+  if (Object.keys(diff).length === 0) return;
+  await ctx.cluster.patch(
+    { kind: o.kind, name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) },
+    { metadata: { annotations: diff } },
+  );
+}
+
+/** Deep equality of JSON values, for "write only when changed". */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export interface Condition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime?: string;
+  readonly lastUpdateTime?: string;
+}
+
+/**
+ * The conditions after setting `next`: a condition whose status, reason and
+ * message are unchanged keeps its times (so an unchanged object gets no write).
+ */
+export function setConditions(have: unknown, next: readonly Condition[], now: string): Condition[] {
+  const old = Array.isArray(have) ? (have as Condition[]) : [];
+  const out = old.filter((c) => !next.some((n) => n.type === c.type));
+  for (const n of next) {
+    const prev = old.find((c) => c.type === n.type);
+    const same = prev && prev.status === n.status && prev.reason === n.reason && prev.message === n.message;
+    out.push(same ? prev : { ...n, lastTransitionTime: now, lastUpdateTime: now });
+  }
+  return out.sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+}

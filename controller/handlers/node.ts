@@ -1,0 +1,95 @@
+/**
+ * Node → its join address (IPAM owner `node-<node>` on the join subnet),
+ * the join port, the 30000/29000 router policies and port groups
+ * (translate/node.ts), and the Node annotations Kube-OVN writes
+ * (pkg/controller/node.go handleAddNode): `ovn.kubernetes.io/ip_address`,
+ * `mac_address`, `cidr`, `gateway`, `logical_switch`, `port_name`,
+ * `allocated`. Deleting a Node releases all of it.
+ */
+import { formatIPv4, formatIPv6, formatMAC } from '../../model/addr/index.ts';
+import type { TableRow } from '../desired/store.ts';
+import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../kube/objects.ts';
+import { nodePort } from '../translate/names.ts';
+import { nodeRows } from '../translate/node.ts';
+import { subnetCidrs } from '../translate/subnet.ts';
+import { type Ctx, patchAnnotations } from './context.ts';
+import { subnetVpc } from './vpc.ts';
+
+/** Default-VPC subnets with a distributed gateway (the join subnet excluded), valid in IPAM. */
+export function distributedSubnets(ctx: Ctx): { name: string; cidrs: string[] }[] {
+  const out: { name: string; cidrs: string[] }[] = [];
+  for (const s of ctx.cache('Subnet').list()) {
+    const name = s.metadata.name;
+    if (name === ctx.settings.nodeSwitch || subnetVpc(ctx, s) !== ctx.settings.clusterRouter) continue;
+    if (ctx.decode(s, decodeSubnet).value.gatewayType !== 'distributed') continue;
+    const view = ctx.ipam.subnet(name);
+    if (view) out.push({ name, cidrs: subnetCidrs(view.config) });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+export const networkPolicyExists = (ctx: Ctx): boolean =>
+  ctx.settings.enableNP &&
+  ctx
+    .cache('NetworkPolicy')
+    .list()
+    .some((np) => !ctx.decode(np, decodeNetworkPolicy).value.deleting);
+
+export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
+  const owner = `Node/${name}`;
+  const ipamOwner = nodePort(name);
+  const o = ctx.cache('Node').get(name);
+  if (o === undefined) {
+    ctx.committer.delete(owner);
+    ctx.ipam.release(ipamOwner);
+    ctx.enqueue('Subnet', ctx.settings.nodeSwitch);
+    return;
+  }
+  const n = ctx.decode(o, decodeNode).value;
+  const join = ctx.settings.nodeSwitch;
+  const a = ctx.ipam.allocate({
+    subnet: join,
+    owner: ipamOwner,
+    ...(n.annotations['ovn.kubernetes.io/ip_address'] ? { ips: n.annotations['ovn.kubernetes.io/ip_address'] } : {}),
+    ...(n.annotations['ovn.kubernetes.io/mac_address'] ? { mac: n.annotations['ovn.kubernetes.io/mac_address'] } : {}),
+  });
+  if (!a.ok) {
+    await ctx.event({ kind: 'Node', name, uid: n.uid }, 'Warning', 'AcquireAddressFailed', a.error.message);
+    throw a.error;
+  }
+  const ips: string[] = [];
+  if (a.lease.v4 !== undefined) ips.push(formatIPv4(a.lease.v4));
+  if (a.lease.v6 !== undefined) ips.push(formatIPv6(a.lease.v6));
+  const mac = formatMAC(a.lease.mac);
+  const t = nodeRows({
+    name,
+    joinSwitch: join,
+    router: ctx.settings.clusterRouter,
+    joinMac: mac,
+    joinIps: ips,
+    internalIps: n.internalIPs,
+    distributedSubnets: distributedSubnets(ctx),
+    networkPolicyExists: networkPolicyExists(ctx),
+  });
+  const rows: TableRow[] = [
+    { table: 'switchPort', row: t.port },
+    ...t.policies.map((row): TableRow => ({ table: 'routerPolicy', row })),
+    ...t.acls.map((row): TableRow => ({ table: 'acl', row })),
+    ...t.portGroups.map((row): TableRow => ({ table: 'portGroup', row })),
+  ];
+  ctx.committer.set(owner, { rows });
+  const cfg = ctx.ipam.subnet(join)?.config;
+  const cidrs = cfg ? subnetCidrs(cfg) : [];
+  const gateways = [...(cfg?.v4 ? [formatIPv4(cfg.v4.gateway)] : []), ...(cfg?.v6 ? [formatIPv6(cfg.v6.gateway)] : [])];
+  await ctx.afterCommit(() =>
+    patchAnnotations(ctx, o, {
+      'ovn.kubernetes.io/ip_address': ips.join(','),
+      'ovn.kubernetes.io/mac_address': mac,
+      'ovn.kubernetes.io/cidr': cidrs.join(','),
+      'ovn.kubernetes.io/gateway': gateways.join(','),
+      'ovn.kubernetes.io/logical_switch': join,
+      'ovn.kubernetes.io/port_name': nodePort(name),
+      'ovn.kubernetes.io/allocated': 'true',
+    }),
+  );
+}

@@ -1,0 +1,180 @@
+/**
+ * Pod → an address from the IPAM, the logical switch port `<pod>.<ns>`, its
+ * memberships in its node's port groups, the annotations Kube-OVN writes,
+ * and the IP object `<pod>.<ns>` as the durable allocation record
+ * (pkg/controller/pod.go, ip.go).
+ *
+ * - Subnet: the pod's `ovn.kubernetes.io/logical_switch` annotation, else
+ *   the first Subnet (by name) binding the namespace through `namespaces`
+ *   or `namespaceSelectors`, else the namespace's own `logical_switch`
+ *   annotation, else the default subnet.
+ * - `ip_address`, `mac_address`, `ip_pool` annotations ask for addresses;
+ *   a StatefulSet pod takes its ordinal's entry of an `ip_pool` list, and
+ *   its lease outlives the pod (the IP object's `podType: StatefulSet`), so
+ *   a re-created pod gets the same address. kovn does not watch
+ *   StatefulSets yet: a scaled-down ordinal keeps its address until its IP
+ *   object is deleted.
+ * - hostNetwork pods are left alone; a pod that has finished (Succeeded or
+ *   Failed) releases its address and port as Kube-OVN does.
+ * - An address that cannot be had (taken, outside the subnet, pool empty)
+ *   is an `AcquireAddressFailed` event and no annotation; the work queue
+ *   retries with backoff, so the pod gets it once the cause goes away.
+ */
+import { formatIPv4, formatIPv6, formatMAC } from '../../model/addr/index.ts';
+import { ownerKey, statefulSetOrdinal } from '../../model/ipam/index.ts';
+import type { Contribution, TableRow } from '../desired/store.ts';
+import { decodeIP, decodeNamespace, decodePod, decodeSubnet, type PodView, selects } from '../kube/objects.ts';
+import { podNodeMemberships } from '../translate/node.ts';
+import { annotationKey, podAnnotations, podPortRow } from '../translate/pod.ts';
+import { subnetCidrs } from '../translate/subnet.ts';
+import { type Ctx, patchAnnotations } from './context.ts';
+import { subnetVpc } from './vpc.ts';
+
+const A = (k: string) => annotationKey('ovn', k);
+
+/** The subnets a namespace's pods go to, by name (see the file header). */
+export function namespaceSubnets(ctx: Ctx, ns: string): string[] {
+  const nsObj = ctx.cache('Namespace').get(ns);
+  const labels = nsObj ? ctx.decode(nsObj, decodeNamespace).value.labels : { 'kubernetes.io/metadata.name': ns };
+  const out: string[] = [];
+  for (const s of ctx.cache('Subnet').list()) {
+    const v = ctx.decode(s, decodeSubnet).value;
+    if (v.deleting) continue;
+    if (v.namespaces.includes(ns) || v.namespaceSelectors.some((sel) => selects(sel, labels))) out.push(v.name);
+  }
+  if (out.length > 0) return out.sort();
+  const own = nsObj?.metadata.annotations?.[A('logical_switch')];
+  return own ? own.split(',').map((s) => s.trim()) : [];
+}
+
+export function podSubnet(ctx: Ctx, p: PodView): string {
+  return (
+    p.annotations[A('logical_switch')] || namespaceSubnets(ctx, p.namespace)[0] || ctx.settings.defaultLogicalSwitch
+  );
+}
+
+const alive = (p: PodView) => !p.hostNetwork && p.phase !== 'Succeeded' && p.phase !== 'Failed' && !p.deleting;
+
+function ipObjectName(pod: string, ns: string): string {
+  return ownerKey(pod, ns);
+}
+
+export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
+  const [ns, name] = key.split('/') as [string, string];
+  const owner = `Pod/${key}`;
+  const ipamOwner = ownerKey(name, ns);
+  const o = ctx.cache('Pod').get(key);
+  const p = o ? ctx.decode(o, decodePod).value : undefined;
+  if (p === undefined || !alive(p)) {
+    if (p?.hostNetwork) return;
+    ctx.committer.delete(owner);
+    const ipObj = ctx.cache('IP').get(ipObjectName(name, ns));
+    const sts = ipObj !== undefined && ctx.decode(ipObj, decodeIP).value.podType === 'StatefulSet';
+    // A StatefulSet pod deleted (not finished) keeps its address for its successor.
+    if (sts && p === undefined) return;
+    const lease = ctx.ipam.release(ipamOwner);
+    if (lease) ctx.enqueue('Subnet', lease.subnet);
+    if (ipObj) {
+      await ctx.afterCommit(async () => {
+        await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch(() => {});
+      });
+    }
+    return;
+  }
+  const subnet = podSubnet(ctx, p);
+  const subObj = ctx.cache('Subnet').get(subnet);
+  const view = ctx.ipam.subnet(subnet);
+  const ref = { kind: 'Pod', namespace: ns, name, uid: p.uid };
+  if (subObj === undefined || view === undefined) {
+    const why = subObj === undefined ? `subnet ${subnet} does not exist` : `subnet ${subnet} is not valid`;
+    await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
+    throw new Error(`pod ${key}: ${why}`);
+  }
+  const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
+  const ordinal = sts ? statefulSetOrdinal(name) : undefined;
+  const ann = p.annotations;
+  const a = ctx.ipam.allocate({
+    subnet,
+    owner: ipamOwner,
+    namespace: ns,
+    ...(ann[A('ip_address')] ? { ips: ann[A('ip_address')] } : {}),
+    ...(ann[A('mac_address')] ? { mac: ann[A('mac_address')] } : {}),
+    ...(ann[A('ip_pool')] ? { ipPool: ann[A('ip_pool')] } : {}),
+    ...(ordinal !== undefined ? { ordinal } : {}),
+  });
+  if (!a.ok) {
+    await ctx.event(ref, 'Warning', 'AcquireAddressFailed', a.error.message);
+    throw a.error;
+  }
+  const ips: string[] = [];
+  if (a.lease.v4 !== undefined) ips.push(formatIPv4(a.lease.v4));
+  if (a.lease.v6 !== undefined) ips.push(formatIPv6(a.lease.v6));
+  const mac = formatMAC(a.lease.mac);
+  const cfg = view.config;
+  const router = subnetVpc(ctx, subObj);
+  const alloc = {
+    pod: name,
+    namespace: ns,
+    subnet,
+    router,
+    mac,
+    ips,
+    cidrs: subnetCidrs(cfg),
+    gateways: [...(cfg.v4 ? [formatIPv4(cfg.v4.gateway)] : []), ...(cfg.v6 ? [formatIPv6(cfg.v6.gateway)] : [])],
+    portSecurity: ann[A('port_security')] === 'true',
+  };
+  const port = podPortRow(alloc);
+  const rows: TableRow[] = [{ table: 'switchPort', row: port }];
+  const s = ctx.decode(subObj, decodeSubnet).value;
+  const distributed =
+    router === ctx.settings.clusterRouter && s.gatewayType === 'distributed' && subnet !== ctx.settings.nodeSwitch;
+  const contributions: Contribution[] = p.nodeName
+    ? podNodeMemberships(port.name, p.nodeName, subnet, distributed)
+    : [];
+  ctx.committer.set(owner, { rows, contributions });
+  ctx.enqueue('Subnet', subnet);
+  const want: Record<string, string | null> = {
+    ...podAnnotations(alloc),
+    [A('pod_nic_type')]: ctx.settings.podNicType,
+  };
+  if (!p.nodeName) want[A('routed')] = null;
+  await ctx.afterCommit(async () => {
+    await patchAnnotations(ctx, o!, want);
+    await ensureIpObject(ctx, p, subnet, ips, mac, sts);
+  });
+}
+
+async function ensureIpObject(
+  ctx: Ctx,
+  p: PodView,
+  subnet: string,
+  ips: readonly string[],
+  mac: string,
+  sts: boolean,
+): Promise<void> {
+  const name = ipObjectName(p.name, p.namespace);
+  const spec = {
+    podName: p.name,
+    namespace: p.namespace,
+    subnet,
+    attachSubnets: [],
+    nodeName: p.nodeName,
+    ipAddress: ips.join(','),
+    v4IpAddress: ips.find((i) => !i.includes(':')) ?? '',
+    v6IpAddress: ips.find((i) => i.includes(':')) ?? '',
+    macAddress: mac,
+    podType: sts ? 'StatefulSet' : '',
+  };
+  const have = ctx.cache('IP').get(name);
+  const labels = { 'ovn.kubernetes.io/subnet': subnet, [subnet]: '' };
+  if (have === undefined) {
+    await ctx.cluster
+      .create({ apiVersion: 'kubeovn.io/v1', kind: 'IP', metadata: { name, labels }, spec })
+      .catch(async (e: unknown) => {
+        if ((e as { reason?: string }).reason !== 'AlreadyExists') throw e;
+        await ctx.cluster.patch({ kind: 'IP', name }, { spec });
+      });
+    return;
+  }
+  if (JSON.stringify(have.spec) !== JSON.stringify(spec)) await ctx.cluster.patch({ kind: 'IP', name }, { spec });
+}

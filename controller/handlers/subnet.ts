@@ -1,0 +1,194 @@
+/**
+ * Subnet (kubeovn.io/v1) → IPAM subnet, logical switch, router port, ACLs,
+ * router policies; status with Kube-OVN's names (`v4availableIPs`,
+ * `v4usingIPs`, their v6 twins) and `Validated`/`Ready` conditions; the
+ * finalizer `kubeovn.io/kube-ovn-controller` while any address of it is in
+ * use (pkg/controller/subnet.go).
+ *
+ * An invalid spec (bad CIDR, overlap within its VPC or with the join
+ * subnet or the service CIDR, a bad ACL) gets `Validated=False` naming the
+ * field and an event; whatever the subnet had before stays as it was (its
+ * leases, its rows): nothing allocated is lost to a typo.
+ */
+import { formatMAC, formatIPv4, overlaps, tryParseCIDR } from '../../model/addr/index.ts';
+import { parseSubnetSpec, type SubnetConfig } from '../../model/ipam/index.ts';
+import type { TableRow } from '../desired/store.ts';
+import { decodeSubnet, type SubnetView } from '../kube/objects.ts';
+import { vpcLoadBalancers } from '../translate/names.ts';
+import { subnetRows } from '../translate/subnet.ts';
+import { blocking, type Ctx, describeIssues, sameJson, setConditions } from './context.ts';
+import { subnetVpc } from './vpc.ts';
+
+export const FINALIZER = 'kubeovn.io/kube-ovn-controller';
+
+/** A stable router-port MAC from the gateway address (Kube-OVN draws a random one once and keeps it). */
+export function gatewayMac(config: SubnetConfig): string {
+  const low = config.v4 ? config.v4.gateway : Number((config.v6?.gateway ?? 0n) & 0xffffffffn);
+  return formatMAC(0x0a5800000000 + (low >>> 0));
+}
+
+function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig): string[] {
+  const out: string[] = [];
+  const mine = [config.v4?.cidr, config.v6?.cidr].filter((c) => c !== undefined);
+  for (const text of ctx.settings.serviceClusterIPRange.split(',')) {
+    const svc = tryParseCIDR(text.trim());
+    if (svc && mine.some((c) => overlaps(c, svc)))
+      out.push(`spec.cidrBlock ${config.spec.cidrBlock} overlaps the service CIDR ${text.trim()}`);
+  }
+  const join = ctx.ipam.subnet(ctx.settings.nodeSwitch);
+  if (join && name !== ctx.settings.nodeSwitch) {
+    const jc = [join.config.v4?.cidr, join.config.v6?.cidr].filter((c) => c !== undefined);
+    if (mine.some((c) => jc.some((j) => overlaps(c, j))))
+      out.push(`spec.cidrBlock ${config.spec.cidrBlock} overlaps the join subnet ${join.config.spec.cidrBlock}`);
+  }
+  return out;
+}
+
+/** The join addresses of a centralized subnet's gateway nodes (`gatewayNode: "n1,n2"` or `"n1:ip,..."`). */
+function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
+  if (s.gatewayType !== 'centralized') return [];
+  const out: string[] = [];
+  for (const entry of s.gatewayNode.split(',')) {
+    const node = entry.split(':')[0]!.trim();
+    if (node === '' || ctx.cache('Node').get(node) === undefined) continue;
+    const lease = ctx.ipam.lookup(`node-${node}`);
+    if (lease?.v4 !== undefined) out.push(formatIPv4(lease.v4));
+  }
+  return out;
+}
+
+export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
+  const owner = `Subnet/${name}`;
+  const o = ctx.cache('Subnet').get(name);
+  if (o === undefined) {
+    // Gone without our finalizer (or after it): release what is left.
+    ctx.ipam.deleteSubnet(name);
+    ctx.committer.delete(owner);
+    return;
+  }
+  const d = ctx.decode(o, decodeSubnet);
+  const s = d.value;
+  const ref = { kind: 'Subnet', name, uid: s.uid };
+  if (s.deleting) return finalize(ctx, name, o.metadata.finalizers ?? []);
+  const vpc = subnetVpc(ctx, o);
+  const bad = blocking(d.issues).map((i) => i.message);
+  let config: SubnetConfig | undefined;
+  if (bad.length === 0) {
+    const spec = {
+      name,
+      cidrBlock: s.cidrBlock,
+      vpc,
+      excludeIps: s.excludeIps,
+      ...(s.gateway ? { gateway: s.gateway } : {}),
+    };
+    const parsed = parseSubnetSpec(spec);
+    if (!parsed.ok) bad.push(...parsed.issues.map((i) => i.message));
+    else {
+      bad.push(...extraOverlaps(ctx, name, parsed.value));
+      if (bad.length === 0) {
+        const r = ctx.ipam.setSubnet(spec);
+        if (!r.ok) bad.push(...r.issues.map((i) => i.message));
+        else {
+          config = parsed.value;
+          for (const lost of r.dropped) {
+            // Leases the new spec no longer allows: their pods get new addresses.
+            const [pod, ns] = lost.owner.split('.');
+            if (pod && ns) ctx.enqueue('Pod', `${ns}/${pod}`);
+          }
+        }
+      }
+    }
+  }
+  const unknown = d.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
+  if (bad.length > 0 || config === undefined) {
+    const message = describeIssues(bad.map((m) => ({ field: '', message: m })));
+    await ctx.event(ref, 'Warning', 'ValidateLogicalSwitchFailed', message);
+    await writeStatus(ctx, o, [
+      { type: 'Validated', status: 'False', reason: 'ValidateLogicalSwitchFailed', message },
+      { type: 'Ready', status: 'False', reason: 'ValidateLogicalSwitchFailed', message },
+    ]);
+    return;
+  }
+  if (unknown.length > 0) await ctx.event(ref, 'Warning', 'UnknownField', unknown.join('; '));
+  const lbs = vpcLoadBalancers(vpc, ctx.settings.clusterRouter, ctx.clusterLbs);
+  const t = subnetRows({
+    config,
+    router: vpc,
+    gatewayMac: gatewayMac(config),
+    private: s.private,
+    allowSubnets: s.allowSubnets,
+    acls: s.acls,
+    allowEWTraffic: s.allowEWTraffic,
+    enableLb: s.enableLb && ctx.settings.enableLb,
+    nodeSwitchCidr: ctx.settings.nodeSwitchCIDR,
+    loadBalancers: ctx.settings.enableLb
+      ? [lbs.tcp, lbs.udp, lbs.sctp, lbs.tcpSession, lbs.udpSession, lbs.sctpSession]
+      : [],
+    defaultVpc: vpc === ctx.settings.clusterRouter,
+    centralizedGateways: centralizedGateways(ctx, s),
+  });
+  const rows: TableRow[] = [
+    { table: 'switch', row: t.value.switch },
+    { table: 'routerPort', row: t.value.routerPort },
+    { table: 'switchPort', row: t.value.switchPort },
+    ...t.value.acls.map((row): TableRow => ({ table: 'acl', row })),
+    ...t.value.policies.map((row): TableRow => ({ table: 'routerPolicy', row })),
+  ];
+  ctx.committer.set(owner, { rows });
+  const aclIssues = t.issues.map((i) => i.message);
+  if (aclIssues.length > 0) await ctx.event(ref, 'Warning', 'InvalidSubnetACL', aclIssues.join('; '));
+  if (!(o.metadata.finalizers ?? []).includes(FINALIZER)) {
+    await ctx.cluster.patch(
+      { kind: 'Subnet', name },
+      { metadata: { finalizers: [...(o.metadata.finalizers ?? []), FINALIZER] } },
+    );
+  }
+  await ctx.afterCommit(() =>
+    writeStatus(ctx, o, [
+      { type: 'Validated', status: 'True', reason: 'ValidatedLogicalSwitch', message: '' },
+      aclIssues.length > 0
+        ? { type: 'Ready', status: 'False', reason: 'InvalidSubnetACL', message: aclIssues.join('; ') }
+        : { type: 'Ready', status: 'True', reason: 'ResourceCreated', message: '' },
+    ]),
+  );
+}
+
+async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<void> {
+  const counters = ctx.ipam.counters(name);
+  const inUse = Number(counters?.v4?.used ?? 0) + Number(counters?.v6?.used ?? 0);
+  if (inUse > 0) {
+    // Kube-OVN keeps the subnet while any address of it is held; the last pod's release requeues it.
+    await ctx.event({ kind: 'Subnet', name }, 'Warning', 'SubnetInUse', `${inUse} addresses are still in use`);
+    return;
+  }
+  ctx.ipam.deleteSubnet(name);
+  ctx.committer.delete(`Subnet/${name}`);
+  if (finalizers.includes(FINALIZER)) {
+    await ctx.afterCommit(async () => {
+      await ctx.cluster.patch(
+        { kind: 'Subnet', name },
+        { metadata: { finalizers: finalizers.filter((f) => f !== FINALIZER) } },
+      );
+    });
+  }
+}
+
+async function writeStatus(
+  ctx: Ctx,
+  o: { readonly metadata: { readonly name: string }; readonly status?: unknown },
+  conditions: Parameters<typeof setConditions>[1],
+): Promise<void> {
+  const name = o.metadata.name;
+  const have = (typeof o.status === 'object' && o.status !== null ? o.status : {}) as Record<string, unknown>;
+  const c = ctx.ipam.counters(name);
+  const status: Record<string, unknown> = {
+    conditions: setConditions(have.conditions, conditions, ctx.now()),
+    v4availableIPs: Number(c?.v4?.available ?? 0),
+    v4usingIPs: Number(c?.v4?.used ?? 0),
+    v6availableIPs: Number(c?.v6?.available ?? 0n),
+    v6usingIPs: Number(c?.v6?.used ?? 0n),
+  };
+  const now = Object.fromEntries(Object.keys(status).map((k) => [k, have[k]]));
+  if (sameJson(now, status)) return;
+  await ctx.cluster.patch({ kind: 'Subnet', name }, { status }, { subresource: 'status' });
+}

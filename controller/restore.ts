@@ -1,0 +1,129 @@
+/**
+ * Start-up IPAM: subnets and pools first (in creation order, so of two
+ * overlapping subnets the older one is kept, as after any restart), then
+ * every allocation from the IP objects, the pods' and nodes' annotations and
+ * the NB ports, cross-checked by ipam/rebuild.ts. A disagreement between
+ * the records is an event on the pod; two owners claiming one address is
+ * an event on both, and the one without the IP object does not get it (its
+ * reconcile asks for the address again and is refused until the other lets
+ * it go): never resolved by handing the address to both
+ * (kubeovn/kube-ovn#4304).
+ */
+import type { Backend } from '../backends/backend.ts';
+import { parseSubnetSpec } from '../model/ipam/index.ts';
+import { type Ctx, blocking } from './handlers/context.ts';
+import { subnetVpc } from './handlers/vpc.ts';
+import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';
+import { decodeIP, decodeIPPool, decodeNode, decodePod, decodeSubnet } from './kube/objects.ts';
+
+export interface RestoreReport {
+  /** Leases restored. */
+  readonly restored: number;
+  readonly disagreements: readonly Disagreement[];
+  /** Addresses claimed by two owners: the first kept it. */
+  readonly duplicates: readonly { readonly address: string; readonly owners: readonly string[] }[];
+}
+
+const A = (k: string) => `ovn.kubernetes.io/${k}`;
+
+export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<RestoreReport> {
+  const byAge = (a: { metadata: { creationTimestamp?: string; name: string } }, b: typeof a) =>
+    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name);
+  // The join subnet first: other subnets are checked against it.
+  const subnets = [...ctx.cache('Subnet').list()].sort(byAge);
+  subnets.sort(
+    (a, b) => Number(b.metadata.name === ctx.settings.nodeSwitch) - Number(a.metadata.name === ctx.settings.nodeSwitch),
+  );
+  for (const o of subnets) {
+    const d = ctx.decode(o, decodeSubnet);
+    if (blocking(d.issues).length > 0) continue;
+    const s = d.value;
+    const spec = {
+      name: s.name,
+      cidrBlock: s.cidrBlock,
+      vpc: subnetVpc(ctx, o),
+      excludeIps: s.excludeIps,
+      ...(s.gateway ? { gateway: s.gateway } : {}),
+    };
+    if (parseSubnetSpec(spec).ok) ctx.ipam.setSubnet(spec);
+  }
+  for (const o of ctx.cache('IPPool').list()) {
+    const p = ctx.decode(o, decodeIPPool).value;
+    ctx.ipam.setPool({ name: p.name, subnet: p.subnet, ips: p.ips, namespaces: p.namespaces });
+  }
+  const ipObjects: Claim[] = [];
+  for (const o of ctx.cache('IP').list()) {
+    const ip = ctx.decode(o, decodeIP).value;
+    if (!ip.podName || !ip.namespace || !ip.ipAddress) continue;
+    ipObjects.push({
+      owner: `${ip.podName}.${ip.namespace}`,
+      subnet: ip.subnet,
+      ips: ip.ipAddress.split(','),
+      ...(ip.macAddress ? { mac: ip.macAddress } : {}),
+    });
+  }
+  const annotations: Claim[] = [];
+  for (const o of ctx.cache('Pod').list()) {
+    const p = ctx.decode(o, decodePod).value;
+    const a = p.annotations;
+    if (a[A('allocated')] !== 'true' || !a[A('ip_address')] || p.hostNetwork) continue;
+    annotations.push({
+      owner: `${p.name}.${p.namespace}`,
+      subnet: a[A('logical_switch')] ?? '',
+      ips: a[A('ip_address')]!.split(','),
+      ...(a[A('mac_address')] ? { mac: a[A('mac_address')] } : {}),
+    });
+  }
+  for (const o of ctx.cache('Node').list()) {
+    const a = ctx.decode(o, decodeNode).value.annotations;
+    if (a[A('allocated')] !== 'true' || !a[A('ip_address')]) continue;
+    annotations.push({
+      owner: `node-${o.metadata.name}`,
+      subnet: ctx.settings.nodeSwitch,
+      ips: a[A('ip_address')]!.split(','),
+      ...(a[A('mac_address')] ? { mac: a[A('mac_address')] } : {}),
+    });
+  }
+  const ports: Claim[] = [];
+  for (const p of (await backend.read()).switchPort.values()) {
+    if (p.type !== '' || p.addresses.length === 0) continue;
+    const [mac, ...ips] = p.addresses[0]!.split(' ');
+    if (ips.length === 0 || !mac) continue;
+    const owner = p.externalIds.pod ? p.name : p.externalIds.node ? p.name : undefined;
+    if (owner === undefined) continue;
+    ports.push({ owner, subnet: p.switch, ips, mac });
+  }
+  const r = rebuildAllocations({ ipObjects, annotations, ports });
+  const issues = ctx.ipam.restore(r.records);
+  const duplicates: { address: string; owners: string[] }[] = [];
+  for (const i of issues) {
+    if (i.code !== 'duplicate-ip' || i.owners === undefined) continue;
+    duplicates.push({ address: i.address ?? '', owners: [...i.owners] });
+    for (const owner of i.owners) {
+      const ref = podRef(ctx, owner);
+      if (ref) await ctx.event(ref, 'Warning', 'DuplicateIP', i.message);
+    }
+  }
+  for (const d of r.disagreements) {
+    const ref = podRef(ctx, d.owner);
+    if (ref === undefined) continue;
+    const what = Object.entries(d.claims)
+      .map(([src, c]) => `${src} ${c?.subnet} ${c?.ips.join(',')}${c?.mac ? ` ${c.mac}` : ''}`)
+      .join('; ');
+    await ctx.event(ref, 'Warning', 'AllocationDisagreement', `kept the ${d.chosen}'s record: ${what}`);
+  }
+  return { restored: r.records.length - duplicates.length, disagreements: r.disagreements, duplicates };
+}
+
+/** The pod an IPAM owner key `<pod>.<ns>` names, when it exists. */
+function podRef(ctx: Ctx, owner: string) {
+  // Namespaces have no dots (DNS labels); pod names may.
+  const dot = owner.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const key = `${owner.slice(dot + 1)}/${owner.slice(0, dot)}`;
+  const o = ctx.cache('Pod').get(key);
+  return o
+    ? { kind: 'Pod', namespace: o.metadata.namespace ?? '', name: o.metadata.name, uid: o.metadata.uid ?? '' }
+    : undefined;
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../controller/cluster/types.ts';
+import { endpointSlicesFor, expandObjects, suffix } from './expand.ts';
+
+const template = (labels: Record<string, string>, ports: unknown[] = []) => ({
+  metadata: { labels },
+  spec: { containers: [{ name: 'c', image: 'x', ports }] },
+});
+
+describe('expanding a scenario as a cluster would', () => {
+  const docs = [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { replicas: 2, template: template({ app: 'web' }) },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'shop' },
+      spec: { replicas: 2, template: template({ app: 'db' }) },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent' },
+      spec: { template: template({ app: 'agent' }) },
+    },
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'solo' }, spec: { containers: [] } },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { selector: { app: 'web' }, ports: [{ port: 80 }] },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'fixed', namespace: 'shop' },
+      spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] },
+    },
+  ];
+
+  it('names pods as the workload controllers do, deterministically', () => {
+    const a = expandObjects(docs, { nodes: 3 });
+    const b = expandObjects(docs, { nodes: 3 });
+    const pods = a.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name);
+    expect(pods).toEqual(b.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name));
+    const hash = suffix('shop/web/template', 10);
+    expect(pods.filter((p) => p.startsWith('web-'))).toHaveLength(2);
+    for (const p of pods.filter((x) => x.startsWith('web-')))
+      expect(p).toMatch(new RegExp(`^web-${hash}-[bcdfghjklmnpqrstvwxz2456789]{5}$`));
+    expect(pods.filter((p) => p.startsWith('db-'))).toEqual(['db-0', 'db-1']);
+    expect(pods.filter((p) => p.startsWith('agent-'))).toHaveLength(3);
+    expect(pods).toContain('solo');
+    const db0 = a.objects.find((o) => o.metadata.name === 'db-0')!;
+    expect(db0.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'StatefulSet', name: 'db' });
+    expect(db0.metadata.labels).toMatchObject({ app: 'db', 'statefulset.kubernetes.io/pod-name': 'db-0' });
+  });
+
+  it('nodes kovn-node-1..N, pods round-robin in document order, DaemonSet pods one per node', () => {
+    const a = expandObjects(docs, { nodes: 3 });
+    expect(a.nodes).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3']);
+    const placed = a.objects
+      .filter((o) => o.kind === 'Pod')
+      .map((o) => [o.metadata.name, (o.spec as { nodeName: string }).nodeName]);
+    const agents = placed.filter(([n]) => n!.startsWith('agent-')).map(([, node]) => node);
+    expect(agents.sort()).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3']);
+    const others = placed.filter(([n]) => !n!.startsWith('agent-')).map(([, node]) => node);
+    expect(others).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3', 'kovn-node-1', 'kovn-node-2']);
+    // A node a pod names is a node; then no generated ones.
+    const named = expandObjects([{ kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'worker-9' } }], {});
+    expect(named.nodes).toEqual(['worker-9']);
+  });
+
+  it('namespaces default, kube-system and every one used; cluster IPs lowest free, given ones kept', () => {
+    const a = expandObjects(docs, {});
+    expect(
+      a.objects
+        .filter((o) => o.kind === 'Namespace')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['default', 'kube-system', 'shop']);
+    expect(a.objects.findIndex((o) => o.kind === 'Namespace')).toBe(0);
+    const ips = a.objects.filter((o) => o.kind === 'Service').map((o) => (o.spec as { clusterIP: string }).clusterIP);
+    expect(ips).toEqual(['10.96.0.2', '10.96.0.1']);
+  });
+
+  it('endpoint slices: ready pods with addresses, named target ports resolved per pod, one slice per port mapping', () => {
+    const pod = (name: string, ip: string, port: number, ready = true): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace: 'shop',
+        labels: { app: 'web' },
+        annotations: { 'ovn.kubernetes.io/ip_address': ip },
+      },
+      spec: { containers: [{ ports: [{ name: 'http', containerPort: port }] }] },
+      status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+    });
+    const svc: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { clusterIP: '10.96.0.5', selector: { app: 'web' }, ports: [{ name: 'h', port: 80, targetPort: 'http' }] },
+    };
+    const slices = endpointSlicesFor(svc, [
+      pod('a', '10.16.0.2', 8080),
+      pod('b', '10.16.0.3', 9090),
+      pod('c', '10.16.0.4', 8080, false),
+    ]);
+    expect(
+      slices.map((s) => [
+        s.ports,
+        (s.endpoints as { addresses: string[]; conditions: { ready: boolean } }[]).map((e) => [
+          e.addresses[0],
+          e.conditions.ready,
+        ]),
+      ]),
+    ).toEqual([
+      [
+        [{ name: 'h', port: 8080, protocol: 'TCP' }],
+        [
+          ['10.16.0.2', true],
+          ['10.16.0.4', false],
+        ],
+      ],
+      [[{ name: 'h', port: 9090, protocol: 'TCP' }], [['10.16.0.3', true]]],
+    ]);
+    expect(slices[0]!.metadata.labels).toMatchObject({ 'kubernetes.io/service-name': 'web' });
+  });
+});

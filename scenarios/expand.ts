@@ -1,0 +1,323 @@
+/**
+ * What a cluster's other controllers would do with a scenario's objects,
+ * done deterministically so a scenario always names the same pods
+ * (docs/architecture.md, "Scenario files"):
+ *
+ * - workloads become pods named as the Kubernetes controllers name them:
+ *   Deployment `web` → ReplicaSet `web-<hash>` → pods `web-<hash>-<5>`;
+ *   ReplicaSet and Job pods `<name>-<5>`; StatefulSet pods `<name>-<i>`;
+ *   one DaemonSet pod per node. Hashes come from the names (FNV-1a), in
+ *   Kubernetes' consonant alphabet, not from randomness;
+ * - Namespaces `default`, `kube-system` and every one an object names exist;
+ * - Nodes are the Node documents plus every `spec.nodeName`; with none,
+ *   `spec.cluster.nodes` (default 2) nodes `kovn-node-1..N`; pods without a
+ *   node are placed round-robin in document order (the scheduler's part);
+ * - Services without a cluster IP get the lowest free one of the service
+ *   CIDR (after the network address), in document order;
+ * - EndpointSlices for Services with a selector and no slice of their own,
+ *   from the ready pods' addresses once the controller gave them
+ *   (`endpointSlicesFor`), named target ports resolved per pod.
+ */
+import { formatIPv4, parseCIDR, tryParseIP } from '../model/addr/index.ts';
+import type { KubeObject } from '../controller/cluster/types.ts';
+import { API_VERSION, NAMESPACED } from '../controller/cluster/types.ts';
+import { decodePod, decodeService, type PodView, selects, type ServiceView } from '../controller/kube/objects.ts';
+
+type Obj = Record<string, unknown> & { kind: string; metadata: Record<string, unknown> & { name: string } };
+
+const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+function fnv(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** `n` characters of Kubernetes' safe alphabet from a hash of `seed`. */
+export function suffix(seed: string, n: number): string {
+  let h = fnv(seed);
+  let out = '';
+  for (let i = 0; i < n; i++) {
+    if (h < ALPHABET.length) h = fnv(`${seed}/${i}`);
+    out += ALPHABET[h % ALPHABET.length];
+    h = Math.floor(h / ALPHABET.length);
+  }
+  return out;
+}
+
+const obj = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+const WORKLOADS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job']);
+
+function podFromTemplate(
+  w: Obj,
+  name: string,
+  ns: string,
+  extraLabels: Record<string, string>,
+  owner: { kind: string; name: string },
+  nodeName?: string,
+): KubeObject {
+  const template = obj(obj(w.spec).template);
+  const tmeta = obj(template.metadata);
+  const spec = { ...obj(template.spec), ...(nodeName ? { nodeName } : {}) };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: ns,
+      labels: { ...(obj(tmeta.labels) as Record<string, string>), ...extraLabels },
+      ...(tmeta.annotations ? { annotations: { ...(obj(tmeta.annotations) as Record<string, string>) } } : {}),
+      ownerReferences: [
+        { apiVersion: owner.kind === 'Job' ? 'batch/v1' : 'apps/v1', ...owner, uid: '', controller: true },
+      ],
+    },
+    spec,
+  };
+}
+
+/** The pods a workload makes (nodes: for DaemonSets). */
+export function workloadPods(w: Obj, nodes: readonly string[]): KubeObject[] {
+  const ns = (w.metadata.namespace as string | undefined) ?? 'default';
+  const name = w.metadata.name;
+  const spec = obj(w.spec);
+  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  const out: KubeObject[] = [];
+  switch (w.kind) {
+    case 'Deployment': {
+      const hash = suffix(`${ns}/${name}/template`, 10);
+      const rs = `${name}-${hash}`;
+      for (let i = 0; i < replicas; i++)
+        out.push(
+          podFromTemplate(
+            w,
+            `${rs}-${suffix(`${ns}/${rs}/${i}`, 5)}`,
+            ns,
+            { 'pod-template-hash': hash },
+            {
+              kind: 'ReplicaSet',
+              name: rs,
+            },
+          ),
+        );
+      break;
+    }
+    case 'ReplicaSet':
+      for (let i = 0; i < replicas; i++)
+        out.push(podFromTemplate(w, `${name}-${suffix(`${ns}/${name}/${i}`, 5)}`, ns, {}, { kind: w.kind, name }));
+      break;
+    case 'StatefulSet':
+      for (let i = 0; i < replicas; i++) {
+        const pod = `${name}-${i}`;
+        out.push(
+          podFromTemplate(
+            w,
+            pod,
+            ns,
+            { 'statefulset.kubernetes.io/pod-name': pod, 'apps.kubernetes.io/pod-index': String(i) },
+            { kind: w.kind, name },
+          ),
+        );
+      }
+      break;
+    case 'DaemonSet':
+      for (const node of nodes)
+        out.push(
+          podFromTemplate(w, `${name}-${suffix(`${ns}/${name}/${node}`, 5)}`, ns, {}, { kind: w.kind, name }, node),
+        );
+      break;
+    case 'Job': {
+      const n = typeof spec.parallelism === 'number' ? spec.parallelism : 1;
+      for (let i = 0; i < n; i++)
+        out.push(
+          podFromTemplate(
+            w,
+            `${name}-${suffix(`${ns}/${name}/${i}`, 5)}`,
+            ns,
+            { 'job-name': name },
+            { kind: w.kind, name },
+          ),
+        );
+      break;
+    }
+  }
+  return out;
+}
+
+export interface Expanded {
+  /** Every object to create, in order: namespaces, nodes, kubeovn.io objects, then the rest as written. */
+  readonly objects: readonly KubeObject[];
+  readonly nodes: readonly string[];
+}
+
+const FIRST: readonly string[] = ['Namespace', 'Node', 'Vpc', 'Subnet', 'IPPool'];
+
+export interface ExpandOptions {
+  readonly nodes?: number;
+  readonly serviceCIDR?: string;
+  /** Cluster IPs already taken (by earlier steps). */
+  readonly takenServiceIPs?: ReadonlySet<string>;
+  /** Nodes that exist already (later steps). */
+  readonly existingNodes?: readonly string[];
+}
+
+/**
+ * @example expandObjects([{ kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, template: {...} } }], {})
+ *   .objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name) // ['web-<hash>-<5>', 'web-<hash>-<5>']
+ */
+export function expandObjects(input: readonly Readonly<Record<string, unknown>>[], opts: ExpandOptions): Expanded {
+  const docs = input.map((o) => structuredClone(o) as Obj);
+  const nodeNames: string[] = [...(opts.existingNodes ?? [])];
+  const addNode = (n: string) => {
+    if (n && !nodeNames.includes(n)) nodeNames.push(n);
+  };
+  for (const d of docs) if (d.kind === 'Node') addNode(d.metadata.name);
+  for (const d of docs) if (d.kind === 'Pod') addNode(obj(d.spec).nodeName as string);
+  const generatedNodes: Obj[] = [];
+  if (nodeNames.length === 0) {
+    for (let i = 1; i <= (opts.nodes ?? 2); i++) {
+      const name = `kovn-node-${i}`;
+      nodeNames.push(name);
+      generatedNodes.push({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+      });
+    }
+  } else {
+    for (const n of nodeNames) {
+      if (opts.existingNodes?.includes(n) || docs.some((d) => d.kind === 'Node' && d.metadata.name === n)) continue;
+      generatedNodes.push({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: n, labels: { 'kubernetes.io/hostname': n } },
+      });
+    }
+  }
+  const rest: KubeObject[] = [];
+  for (const d of docs) {
+    if (WORKLOADS.has(d.kind)) rest.push(...workloadPods(d, nodeNames));
+    else rest.push(d as unknown as KubeObject);
+  }
+  // Scheduling: pods without a node, round-robin in document order.
+  let next = 0;
+  const scheduled = rest.map((o) => {
+    if (o.kind !== 'Pod' || obj(o.spec).nodeName) return o;
+    const nodeName = nodeNames[next++ % nodeNames.length]!;
+    return { ...o, spec: { ...obj(o.spec), nodeName } };
+  });
+  const withDefaults = scheduled.map((o) => withApiDefaults(o));
+  const assigned = assignClusterIPs(
+    withDefaults,
+    opts.serviceCIDR ?? '10.96.0.0/12',
+    opts.takenServiceIPs ?? new Set(),
+  );
+  const namespaces = new Set(['default', 'kube-system']);
+  for (const o of assigned) if (NAMESPACED.has(o.kind)) namespaces.add(o.metadata.namespace ?? 'default');
+  const given = new Set(assigned.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name));
+  const nsObjects: KubeObject[] = [...namespaces]
+    .filter((n) => !given.has(n))
+    .map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+  const all = [...nsObjects, ...(generatedNodes as unknown as KubeObject[]), ...assigned];
+  const rank = (k: string) => (FIRST.includes(k) ? FIRST.indexOf(k) : FIRST.length);
+  const ordered = all.map((o, i) => ({ o, i })).sort((a, b) => rank(a.o.kind) - rank(b.o.kind) || a.i - b.i);
+  return { objects: ordered.map((x) => x.o), nodes: nodeNames };
+}
+
+function withApiDefaults(o: KubeObject): KubeObject {
+  const meta = { ...o.metadata };
+  if (NAMESPACED.has(o.kind) && meta.namespace === undefined) Object.assign(meta, { namespace: 'default' });
+  return { ...o, apiVersion: o.apiVersion ?? API_VERSION[o.kind] ?? 'v1', metadata: meta };
+}
+
+function assignClusterIPs(objs: readonly KubeObject[], serviceCIDR: string, taken: ReadonlySet<string>): KubeObject[] {
+  const v4 = serviceCIDR
+    .split(',')
+    .map((c) => c.trim())
+    .find((c) => !c.includes(':'));
+  const used = new Set(taken);
+  for (const o of objs) {
+    if (o.kind !== 'Service') continue;
+    const ip = obj(o.spec).clusterIP;
+    if (typeof ip === 'string' && ip !== '' && ip !== 'None') used.add(ip);
+  }
+  const cidr = v4 ? parseCIDR(v4) : undefined;
+  let cursor = cidr ? Number(cidr.ip) + 1 : 0;
+  return objs.map((o) => {
+    if (o.kind !== 'Service' || cidr === undefined) return o;
+    const spec = obj(o.spec);
+    if (typeof spec.clusterIP === 'string' && spec.clusterIP !== '') return o;
+    if (spec.type === 'ExternalName') return o;
+    while (used.has(formatIPv4(cursor))) cursor++;
+    const ip = formatIPv4(cursor);
+    used.add(ip);
+    return { ...o, spec: { ...spec, clusterIP: ip, clusterIPs: [ip] } };
+  });
+}
+
+/**
+ * The EndpointSlices kube-controller-manager would keep for a Service with a
+ * selector: ready pods with an address, grouped by their resolved target
+ * ports (a named target port can differ per pod), one slice per group and
+ * family.
+ */
+export function endpointSlicesFor(svcObj: KubeObject, pods: readonly KubeObject[]): KubeObject[] {
+  const svc: ServiceView = decodeService(svcObj).value;
+  if (svc.selector === undefined) return [];
+  const sel = { matchLabels: svc.selector, matchExpressions: [] };
+  const groups = new Map<string, { ports: { name: string; port: number; protocol: string }[]; pods: PodView[] }>();
+  for (const o of pods) {
+    const p = decodePod(o).value;
+    if (p.namespace !== svc.namespace || !selects(sel, p.labels) || p.deleting) continue;
+    if (p.phase === 'Succeeded' || p.phase === 'Failed' || !p.annotations['ovn.kubernetes.io/ip_address']) continue;
+    const ports: { name: string; port: number; protocol: string }[] = [];
+    for (const sp of svc.ports) {
+      const t = sp.targetPort ?? sp.port;
+      const port =
+        typeof t === 'number' ? t : p.ports.find((c) => c.name === t && c.protocol === sp.protocol)?.containerPort;
+      if (port !== undefined) ports.push({ name: sp.name ?? '', port, protocol: sp.protocol });
+    }
+    const key = JSON.stringify(ports);
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { ports, pods: [] }));
+    g.pods.push(p);
+  }
+  const out: KubeObject[] = [];
+  for (const [key, g] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    for (const family of ['IPv4', 'IPv6'] as const) {
+      const endpoints = g.pods.flatMap((p) => {
+        const ip = p.annotations['ovn.kubernetes.io/ip_address']!.split(',').find((a) => {
+          const parsed = tryParseIP(a);
+          return parsed !== undefined && (parsed.family === 6) === (family === 'IPv6');
+        });
+        return ip
+          ? [
+              {
+                addresses: [ip],
+                conditions: { ready: p.ready },
+                targetRef: { kind: 'Pod', namespace: p.namespace, name: p.name },
+              },
+            ]
+          : [];
+      });
+      if (endpoints.length === 0) continue;
+      out.push({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: `${svc.name}-${suffix(`${svc.namespace}/${svc.name}/${key}/${family}`, 5)}`,
+          namespace: svc.namespace,
+          labels: { 'kubernetes.io/service-name': svc.name, 'endpointslice.kubernetes.io/managed-by': 'kovn' },
+        },
+        addressType: family,
+        ports: g.ports,
+        endpoints,
+      });
+    }
+  }
+  return out;
+}

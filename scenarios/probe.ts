@@ -1,0 +1,305 @@
+/**
+ * Probes as docs/architecture.md defines them ("Scenario files", Probes),
+ * resolved against what the controller built: pods by the annotations it
+ * wrote, Services by their cluster IPs and EndpointSlices, nodes by their
+ * join port, routers' MACs from the topology. `resolveProbe` is pure: it
+ * turns one expectation into the first packet, the port it enters at and
+ * the ports that count as arriving; the answer comes from a world (the
+ * simulator here, ovn-trace in scenarios/ovn-world.ts).
+ */
+import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
+import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
+import type { Topology } from '../model/topology/index.ts';
+import type { KubeObject } from '../controller/cluster/types.ts';
+import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../controller/kube/objects.ts';
+import type { ControllerSettings } from '../controller/config.ts';
+import type { ScenarioProbe } from './load.ts';
+
+export interface ProbePod {
+  readonly key: string;
+  readonly port: string;
+  readonly mac: string;
+  readonly ips: readonly string[];
+  readonly node: string;
+  readonly subnet: string;
+  readonly router: string;
+}
+
+interface ServiceInfo {
+  readonly key: string;
+  readonly clusterIPs: readonly string[];
+  readonly ports: readonly { readonly port: number; readonly protocol: string; readonly name?: string }[];
+  /** Ready endpoint pod ports (`<pod>.<ns>`) per service port name. */
+  readonly endpoints: ReadonlyMap<string, readonly { readonly port: string; readonly targetPort: number }[]>;
+}
+
+/** What the probes resolve against, read once per step. */
+export interface ProbeIndex {
+  readonly pods: ReadonlyMap<string, ProbePod>;
+  readonly services: ReadonlyMap<string, ServiceInfo>;
+  readonly nodes: ReadonlyMap<string, { readonly port: string; readonly mac: string; readonly ip: string }>;
+  readonly topology: Topology;
+  readonly settings: ControllerSettings;
+  /** Subnet name → its router and CIDRs. */
+  readonly subnets: ReadonlyMap<string, { readonly router: string; readonly cidrs: readonly string[] }>;
+}
+
+export function buildIndex(
+  objects: { readonly [kind: string]: readonly KubeObject[] },
+  topology: Topology,
+  settings: ControllerSettings,
+): ProbeIndex {
+  const A = (a: Readonly<Record<string, string>>, k: string) => a[`ovn.kubernetes.io/${k}`];
+  const pods = new Map<string, ProbePod>();
+  for (const o of objects.Pod ?? []) {
+    const p = decodePod(o).value;
+    const ip = A(p.annotations, 'ip_address');
+    if (!ip || A(p.annotations, 'allocated') !== 'true') continue;
+    const key = `${p.namespace}/${p.name}`;
+    pods.set(key, {
+      key,
+      port: `${p.name}.${p.namespace}`,
+      mac: A(p.annotations, 'mac_address') ?? '',
+      ips: ip.split(','),
+      node: p.nodeName,
+      subnet: A(p.annotations, 'logical_switch') ?? '',
+      router: A(p.annotations, 'logical_router') ?? settings.clusterRouter,
+    });
+  }
+  const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
+  const services = new Map<string, ServiceInfo>();
+  for (const o of objects.Service ?? []) {
+    const s = decodeService(o).value;
+    const key = `${s.namespace}/${s.name}`;
+    const endpoints = new Map<string, { port: string; targetPort: number }[]>();
+    for (const sl of slices) {
+      if (sl.namespace !== s.namespace || sl.service !== s.name) continue;
+      for (const sp of sl.ports) {
+        if (sp.port === undefined) continue;
+        const list = endpoints.get(sp.name ?? '') ?? [];
+        for (const e of sl.endpoints) {
+          if (!e.ready || e.targetPod === undefined) continue;
+          list.push({ port: `${e.targetPod}.${s.namespace}`, targetPort: sp.port });
+        }
+        endpoints.set(sp.name ?? '', list);
+      }
+    }
+    services.set(key, { key, clusterIPs: s.clusterIPs, ports: s.ports, endpoints });
+  }
+  const nodes = new Map<string, { port: string; mac: string; ip: string }>();
+  for (const o of objects.Node ?? []) {
+    const n = decodeNode(o).value;
+    const ip = A(n.annotations, 'ip_address');
+    if (!ip) continue;
+    nodes.set(n.name, { port: `node-${n.name}`, mac: A(n.annotations, 'mac_address') ?? '', ip: ip.split(',')[0]! });
+  }
+  const subnets = new Map<string, { router: string; cidrs: string[] }>();
+  for (const o of objects.Subnet ?? []) {
+    const s = decodeSubnet(o).value;
+    subnets.set(s.name, {
+      router: s.vpc || settings.clusterRouter,
+      cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
+    });
+  }
+  return { pods, services, nodes, topology, settings, subnets };
+}
+
+/** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
+export type ResolvedProbe =
+  | {
+      readonly kind: 'packet';
+      readonly inport: string;
+      readonly packet: Packet;
+      /** Arrival at any of these (non-generated) counts. */
+      readonly targets: readonly string[];
+      /** An ICMP echo to a router's own address: the echo reply must come back to `inport`. */
+      readonly routerAnswers?: boolean;
+    }
+  | { readonly kind: 'denied'; readonly reason: string };
+
+export class ProbeError extends Error {
+  override readonly name = 'ProbeError';
+}
+
+const isV6 = (ip: string) => ip.includes(':');
+
+function routerPortMac(t: Topology, router: string, subnet: string): string {
+  return t.routerPort.get(`${router}-${subnet}`)?.mac ?? '';
+}
+
+/** Close names for a "no such pod" message. */
+function closeNames(want: string, have: Iterable<string>): string[] {
+  const dist = (a: string, b: string) => {
+    const d = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = d[0]!;
+      d[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const cur = d[j]!;
+        d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = cur;
+      }
+    }
+    return d[b.length]!;
+  };
+  return [...have]
+    .map((h) => ({ h, d: dist(want, h) }))
+    .filter((x) => x.d <= Math.max(3, want.length / 3))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, 3)
+    .map((x) => x.h);
+}
+
+type End =
+  | { readonly kind: 'pod'; readonly pod: ProbePod }
+  | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
+  | { readonly kind: 'cluster-ip'; readonly ip: string }
+  | { readonly kind: 'outside'; readonly ip: string };
+
+function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End {
+  if (text.startsWith('svc/')) {
+    const key = text.slice(4);
+    const svc = ix.services.get(key);
+    if (svc === undefined) {
+      const near = closeNames(key, ix.services.keys());
+      throw new ProbeError(
+        `no Service ${key}${near.length ? ` (did you mean ${near.map((n) => `svc/${n}`).join(', ')}?)` : ''}`,
+      );
+    }
+    return { kind: 'service', svc };
+  }
+  if (tryParseIP(text) !== undefined) {
+    for (const pod of ix.pods.values())
+      if (pod.ips.includes(text) && (vpc === undefined || pod.router === vpc)) return { kind: 'pod', pod };
+    for (const svc of ix.services.values())
+      if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
+    return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
+  }
+  const pod = ix.pods.get(text);
+  if (pod === undefined) {
+    const near = closeNames(text, ix.pods.keys());
+    throw new ProbeError(`no pod ${text}${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}`);
+  }
+  return { kind: 'pod', pod };
+}
+
+function inCluster(ix: ProbeIndex, ip: string, vpc: string | undefined): boolean {
+  const a = tryParseCIDR(ip, { allowBare: true });
+  if (a === undefined) return false;
+  const cidrs = [
+    ...[...ix.subnets.values()].filter((s) => vpc === undefined || s.router === vpc).flatMap((s) => s.cidrs),
+    ...ix.settings.serviceClusterIPRange.split(','),
+    ...ix.settings.nodeSwitchCIDR.split(','),
+  ];
+  return cidrs.some((c) => {
+    const p = tryParseCIDR(c.trim());
+    return p !== undefined && p.family === a.family && containsCIDR(p, a);
+  });
+}
+
+function packetFor(
+  e: ScenarioProbe,
+  spec: { ethSrc: string; ethDst: string; src: string; dst: string },
+  n: number,
+  dport?: number,
+): Packet {
+  const sport = 30000 + (n % 20000);
+  if (e.protocol === 'ICMP') return icmpEcho({ ...spec, id: 1 + (n % 60000) });
+  const full = { ...spec, sport, dport: dport ?? e.port ?? 0 };
+  return e.protocol === 'UDP' ? udpPacket(full) : e.protocol === 'SCTP' ? sctpPacket(full) : tcpPacket(full);
+}
+
+/**
+ * @example resolveProbe(ix, { from: 'default/a', to: 'default/b', protocol: 'TCP', port: 80, allowed: true }, 0)
+ *   // { kind: 'packet', inport: 'a.default', targets: ['b.default'], packet: {...} }
+ */
+export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): ResolvedProbe {
+  const from = resolveEnd(ix, e.from, undefined);
+  if (from.kind === 'service') throw new ProbeError(`a probe cannot start at a Service (${e.from})`);
+  if (from.kind === 'cluster-ip') throw new ProbeError(`${e.from} is a cluster address no pod holds`);
+  const to = resolveEnd(ix, e.to, from.kind === 'pod' ? from.pod.router : undefined);
+  if (from.kind === 'outside') {
+    if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
+    if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
+    if (to.pod.router !== ix.settings.clusterRouter)
+      return { kind: 'denied', reason: `${e.to} is in VPC ${to.pod.router}, unreachable from outside` };
+    const node = ix.nodes.get(to.pod.node);
+    if (node === undefined) return { kind: 'denied', reason: `${e.to} has no node with a join port` };
+    const dst = to.pod.ips.find((ip) => isV6(ip) === isV6(from.ip));
+    if (dst === undefined) return { kind: 'denied', reason: `${e.to} has no address of ${from.ip}'s family` };
+    const joinMac = routerPortMac(ix.topology, ix.settings.clusterRouter, ix.settings.nodeSwitch);
+    return {
+      kind: 'packet',
+      inport: node.port,
+      packet: packetFor(e, { ethSrc: node.mac, ethDst: joinMac, src: from.ip, dst }, n),
+      targets: [to.pod.port],
+    };
+  }
+  const src = from.pod;
+  const gwMac = routerPortMac(ix.topology, src.router, src.subnet);
+  const pick = (ips: readonly string[]) => {
+    for (const s of src.ips) {
+      const d = ips.find((ip) => isV6(ip) === isV6(s));
+      if (d) return { s, d };
+    }
+    return undefined;
+  };
+  switch (to.kind) {
+    case 'pod': {
+      const p = pick(to.pod.ips);
+      if (p === undefined) return { kind: 'denied', reason: `${e.from} and ${e.to} share no address family` };
+      const ethDst = to.pod.subnet === src.subnet ? to.pod.mac : gwMac;
+      return {
+        kind: 'packet',
+        inport: src.port,
+        packet: packetFor(e, { ethSrc: src.mac, ethDst, src: p.s, dst: p.d }, n),
+        targets: [to.pod.port],
+      };
+    }
+    case 'service': {
+      if (e.protocol === 'ICMP') throw new ProbeError(`ICMP is not a Service probe (${e.to})`);
+      const sp = to.svc.ports.find((p) => p.port === e.port && p.protocol === e.protocol);
+      if (sp === undefined)
+        return { kind: 'denied', reason: `Service ${to.svc.key} has no ${e.protocol} port ${e.port}` };
+      const p = pick(to.ip ? [to.ip] : to.svc.clusterIPs);
+      if (p === undefined)
+        return { kind: 'denied', reason: `Service ${to.svc.key} has no cluster IP of ${e.from}'s family` };
+      const eps = to.svc.endpoints.get(sp.name ?? '') ?? [];
+      if (eps.length === 0)
+        return { kind: 'denied', reason: `no endpoint: Service ${to.svc.key} has no ready endpoint` };
+      return {
+        kind: 'packet',
+        inport: src.port,
+        packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
+        targets: [...new Set(eps.map((x) => x.port))],
+      };
+    }
+    case 'cluster-ip': {
+      const p = pick([to.ip]);
+      if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+      const gateway = [...ix.topology.routerPort.values()].some(
+        (rp) => rp.router === src.router && rp.networks.some((n) => n.split('/')[0] === to.ip),
+      );
+      if (e.protocol === 'ICMP' && gateway) {
+        return {
+          kind: 'packet',
+          inport: src.port,
+          packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
+          targets: [],
+          routerAnswers: true,
+        };
+      }
+      return { kind: 'denied', reason: `no pod holds ${to.ip} and no Service serves it` };
+    }
+    case 'outside': {
+      const p = pick([to.ip]);
+      if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+      return {
+        kind: 'packet',
+        inport: src.port,
+        packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
+        targets: [...ix.nodes.values()].map((x) => x.port),
+      };
+    }
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The scenario runner (`kovn sim run`): a scenario's objects into the
+ * in-memory cluster, the real controller over it committing to a backend,
+ * then every probe answered by that backend's world, step after step
+ * (docs/architecture.md, "Scenario files" and "The `kovn` command").
+ *
+ * Worlds: `sim` answers each probe with the simulator's whole connection
+ * (first packet, then the reply through the conntrack state it left);
+ * `ovn` loads the same controller output into a local NB, and ovn-trace
+ * over northd's flows answers the first packet (the reply path with real
+ * conntrack is the datapath oracle's, backends/ovn/datapath).
+ */
+import type { Backend } from '../backends/backend.ts';
+import { SimBackend } from '../backends/sim/index.ts';
+import { seededRandomBytes } from '../model/ipam/index.ts';
+import type { Packet } from '../model/packet/index.ts';
+import { simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
+import { MemoryCluster } from '../controller/cluster/memory.ts';
+import { type KubeObject, NAMESPACED, refOf } from '../controller/cluster/types.ts';
+import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
+import { Controller, type StartReport } from '../controller/controller.ts';
+import { realClock } from '../controller/runtime/clock.ts';
+import { endpointSlicesFor, expandObjects } from './expand.ts';
+import type { LoadedScenario, ScenarioProbe } from './load.ts';
+import { buildIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
+
+export interface ProbeResult {
+  readonly step: number;
+  readonly from: string;
+  readonly to: string;
+  readonly protocol: ScenarioProbe['protocol'];
+  readonly port?: number;
+  readonly expected: boolean;
+  readonly allowed: boolean;
+  readonly ok: boolean;
+  /** Why not allowed, in one line. */
+  readonly reason?: string;
+}
+
+export interface RunResult {
+  readonly backend: 'sim' | 'ovn';
+  readonly results: readonly ProbeResult[];
+  readonly start: StartReport;
+  /** Warning events the controller recorded (object, reason, message). */
+  readonly warnings: readonly { readonly object: string; readonly reason: string; readonly message: string }[];
+}
+
+/** Answers resolved probes on one backend. */
+export interface ProbeWorld {
+  readonly backend: Backend;
+  /** Called after each step has converged, before its probes. */
+  ready(): Promise<void>;
+  answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string }>;
+  close(): Promise<void>;
+}
+
+const isEchoReply = (p: Packet) => p['icmp4.type'] === 0 || p['icmp6.type'] === 129;
+
+export class SimWorld implements ProbeWorld {
+  readonly backend = new SimBackend();
+  private net: SimNetwork | undefined;
+  async ready(): Promise<void> {
+    this.net = this.backend.network();
+  }
+  async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string }> {
+    const net = this.net ?? this.backend.network();
+    const fwd = simulate(net, { inport: r.inport, packet: r.packet });
+    if (r.routerAnswers) {
+      const ok = fwd.outputs.some((o) => o.port === r.inport && isEchoReply(o.packet));
+      return ok ? { allowed: true } : { allowed: false, reason: dropReason(fwd) ?? 'no echo reply came back' };
+    }
+    const arrived = fwd.outputs.find((o) => r.targets.includes(o.port) && o.generated === undefined);
+    if (arrived === undefined)
+      return { allowed: false, reason: dropReason(fwd) ?? `never reached ${r.targets.join(', ')}` };
+    const c = probeConnection(net, { inport: r.inport, packet: r.packet, target: arrived.port });
+    return { allowed: c.allowed, ...(c.reason ? { reason: c.reason } : {}) };
+  }
+  async close(): Promise<void> {
+    await this.backend.close();
+  }
+}
+
+function dropReason(r: ReturnType<typeof simulate>): string | undefined {
+  return r.drop ? `dropped in ${r.drop.datapath} ${r.drop.stage}: ${r.drop.reason}` : undefined;
+}
+
+export interface RunOptions {
+  readonly world: ProbeWorld;
+  /** MAC randomness (default 1): a scenario run is reproducible. */
+  readonly seed?: number;
+  readonly settings?: ControllerSettings;
+  readonly onProgress?: (what: string) => void;
+}
+
+const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
+  const out: Record<string, readonly KubeObject[]> = {};
+  for (const k of kinds) out[k] = (await cluster.list(k)).items;
+  return out;
+};
+
+/**
+ * @example const r = await runScenario(loadScenario('scenarios/quickstart.yaml'), { world: new SimWorld() });
+ *   r.results.every((x) => x.ok)
+ */
+export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<Omit<RunResult, 'backend'>> {
+  const settings = opts.settings ?? settingsFromScenario(s.cluster);
+  const cluster = new MemoryCluster({ now: () => Date.now() });
+  const progress = opts.onProgress ?? (() => {});
+  const first = expandObjects(
+    s.objects.map((o) => o.object),
+    {
+      ...(s.cluster.nodes !== undefined ? { nodes: s.cluster.nodes } : {}),
+      serviceCIDR: settings.serviceClusterIPRange,
+    },
+  );
+  const givenSlices = new Set<string>();
+  for (const o of first.objects) {
+    if (o.kind === 'EndpointSlice')
+      givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
+    await cluster.create(o);
+  }
+  const controller = new Controller({
+    cluster,
+    backend: opts.world.backend,
+    clock: realClock,
+    random: seededRandomBytes(opts.seed ?? 1),
+    settings,
+  });
+  progress('controller starting');
+  const start = await controller.start();
+  const results: ProbeResult[] = [];
+  let n = 0;
+  const converge = async () => {
+    await controller.idle();
+    await syncSlices(cluster, givenSlices);
+    await controller.idle();
+    await opts.world.ready();
+  };
+  const probeAll = async (step: number, list: readonly ScenarioProbe[]) => {
+    const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet']);
+    const ix = buildIndex(objects, await opts.world.backend.read(), settings);
+    for (const e of list) {
+      const r = resolveProbe(ix, e, n++);
+      const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await opts.world.answer(r);
+      results.push({
+        step,
+        from: e.from,
+        to: e.to,
+        protocol: e.protocol,
+        ...(e.port !== undefined ? { port: e.port } : {}),
+        expected: e.allowed,
+        allowed: v.allowed,
+        ok: v.allowed === e.allowed,
+        ...(v.reason && !v.allowed ? { reason: v.reason } : {}),
+      });
+    }
+    progress(`step ${step}: ${list.length} probes`);
+  };
+  try {
+    await converge();
+    await probeAll(0, s.expect);
+    let nodes = first.nodes;
+    for (const [i, st] of s.steps.entries()) {
+      for (const ref of st.delete) {
+        const kind = ref.kind;
+        const targets = await deleteTargets(cluster, kind, ref.namespace ?? 'default', ref.name);
+        for (const t of targets) await cluster.delete(t).catch(() => {});
+      }
+      const taken = new Set(
+        (await cluster.list('Service')).items.flatMap((o) => {
+          const ip = (o.spec as { clusterIP?: string } | undefined)?.clusterIP;
+          return ip ? [ip] : [];
+        }),
+      );
+      const ex = expandObjects(
+        st.apply.map((o) => o.object),
+        { existingNodes: nodes, serviceCIDR: settings.serviceClusterIPRange, takenServiceIPs: taken },
+      );
+      nodes = ex.nodes;
+      for (const o of ex.objects) {
+        const have = await cluster.get(refOf(o));
+        if (have === undefined) await cluster.create(o);
+        else if (o.kind === 'Namespace' && (o.metadata.labels === undefined || have.metadata.labels === undefined))
+          continue;
+        else await cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject);
+      }
+      await converge();
+      await probeAll(i + 1, st.expect);
+    }
+  } finally {
+    await controller.stop();
+  }
+  const warnings = cluster
+    .events()
+    .filter((e) => (e as { type?: string }).type === 'Warning')
+    .map((e) => {
+      const ev = e as unknown as {
+        involvedObject: { kind: string; namespace?: string; name: string };
+        reason: string;
+        message: string;
+      };
+      const o = ev.involvedObject;
+      return {
+        object: `${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`,
+        reason: ev.reason,
+        message: ev.message,
+      };
+    });
+  return { results, start, warnings };
+}
+
+/** What deleting a workload deletes: its pods (the garbage collector's part). */
+async function deleteTargets(cluster: MemoryCluster, kind: string, ns: string, name: string) {
+  const WORKLOADS = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'];
+  if (!WORKLOADS.includes(kind)) return [{ kind, name, ...(NAMESPACED.has(kind) ? { namespace: ns } : {}) }];
+  const pods = (await cluster.list('Pod', { namespace: ns })).items.filter((p) =>
+    (p.metadata.ownerReferences ?? []).some(
+      (r) =>
+        (r.kind === kind && r.name === name) ||
+        (kind === 'Deployment' && r.kind === 'ReplicaSet' && r.name.startsWith(`${name}-`)),
+    ),
+  );
+  return pods.map(refOf);
+}
+
+/** Keeps derived EndpointSlices in step with the pods (kube-controller-manager's part). */
+async function syncSlices(cluster: MemoryCluster, given: ReadonlySet<string>): Promise<void> {
+  const pods = (await cluster.list('Pod')).items;
+  const have = (await cluster.list('EndpointSlice')).items.filter(
+    (o) => o.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === 'kovn',
+  );
+  const want = new Map<string, KubeObject>();
+  for (const svc of (await cluster.list('Service')).items) {
+    if (given.has(`${svc.metadata.namespace}/${svc.metadata.name}`)) continue;
+    for (const sl of endpointSlicesFor(svc, pods)) want.set(`${sl.metadata.namespace}/${sl.metadata.name}`, sl);
+  }
+  for (const o of have) {
+    const k = `${o.metadata.namespace}/${o.metadata.name}`;
+    const w = want.get(k);
+    if (w === undefined) await cluster.delete(refOf(o));
+    else if (JSON.stringify({ p: o.ports, e: o.endpoints }) !== JSON.stringify({ p: w.ports, e: w.endpoints }))
+      await cluster.update({ ...w, metadata: { ...w.metadata } });
+    want.delete(k);
+  }
+  for (const w of want.values()) await cluster.create(w);
+}

@@ -1,0 +1,249 @@
+/**
+ * The controller end to end on the in-memory cluster and the simulator
+ * backend: Kube-OVN's defaults at start-up, pods allocated, annotated and
+ * recorded as IP objects, Subnet status and conditions, bad input reported
+ * where its user looks (conditions, events) without touching anything else,
+ * policies following relabelled pods, and a restart that writes nothing.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { SimBackend } from '../../backends/sim/index.ts';
+import { seededRandomBytes } from '../../model/ipam/index.ts';
+import { plan } from '../../model/topology/index.ts';
+import { MemoryCluster } from '../../controller/cluster/memory.ts';
+import type { KubeObject } from '../../controller/cluster/types.ts';
+import { Controller } from '../../controller/controller.ts';
+import { realClock } from '../../controller/runtime/clock.ts';
+
+const pod = (
+  name: string,
+  ns = 'default',
+  extra: { labels?: Record<string, string>; annotations?: Record<string, string>; node?: string } = {},
+): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name,
+    namespace: ns,
+    ...(extra.labels ? { labels: extra.labels } : {}),
+    ...(extra.annotations ? { annotations: extra.annotations } : {}),
+  },
+  spec: {
+    nodeName: extra.node ?? 'node-a',
+    containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }],
+  },
+});
+const ns = (name: string, labels: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name, labels },
+});
+const node = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+const subnet = (name: string, spec: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'kubeovn.io/v1',
+  kind: 'Subnet',
+  metadata: { name },
+  spec,
+});
+
+const running: Controller[] = [];
+afterEach(async () => {
+  for (const c of running.splice(0)) await c.stop();
+});
+
+async function boot(cluster: MemoryCluster, backend: SimBackend) {
+  const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1) });
+  running.push(c);
+  const report = await c.start();
+  await c.idle();
+  return { c, report };
+}
+
+const ann = (o: KubeObject | undefined) => o?.metadata.annotations ?? {};
+const get = (cluster: MemoryCluster, kind: string, name: string, namespace?: string) =>
+  cluster.get({ kind, name, ...(namespace ? { namespace } : {}) });
+
+describe('the controller on the in-memory cluster', () => {
+  it("creates Kube-OVN's defaults: the ovn-cluster Vpc with its status, ovn-default and join Subnets, their NB rows", async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await boot(cluster, backend);
+    const vpc = await get(cluster, 'Vpc', 'ovn-cluster');
+    expect(vpc?.status).toMatchObject({
+      default: true,
+      router: 'ovn-cluster',
+      tcpLoadBalancer: 'cluster-tcp-loadbalancer',
+      subnets: ['join', 'ovn-default'],
+    });
+    const def = await get(cluster, 'Subnet', 'ovn-default');
+    expect(
+      (def!.status as { conditions: { type: string; status: string }[] }).conditions.map((c) => [c.type, c.status]),
+    ).toEqual([
+      ['Ready', 'True'],
+      ['Validated', 'True'],
+    ]);
+    expect(def?.metadata.finalizers).toEqual(['kubeovn.io/kube-ovn-controller']);
+    const t = await backend.read();
+    expect(t.router.has('ovn-cluster')).toBe(true);
+    expect(t.routerPort.get('ovn-cluster-ovn-default')?.networks).toEqual(['10.16.0.1/16']);
+    expect(t.routerPort.get('ovn-cluster-join')?.networks).toEqual(['100.64.0.1/16']);
+    expect(t.staticRoute.size).toBe(1);
+    expect([...t.loadBalancer.keys()].sort()).toContain('cluster-tcp-loadbalancer');
+    expect(t.switch.get('ovn-default')?.loadBalancers).toHaveLength(6);
+  });
+
+  it('allocates pods in order, writes their annotations and IP objects, counts them in the Subnet status', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(ns('default'));
+    for (const n of ['a', 'b', 'c']) await cluster.create(pod(n));
+    await cluster.create({ ...pod('host'), spec: { hostNetwork: true, nodeName: 'node-a', containers: [] } });
+    await boot(cluster, backend);
+    const a = ann(await get(cluster, 'Pod', 'a', 'default'));
+    expect(a).toMatchObject({
+      'ovn.kubernetes.io/allocated': 'true',
+      'ovn.kubernetes.io/ip_address': '10.16.0.2',
+      'ovn.kubernetes.io/cidr': '10.16.0.0/16',
+      'ovn.kubernetes.io/gateway': '10.16.0.1',
+      'ovn.kubernetes.io/logical_switch': 'ovn-default',
+      'ovn.kubernetes.io/logical_router': 'ovn-cluster',
+      'ovn.kubernetes.io/pod_nic_type': 'veth-pair',
+      'ovn.kubernetes.io/routed': 'true',
+    });
+    expect(ann(await get(cluster, 'Pod', 'c', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.4');
+    expect(ann(await get(cluster, 'Pod', 'host', 'default'))['ovn.kubernetes.io/allocated']).toBeUndefined();
+    const ip = await get(cluster, 'IP', 'a.default');
+    expect(ip?.spec).toMatchObject({
+      podName: 'a',
+      namespace: 'default',
+      subnet: 'ovn-default',
+      ipAddress: '10.16.0.2',
+      macAddress: a['ovn.kubernetes.io/mac_address'],
+    });
+    const t = await backend.read();
+    expect(t.switchPort.get('a.default')?.addresses).toEqual([`${a['ovn.kubernetes.io/mac_address']} 10.16.0.2`]);
+    expect(t.portGroup.get('node.node.a')?.ports).toEqual(['a.default', 'b.default', 'c.default']);
+    expect(ann(await get(cluster, 'Node', 'node-a'))).toMatchObject({
+      'ovn.kubernetes.io/ip_address': '100.64.0.2',
+      'ovn.kubernetes.io/logical_switch': 'join',
+    });
+    expect((await get(cluster, 'Subnet', 'ovn-default'))?.status).toMatchObject({ v4usingIPs: 3 });
+  });
+
+  it('a namespace bound to its own Subnet; deleting a pod releases its address, port and IP object', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(ns('prod'));
+    await cluster.create(subnet('prod', { cidrBlock: '10.17.0.0/16', namespaces: ['prod'] }));
+    await cluster.create(pod('db', 'prod'));
+    const { c } = await boot(cluster, backend);
+    expect(ann(await get(cluster, 'Pod', 'db', 'prod'))).toMatchObject({
+      'ovn.kubernetes.io/ip_address': '10.17.0.2',
+      'ovn.kubernetes.io/logical_switch': 'prod',
+    });
+    expect(ann(await get(cluster, 'Namespace', 'prod'))['ovn.kubernetes.io/logical_switch']).toBe('prod');
+    await cluster.delete({ kind: 'Pod', namespace: 'prod', name: 'db' });
+    await c.idle();
+    expect((await backend.read()).switchPort.has('db.prod')).toBe(false);
+    expect(await get(cluster, 'IP', 'db.prod')).toBeUndefined();
+    expect(c.ipam.lookup('db.prod')).toBeUndefined();
+    expect((await get(cluster, 'Subnet', 'prod'))?.status).toMatchObject({ v4usingIPs: 0 });
+  });
+
+  it('a static IP that is taken: an event and no annotation, and the pod gets it once the holder is gone', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(pod('first', 'default', { annotations: { 'ovn.kubernetes.io/ip_address': '10.16.0.50' } }));
+    const { c } = await boot(cluster, backend);
+    await cluster.create(pod('second', 'default', { annotations: { 'ovn.kubernetes.io/ip_address': '10.16.0.50' } }));
+    await c.idle();
+    expect(ann(await get(cluster, 'Pod', 'second', 'default'))['ovn.kubernetes.io/allocated']).toBeUndefined();
+    const events = cluster.events({ kind: 'Pod', namespace: 'default', name: 'second' });
+    expect(events.map((e) => (e as { reason?: string }).reason)).toContain('AcquireAddressFailed');
+    expect(c.delayed().Pod).toBe(1);
+    await cluster.delete({ kind: 'Pod', namespace: 'default', name: 'first' });
+    for (
+      let i = 0;
+      i < 200 && ann(await get(cluster, 'Pod', 'second', 'default'))['ovn.kubernetes.io/allocated'] !== 'true';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 10));
+    expect(ann(await get(cluster, 'Pod', 'second', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.50');
+  });
+
+  it('bad Subnets get Validated=False naming the field, and nothing else changes', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(pod('a'));
+    const { c } = await boot(cluster, backend);
+    const before = await backend.read();
+    await cluster.create(subnet('overlap', { cidrBlock: '10.16.128.0/24' }));
+    await cluster.create(subnet('badcidr', { cidrBlock: '10.300.0.0/16' }));
+    await cluster.create(subnet('svc', { cidrBlock: '10.96.0.0/16' }));
+    await c.idle();
+    const cond = async (name: string) =>
+      (
+        (await get(cluster, 'Subnet', name))!.status as {
+          conditions: { type: string; status: string; message: string }[];
+        }
+      ).conditions.find((x) => x.type === 'Validated');
+    expect(await cond('overlap')).toMatchObject({
+      status: 'False',
+      message: expect.stringContaining('overlaps subnet "ovn-default"'),
+    });
+    expect(await cond('badcidr')).toMatchObject({ status: 'False', message: expect.stringContaining('cidrBlock') });
+    expect(await cond('svc')).toMatchObject({ status: 'False', message: expect.stringContaining('service CIDR') });
+    expect(plan(before, await backend.read())).toEqual([]);
+    expect(ann(await get(cluster, 'Pod', 'a', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.2');
+  });
+
+  it('a NetworkPolicy follows a relabelled pod', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(pod('web', 'default', { labels: { app: 'web' } }));
+    await cluster.create(pod('db', 'default', { labels: { app: 'db' } }));
+    await cluster.create({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'db-allow', namespace: 'default' },
+      spec: {
+        podSelector: { matchLabels: { app: 'db' } },
+        ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }] }],
+      },
+    });
+    const { c } = await boot(cluster, backend);
+    let t = await backend.read();
+    expect(t.portGroup.get('db.allow.default')?.ports).toEqual(['db.default']);
+    expect(t.addressSet.get('db.allow.default.ingress.allow.IPv4.0')?.addresses).toEqual(['10.16.0.2']);
+    await cluster.patch({ kind: 'Pod', namespace: 'default', name: 'web' }, { metadata: { labels: { app: 'other' } } });
+    await c.idle();
+    t = await backend.read();
+    expect(t.addressSet.get('db.allow.default.ingress.allow.IPv4.0')?.addresses).toEqual([]);
+    expect([...t.acl.values()].filter((a) => a.attachTo.name === 'node.node.a').length).toBeGreaterThan(0);
+  });
+
+  it('a restart with nothing changed writes nothing to NB and nothing to the cluster', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    for (let i = 0; i < 20; i++)
+      await cluster.create(pod(`p${i}`, i % 2 ? 'default' : 'team', { labels: { i: String(i % 3) } }));
+    await cluster.create({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'np', namespace: 'team' },
+      spec: { podSelector: { matchLabels: { i: '1' } }, ingress: [{ from: [{ namespaceSelector: {} }] }] },
+    });
+    const first = await boot(cluster, backend);
+    await first.c.stop();
+    const writes = cluster.stats();
+    const second = await boot(cluster, backend);
+    expect(second.report.operations).toBe(0);
+    expect(second.report.disagreements).toEqual([]);
+    expect(cluster.stats()).toEqual(writes);
+  });
+});

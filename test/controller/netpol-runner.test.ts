@@ -1,0 +1,36 @@
+/**
+ * The NetworkPolicy conformance suite (../shared/conformance/netpol, read in
+ * place) through `kovn sim run`'s path: each file loaded as a scenario, its
+ * objects created in the in-memory cluster, the real controller building the
+ * network on the simulator backend, every probe of every step answered as
+ * docs/architecture.md defines it. CI prints `netpol conformance: A/B probes`.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadScenario } from '../../scenarios/load.ts';
+import { runScenario, SimWorld } from '../../scenarios/run.ts';
+import { files } from '../netpol-suite.ts';
+
+describe('NetworkPolicy conformance through the controller and the scenario runner', () => {
+  it('every probe of every step agrees', { timeout: 20 * 60_000 }, async () => {
+    let probes = 0;
+    const wrong: string[] = [];
+    const warnings: string[] = [];
+    for (const file of files()) {
+      const world = new SimWorld();
+      const r = await runScenario(loadScenario(file), { world });
+      await world.close();
+      for (const w of r.warnings) warnings.push(`${file}: ${w.object} ${w.reason}: ${w.message}`);
+      for (const x of r.results) {
+        probes++;
+        if (!x.ok)
+          wrong.push(
+            `${file.split('/').slice(-2).join('/')} step ${x.step}: ${x.from} → ${x.to} ${x.protocol}/${x.port}: want ${x.expected}, ${x.reason ?? 'allowed'}`,
+          );
+      }
+    }
+    console.log(`netpol conformance: ${probes - wrong.length}/${probes} probes`);
+    expect(warnings.slice(0, 10)).toEqual([]);
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(probes).toBe(39_326);
+  });
+});

@@ -181,6 +181,8 @@ export class Controller {
     const deferred = this.deferred;
     this.deferred = [];
     for (const fn of deferred) await fn().catch((err) => this.opts.onError?.('Pod', '', err));
+    for (const name of restored.staleIpObjects)
+      await this.opts.cluster.delete({ kind: 'IP', name }).catch((err) => this.opts.onError?.('IP', name, err));
     for (const kind of KINDS) {
       const reconcile = RECONCILE[kind];
       if (reconcile === undefined) continue;

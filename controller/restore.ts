@@ -22,6 +22,8 @@ export interface RestoreReport {
   readonly disagreements: readonly Disagreement[];
   /** Addresses claimed by two owners: the first kept it. */
   readonly duplicates: readonly { readonly address: string; readonly owners: readonly string[] }[];
+  /** IP objects of pods that are gone (deleted after the start-up flush). */
+  readonly staleIpObjects: readonly string[];
 }
 
 const A = (k: string) => `ovn.kubernetes.io/${k}`;
@@ -53,9 +55,17 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
     ctx.ipam.setPool({ name: p.name, subnet: p.subnet, ips: p.ips, namespaces: p.namespaces });
   }
   const ipObjects: Claim[] = [];
+  const stale: string[] = [];
+  const podExists = (name: string, ns: string) => ctx.cache('Pod').get(`${ns}/${name}`) !== undefined;
   for (const o of ctx.cache('IP').list()) {
     const ip = ctx.decode(o, decodeIP).value;
     if (!ip.podName || !ip.namespace || !ip.ipAddress) continue;
+    // Kube-OVN's IP garbage collection: the record of a pod that is gone goes too, unless a
+    // StatefulSet's successor will take it over.
+    if (!podExists(ip.podName, ip.namespace) && ip.podType !== 'StatefulSet') {
+      stale.push(o.metadata.name);
+      continue;
+    }
     ipObjects.push({
       owner: `${ip.podName}.${ip.namespace}`,
       subnet: ip.subnet,
@@ -90,7 +100,14 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
     if (p.type !== '' || p.addresses.length === 0) continue;
     const [mac, ...ips] = p.addresses[0]!.split(' ');
     if (ips.length === 0 || !mac) continue;
-    const owner = p.externalIds.pod ? p.name : p.externalIds.node ? p.name : undefined;
+    // Only ports of pods and nodes that exist: any other port of ours is an orphan the start-up flush removes.
+    const [podName, podNs] = (p.externalIds.pod ?? '').split('/').reverse();
+    const owner =
+      podName && podNs && podExists(podName, podNs)
+        ? p.name
+        : p.externalIds.node && ctx.cache('Node').get(p.externalIds.node)
+          ? p.name
+          : undefined;
     if (owner === undefined) continue;
     ports.push({ owner, subnet: p.switch, ips, mac });
   }
@@ -113,7 +130,12 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
       .join('; ');
     await ctx.event(ref, 'Warning', 'AllocationDisagreement', `kept the ${d.chosen}'s record: ${what}`);
   }
-  return { restored: r.records.length - duplicates.length, disagreements: r.disagreements, duplicates };
+  return {
+    restored: r.records.length - duplicates.length,
+    disagreements: r.disagreements,
+    duplicates,
+    staleIpObjects: stale,
+  };
 }
 
 /** The pod an IPAM owner key `<pod>.<ns>` names, when it exists. */

@@ -27,6 +27,11 @@ export class OvnWorld implements ProbeWorld {
     }
   }
 
+  /** The NB database's remote (for inspection). */
+  get nbRemote(): string {
+    return this.cp.nb.remote;
+  }
+
   async ready(): Promise<void> {
     await this.backend.sync();
   }

@@ -192,7 +192,7 @@ export class Controller {
       });
       this.queues.set(kind, q);
       const workers = kind === 'Pod' ? Math.max(16, this.settings.workerNum) : this.settings.workerNum;
-      void q.run((key: string) => this.reconcileTracked(kind, key, reconcile), workers);
+      q.run((key: string) => this.reconcileTracked(kind, key, reconcile), workers);
     }
     this.watch();
     for (const [kind, key] of failed) this.ctx.enqueue(kind, key);
@@ -257,10 +257,10 @@ export class Controller {
   /** Which keys a change of each kind requeues (see the handlers' headers). */
   private watch(): void {
     const on = (kind: Kind, f: (o: KubeObject, old: KubeObject | undefined, gone: boolean) => void) =>
-      this.informers.get(kind)!.on({
-        add: (o: KubeObject) => f(o, undefined, false),
-        update: (old: KubeObject, o: KubeObject) => f(o, old, false),
-        delete: (o: KubeObject) => f(o, undefined, true),
+      this.informers.get(kind)!.addHandlers({
+        onAdd: (o: KubeObject) => f(o, undefined, false),
+        onUpdate: (old: KubeObject, o: KubeObject) => f(o, old, false),
+        onDelete: (o: KubeObject) => f(o, undefined, true),
       });
     const specChanged = (o: KubeObject, old: KubeObject | undefined) =>
       old === undefined ||

@@ -1,21 +1,25 @@
 /**
- * The in-memory cluster: the part of the Kubernetes API the controller
- * uses (types.ts), with its semantics, for scenarios, tests and benchmarks.
+ * The in-memory cluster: a `ClusterSource` with the Kubernetes API server's
+ * semantics, for scenarios, tests and benchmarks. What the controller relies
+ * on is reproduced exactly: one resourceVersion counter for all kinds, list
+ * + watch from a version with a bounded history (`Gone` past it), optimistic
+ * concurrency, the status subresource, merge patches, generation bumped by
+ * spec changes only, deletion held by finalizers, and event aggregation.
  *
- * - One resourceVersion counter for every kind, bumped by every write that
- *   changes something (a write that changes nothing is no write: no new
- *   version, no event, as the API server's no-op updates).
- * - `generation` follows `spec` only; `update` and metadata patches never
- *   touch `status`, the status subresource touches nothing else.
- * - Watches replay from a retained history (default 10,000 events); an
- *   older version is `Gone`, and the caller lists again. Events are
- *   delivered after the write returns (a microtask later), in order.
- * - Deletion honours finalizers: `deletionTimestamp` is set and the object
- *   goes when its last finalizer is removed. A Namespace delete does not
- *   cascade to its objects (nothing kovn runs needs it yet).
- * - Objects are frozen deep copies: what a caller gets never changes, and
- *   cannot change the store.
+ * Choices, where the real server has more:
+ * - Stored objects are deep-frozen, and reads return them as they are (no
+ *   copy): a caller that wants to change one builds a new object. Inputs are
+ *   copied with structuredClone before they are stored.
+ * - `create` keeps a given status (scenario files write Node and Pod status);
+ *   later, only updateStatus and status patches change it.
+ * - Removing the last finalizer of an object being deleted emits DELETED only
+ *   (the API server emits a MODIFIED first; a level-driven reader loses nothing).
+ * - Deleting a Namespace does not delete what is in it (no namespace controller).
+ * - The namespace rule applies to the kinds of types.ts (API_VERSION, NAMESPACED);
+ *   other kinds are stored with or without a namespace as given.
+ * - Watch events are delivered in microtasks, never inside the write call.
  */
+import { deepFreeze, isPlainObject, jsonEqual, mergePatch } from './json.ts';
 import {
   API_VERSION,
   ClusterError,
@@ -24,101 +28,113 @@ import {
   type KubeObject,
   type ListResult,
   NAMESPACED,
+  type ObjectMeta,
   type ObjectRef,
   type Watch,
   type WatchEvent,
+  type WatchEventType,
 } from './types.ts';
 
 export interface MemoryClusterOptions {
-  /** Milliseconds since the epoch, for timestamps (injected clock). */
-  readonly now: () => number;
-  /** Watch history retained for replay (default 10,000 events). */
-  readonly history?: number;
+  /** Milliseconds since the epoch, for timestamps (default: always 0, so runs are reproducible). */
+  readonly now?: () => number;
+  /** Uid generator (default `uid-1`, `uid-2`, ...). */
+  readonly uid?: () => string;
+  /** Watch events kept for replay (default 10,000); a watch from an older version gets `Gone`. */
+  readonly historyLimit?: number;
 }
 
-export interface ClusterWriteStats {
+/** Requests per verb that the cluster accepted; `noop` counts updates and patches that changed nothing. */
+export interface ClusterStats {
   readonly create: number;
   readonly update: number;
   readonly updateStatus: number;
   readonly patch: number;
   readonly delete: number;
-  readonly event: number;
+  readonly recordEvent: number;
+  readonly noop: number;
+  /** Changes stored (each bumped the resourceVersion). */
+  readonly writes: number;
 }
 
-interface Stored {
-  readonly kind: string;
+/** A stored Event, as `v1 Event` has it. */
+export interface EventObject extends KubeObject {
+  readonly kind: 'Event';
+  readonly involvedObject: { readonly kind: string; readonly namespace?: string; readonly name: string; uid?: string };
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+  readonly source: { readonly component: string };
+  readonly count: number;
+  readonly firstTimestamp: string;
+  readonly lastTimestamp: string;
+}
+
+interface HistoryEntry {
   readonly rv: number;
+  readonly kind: string;
   readonly event: WatchEvent;
 }
 
-type Mutable = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Mutable => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function deepFreeze<T>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
+interface Watcher {
+  readonly onEvent: (e: WatchEvent) => void;
+  readonly queue: WatchEvent[];
+  scheduled: boolean;
+  stopped: boolean;
 }
 
-/** RFC 7386: objects merge, null removes, anything else replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObj(patch)) return structuredClone(patch);
-  const out: Mutable = isObj(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
+type Verb = 'create' | 'update' | 'updateStatus' | 'patch' | 'delete';
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const DEFAULT_HISTORY = 10_000;
 
 /**
  * @example
- * const c = new MemoryCluster({ now: () => 0 });
- * await c.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', namespace: 'default' }, spec: {} });
- * c.watch('Pod', '0', (e) => console.log(e.type, e.object.metadata.name)); // ADDED a
+ * const cluster = new MemoryCluster({ now: () => clock.now() });
+ * await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'prod' } });
+ * const { items, resourceVersion } = await cluster.list('Pod');
+ * const w = cluster.watch('Pod', resourceVersion, (e) => console.log(e.type, e.object.metadata.name));
  */
 export class MemoryCluster implements ClusterSource {
-  private readonly objects = new Map<string, KubeObject>();
-  private rv = 0;
-  private uid = 0;
-  private eventSeq = 0;
-  private readonly log: Stored[] = [];
-  /** The lowest resourceVersion a watch can replay from. */
+  private readonly objects = new Map<string, Map<string, KubeObject>>();
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  /** Oldest retained entry at `head`; entries before it are dropped lazily. */
+  private history: HistoryEntry[] = [];
+  private head = 0;
+  /** Every version above this one is in the history. */
   private floor = 0;
-  private readonly watchers = new Set<{ kind: string; deliver: (e: WatchEvent) => void }>();
-  private readonly s = { create: 0, update: 0, updateStatus: 0, patch: 0, delete: 0, event: 0 };
+  private rv = 0;
+  private uidCounter = 0;
+  private eventCounter = 0;
+  /** Aggregation key of an event → the key of its stored Event. */
+  private readonly eventKeys = new Map<string, string>();
+  private readonly counts = { create: 0, update: 0, updateStatus: 0, patch: 0, delete: 0, recordEvent: 0, noop: 0 };
+  private readonly now: () => number;
+  private readonly newUid: () => string;
+  private readonly historyLimit: number;
 
-  constructor(private readonly opts: MemoryClusterOptions) {}
+  constructor(opts: MemoryClusterOptions = {}) {
+    this.now = opts.now ?? (() => 0);
+    this.newUid = opts.uid ?? (() => `uid-${++this.uidCounter}`);
+    this.historyLimit = Math.max(1, opts.historyLimit ?? DEFAULT_HISTORY);
+  }
 
-  /** Writes per verb that changed something. */
-  stats(): ClusterWriteStats {
-    return { ...this.s };
+  /** The current resourceVersion (of the last write). */
+  get resourceVersion(): string {
+    return String(this.rv);
   }
 
   async list(kind: string, opts: { readonly namespace?: string } = {}): Promise<ListResult> {
-    const items: KubeObject[] = [];
-    for (const o of this.objects.values()) {
-      if (o.kind !== kind) continue;
-      if (opts.namespace !== undefined && o.metadata.namespace !== opts.namespace) continue;
-      items.push(o);
-    }
-    items.sort(
-      (a, b) =>
-        (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') ||
-        a.metadata.name.localeCompare(b.metadata.name),
+    const items = [...(this.objects.get(kind)?.values() ?? [])].filter(
+      (o) => opts.namespace === undefined || o.metadata.namespace === opts.namespace,
     );
-    return { items, resourceVersion: String(this.rv) };
+    items.sort(byNamespaceThenName);
+    return { items, resourceVersion: this.resourceVersion };
   }
 
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
-    return this.objects.get(
-      this.key(NAMESPACED.has(ref.kind) ? { ...ref, namespace: ref.namespace ?? 'default' } : ref),
-    );
+    const r = this.normalise(ref);
+    return this.objects.get(r.kind)?.get(storeKey(r));
   }
 
   watch(
@@ -127,277 +143,387 @@ export class MemoryCluster implements ClusterSource {
     onEvent: (e: WatchEvent) => void,
     onError?: (e: ClusterError) => void,
   ): Watch {
-    const from = Number(resourceVersion);
-    let stopped = false;
-    if (!Number.isInteger(from) || from < this.floor) {
-      queueMicrotask(() => {
-        if (!stopped)
-          onError?.(
-            new ClusterError('Gone', { kind, name: '' }, `${kind}: resourceVersion ${resourceVersion} is too old`),
+    const w: Watcher = { onEvent, queue: [], scheduled: false, stopped: false };
+    const stop = (): void => {
+      w.stopped = true;
+      w.queue.length = 0;
+      this.watchers.get(kind)?.delete(w);
+    };
+    const from = /^\d+$/.test(resourceVersion) ? Number(resourceVersion) : Number.NaN;
+    if (Number.isNaN(from) || from < this.floor) {
+      const error = Number.isNaN(from)
+        ? new ClusterError(
+            'Invalid',
+            { kind, name: '' },
+            `watch ${kind}: resourceVersion "${resourceVersion}" is not a version`,
+          )
+        : new ClusterError(
+            'Gone',
+            { kind, name: '' },
+            `watch ${kind}: resourceVersion ${from} is too old (oldest retained is ${this.floor})`,
           );
+      queueMicrotask(() => {
+        if (!w.stopped) onError?.(error);
       });
-      return { stop: () => void (stopped = true) };
+      return { stop: () => void (w.stopped = true) };
     }
-    // Replay what the history holds after `from`, then live events; all in order, never synchronously.
-    const backlog = this.log.filter((x) => x.kind === kind && x.rv > from).map((x) => x.event);
-    let chain = Promise.resolve();
-    const deliver = (e: WatchEvent) => {
-      chain = chain.then(() => {
-        if (!stopped) onEvent(e);
-      });
-    };
-    for (const e of backlog) deliver(e);
-    const w = { kind, deliver };
-    this.watchers.add(w);
-    return {
-      stop: () => {
-        stopped = true;
-        this.watchers.delete(w);
-      },
-    };
+    for (let i = this.head; i < this.history.length; i++) {
+      const h = this.history[i]!;
+      if (h.rv > from && h.kind === kind) w.queue.push(h.event);
+    }
+    let set = this.watchers.get(kind);
+    if (!set) this.watchers.set(kind, (set = new Set()));
+    set.add(w);
+    if (w.queue.length > 0) this.schedule(w);
+    return { stop };
   }
 
   async create(obj: KubeObject): Promise<KubeObject> {
-    const ref = this.checkRef(obj);
-    const key = this.key(ref);
-    if (this.objects.has(key))
-      throw new ClusterError('AlreadyExists', ref, `${describe(ref)} already exists (metadata.name)`);
-    const rv = ++this.rv;
-    const stored = deepFreeze({
-      ...structuredClone(obj),
-      apiVersion: obj.apiVersion ?? API_VERSION[obj.kind] ?? 'v1',
-      metadata: {
-        ...structuredClone(obj.metadata),
-        ...(ref.namespace !== undefined ? { namespace: ref.namespace } : {}),
-        uid: `uid-${++this.uid}`,
-        resourceVersion: String(rv),
-        generation: 1,
-        creationTimestamp: new Date(this.opts.now()).toISOString(),
-      },
-    }) as KubeObject;
-    this.objects.set(key, stored);
-    this.s.create++;
-    this.emit('ADDED', stored, rv);
-    return stored;
+    const input = this.input(obj);
+    const ref = this.normalise(refOfInput(input));
+    const key = storeKey(ref);
+    if (this.objects.get(ref.kind)?.has(key)) {
+      throw new ClusterError('AlreadyExists', ref, `${describe(ref)} already exists`);
+    }
+    this.counts.create++;
+    return this.store(ref, this.fresh(input, ref), 'ADDED');
   }
 
   async update(obj: KubeObject): Promise<KubeObject> {
-    const ref = this.checkRef(obj);
-    const cur = this.current(ref, obj.metadata.resourceVersion);
-    const next = { ...structuredClone(obj), status: cur.status } as Mutable;
-    return this.write(cur, next, 'update');
+    const input = this.input(obj);
+    const { ref, current } = this.current(refOfInput(input), 'update');
+    this.checkVersion(ref, current, input.metadata.resourceVersion);
+    const next: KubeObject = { ...input, kind: current.kind, status: current.status };
+    if (next.status === undefined) delete (next as Mutable<KubeObject>).status;
+    return this.replace(ref, current, next, 'update');
   }
 
   async updateStatus(obj: KubeObject): Promise<KubeObject> {
-    const ref = this.checkRef(obj);
-    const cur = this.current(ref, obj.metadata.resourceVersion);
-    return this.write(cur, { ...cur, status: structuredClone(obj.status) }, 'updateStatus');
+    const input = this.input(obj);
+    const { ref, current } = this.current(refOfInput(input), 'updateStatus');
+    this.checkVersion(ref, current, input.metadata.resourceVersion);
+    const next: Mutable<KubeObject> = { ...current, status: input.status };
+    if (next.status === undefined) delete next.status;
+    return this.replace(ref, current, next, 'updateStatus');
   }
 
   async patch(ref: ObjectRef, patch: unknown, opts: { readonly subresource?: 'status' } = {}): Promise<KubeObject> {
-    const r = this.normalRef(ref);
-    const cur = this.current(r, undefined);
-    if (!isObj(patch)) throw new ClusterError('Invalid', r, `${describe(r)}: a merge patch must be an object`);
+    const verb = opts.subresource === 'status' ? 'updateStatus' : 'patch';
+    const { ref: r, current } = this.current(ref, 'patch');
+    if (!isPlainObject(patch))
+      throw new ClusterError('Invalid', r, `patch ${describe(r)}: a merge patch must be an object`);
+    const p = structuredClone(patch);
+    const meta = isPlainObject(p['metadata']) ? p['metadata'] : {};
+    const rv = meta['resourceVersion'];
+    if (rv !== undefined && rv !== null) this.checkVersion(r, current, String(rv));
+    let next: Mutable<KubeObject>;
     if (opts.subresource === 'status') {
-      const next = { ...cur, status: mergePatch(cur.status, patch.status ?? {}) };
-      return this.write(cur, next, 'patch');
+      next = { ...current, status: mergePatch(current.status, p['status']) };
+      if (p['status'] === undefined) next.status = current.status;
+      if (next.status === undefined) delete next.status;
+    } else {
+      const merged = mergePatch(current, p) as Mutable<KubeObject>;
+      const m = (isPlainObject(merged.metadata) ? merged.metadata : {}) as Partial<ObjectMeta>;
+      const immutable: [string, unknown, unknown][] = [
+        ['kind', merged.kind, current.kind],
+        ['metadata.name', m.name, current.metadata.name],
+        ['metadata.namespace', m.namespace, current.metadata.namespace],
+      ];
+      for (const [field, got, want] of immutable) {
+        if (got !== want) {
+          throw new ClusterError(
+            'Invalid',
+            r,
+            `patch ${describe(r)}: ${field} is immutable (${show(want)} → ${show(got)})`,
+          );
+        }
+      }
+      if (m.uid !== current.metadata.uid) {
+        throw new ClusterError('Conflict', r, `patch ${describe(r)}: metadata.uid ${show(m.uid)} is not the object's`);
+      }
+      next = { ...merged, metadata: m as ObjectMeta, status: current.status };
+      if (next.status === undefined) delete next.status;
     }
-    const { status: _ignored, ...rest } = patch;
-    const merged = mergePatch(cur, rest) as Mutable;
-    const m = merged.metadata as Mutable;
-    for (const f of ['name', 'namespace', 'uid'] as const) {
-      if (m[f] !== (cur.metadata as unknown as Mutable)[f])
-        throw new ClusterError('Invalid', r, `${describe(r)}: metadata.${f} cannot be changed`);
-    }
-    if (merged.kind !== cur.kind) throw new ClusterError('Invalid', r, `${describe(r)}: kind cannot be changed`);
-    return this.write(cur, { ...merged, status: cur.status }, 'patch');
+    this.counts.patch++;
+    return this.replace(r, current, next, verb, false);
   }
 
   async delete(ref: ObjectRef): Promise<void> {
-    const r = this.normalRef(ref);
-    const cur = this.current(r, undefined);
-    if ((cur.metadata.finalizers ?? []).length === 0) {
-      this.remove(cur);
+    const { ref: r, current, key } = this.current(ref, 'delete');
+    this.counts.delete++;
+    if (current.metadata.deletionTimestamp !== undefined) {
+      this.counts.noop++;
       return;
     }
-    if (cur.metadata.deletionTimestamp !== undefined) return;
-    const next = {
-      ...cur,
-      metadata: { ...cur.metadata, deletionTimestamp: new Date(this.opts.now()).toISOString() },
-    };
-    this.write(cur, next, 'delete');
+    if ((current.metadata.finalizers ?? []).length > 0) {
+      const next = { ...current, metadata: { ...current.metadata, deletionTimestamp: this.timestamp() } };
+      this.store(r, next, 'MODIFIED');
+      return;
+    }
+    this.remove(r, key, current);
   }
 
+  /**
+   * Stores a `v1 Event` named `<involved name>.<counter in hex>`; the same
+   * event again (involved object, type, reason and message) while its Event
+   * is still stored increments `count` and `lastTimestamp` instead, as the
+   * client-go event recorder aggregates.
+   *
+   * @example
+   * await cluster.recordEvent({ involved: refOf(pod), type: 'Warning', reason: 'AcquireAddressFailed', message });
+   */
   async recordEvent(e: EventInput): Promise<void> {
-    const namespace = e.involved.namespace ?? 'default';
-    for (const o of this.objects.values()) {
-      if (o.kind !== 'Event' || o.metadata.namespace !== namespace) continue;
-      const ev = o as unknown as {
-        involvedObject: Mutable;
-        type: string;
-        reason: string;
-        message: string;
-        count: number;
-      };
-      if (
-        ev.involvedObject.kind === e.involved.kind &&
-        ev.involvedObject.name === e.involved.name &&
-        ev.involvedObject.namespace === e.involved.namespace &&
-        ev.type === e.type &&
-        ev.reason === e.reason &&
-        ev.message === e.message
-      ) {
-        this.write(o, { ...o, count: ev.count + 1, lastTimestamp: new Date(this.opts.now()).toISOString() }, 'event');
-        return;
-      }
+    this.counts.recordEvent++;
+    const inv = e.involved;
+    const namespace = inv.namespace ?? 'default';
+    const aggKey = JSON.stringify([
+      inv.kind,
+      inv.namespace ?? '',
+      inv.name,
+      inv.uid ?? '',
+      e.type,
+      e.reason,
+      e.message,
+    ]);
+    const stamp = this.timestamp();
+    const existingKey = this.eventKeys.get(aggKey);
+    const existing = existingKey === undefined ? undefined : this.objects.get('Event')?.get(existingKey);
+    if (existingKey !== undefined && existing === undefined) this.eventKeys.delete(aggKey);
+    if (existing !== undefined) {
+      const ev = existing as EventObject;
+      const next: EventObject = { ...ev, count: ev.count + 1, lastTimestamp: stamp };
+      this.store(this.normalise(refOfInput(ev)), next, 'MODIFIED');
+      return;
     }
-    const at = new Date(this.opts.now()).toISOString();
-    await this.create({
+    const name = `${inv.name}.${(++this.eventCounter).toString(16)}`;
+    const obj: EventObject = {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${e.involved.name}.${(++this.eventSeq).toString(16)}`, namespace },
+      metadata: { name, namespace },
       involvedObject: {
-        kind: e.involved.kind,
-        name: e.involved.name,
-        ...(e.involved.namespace !== undefined ? { namespace: e.involved.namespace } : {}),
-        ...(e.involved.uid ? { uid: e.involved.uid } : {}),
+        kind: inv.kind,
+        name: inv.name,
+        ...(inv.namespace !== undefined ? { namespace: inv.namespace } : {}),
+        ...(inv.uid !== undefined ? { uid: inv.uid } : {}),
       },
       type: e.type,
       reason: e.reason,
       message: e.message,
       source: { component: e.source ?? 'kube-ovn-controller' },
       count: 1,
-      firstTimestamp: at,
-      lastTimestamp: at,
-    });
-    this.s.create--;
-    this.s.event++;
+      firstTimestamp: stamp,
+      lastTimestamp: stamp,
+    };
+    const ref = { kind: 'Event', namespace, name };
+    this.eventKeys.set(aggKey, storeKey(ref));
+    this.store(ref, this.fresh(obj, ref), 'ADDED');
   }
 
-  /** Stored events, optionally only those about one object (tests). */
-  events(ref?: ObjectRef): KubeObject[] {
-    return [...this.objects.values()].filter((o) => {
-      if (o.kind !== 'Event') return false;
-      if (ref === undefined) return true;
-      const inv = (o as unknown as { involvedObject: Mutable }).involvedObject;
-      return (
-        inv.kind === ref.kind &&
-        inv.name === ref.name &&
-        (ref.namespace === undefined || inv.namespace === ref.namespace)
-      );
-    });
-  }
-
-  private write(cur: KubeObject, next: Mutable, verb: keyof ClusterWriteStats): KubeObject {
-    const meta = next.metadata as Mutable;
-    const finalizers = (meta.finalizers as string[] | undefined) ?? [];
-    const curMeta = cur.metadata as unknown as Mutable;
-    const unchanged = same(
-      { ...next, metadata: { ...meta, resourceVersion: undefined, generation: undefined } },
-      {
-        ...cur,
-        metadata: { ...curMeta, resourceVersion: undefined, generation: undefined },
-      },
+  /**
+   * The stored Events, oldest first; with `ref`, those about that object
+   * (its namespace compared only when given).
+   *
+   * @example
+   * const [e] = cluster.events({ kind: 'Pod', namespace: 'default', name: 'web-0' });
+   * expect(e?.reason).toBe('AcquireAddressFailed');
+   */
+  events(ref?: ObjectRef): EventObject[] {
+    const all = [...(this.objects.get('Event')?.values() ?? [])] as EventObject[];
+    if (ref === undefined) return all;
+    return all.filter(
+      (e) =>
+        e.involvedObject.kind === ref.kind &&
+        e.involvedObject.name === ref.name &&
+        (ref.namespace === undefined || e.involvedObject.namespace === ref.namespace),
     );
-    if (unchanged) return cur;
-    if (cur.metadata.deletionTimestamp !== undefined && finalizers.length === 0) {
-      this.s[verb]++;
-      this.remove({ ...next, metadata: { ...meta } } as unknown as KubeObject);
-      return cur;
+  }
+
+  /**
+   * Requests accepted per verb, no-ops, and changes stored.
+   *
+   * @example
+   * const before = cluster.stats(); await controller.resync(); expect(cluster.stats().writes).toBe(before.writes);
+   */
+  stats(): ClusterStats {
+    return { ...this.counts, writes: this.rv };
+  }
+
+  // --- internals ---
+
+  private input(obj: KubeObject): KubeObject {
+    if (!isPlainObject(obj)) throw new ClusterError('Invalid', { kind: '', name: '' }, 'an object is required');
+    const copy = structuredClone(obj) as Mutable<KubeObject>;
+    const name = isPlainObject(copy.metadata) ? copy.metadata['name'] : undefined;
+    const kind = typeof copy.kind === 'string' ? copy.kind : '';
+    if (kind === '') throw new ClusterError('Invalid', { kind, name: String(name ?? '') }, 'kind: required');
+    if (typeof name !== 'string' || name === '') {
+      throw new ClusterError('Invalid', { kind, name: '' }, `${kind}: metadata.name: required`);
     }
-    const rv = ++this.rv;
-    const generation = (cur.metadata.generation ?? 1) + (same(next.spec, cur.spec) ? 0 : 1);
-    const stored = deepFreeze({
-      ...structuredClone(next),
-      metadata: {
-        ...structuredClone(meta),
-        uid: cur.metadata.uid,
-        creationTimestamp: cur.metadata.creationTimestamp,
-        resourceVersion: String(rv),
-        generation,
-      },
-    }) as unknown as KubeObject;
-    this.objects.set(
-      this.key(
-        this.normalRef({
-          kind: cur.kind,
-          name: cur.metadata.name,
-          ...(cur.metadata.namespace ? { namespace: cur.metadata.namespace } : {}),
-        }),
-      ),
-      stored,
-    );
-    this.s[verb]++;
-    this.emit('MODIFIED', stored, rv);
-    return stored;
+    return copy;
   }
 
-  private remove(last: KubeObject): void {
-    const ref = this.normalRef({
-      kind: last.kind,
-      name: last.metadata.name,
-      ...(last.metadata.namespace ? { namespace: last.metadata.namespace } : {}),
-    });
-    this.objects.delete(this.key(ref));
-    const rv = ++this.rv;
-    this.s.delete++;
-    const gone = deepFreeze({
-      ...structuredClone(last),
-      metadata: { ...structuredClone(last.metadata), resourceVersion: String(rv) },
-    });
-    this.emit('DELETED', gone as KubeObject, rv);
-  }
-
-  private emit(type: WatchEvent['type'], object: KubeObject, rv: number): void {
-    const event: WatchEvent = { type, object };
-    this.log.push({ kind: object.kind, rv, event });
-    const cap = this.opts.history ?? 10_000;
-    if (this.log.length > cap) {
-      const drop = this.log.length - cap;
-      this.floor = this.log[drop - 1]!.rv;
-      this.log.splice(0, drop);
-    }
-    for (const w of this.watchers) if (w.kind === object.kind) w.deliver(event);
-  }
-
-  private current(ref: ObjectRef, rv: string | undefined): KubeObject {
-    const cur = this.objects.get(this.key(ref));
-    if (cur === undefined) throw new ClusterError('NotFound', ref, `${describe(ref)} not found`);
-    if (rv !== undefined && rv !== cur.metadata.resourceVersion)
-      throw new ClusterError(
-        'Conflict',
-        ref,
-        `${describe(ref)}: metadata.resourceVersion ${rv} is not the current ${cur.metadata.resourceVersion}`,
-      );
-    return cur;
-  }
-
-  private checkRef(obj: KubeObject): ObjectRef {
-    if (typeof obj?.metadata?.name !== 'string' || obj.metadata.name === '')
-      throw new ClusterError('Invalid', { kind: obj?.kind ?? '', name: '' }, `${obj?.kind}: metadata.name is required`);
-    return this.normalRef({
-      kind: obj.kind,
-      name: obj.metadata.name,
-      ...(obj.metadata.namespace !== undefined ? { namespace: obj.metadata.namespace } : {}),
-    });
-  }
-
-  private normalRef(ref: ObjectRef): ObjectRef {
-    if (NAMESPACED.has(ref.kind)) return { ...ref, namespace: ref.namespace ?? 'default' };
-    if (ref.namespace !== undefined && ref.namespace !== '')
+  /** The ref with the namespace rule applied: `default` for namespaced kinds, none for cluster-scoped ones. */
+  private normalise(ref: ObjectRef): ObjectRef {
+    const { kind, name } = ref;
+    if (NAMESPACED.has(kind)) return { kind, name, namespace: ref.namespace || 'default' };
+    if (kind in API_VERSION && ref.namespace) {
       throw new ClusterError(
         'Invalid',
         ref,
-        `${ref.kind}/${ref.name} is cluster-scoped: metadata.namespace must be empty`,
+        `${describe(ref)}: metadata.namespace: ${kind} is cluster-scoped and takes no namespace`,
       );
-    return { kind: ref.kind, name: ref.name };
+    }
+    return ref.namespace ? { kind, name, namespace: ref.namespace } : { kind, name };
   }
 
-  private key(ref: ObjectRef): string {
-    return `${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+  private current(ref: ObjectRef, verb: string): { ref: ObjectRef; current: KubeObject; key: string } {
+    const r = this.normalise(ref);
+    const key = storeKey(r);
+    const current = this.objects.get(r.kind)?.get(key);
+    if (current === undefined) throw new ClusterError('NotFound', r, `${verb} ${describe(r)}: not found`);
+    return { ref: r, current, key };
+  }
+
+  private checkVersion(ref: ObjectRef, current: KubeObject, given: string | undefined): void {
+    if (given === undefined || given === '' || given === current.metadata.resourceVersion) return;
+    throw new ClusterError(
+      'Conflict',
+      ref,
+      `${describe(ref)}: metadata.resourceVersion ${given} is not the current ${current.metadata.resourceVersion}` +
+        ': the object has been modified; read it again',
+    );
+  }
+
+  /** A new object's system fields filled. */
+  private fresh(input: KubeObject, ref: ObjectRef): KubeObject {
+    const {
+      uid: _uid,
+      resourceVersion: _rv,
+      generation: _gen,
+      creationTimestamp: _ct,
+      deletionTimestamp: _dt,
+      ...meta
+    } = input.metadata;
+    const apiVersion = input.apiVersion || API_VERSION[ref.kind] || input.apiVersion;
+    return {
+      ...input,
+      ...(apiVersion !== undefined ? { apiVersion } : {}),
+      metadata: {
+        ...meta,
+        name: ref.name,
+        ...(ref.namespace !== undefined ? { namespace: ref.namespace } : {}),
+        uid: this.newUid(),
+        generation: 1,
+        creationTimestamp: this.timestamp(),
+      },
+    };
+  }
+
+  /**
+   * Stores `next` in place of `current` keeping the system fields, unless
+   * nothing changed; deletes the object when it is being deleted and has no
+   * finalizers left.
+   */
+  private replace(ref: ObjectRef, current: KubeObject, next: KubeObject, verb: Verb, count = true): KubeObject {
+    if (count) this.counts[verb]++;
+    const cm = current.metadata;
+    const finalizers = next.metadata.finalizers ?? [];
+    if (cm.deletionTimestamp !== undefined) {
+      const added = finalizers.filter((f) => !(cm.finalizers ?? []).includes(f));
+      if (added.length > 0) {
+        throw new ClusterError(
+          'Invalid',
+          ref,
+          `${verb} ${describe(ref)}: metadata.finalizers: no new finalizers can be added while the object is deleted`,
+        );
+      }
+    }
+    const { resourceVersion: _rv, generation: _gen, ...nm } = next.metadata;
+    const metadata: ObjectMeta = {
+      ...nm,
+      name: cm.name,
+      ...(cm.namespace !== undefined ? { namespace: cm.namespace } : {}),
+      uid: cm.uid,
+      creationTimestamp: cm.creationTimestamp,
+      ...(cm.deletionTimestamp !== undefined ? { deletionTimestamp: cm.deletionTimestamp } : {}),
+      generation: (cm.generation ?? 1) + (jsonEqual(current.spec, next.spec) ? 0 : 1),
+      resourceVersion: cm.resourceVersion,
+    };
+    if (cm.deletionTimestamp === undefined) delete (metadata as Mutable<ObjectMeta>).deletionTimestamp;
+    const candidate: KubeObject = { ...next, apiVersion: next.apiVersion || current.apiVersion, metadata };
+    if (jsonEqual(candidate, current)) {
+      this.counts.noop++;
+      return current;
+    }
+    if (cm.deletionTimestamp !== undefined && finalizers.length === 0) {
+      return this.remove(ref, storeKey(ref), candidate);
+    }
+    return this.store(ref, candidate, 'MODIFIED');
+  }
+
+  /** Bumps the version, stores the object with it, and emits the event. */
+  private store(ref: ObjectRef, obj: KubeObject, type: WatchEventType): KubeObject {
+    const rv = ++this.rv;
+    const stored = deepFreeze({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } });
+    let m = this.objects.get(ref.kind);
+    if (!m) this.objects.set(ref.kind, (m = new Map()));
+    m.set(storeKey(ref), stored);
+    this.emit(rv, ref.kind, type, stored);
+    return stored;
+  }
+
+  private remove(ref: ObjectRef, key: string, last: KubeObject): KubeObject {
+    const rv = ++this.rv;
+    const stored = deepFreeze({ ...last, metadata: { ...last.metadata, resourceVersion: String(rv) } });
+    this.objects.get(ref.kind)?.delete(key);
+    this.emit(rv, ref.kind, 'DELETED', stored);
+    return stored;
+  }
+
+  private emit(rv: number, kind: string, type: WatchEventType, object: KubeObject): void {
+    const event: WatchEvent = Object.freeze({ type, object });
+    this.history.push({ rv, kind, event });
+    while (this.history.length - this.head > this.historyLimit) this.floor = this.history[this.head++]!.rv;
+    if (this.head > 1024 && this.head * 2 > this.history.length) {
+      this.history = this.history.slice(this.head);
+      this.head = 0;
+    }
+    for (const w of this.watchers.get(kind) ?? []) {
+      w.queue.push(event);
+      this.schedule(w);
+    }
+  }
+
+  private schedule(w: Watcher): void {
+    if (w.scheduled) return;
+    w.scheduled = true;
+    queueMicrotask(() => {
+      w.scheduled = false;
+      // Checked before every event: a handler may stop its own watch.
+      while (!w.stopped && w.queue.length > 0) w.onEvent(w.queue.shift()!);
+    });
+  }
+
+  private timestamp(): string {
+    return new Date(this.now()).toISOString();
   }
 }
 
-function describe(ref: ObjectRef): string {
-  return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+const storeKey = (r: ObjectRef): string => (r.namespace ? `${r.namespace}/${r.name}` : r.name);
+
+const refOfInput = (o: KubeObject): ObjectRef => ({
+  kind: o.kind,
+  name: o.metadata.name,
+  ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
+});
+
+const describe = (r: ObjectRef): string => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+
+const show = (v: unknown): string => (v === undefined ? 'none' : JSON.stringify(v));
+
+function byNamespaceThenName(a: KubeObject, b: KubeObject): number {
+  const na = a.metadata.namespace ?? '';
+  const nb = b.metadata.namespace ?? '';
+  if (na !== nb) return na < nb ? -1 : 1;
+  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
 }

@@ -1,32 +1,54 @@
 /**
- * Clocks, injected everywhere below `cli/` (docs/architecture.md): the real
- * one, and a simulated one tests and benchmarks drive by hand, on which
- * retries, backoff and batching run without waiting for real time.
+ * Clocks for the controller runtime. Everything below `cli/` takes its clock
+ * as an argument (docs/architecture.md), so the work queue, the informers and
+ * the committer run on `realClock` in production and on a `SimClock` in
+ * tests: simulated time moves only when the test says so, which makes backoff
+ * delays and batching exact and the tests fast and reproducible.
+ *
+ * SimClock fires timers synchronously inside `advance`/`runUntilIdle`. Code
+ * under test is asynchronous (promises), so between steps the test must let
+ * microtasks and I/O callbacks run: `await clock.settle()`, or use
+ * `await clock.tick(ms)`, which settles after every timer it fires.
  */
+import { setImmediate as turn } from 'node:timers/promises';
 import type { CommitClock } from '../desired/commit.ts';
 
-export type Clock = CommitClock;
-
-export const realClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
+/** The clock the runtime schedules with: the committer's, under a shared name. */
+export interface Clock extends CommitClock {}
 
 /**
- * Time moves only when told. Timers fire in time order (ties in the order
- * they were set), each at its own time, including timers set by fired timers
- * within the window; the promise work a timer starts runs between timers.
+ * Wall time and the host's timers.
+ *
+ * @example
+ * const q = new WorkQueue({ clock: realClock });
+ */
+export const realClock: Clock = Object.freeze({
+  now: () => Date.now(),
+  setTimeout: (fn: () => void, ms: number): unknown => setTimeout(fn, ms),
+  clearTimeout: (handle: unknown): void => clearTimeout(handle as Parameters<typeof clearTimeout>[0]),
+});
+
+interface SimTimer {
+  readonly id: number;
+  readonly at: number;
+  readonly fn: () => void;
+}
+
+/** Self-rescheduling timers would make runUntilIdle spin for ever; it throws after this many. */
+const MAX_FIRED = 1_000_000;
+
+/**
+ * Manual time. Timers due at the same time fire in the order they were set.
  *
  * @example
  * const clock = new SimClock();
- * clock.setTimeout(() => console.log('5 ms'), 5);
- * await clock.advance(10); // prints, now() === 10
+ * clock.setTimeout(() => console.log('at', clock.now()), 10);
+ * clock.advance(10); // logs "at 10"
  */
 export class SimClock implements Clock {
   private t: number;
-  private seq = 0;
-  private readonly timers = new Map<number, { readonly at: number; readonly fn: () => void }>();
+  private nextId = 1;
+  private timers = new Map<number, SimTimer>();
 
   constructor(start = 0) {
     this.t = start;
@@ -37,62 +59,108 @@ export class SimClock implements Clock {
   }
 
   setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
+    const id = this.nextId++;
+    const delay = Number.isFinite(ms) && ms > 0 ? ms : 0;
+    this.timers.set(id, { id, at: this.t + delay, fn });
     return id;
   }
 
   clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
+    if (typeof handle === 'number') this.timers.delete(handle);
   }
 
-  /** Timers not yet fired. */
+  /** Timers set and not yet fired or cleared. */
   pending(): number {
     return this.timers.size;
   }
 
-  /** When the next timer is due (undefined: none). */
+  /** When the next timer is due, or undefined when none is set. */
   nextAt(): number | undefined {
-    let best: number | undefined;
-    for (const x of this.timers.values()) if (best === undefined || x.at < best) best = x.at;
+    return this.next()?.at;
+  }
+
+  /**
+   * Moves time forward by `ms`, firing every timer due by then in time order,
+   * including timers that fired timers set within the window. Returns how
+   * many fired. A timer that throws stops the advance (time stays at it).
+   *
+   * @example
+   * clock.advance(5); // fires everything due at now()+5 or earlier
+   */
+  advance(ms: number): number {
+    const end = this.t + Math.max(0, ms);
+    let fired = 0;
+    for (let next = this.next(); next !== undefined && next.at <= end; next = this.next()) {
+      this.fire(next);
+      fired++;
+    }
+    this.t = end;
+    return fired;
+  }
+
+  /**
+   * Jumps to each next timer and fires it until none remain or the next one
+   * is more than `limitMs` from now (time then stops at the limit, when
+   * finite). Returns how many fired.
+   *
+   * @example
+   * clock.runUntilIdle(60_000);
+   */
+  runUntilIdle(limitMs = Number.POSITIVE_INFINITY): number {
+    const end = this.t + Math.max(0, limitMs);
+    let fired = 0;
+    for (let next = this.next(); next !== undefined && next.at <= end; next = this.next()) {
+      if (++fired > MAX_FIRED)
+        throw new Error(`SimClock.runUntilIdle: over ${MAX_FIRED} timers, one reschedules itself`);
+      this.fire(next);
+    }
+    if (Number.isFinite(end)) this.t = Math.max(this.t, end);
+    return fired;
+  }
+
+  /**
+   * Lets promise callbacks and I/O run: awaits a few macrotask turns, fires
+   * the timers due at the current time, and repeats until none are due.
+   *
+   * @example
+   * queue.add('a'); await clock.settle(); // the handler has run
+   */
+  async settle(): Promise<void> {
+    for (let round = 0; round < MAX_FIRED; round++) {
+      for (let i = 0; i < 3; i++) await turn();
+      if (this.advance(0) === 0) return;
+    }
+  }
+
+  /**
+   * `advance(ms)` one timer at a time, settling before the first and after
+   * each, so timers set by asynchronous work that a timer started (a retry
+   * scheduled when a handler's promise rejects) fire within the same window.
+   *
+   * @example
+   * await clock.tick(100); // every retry due within 100 ms has run
+   */
+  async tick(ms: number): Promise<void> {
+    const end = this.t + Math.max(0, ms);
+    await this.settle();
+    for (let next = this.next(); next !== undefined && next.at <= end; next = this.next()) {
+      this.fire(next);
+      await this.settle();
+    }
+    this.t = end;
+    await this.settle();
+  }
+
+  private next(): SimTimer | undefined {
+    let best: SimTimer | undefined;
+    // Map iteration is insertion (id) order, so ties go to the earlier timer.
+    for (const timer of this.timers.values()) if (best === undefined || timer.at < best.at) best = timer;
     return best;
   }
 
-  /** Moves time forward by `ms`, firing due timers one by one and letting their promise work settle. */
-  async advance(ms: number): Promise<void> {
-    const until = this.t + ms;
-    for (;;) {
-      await settle();
-      const due = this.takeDue(until);
-      if (due === undefined) break;
-      this.t = Math.max(this.t, due.at);
-      due.fn();
-    }
-    this.t = until;
-    await settle();
+  private fire(timer: SimTimer): void {
+    this.timers.delete(timer.id);
+    this.t = Math.max(this.t, timer.at);
+    timer.fn();
   }
-
-  /** Jumps from timer to timer until none remain (or `limitMs` of simulated time has passed). */
-  async runUntilIdle(limitMs = 3_600_000): Promise<void> {
-    const end = this.t + limitMs;
-    for (;;) {
-      await settle();
-      const at = this.nextAt();
-      if (at === undefined || at > end) return;
-      await this.advance(at - this.t);
-    }
-  }
-
-  private takeDue(until: number): { at: number; fn: () => void } | undefined {
-    let best: [number, { at: number; fn: () => void }] | undefined;
-    for (const e of this.timers) if (e[1].at <= until && (best === undefined || e[1].at < best[1].at)) best = e;
-    if (best === undefined) return undefined;
-    this.timers.delete(best[0]);
-    return best[1];
-  }
-}
-
-/** Lets pending promise callbacks and I/O-free async work run (a few macrotask turns). */
-export async function settle(turns = 3): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
 }

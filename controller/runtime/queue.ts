@@ -1,172 +1,235 @@
 /**
- * A work queue keyed by object, with client-go's guarantees (the ones
- * Kube-OVN's controllers rely on): a key waiting is queued once however
- * often it is added; a key is never handled by two workers at once, and a
- * key added while it is being handled is handled again afterwards; a
- * failed key is retried after a per-key exponential backoff (reset when it
- * succeeds); at most `workers` keys are handled at a time.
+ * The work queue each handler runs from, with client-go's semantics: keys
+ * (`ns/name`), not events, are queued, so a burst of changes to one object
+ * is reconciled once (handlers are level-driven and read the object from the
+ * informer cache); a key is never processed by two workers at once, and a
+ * key added while it is being processed is processed once more afterwards;
+ * failures are retried with a per-key exponential backoff.
+ *
+ * Time comes from the injected Clock, so backoff is exact under a SimClock.
+ * A handler that succeeds resets its key's backoff (client-go's handlers
+ * call Forget on success; here the queue does it).
  */
 import type { Clock } from './clock.ts';
 
 export interface WorkQueueOptions {
   readonly clock: Clock;
-  /** First retry delay and cap (default 5 ms .. 60 s, doubling per failure of the key). */
-  readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** First retry delay (default 5 ms); doubled on every further failure of the key. */
+  readonly initialMs?: number;
+  /** Retry delay cap (default 60,000 ms). */
+  readonly maxMs?: number;
+  /** Called for every failed run, with the key's failure count (1 for the first); what it throws is ignored. */
   readonly onError?: (key: string, err: unknown, attempt: number) => void;
 }
 
 export interface WorkQueueStats {
+  /** `add` calls taken (direct, delayed or retries), deduplicated ones included. */
   readonly adds: number;
+  /** Handler runs finished, failed ones included. */
   readonly processed: number;
+  /** Failed runs scheduled again. */
   readonly retries: number;
 }
 
 /**
  * @example
- * const q = new WorkQueue({ clock: realClock });
- * void q.run(async (key) => reconcile(key), 4);
- * q.add('default/web-0'); await q.idle();
+ * const q = new WorkQueue({ clock: realClock, onError: (key, err) => log.warn(key, err) });
+ * informer.addHandlers({ onAdd: (o) => q.add(keyOf(o)), onUpdate: (_, o) => q.add(keyOf(o)) });
+ * q.run(async (key) => reconcile(key), 4);
  */
 export class WorkQueue {
+  /** Keys waiting, in order; `dirty` is the same set, for deduplication. */
   private readonly queue: string[] = [];
-  private head = 0;
-  private readonly waiting = new Set<string>();
+  private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
-  /** Keys added again while being processed. */
-  private readonly again = new Set<string>();
+  private readonly waiting = new Map<string, { readonly at: number; readonly handle: unknown }>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, unknown>();
-  private handler: ((key: string) => Promise<void>) | undefined;
-  private workers = 1;
-  private shuttingDown = false;
   private idleWaiters: (() => void)[] = [];
   private drainWaiters: (() => void)[] = [];
-  private s = { adds: 0, processed: 0, retries: 0 };
+  private handler: ((key: string) => Promise<void>) | undefined;
+  private workers = 0;
+  private stopping = false;
+  private readonly s = { adds: 0, processed: 0, retries: 0 };
+  private readonly initialMs: number;
+  private readonly maxMs: number;
 
-  constructor(private readonly opts: WorkQueueOptions) {}
+  constructor(private readonly opts: WorkQueueOptions) {
+    this.initialMs = opts.initialMs ?? 5;
+    this.maxMs = opts.maxMs ?? 60_000;
+  }
 
+  /**
+   * Queues a key unless it is already waiting; a key being processed is
+   * queued to run again once the current run ends. Ignored after shutdown.
+   *
+   * @example
+   * q.add('default/web-0');
+   */
   add(key: string): void {
-    if (this.shuttingDown) return;
+    if (this.stopping) return;
     this.s.adds++;
-    if (this.processing.has(key)) {
-      this.again.add(key);
-      return;
-    }
-    if (this.waiting.has(key)) return;
-    this.waiting.add(key);
+    if (this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
     this.queue.push(key);
     this.pump();
   }
 
-  /** Adds the key after `ms` (a later add before then still adds at once). */
+  /**
+   * Adds the key after `ms` on the queue's clock; when the key is already
+   * waiting for a later time, the earlier time wins (one timer per key).
+   *
+   * @example
+   * q.addAfter('default/web-0', 1_000); // check again in a second
+   */
   addAfter(key: string, ms: number): void {
-    if (this.shuttingDown || this.timers.has(key)) return;
-    const h = this.opts.clock.setTimeout(() => {
-      this.timers.delete(key);
+    if (this.stopping) return;
+    if (!(ms > 0)) return this.add(key);
+    const { clock } = this.opts;
+    const at = clock.now() + ms;
+    const prev = this.waiting.get(key);
+    if (prev !== undefined) {
+      if (prev.at <= at) return;
+      clock.clearTimeout(prev.handle);
+    }
+    const handle = clock.setTimeout(() => {
+      this.waiting.delete(key);
       this.add(key);
     }, ms);
-    this.timers.set(key, h);
+    this.waiting.set(key, { at, handle });
   }
 
-  /** Forgets the key's failures (its next retry starts from the first delay). */
+  /** Resets the key's backoff (its next failure waits `initialMs` again). */
   forget(key: string): void {
     this.failures.delete(key);
   }
 
-  /** Keys queued, not counting those being handled or waiting out a delay. */
-  len(): number {
-    return this.queue.length - this.head;
+  /** The key's current failure count. */
+  retriesOf(key: string): number {
+    return this.failures.get(key) ?? 0;
   }
 
-  /** Keys waiting out a retry delay. */
+  /**
+   * Starts processing: at most `workers` keys at once, each key by one worker
+   * at a time. A handler that throws is reported and retried with backoff.
+   *
+   * @example
+   * q.run(async (key) => { await reconcile(key); }, 2);
+   */
+  run(handler: (key: string) => Promise<void>, workers: number): void {
+    if (this.handler !== undefined) throw new Error('WorkQueue.run: already running');
+    if (!(workers >= 1)) throw new Error(`WorkQueue.run: workers must be at least 1, not ${workers}`);
+    this.handler = handler;
+    this.workers = Math.floor(workers);
+    this.pump();
+  }
+
+  /**
+   * Stops taking keys (queued and delayed ones are dropped, adds ignored);
+   * resolves once the handlers running now have finished.
+   *
+   * @example
+   * await q.shutdown();
+   */
+  shutdown(): Promise<void> {
+    this.stopping = true;
+    for (const { handle } of this.waiting.values()) this.opts.clock.clearTimeout(handle);
+    this.waiting.clear();
+    this.queue.length = 0;
+    this.dirty.clear();
+    this.checkIdle();
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /**
+   * Resolves when no key is queued and none is running (keys waiting out a
+   * delay do not count: see `delayed()`).
+   *
+   * @example
+   * q.add('a'); await q.idle(); // 'a' has been processed
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Keys queued (not running, not delayed). */
+  len(): number {
+    return this.queue.length;
+  }
+
+  /** Keys waiting for an `addAfter` or retry timer. */
   delayed(): number {
-    return this.timers.size;
+    return this.waiting.size;
+  }
+
+  /** Keys being processed now. */
+  running(): number {
+    return this.processing.size;
   }
 
   get stats(): WorkQueueStats {
     return { ...this.s };
   }
 
-  /** Starts handling keys with at most `workers` at a time; resolves on shutdown. */
-  run(handler: (key: string) => Promise<void>, workers: number): Promise<void> {
-    this.handler = handler;
-    this.workers = Math.max(1, workers);
+  private pump(): void {
+    const handler = this.handler;
+    if (handler === undefined) return;
+    while (!this.stopping && this.processing.size < this.workers && this.queue.length > 0) {
+      const key = this.queue.shift()!;
+      this.dirty.delete(key);
+      this.processing.add(key);
+      // Started in a microtask, never inside the caller's add().
+      void Promise.resolve()
+        .then(() => handler(key))
+        .then(
+          () => this.done(key, undefined, false),
+          (err: unknown) => this.done(key, err, true),
+        );
+    }
+  }
+
+  private done(key: string, err: unknown, failed: boolean): void {
+    this.s.processed++;
+    this.processing.delete(key);
+    if (failed) {
+      const attempt = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, attempt);
+      try {
+        this.opts.onError?.(key, err, attempt);
+      } catch {
+        // A failing reporter must not stop the queue.
+      }
+      if (!this.stopping) {
+        this.s.retries++;
+        this.addAfter(key, this.backoff(attempt));
+      }
+    } else {
+      this.failures.delete(key);
+    }
+    if (this.dirty.has(key) && !this.stopping) this.queue.push(key);
     this.pump();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    if (this.processing.size === 0 && this.stopping) {
+      const waiters = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const w of waiters) w();
+    }
+    this.checkIdle();
   }
 
-  /** Resolves when nothing is queued and nothing is being handled (delayed retries do not count). */
-  idle(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /** Takes no more keys; resolves once the keys being handled are done. Pending retries are dropped. */
-  async shutdown(): Promise<void> {
-    this.shuttingDown = true;
-    for (const h of this.timers.values()) this.opts.clock.clearTimeout(h);
-    this.timers.clear();
-    this.queue.length = 0;
-    this.head = 0;
-    this.waiting.clear();
-    this.again.clear();
-    if (this.processing.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    this.notify();
-    for (const w of this.drainWaiters.splice(0)) w();
+  private backoff(attempt: number): number {
+    return Math.min(this.maxMs, this.initialMs * 2 ** Math.min(40, attempt - 1));
   }
 
   private isIdle(): boolean {
-    return this.len() === 0 && this.processing.size === 0;
+    return this.queue.length === 0 && this.processing.size === 0;
   }
 
-  private pump(): void {
-    if (this.handler === undefined) return;
-    while (!this.shuttingDown && this.processing.size < this.workers && this.len() > 0) {
-      const key = this.queue[this.head++]!;
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue.splice(0, this.head);
-        this.head = 0;
-      }
-      this.waiting.delete(key);
-      this.processing.add(key);
-      void this.handle(key);
-    }
-    this.notify();
-  }
-
-  private async handle(key: string): Promise<void> {
-    let failed: unknown;
-    let threw = false;
-    try {
-      await this.handler!(key);
-    } catch (err) {
-      threw = true;
-      failed = err;
-    }
-    this.s.processed++;
-    this.processing.delete(key);
-    if (threw) {
-      const attempt = (this.failures.get(key) ?? 0) + 1;
-      this.failures.set(key, attempt);
-      this.opts.onError?.(key, failed, attempt);
-      if (!this.again.delete(key)) {
-        this.s.retries++;
-        this.addAfter(key, this.delay(attempt));
-      } else this.add(key);
-    } else {
-      this.failures.delete(key);
-      if (this.again.delete(key)) this.add(key);
-    }
-    this.pump();
-  }
-
-  private delay(attempt: number): number {
-    const b = this.opts.backoff ?? { initialMs: 5, maxMs: 60_000 };
-    return Math.min(b.maxMs, b.initialMs * 2 ** Math.min(30, attempt - 1));
-  }
-
-  private notify(): void {
-    if (!this.isIdle()) return;
-    for (const w of this.idleWaiters.splice(0)) w();
+  private checkIdle(): void {
+    if (!this.isIdle() || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
   }
 }

@@ -240,10 +240,10 @@ describe('the controller on the in-memory cluster', () => {
     });
     const first = await boot(cluster, backend);
     await first.c.stop();
-    const writes = cluster.stats();
+    const writes = cluster.stats().writes;
     const second = await boot(cluster, backend);
     expect(second.report.operations).toBe(0);
     expect(second.report.disagreements).toEqual([]);
-    expect(cluster.stats()).toEqual(writes);
+    expect(cluster.stats().writes).toBe(writes);
   });
 });

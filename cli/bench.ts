@@ -52,6 +52,26 @@ export function registerBench(program: Command): void {
     );
 
   bench
+    .command('controller')
+    .description('the controller on the in-memory cluster: a pod storm, 10 % churn, a restart, one more pod')
+    .option('--nodes <n>', 'nodes (default 200)', (v) => Number(v))
+    .option('--pods <n>', 'pods (default 10,000)', (v) => Number(v))
+    .option('--backend <backend>', 'sim or ovn (a local NB)', 'sim')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { nodes?: number; pods?: number; backend: string; json?: boolean }) => {
+      if (opts.backend !== 'sim' && opts.backend !== 'ovn')
+        throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(opts.backend)}`);
+      const { runControllerBench } = await import('../bench/controller.ts');
+      const report = await runControllerBench({
+        ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
+        ...(opts.pods !== undefined ? { pods: opts.pods } : {}),
+        backend: opts.backend,
+        onProgress: (what) => process.stderr.isTTY && process.stderr.write(`bench controller: ${what}\n`),
+      });
+      printReport(report, opts.json ?? false);
+    });
+
+  bench
     .command('scale')
     .description('the core at cluster size: plan from empty, compile on 1 and on S switches, probes, RSS')
     .option('--ports <n>', 'pod ports (default 150,000)', (v) => Number(v))

@@ -25,7 +25,7 @@ import { DesiredState } from './desired/store.ts';
 import { type Cache, type Ctx, KINDS, type Kind } from './handlers/context.ts';
 import { reconcileIPPool } from './handlers/ippool.ts';
 import { reconcileNamespace } from './handlers/namespace.ts';
-import { reconcileNetworkPolicy } from './handlers/network-policy.ts';
+import { policyMayMatch, reconcileNetworkPolicy } from './handlers/network-policy.ts';
 import { reconcileNode } from './handlers/node.ts';
 import { reconcilePod } from './handlers/pod.ts';
 import { reconcileService } from './handlers/service.ts';
@@ -94,6 +94,8 @@ export class Controller {
   private readonly pending = new Set<Promise<void>>();
   private readonly ctx: Ctx;
   private stopped = false;
+  /** Pods by namespace, beside the informer's cache (policies read one namespace at a time). */
+  private readonly podIndex = new Map<string, Map<string, KubeObject>>();
 
   constructor(private readonly opts: ControllerOptions) {
     this.settings = opts.settings ?? DEFAULT_SETTINGS;
@@ -115,6 +117,8 @@ export class Controller {
       committer: this.committer,
       now: () => new Date(opts.clock.now()).toISOString(),
       cache: (kind: Kind): Cache => this.informers.get(kind)!,
+      podsIn: (ns: string) => this.podIndex.get(ns)?.values() ?? [],
+      podNamespaces: () => this.podIndex.keys(),
       decode: <T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T> => {
         let m = this.memo.get(o);
         if (m === undefined) this.memo.set(o, (m = new Map()));
@@ -161,6 +165,7 @@ export class Controller {
   async start(): Promise<StartReport> {
     await Promise.all([...this.informers.values()].map((i) => i.start()));
     await Promise.all([...this.informers.values()].map((i) => i.synced()));
+    for (const o of this.informers.get('Pod')!.list()) this.indexPod(o, false);
     await this.ensureDefaults();
     const restored = await restoreAllocations(this.ctx, this.opts.backend);
     const failed: [Kind, string][] = [];
@@ -246,8 +251,24 @@ export class Controller {
       await reconcile(this.ctx, key);
     } finally {
       const after = this.ipam.lookup(owner);
-      if (before?.v4 !== after?.v4 || before?.v6 !== after?.v6) this.enqueueAll('NetworkPolicy');
+      if (before?.v4 !== after?.v4 || before?.v6 !== after?.v6) this.enqueuePolicies(ns!);
     }
+  }
+
+  /** The policies a change of a pod in `ns` can change (policyMayMatch). */
+  private enqueuePolicies(ns: string): void {
+    for (const np of this.informers.get('NetworkPolicy')!.list())
+      if (policyMayMatch(this.ctx, np, ns)) this.ctx.enqueue('NetworkPolicy', keyOf(np));
+  }
+
+  private indexPod(o: KubeObject, gone: boolean): void {
+    const ns = o.metadata.namespace ?? 'default';
+    let m = this.podIndex.get(ns);
+    if (m === undefined) this.podIndex.set(ns, (m = new Map()));
+    if (gone) {
+      m.delete(keyOf(o));
+      if (m.size === 0) this.podIndex.delete(ns);
+    } else m.set(keyOf(o), o);
   }
 
   private enqueueAll(kind: Kind): void {
@@ -293,8 +314,9 @@ export class Controller {
       if (labelsChanged(o, old)) this.enqueueAll('NetworkPolicy');
     });
     on('Pod', (o, old, gone) => {
+      this.indexPod(o, gone);
       this.ctx.enqueue('Pod', keyOf(o));
-      if (gone || labelsChanged(o, old)) this.enqueueAll('NetworkPolicy');
+      if (gone || labelsChanged(o, old)) this.enqueuePolicies(o.metadata.namespace ?? 'default');
     });
     on('Service', (o) => this.ctx.enqueue('Service', keyOf(o)));
     on('EndpointSlice', (o) => {

@@ -43,6 +43,10 @@ export interface Ctx {
   /** ISO time for status conditions (the injected clock). */
   now(): string;
   cache(kind: Kind): Cache;
+  /** The pods of one namespace (an index the controller keeps beside the informer cache). */
+  podsIn(ns: string): Iterable<KubeObject>;
+  /** Namespaces that have pods. */
+  podNamespaces(): Iterable<string>;
   /** Decodes through a memo keyed by the cached object (one decode per version). */
   decode<T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T>;
   enqueue(kind: Kind, key: string): void;

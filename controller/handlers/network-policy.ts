@@ -9,6 +9,7 @@
  */
 import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
 import { ownerKey } from '../../model/ipam/index.ts';
+import type { KubeObject } from '../cluster/types.ts';
 import type { TableRow } from '../desired/store.ts';
 import {
   decodeNamespace,
@@ -33,22 +34,58 @@ interface Member extends PolicyPod {
   readonly view: PodView;
 }
 
-/** Every pod with an address, as policies see it. */
-function members(ctx: Ctx): Member[] {
-  const out: Member[] = [];
-  for (const o of ctx.cache('Pod').list()) {
-    const view = ctx.decode(o, decodePod).value;
-    if (view.hostNetwork || view.deleting || view.phase === 'Succeeded' || view.phase === 'Failed') continue;
-    const lease = ctx.ipam.lookup(ownerKey(view.name, view.namespace));
-    if (lease === undefined) continue;
+/** A pod as policies see it, memoized per pod object and lease (a storm decodes each pod once). */
+const memo = new WeakMap<KubeObject, { readonly lease: string; readonly member: Member | undefined }>();
+
+function memberOf(ctx: Ctx, o: KubeObject): Member | undefined {
+  const view = ctx.decode(o, decodePod).value;
+  const lease = ctx.ipam.lookup(ownerKey(view.name, view.namespace));
+  const id = lease === undefined ? '' : `${lease.v4}/${lease.v6}`;
+  const hit = memo.get(o);
+  if (hit !== undefined && hit.lease === id) return hit.member;
+  let member: Member | undefined;
+  const gone = view.hostNetwork || view.deleting || view.phase === 'Succeeded' || view.phase === 'Failed';
+  if (lease !== undefined && !gone) {
     const ips: string[] = [];
     if (lease.v4 !== undefined) ips.push(formatIPv4(lease.v4));
     if (lease.v6 !== undefined) ips.push(formatIPv6(lease.v6));
     const namedPorts = new Map<string, { protocol: 'TCP' | 'UDP' | 'SCTP'; port: number }>();
     for (const p of view.ports) if (p.name) namedPorts.set(p.name, { protocol: p.protocol, port: p.containerPort });
-    out.push({ view, port: podPort(view.name, view.namespace), ips, namedPorts });
+    member = { view, port: podPort(view.name, view.namespace), ips, namedPorts };
   }
-  return out;
+  memo.set(o, { lease: id, member });
+  return member;
+}
+
+/** The pods of a namespace with an address, in key order. */
+function membersIn(ctx: Ctx, ns: string): Member[] {
+  const out: Member[] = [];
+  for (const o of ctx.podsIn(ns)) {
+    const m = memberOf(ctx, o);
+    if (m) out.push(m);
+  }
+  return out.sort((a, b) => (a.port < b.port ? -1 : a.port > b.port ? 1 : 0));
+}
+
+/** Labels of a namespace (its name label even without a Namespace object). */
+export function namespaceLabels(ctx: Ctx, ns: string): Readonly<Record<string, string>> {
+  const n = ctx.cache('Namespace').get(ns);
+  return n ? ctx.decode(n, decodeNamespace).value.labels : { 'kubernetes.io/metadata.name': ns };
+}
+
+/**
+ * Whether a change of a pod in `ns` can change the policy: its own namespace,
+ * or a namespace one of its peers' namespaceSelectors selects.
+ */
+export function policyMayMatch(ctx: Ctx, np: KubeObject, ns: string): boolean {
+  if (np.metadata.namespace === ns) return true;
+  const v = ctx.decode(np, decodeNetworkPolicy).value;
+  // Named ports on egress resolve over every pod of the cluster.
+  if (v.egress.some((r) => r.ports.some((p) => typeof p.port === 'string'))) return true;
+  const labels = namespaceLabels(ctx, ns);
+  for (const r of [...v.ingress, ...v.egress])
+    for (const p of r.peers ?? []) if (p.namespaceSelector && selects(p.namespaceSelector, labels)) return true;
+  return false;
 }
 
 const all = (sel: LabelSelector | undefined, labels: Readonly<Record<string, string>>) =>
@@ -65,27 +102,28 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: string): Promise<voi
   const np = d.value;
   const ref = { kind: 'NetworkPolicy', namespace: np.namespace, name: np.name, uid: np.uid };
   if (d.issues.length > 0) await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', describeIssues(d.issues));
-  const pods = members(ctx);
-  const nsLabels = new Map<string, Readonly<Record<string, string>>>();
-  const labelsOf = (ns: string) => {
-    let l = nsLabels.get(ns);
-    if (l === undefined) {
-      const n = ctx.cache('Namespace').get(ns);
-      l = n ? ctx.decode(n, decodeNamespace).value.labels : { 'kubernetes.io/metadata.name': ns };
-      nsLabels.set(ns, l);
-    }
-    return l;
+  const byNs = new Map<string, Member[]>();
+  const inNs = (ns: string) => {
+    let m = byNs.get(ns);
+    if (m === undefined) byNs.set(ns, (m = membersIn(ctx, ns)));
+    return m;
   };
-  const selected = pods.filter((p) => p.view.namespace === np.namespace && selects(np.podSelector, p.view.labels));
+  const nsList = [...ctx.podNamespaces()].sort();
+  const selected = inNs(np.namespace).filter((p) => selects(np.podSelector, p.view.labels));
   const peers = (list: (typeof np.ingress)[number]['peers']): PolicyRuleInput['peers'] =>
     list?.map((peer): PolicyPeerInput => {
       if (peer.ipBlock) return { kind: 'ipBlock', cidr: peer.ipBlock.cidr, except: peer.ipBlock.except };
-      const inNs = (p: Member) =>
-        peer.namespaceSelector
-          ? selects(peer.namespaceSelector, labelsOf(p.view.namespace))
-          : p.view.namespace === np.namespace;
-      return { kind: 'pods', pods: pods.filter((p) => inNs(p) && all(peer.podSelector, p.view.labels)) };
+      const spaces = peer.namespaceSelector
+        ? nsList.filter((ns) => selects(peer.namespaceSelector, namespaceLabels(ctx, ns)))
+        : [np.namespace];
+      return {
+        kind: 'pods',
+        pods: spaces.flatMap((ns) => inNs(ns).filter((p) => all(peer.podSelector, p.view.labels))),
+      };
     });
+  // Named ports on egress name destination pods anywhere: only then is every pod needed.
+  const namedEgress = np.egress.some((r) => r.ports.some((p) => typeof p.port === 'string'));
+  const clusterPods = namedEgress ? nsList.flatMap((ns) => inNs(ns)) : [];
   const rules = (rs: typeof np.ingress): PolicyRuleInput[] =>
     rs.map((r) => ({ ...(r.peers ? { peers: peers(r.peers) } : {}), ports: r.ports }));
   const families = new Set<Family>();
@@ -101,7 +139,7 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: string): Promise<voi
     namespace: np.namespace,
     selected,
     families: (['IPv4', 'IPv6'] as const).filter((f) => families.has(f)),
-    clusterPods: pods,
+    clusterPods,
     ...(np.policyTypes.includes('Ingress') ? { ingress: rules(np.ingress) } : {}),
     ...(np.policyTypes.includes('Egress') ? { egress: rules(np.egress) } : {}),
   });

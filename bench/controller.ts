@@ -1,0 +1,229 @@
+/**
+ * `kovn bench controller`: the controller kubemark-style on one machine. An
+ * in-memory cluster of N nodes gets P pods as fast as it takes them (a
+ * storm), in namespaces of 100 pods, each namespace with two
+ * NetworkPolicies (one selecting by label, one admitting a peer namespace)
+ * and two Services with endpoints; then 10 % of the pods are deleted and as
+ * many created (churn); then the controller is stopped and a new one
+ * started on the same cluster and backend (restart); then one more pod.
+ *
+ * Reported, never asserted: `pods_per_s` (storm pods / time until the last
+ * one is ready), `ready_p50_ms` / `ready_p99_ms` (created → its port
+ * committed and `routed` written), `nb_transactions` (storm and churn),
+ * `restart_converge_ms`, `restart_nb_writes` (operations the restart wrote;
+ * 0 when nothing changed), `rss_mb` (peak seen), `single_pod_ms`.
+ */
+import type { Backend } from '../backends/backend.ts';
+import { SimBackend } from '../backends/sim/index.ts';
+import { seededRandomBytes } from '../model/ipam/index.ts';
+import { MemoryCluster } from '../controller/cluster/memory.ts';
+import type { KubeObject, WatchEvent } from '../controller/cluster/types.ts';
+import { type ControllerSettings, DEFAULT_SETTINGS } from '../controller/config.ts';
+import { Controller } from '../controller/controller.ts';
+import { realClock } from '../controller/runtime/clock.ts';
+
+export interface ControllerBenchParams {
+  readonly nodes?: number;
+  readonly pods?: number;
+  readonly backend?: 'sim' | 'ovn';
+  readonly onProgress?: (what: string) => void;
+}
+
+export interface ControllerBenchReport {
+  name: 'controller';
+  params: { nodes: number; pods: number; backend: 'sim' | 'ovn' };
+  metrics: {
+    pods_per_s: number;
+    ready_p50_ms: number;
+    ready_p99_ms: number;
+    nb_transactions: number;
+    restart_converge_ms: number;
+    restart_nb_writes: number;
+    rss_mb: number;
+    single_pod_ms: number;
+    churn_ms: number;
+  };
+}
+
+const PODS_PER_NS = 100;
+
+function pod(name: string, ns: string, node: string, app: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, labels: { app } },
+    spec: { nodeName: node, containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8080 }] }] },
+  };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** Watches pods and reports when each becomes ready (`routed` written). */
+class ReadyWatch {
+  readonly readyAt = new Map<string, number>();
+  private waiters: { key: string; resolve: () => void }[] = [];
+  constructor(cluster: MemoryCluster, rv: string) {
+    cluster.watch('Pod', rv, (e: WatchEvent) => this.seen(e));
+  }
+  private seen(e: WatchEvent): void {
+    if (e.type === 'DELETED') return;
+    const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
+    if (this.readyAt.has(key) || e.object.metadata.annotations?.['ovn.kubernetes.io/routed'] !== 'true') return;
+    this.readyAt.set(key, performance.now());
+    const hit = this.waiters.filter((w) => w.key === key);
+    this.waiters = this.waiters.filter((w) => w.key !== key);
+    for (const w of hit) w.resolve();
+  }
+  until(key: string): Promise<void> {
+    if (this.readyAt.has(key)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ key, resolve }));
+  }
+}
+
+export async function runControllerBench(p: ControllerBenchParams = {}): Promise<ControllerBenchReport> {
+  const nodes = p.nodes ?? 200;
+  const pods = p.pods ?? 10_000;
+  const backendKind = p.backend ?? 'sim';
+  const progress = p.onProgress ?? (() => {});
+  let peakRss = process.memoryUsage().rss;
+  const sample = () => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  };
+  const rssTimer = setInterval(sample, 200);
+  let cleanup: () => Promise<void> = async () => {};
+  let backend: Backend;
+  if (backendKind === 'ovn') {
+    const { startControlPlane } = await import('../backends/ovn/control-plane/index.ts');
+    const { OvnBackend } = await import('../backends/ovn/nb/backend.ts');
+    const cp = await startControlPlane({ northd: false });
+    const be = await OvnBackend.connect({ remotes: cp.nb.remote });
+    backend = be;
+    cleanup = async () => {
+      await be.close();
+      await cp.stop();
+    };
+  } else backend = new SimBackend();
+  try {
+    const settings: ControllerSettings = { ...DEFAULT_SETTINGS, defaultCIDR: '10.0.0.0/8' };
+    const cluster = new MemoryCluster({ now: () => Date.now(), historyLimit: 4 * pods + 100_000 });
+    const nsCount = Math.max(1, Math.ceil(pods / PODS_PER_NS));
+    for (let n = 0; n < nodes; n++)
+      await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: `node-${n}` } });
+    for (let i = 0; i < nsCount; i++) {
+      const ns = `ns-${i}`;
+      await cluster.create({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns, labels: { team: `t${i % 10}` } },
+      });
+      await cluster.create({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'db', namespace: ns },
+        spec: {
+          podSelector: { matchLabels: { app: 'db' } },
+          ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }], ports: [{ port: 'http' }] }],
+        },
+      });
+      await cluster.create({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'team', namespace: ns },
+        spec: {
+          podSelector: { matchLabels: { app: 'web' } },
+          ingress: [{ from: [{ namespaceSelector: { matchLabels: { team: `t${i % 10}` } } }] }],
+        },
+      });
+      for (const app of ['web', 'db'])
+        await cluster.create({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: app, namespace: ns },
+          spec: {
+            clusterIP: `10.96.${Math.floor((2 * i) / 250)}.${((2 * i) % 250) + (app === 'web' ? 1 : 2)}`,
+            selector: { app },
+            ports: [{ port: 80, targetPort: 'http' }],
+          },
+        });
+    }
+    let controller = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1), settings });
+    progress(`controller start: ${nodes} nodes, ${nsCount} namespaces`);
+    await controller.start();
+    await controller.idle();
+    const tx0 = controller.committer.stats.transactions;
+    const watch = new ReadyWatch(cluster, (await cluster.list('Namespace')).resourceVersion);
+    const created = new Map<string, number>();
+    const apps = ['web', 'db', 'api', 'cache'];
+    progress(`storm: ${pods} pods`);
+    const t0 = performance.now();
+    for (let i = 0; i < pods; i++) {
+      const ns = `ns-${Math.floor(i / PODS_PER_NS)}`;
+      const name = `p-${i}`;
+      created.set(`${ns}/${name}`, performance.now());
+      await cluster.create(pod(name, ns, `node-${i % nodes}`, apps[i % apps.length]!));
+      if (i % 1000 === 999) await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all([...created.keys()].map((k) => watch.until(k)));
+    const tStorm = performance.now() - t0;
+    await controller.idle();
+    const latencies = [...created].map(([k, at]) => watch.readyAt.get(k)! - at).sort((a, b) => a - b);
+    sample();
+    progress(`churn: ${Math.floor(pods / 10)} pods deleted and created`);
+    const tc = performance.now();
+    const churn = Math.floor(pods / 10);
+    const fresh: string[] = [];
+    for (let i = 0; i < churn; i++) {
+      const victim = i * 10;
+      const ns = `ns-${Math.floor(victim / PODS_PER_NS)}`;
+      await cluster.delete({ kind: 'Pod', namespace: ns, name: `p-${victim}` });
+      const name = `q-${i}`;
+      fresh.push(`${ns}/${name}`);
+      await cluster.create(pod(name, ns, `node-${i % nodes}`, apps[i % apps.length]!));
+    }
+    await Promise.all(fresh.map((k) => watch.until(k)));
+    await controller.idle();
+    const churnMs = performance.now() - tc;
+    const nbTransactions = controller.committer.stats.transactions - tx0;
+    sample();
+    progress('restart');
+    await controller.stop();
+    const tr = performance.now();
+    controller = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(2), settings });
+    const report = await controller.start();
+    await controller.idle();
+    const restartMs = performance.now() - tr;
+    // Everything the new controller wrote: its start-up flush and any commit after it.
+    const restartWrites = controller.committer.stats.operations;
+    void report;
+    sample();
+    progress('one more pod');
+    const ts = performance.now();
+    await cluster.create(pod('single', 'ns-0', 'node-0', 'web'));
+    await watch.until('ns-0/single');
+    const singleMs = performance.now() - ts;
+    await controller.stop();
+    return {
+      name: 'controller',
+      params: { nodes, pods, backend: backendKind },
+      metrics: {
+        pods_per_s: round(pods / (tStorm / 1000)),
+        ready_p50_ms: round(percentile(latencies, 50)),
+        ready_p99_ms: round(percentile(latencies, 99)),
+        nb_transactions: nbTransactions,
+        restart_converge_ms: round(restartMs),
+        restart_nb_writes: restartWrites,
+        rss_mb: round(peakRss / 2 ** 20),
+        single_pod_ms: round(singleMs, 2),
+        churn_ms: round(churnMs),
+      },
+    };
+  } finally {
+    clearInterval(rssTimer);
+    await cleanup();
+  }
+}

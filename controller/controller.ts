@@ -25,7 +25,7 @@ import { DesiredState } from './desired/store.ts';
 import { type Cache, type Ctx, KINDS, type Kind } from './handlers/context.ts';
 import { reconcileIPPool } from './handlers/ippool.ts';
 import { reconcileNamespace } from './handlers/namespace.ts';
-import { policyMayMatch, reconcileNetworkPolicy } from './handlers/network-policy.ts';
+import { policyMayMatch, reachesBeyondNamespace, reconcileNetworkPolicy } from './handlers/network-policy.ts';
 import { reconcileNode } from './handlers/node.ts';
 import { reconcilePod } from './handlers/pod.ts';
 import { reconcileService } from './handlers/service.ts';
@@ -48,6 +48,8 @@ export interface ControllerOptions {
   /** Gather changes this long before a commit (default 0: the next timer turn). */
   readonly batchDelayMs?: number;
   readonly onCommit?: (info: CommitInfo) => void;
+  /** How long policy recomputes caused by pod changes are gathered (default 20 ms). */
+  readonly policyDelayMs?: number;
   /** Handler failures (after the event they record): logging. */
   readonly onError?: (kind: Kind, key: string, err: unknown) => void;
 }
@@ -96,6 +98,11 @@ export class Controller {
   private stopped = false;
   /** Pods by namespace, beside the informer's cache (policies read one namespace at a time). */
   private readonly podIndex = new Map<string, Map<string, KubeObject>>();
+  private readonly npsByNs = new Map<string, Map<string, KubeObject>>();
+  private readonly wideNps = new Map<string, KubeObject>();
+  private readonly policySoon = new Set<string>();
+  private policyTimer: unknown;
+  private policyWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: ControllerOptions) {
     this.settings = opts.settings ?? DEFAULT_SETTINGS;
@@ -166,6 +173,7 @@ export class Controller {
     await Promise.all([...this.informers.values()].map((i) => i.start()));
     await Promise.all([...this.informers.values()].map((i) => i.synced()));
     for (const o of this.informers.get('Pod')!.list()) this.indexPod(o, false);
+    for (const o of this.informers.get('NetworkPolicy')!.list()) this.indexPolicy(o, false);
     await this.ensureDefaults();
     const restored = await restoreAllocations(this.ctx, this.opts.backend);
     const failed: [Kind, string][] = [];
@@ -207,6 +215,7 @@ export class Controller {
   /** Resolves when no queue holds work, every commit is done and every write after it made. */
   async idle(): Promise<void> {
     for (let round = 0; round < 1000; round++) {
+      if (this.policyTimer !== undefined) await new Promise<void>((r) => this.policyWaiters.push(r));
       await Promise.all([...this.queues.values()].map((q) => q.idle()));
       await this.committer.sync();
       if (this.pending.size > 0) {
@@ -215,7 +224,7 @@ export class Controller {
       }
       // Writes made in the last round come back as watch events: let them arrive.
       await new Promise((r) => setImmediate(r));
-      const busy = [...this.queues.values()].some((q) => q.len() > 0);
+      const busy = [...this.queues.values()].some((q) => q.len() > 0) || this.policyTimer !== undefined;
       if (!busy && this.pending.size === 0 && this.committer.stats.pendingRows === 0) return;
     }
   }
@@ -231,6 +240,9 @@ export class Controller {
     if (this.stopped) return;
     this.stopped = true;
     for (const i of this.informers.values()) i.stop();
+    if (this.policyTimer !== undefined) this.opts.clock.clearTimeout(this.policyTimer);
+    this.policyTimer = undefined;
+    for (const w of this.policyWaiters.splice(0)) w();
     await Promise.all([...this.queues.values()].map((q) => q.shutdown()));
     await Promise.allSettled([...this.pending]);
     await this.committer.close();
@@ -255,10 +267,40 @@ export class Controller {
     }
   }
 
-  /** The policies a change of a pod in `ns` can change (policyMayMatch). */
+  /**
+   * The policies a change of a pod in `ns` can change (policyMayMatch): its
+   * namespace's, and the wide ones. They are gathered for `policyDelayMs`
+   * before they are queued: a policy over thousands of pods is recomputed
+   * once per window during a storm, not once per pod.
+   */
   private enqueuePolicies(ns: string): void {
-    for (const np of this.informers.get('NetworkPolicy')!.list())
-      if (policyMayMatch(this.ctx, np, ns)) this.ctx.enqueue('NetworkPolicy', keyOf(np));
+    for (const key of this.npsByNs.get(ns)?.keys() ?? []) this.policySoon.add(key);
+    for (const [key, np] of this.wideNps) if (policyMayMatch(this.ctx, np, ns)) this.policySoon.add(key);
+    if (this.policySoon.size === 0 || this.policyTimer !== undefined) return;
+    this.policyTimer = this.opts.clock.setTimeout(() => this.flushPolicies(), this.opts.policyDelayMs ?? 20);
+  }
+
+  private flushPolicies(): void {
+    this.policyTimer = undefined;
+    const keys = [...this.policySoon];
+    this.policySoon.clear();
+    for (const key of keys) this.ctx.enqueue('NetworkPolicy', key);
+    for (const w of this.policyWaiters.splice(0)) w();
+  }
+
+  /** Keeps the policy indexes: by namespace, and those that reach beyond their namespace. */
+  private indexPolicy(o: KubeObject, gone: boolean): void {
+    const ns = o.metadata.namespace ?? 'default';
+    const key = keyOf(o);
+    let m = this.npsByNs.get(ns);
+    if (m === undefined) this.npsByNs.set(ns, (m = new Map()));
+    this.wideNps.delete(key);
+    if (gone) {
+      m.delete(key);
+      return;
+    }
+    m.set(key, o);
+    if (reachesBeyondNamespace(this.ctx, o)) this.wideNps.set(key, o);
   }
 
   private indexPod(o: KubeObject, gone: boolean): void {
@@ -324,6 +366,7 @@ export class Controller {
       if (svc) this.ctx.enqueue('Service', `${o.metadata.namespace}/${svc}`);
     });
     on('NetworkPolicy', (o, old, gone) => {
+      this.indexPolicy(o, gone);
       this.ctx.enqueue('NetworkPolicy', keyOf(o));
       if (gone || old === undefined) this.enqueueAll('Node');
     });

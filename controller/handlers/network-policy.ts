@@ -73,6 +73,13 @@ export function namespaceLabels(ctx: Ctx, ns: string): Readonly<Record<string, s
   return n ? ctx.decode(n, decodeNamespace).value.labels : { 'kubernetes.io/metadata.name': ns };
 }
 
+/** A policy whose peers select namespaces, or whose egress names ports (resolved over every pod). */
+export function reachesBeyondNamespace(ctx: Ctx, np: KubeObject): boolean {
+  const v = ctx.decode(np, decodeNetworkPolicy).value;
+  if (v.egress.some((r) => r.ports.some((p) => typeof p.port === 'string'))) return true;
+  return [...v.ingress, ...v.egress].some((r) => (r.peers ?? []).some((p) => p.namespaceSelector !== undefined));
+}
+
 /**
  * Whether a change of a pod in `ns` can change the policy: its own namespace,
  * or a namespace one of its peers' namespaceSelectors selects.

@@ -86,6 +86,20 @@ export function reachesBeyondNamespace(ctx: Ctx, np: KubeObject): boolean {
  */
 export function policyMayMatch(ctx: Ctx, np: KubeObject, ns: string): boolean {
   if (np.metadata.namespace === ns) return true;
+  // Memoized per policy object and namespace object: both are replaced, never changed, when they change.
+  let byNs = mayMatchMemo.get(np);
+  if (byNs === undefined) mayMatchMemo.set(np, (byNs = new Map()));
+  const nsObj = ctx.cache('Namespace').get(ns);
+  const hit = byNs.get(ns);
+  if (hit !== undefined && hit.nsObj === nsObj) return hit.result;
+  const result = computeMayMatch(ctx, np, ns);
+  byNs.set(ns, { nsObj, result });
+  return result;
+}
+
+const mayMatchMemo = new WeakMap<KubeObject, Map<string, { nsObj: KubeObject | undefined; result: boolean }>>();
+
+function computeMayMatch(ctx: Ctx, np: KubeObject, ns: string): boolean {
   const v = ctx.decode(np, decodeNetworkPolicy).value;
   // Named ports on egress resolve over every pod of the cluster.
   if (v.egress.some((r) => r.ports.some((p) => typeof p.port === 'string'))) return true;

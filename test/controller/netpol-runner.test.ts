@@ -5,12 +5,18 @@
  * network on the simulator backend, every probe of every step answered as
  * docs/architecture.md defines it. CI prints `netpol conformance: A/B probes`.
  */
+import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadScenario } from '../../scenarios/load.ts';
 import { runScenario, SimWorld } from '../../scenarios/run.ts';
-import { files } from '../netpol-suite.ts';
+import { DIR, files } from '../netpol-suite.ts';
 
 describe('NetworkPolicy conformance through the controller and the scenario runner', () => {
+  it('finds the suite in place', () => {
+    expect(statSync(DIR).isDirectory()).toBe(true);
+    expect(files().length).toBeGreaterThanOrEqual(100);
+  });
+
   it('every probe of every step agrees', { timeout: 20 * 60_000 }, async () => {
     let probes = 0;
     const wrong: string[] = [];

@@ -25,7 +25,12 @@ import { DesiredState } from './desired/store.ts';
 import { type Cache, type Ctx, KINDS, type Kind } from './handlers/context.ts';
 import { reconcileIPPool } from './handlers/ippool.ts';
 import { reconcileNamespace } from './handlers/namespace.ts';
-import { policyMayMatch, reachesBeyondNamespace, reconcileNetworkPolicy } from './handlers/network-policy.ts';
+import {
+  namedPortDependence,
+  policyMayMatch,
+  reachesBeyondNamespace,
+  reconcileNetworkPolicy,
+} from './handlers/network-policy.ts';
 import { reconcileNode } from './handlers/node.ts';
 import { reconcilePod } from './handlers/pod.ts';
 import { reconcileService } from './handlers/service.ts';
@@ -100,6 +105,8 @@ export class Controller {
   private readonly podIndex = new Map<string, Map<string, KubeObject>>();
   private readonly npsByNs = new Map<string, Map<string, KubeObject>>();
   private readonly wideNps = new Map<string, KubeObject>();
+  /** Policies with named ports (their rows depend on pods). */
+  private readonly namedNps = new Map<string, KubeObject>();
   private readonly policySoon = new Set<string>();
   private policyTimer: unknown;
   private policyWaiters: (() => void)[] = [];
@@ -126,6 +133,7 @@ export class Controller {
       cache: (kind: Kind): Cache => this.informers.get(kind)!,
       podsIn: (ns: string) => this.podIndex.get(ns)?.values() ?? [],
       podNamespaces: () => this.podIndex.keys(),
+      policiesFor: (ns: string) => this.policiesFor(ns),
       decode: <T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T> => {
         let m = this.memo.get(o);
         if (m === undefined) this.memo.set(o, (m = new Map()));
@@ -267,15 +275,23 @@ export class Controller {
     }
   }
 
+  private *policiesFor(ns: string): Iterable<KubeObject> {
+    for (const np of this.npsByNs.get(ns)?.values() ?? []) yield np;
+    for (const np of this.wideNps.values())
+      if (np.metadata.namespace !== ns && policyMayMatch(this.ctx, np, ns)) yield np;
+  }
+
   /**
-   * The policies a change of a pod in `ns` can change (policyMayMatch): its
-   * namespace's, and the wide ones. They are gathered for `policyDelayMs`
-   * before they are queued: a policy over thousands of pods is recomputed
-   * once per window during a storm, not once per pod.
+   * The policies whose own rows a change of a pod in `ns` can change: those
+   * with named ports (namedPortDependence); members are the pods' own
+   * contributions. They are gathered for `policyDelayMs` before they are
+   * queued: such a policy is recomputed once per window during a storm.
    */
   private enqueuePolicies(ns: string): void {
-    for (const key of this.npsByNs.get(ns)?.keys() ?? []) this.policySoon.add(key);
-    for (const [key, np] of this.wideNps) if (policyMayMatch(this.ctx, np, ns)) this.policySoon.add(key);
+    for (const [key, np] of this.namedNps) {
+      const dep = namedPortDependence(this.ctx, np);
+      if (dep === 'all' || (dep === 'own' && np.metadata.namespace === ns)) this.policySoon.add(key);
+    }
     if (this.policySoon.size === 0 || this.policyTimer !== undefined) return;
     this.policyTimer = this.opts.clock.setTimeout(() => this.flushPolicies(), this.opts.policyDelayMs ?? 20);
   }
@@ -295,12 +311,14 @@ export class Controller {
     let m = this.npsByNs.get(ns);
     if (m === undefined) this.npsByNs.set(ns, (m = new Map()));
     this.wideNps.delete(key);
+    this.namedNps.delete(key);
     if (gone) {
       m.delete(key);
       return;
     }
     m.set(key, o);
     if (reachesBeyondNamespace(this.ctx, o)) this.wideNps.set(key, o);
+    if (namedPortDependence(this.ctx, o) !== 'none') this.namedNps.set(key, o);
   }
 
   private indexPod(o: KubeObject, gone: boolean): void {
@@ -353,7 +371,9 @@ export class Controller {
     });
     on('Namespace', (o, old) => {
       this.ctx.enqueue('Namespace', keyOf(o));
-      if (labelsChanged(o, old)) this.enqueueAll('NetworkPolicy');
+      // Wider policies' memberships of its pods may change.
+      if (labelsChanged(o, old))
+        for (const p of this.podIndex.get(o.metadata.name)?.keys() ?? []) this.ctx.enqueue('Pod', p);
     });
     on('Pod', (o, old, gone) => {
       this.indexPod(o, gone);
@@ -366,8 +386,13 @@ export class Controller {
       if (svc) this.ctx.enqueue('Service', `${o.metadata.namespace}/${svc}`);
     });
     on('NetworkPolicy', (o, old, gone) => {
+      const wasWide = old !== undefined && reachesBeyondNamespace(this.ctx, old);
       this.indexPolicy(o, gone);
       this.ctx.enqueue('NetworkPolicy', keyOf(o));
+      // The pods that can be members, before or after, recompute their memberships.
+      const ns = o.metadata.namespace ?? 'default';
+      if (wasWide || reachesBeyondNamespace(this.ctx, o)) this.enqueueAll('Pod');
+      else for (const p of this.podIndex.get(ns)?.keys() ?? []) this.ctx.enqueue('Pod', p);
       if (gone || old === undefined) this.enqueueAll('Node');
     });
   }

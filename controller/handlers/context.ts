@@ -47,6 +47,8 @@ export interface Ctx {
   podsIn(ns: string): Iterable<KubeObject>;
   /** Namespaces that have pods. */
   podNamespaces(): Iterable<string>;
+  /** The NetworkPolicies a pod in `ns` can be a member of (its namespace's, and wider ones selecting it). */
+  policiesFor(ns: string): Iterable<KubeObject>;
   /** Decodes through a memo keyed by the cached object (one decode per version). */
   decode<T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T>;
   enqueue(kind: Kind, key: string): void;

@@ -10,7 +10,7 @@
 import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
 import { ownerKey } from '../../model/ipam/index.ts';
 import type { KubeObject } from '../cluster/types.ts';
-import type { TableRow } from '../desired/store.ts';
+import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeNamespace,
   decodeNetworkPolicy,
@@ -23,6 +23,8 @@ import { podPort } from '../translate/names.ts';
 import {
   type Family,
   networkPolicyRows,
+  policyAddressSetName,
+  policyPortGroup,
   type PolicyPeerInput,
   type PolicyPod,
   type PolicyRuleInput,
@@ -73,16 +75,28 @@ export function namespaceLabels(ctx: Ctx, ns: string): Readonly<Record<string, s
   return n ? ctx.decode(n, decodeNamespace).value.labels : { 'kubernetes.io/metadata.name': ns };
 }
 
-/** A policy whose peers select namespaces, or whose egress names ports (resolved over every pod). */
+/** A policy whose peers select namespaces: pods of other namespaces can be its members. */
 export function reachesBeyondNamespace(ctx: Ctx, np: KubeObject): boolean {
   const v = ctx.decode(np, decodeNetworkPolicy).value;
-  if (v.egress.some((r) => r.ports.some((p) => typeof p.port === 'string'))) return true;
   return [...v.ingress, ...v.egress].some((r) => (r.peers ?? []).some((p) => p.namespaceSelector !== undefined));
 }
 
 /**
- * Whether a change of a pod in `ns` can change the policy: its own namespace,
- * or a namespace one of its peers' namespaceSelectors selects.
+ * Which pods' changes make a policy's own rows change (beyond the members
+ * pods contribute): named ports resolve to numbers per pod, on ingress over
+ * the selected pods (`own` namespace), on egress over every pod (`all`).
+ */
+export function namedPortDependence(ctx: Ctx, np: KubeObject): 'none' | 'own' | 'all' {
+  const v = ctx.decode(np, decodeNetworkPolicy).value;
+  const named = (rs: typeof v.ingress) => rs.some((r) => r.ports.some((p) => typeof p.port === 'string'));
+  if (v.policyTypes.includes('Egress') && named(v.egress)) return 'all';
+  if (v.policyTypes.includes('Ingress') && named(v.ingress)) return 'own';
+  return 'none';
+}
+
+/**
+ * Whether a pod in `ns` can be a member of the policy: its own namespace, or
+ * a namespace one of its peers' namespaceSelectors selects.
  */
 export function policyMayMatch(ctx: Ctx, np: KubeObject, ns: string): boolean {
   if (np.metadata.namespace === ns) return true;
@@ -101,8 +115,6 @@ const mayMatchMemo = new WeakMap<KubeObject, Map<string, { nsObj: KubeObject | u
 
 function computeMayMatch(ctx: Ctx, np: KubeObject, ns: string): boolean {
   const v = ctx.decode(np, decodeNetworkPolicy).value;
-  // Named ports on egress resolve over every pod of the cluster.
-  if (v.egress.some((r) => r.ports.some((p) => typeof p.port === 'string'))) return true;
   const labels = namespaceLabels(ctx, ns);
   for (const r of [...v.ingress, ...v.egress])
     for (const p of r.peers ?? []) if (p.namespaceSelector && selects(p.namespaceSelector, labels)) return true;
@@ -129,38 +141,28 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: string): Promise<voi
     if (m === undefined) byNs.set(ns, (m = membersIn(ctx, ns)));
     return m;
   };
-  const nsList = [...ctx.podNamespaces()].sort();
-  const selected = inNs(np.namespace).filter((p) => selects(np.podSelector, p.view.labels));
+  const dependence = namedPortDependence(ctx, o);
+  // Members come from the pods themselves (policyContributions); the rows need pods only for named ports.
+  const selected =
+    dependence === 'none' ? [] : inNs(np.namespace).filter((p) => selects(np.podSelector, p.view.labels));
+  const clusterPods = dependence === 'all' ? [...ctx.podNamespaces()].sort().flatMap((ns) => inNs(ns)) : [];
   const peers = (list: (typeof np.ingress)[number]['peers']): PolicyRuleInput['peers'] =>
-    list?.map((peer): PolicyPeerInput => {
-      if (peer.ipBlock) return { kind: 'ipBlock', cidr: peer.ipBlock.cidr, except: peer.ipBlock.except };
-      const spaces = peer.namespaceSelector
-        ? nsList.filter((ns) => selects(peer.namespaceSelector, namespaceLabels(ctx, ns)))
-        : [np.namespace];
-      return {
-        kind: 'pods',
-        pods: spaces.flatMap((ns) => inNs(ns).filter((p) => all(peer.podSelector, p.view.labels))),
-      };
-    });
-  // Named ports on egress name destination pods anywhere: only then is every pod needed.
-  const namedEgress = np.egress.some((r) => r.ports.some((p) => typeof p.port === 'string'));
-  const clusterPods = namedEgress ? nsList.flatMap((ns) => inNs(ns)) : [];
+    list?.map(
+      (peer): PolicyPeerInput =>
+        peer.ipBlock
+          ? { kind: 'ipBlock', cidr: peer.ipBlock.cidr, except: peer.ipBlock.except }
+          : { kind: 'pods', pods: [] },
+    );
   const rules = (rs: typeof np.ingress): PolicyRuleInput[] =>
     rs.map((r) => ({ ...(r.peers ? { peers: peers(r.peers) } : {}), ports: r.ports }));
-  const families = new Set<Family>();
-  for (const p of selected) for (const ip of p.ips) families.add(ip.includes(':') ? 'IPv6' : 'IPv4');
-  if (families.size === 0) {
-    const subnet = namespaceSubnets(ctx, np.namespace)[0] ?? ctx.settings.defaultLogicalSwitch;
-    const cfg = ctx.ipam.subnet(subnet)?.config;
-    if (cfg?.v4) families.add('IPv4');
-    if (cfg?.v6) families.add('IPv6');
-  }
+  const families = policyFamilies(ctx, np.namespace);
   const t = networkPolicyRows({
     name: np.name,
     namespace: np.namespace,
     selected,
-    families: (['IPv4', 'IPv6'] as const).filter((f) => families.has(f)),
+    families,
     clusterPods,
+    podMembers: 'contributed',
     ...(np.policyTypes.includes('Ingress') ? { ingress: rules(np.ingress) } : {}),
     ...(np.policyTypes.includes('Egress') ? { egress: rules(np.egress) } : {}),
   });
@@ -171,4 +173,66 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: string): Promise<voi
     ...t.value.acls.map((row): TableRow => ({ table: 'acl', row })),
   ];
   ctx.committer.set(owner, { rows });
+}
+
+/** The families of a namespace's subnets: the address sets and ACLs a policy there gets. */
+function policyFamilies(ctx: Ctx, ns: string): Family[] {
+  const names = namespaceSubnets(ctx, ns);
+  const out = new Set<Family>();
+  for (const name of names.length > 0 ? names : [ctx.settings.defaultLogicalSwitch]) {
+    const cfg = ctx.ipam.subnet(name)?.config;
+    if (cfg?.v4) out.add('IPv4');
+    if (cfg?.v6) out.add('IPv6');
+  }
+  return (['IPv4', 'IPv6'] as const).filter((f) => out.has(f));
+}
+
+/** A pod as its policy memberships see it. */
+export interface MemberPod {
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly port: string;
+  readonly ips: readonly string[];
+}
+
+/**
+ * A pod's own memberships in the policies that can reach it: its port in the
+ * port group of each policy selecting it, its addresses in the allow address
+ * set of each rule with a peer selecting it. Contributed by the pod, so a
+ * pod's change costs its own members whatever the size of the policies.
+ */
+export function policyContributions(ctx: Ctx, pod: MemberPod, policies: Iterable<KubeObject>): Contribution[] {
+  if (!ctx.settings.enableNP) return [];
+  const out: Contribution[] = [];
+  const nsLabels = namespaceLabels(ctx, pod.namespace);
+  for (const o of policies) {
+    const np = ctx.decode(o, decodeNetworkPolicy).value;
+    if (np.namespace === pod.namespace && selects(np.podSelector, pod.labels))
+      out.push({
+        table: 'portGroup',
+        key: policyPortGroup(np.name, np.namespace),
+        column: 'ports',
+        members: [pod.port],
+      });
+    for (const [dir, rules] of [
+      ['ingress', np.policyTypes.includes('Ingress') ? np.ingress : []],
+      ['egress', np.policyTypes.includes('Egress') ? np.egress : []],
+    ] as const) {
+      rules.forEach((rule, idx) => {
+        const hit = (rule.peers ?? []).some(
+          (peer) =>
+            !peer.ipBlock &&
+            (peer.namespaceSelector ? selects(peer.namespaceSelector, nsLabels) : np.namespace === pod.namespace) &&
+            all(peer.podSelector, pod.labels),
+        );
+        if (!hit) return;
+        for (const ip of pod.ips) {
+          const family: Family = ip.includes(':') ? 'IPv6' : 'IPv4';
+          const key = policyAddressSetName(np.name, np.namespace, dir, 'allow', family, idx);
+          out.push({ table: 'addressSet', key, column: 'addresses', members: [ip] });
+        }
+      });
+    }
+  }
+  return out;
 }

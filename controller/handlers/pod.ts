@@ -28,6 +28,7 @@ import { podNodeMemberships } from '../translate/node.ts';
 import { annotationKey, podAnnotations, podPortRow } from '../translate/pod.ts';
 import { subnetCidrs } from '../translate/subnet.ts';
 import { type Ctx, patchAnnotations } from './context.ts';
+import { policyContributions } from './network-policy.ts';
 import { subnetVpc } from './vpc.ts';
 
 const A = (k: string) => annotationKey('ovn', k);
@@ -131,6 +132,8 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
   const contributions: Contribution[] = p.nodeName
     ? podNodeMemberships(port.name, p.nodeName, subnet, distributed)
     : [];
+  const member = { namespace: ns, labels: p.labels, port: port.name, ips };
+  contributions.push(...policyContributions(ctx, member, ctx.policiesFor(ns)));
   ctx.committer.set(owner, { rows, contributions });
   ctx.enqueue('Subnet', subnet);
   const want: Record<string, string | null> = {

@@ -76,6 +76,13 @@ export interface NetworkPolicyInput {
   readonly families: readonly Family[];
   /** Every pod of the cluster that a named port on egress may name (the destinations). */
   readonly clusterPods?: readonly PolicyPod[];
+  /**
+   * `contributed`: the port group's ports and the pods' addresses in the
+   * allow address sets are left out of the rows, for each pod to contribute
+   * (policyMemberships), so a pod's change is its own members, not the
+   * policy's whole sets. Default `inline`.
+   */
+  readonly podMembers?: 'inline' | 'contributed';
 }
 
 export interface NetworkPolicyRows {
@@ -106,7 +113,12 @@ export function networkPolicyRows(np: NetworkPolicyInput): Translation<NetworkPo
   const issues: TranslateIssue[] = [];
   const pg = policyPortGroup(np.name, np.namespace);
   const key = `${np.namespace}/${np.name}`;
-  const portGroup: PortGroup = { name: pg, ports: np.selected.map((p) => p.port), externalIds: { np: key } };
+  const inline = np.podMembers !== 'contributed';
+  const portGroup: PortGroup = {
+    name: pg,
+    ports: inline ? np.selected.map((p) => p.port) : [],
+    externalIds: { np: key },
+  };
   const addressSets: AddressSet[] = [];
   const acls: ACL[] = [];
   for (const direction of ['ingress', 'egress'] as const) {
@@ -174,8 +186,20 @@ function defaultDrop(ctx: DirectionCtx): ACL {
   };
 }
 
+/** `<np>.<ns>.<direction>.<allow|except>.<IPv4|IPv6>.<idx>` (`-` → `.` in the first part), Kube-OVN's names. */
+export function policyAddressSetName(
+  name: string,
+  namespace: string,
+  direction: 'ingress' | 'egress',
+  kind: 'allow' | 'except',
+  family: Family,
+  idx: number | 'all',
+): string {
+  return `${dotted(`${name}.${namespace}.${direction}.${kind}`)}.${family}.${idx}`;
+}
+
 function addressSet(ctx: DirectionCtx, kind: 'allow' | 'except', family: Family, idx: number | 'all', addrs: string[]) {
-  const name = `${dotted(`${ctx.np.name}.${ctx.np.namespace}.${ctx.direction}.${kind}`)}.${family}.${idx}`;
+  const name = policyAddressSetName(ctx.np.name, ctx.np.namespace, ctx.direction, kind, family, idx);
   ctx.addressSets.push({
     name,
     addresses: [...new Set(addrs)],
@@ -205,6 +229,7 @@ function ruleRows(ctx: DirectionCtx, family: Family, rule: PolicyRuleInput, idx:
   else {
     for (const [i, peer] of rule.peers.entries()) {
       if (peer.kind === 'pods') {
+        if (ctx.np.podMembers === 'contributed') continue;
         for (const pod of peer.pods) for (const a of pod.ips) if (familyOf(a) === family) selectorAddrs.push(a);
       } else {
         const b = ipBlockMatch(ctx, ip, family, peer, `${ctx.direction}[${idx}].peers[${i}].ipBlock`);

@@ -12,6 +12,7 @@
 import type { Backend } from '../backends/backend.ts';
 import { parseSubnetSpec } from '../model/ipam/index.ts';
 import { type Ctx, blocking } from './handlers/context.ts';
+import { extraOverlaps } from './handlers/subnet.ts';
 import { subnetVpc } from './handlers/vpc.ts';
 import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';
 import { decodeIP, decodeIPPool, decodeNode, decodePod, decodeSubnet } from './kube/objects.ts';
@@ -48,7 +49,9 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
       excludeIps: s.excludeIps,
       ...(s.gateway ? { gateway: s.gateway } : {}),
     };
-    if (parseSubnetSpec(spec).ok) ctx.ipam.setSubnet(spec);
+    // The same checks as the Subnet handler: an invalid Subnet holds no addresses.
+    const parsed = parseSubnetSpec(spec);
+    if (parsed.ok && extraOverlaps(ctx, s.name, parsed.value).length === 0) ctx.ipam.setSubnet(spec);
   }
   for (const o of ctx.cache('IPPool').list()) {
     const p = ctx.decode(o, decodeIPPool).value;

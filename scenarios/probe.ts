@@ -237,6 +237,7 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   }
   const src = from.pod;
   const gwMac = routerPortMac(ix.topology, src.router, src.subnet);
+  if (gwMac === '') return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
   const pick = (ips: readonly string[]) => {
     for (const s of src.ips) {
       const d = ips.find((ip) => isV6(ip) === isV6(s));

@@ -27,7 +27,8 @@ export function gatewayMac(config: SubnetConfig): string {
   return formatMAC(0x0a5800000000 + (low >>> 0));
 }
 
-function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig): string[] {
+/** What the IPAM does not check itself: overlap with the service CIDR and, outside the join subnet, with it. */
+export function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig): string[] {
   const out: string[] = [];
   const mine = [config.v4?.cidr, config.v6?.cidr].filter((c) => c !== undefined);
   for (const text of ctx.settings.serviceClusterIPRange.split(',')) {

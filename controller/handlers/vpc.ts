@@ -4,10 +4,12 @@
  * `router`, the load balancer names, the subnets attached, `standby`. The
  * default VPC (`--cluster-router`) routes everything else to the join
  * subnet's gateway, from where the node policies (30000, 29000) take it.
- * VPC peerings become static routes to the peer's `localConnectIP`; the
- * peering's own router ports come with the interconnection issue.
+ * A VPC peering is the router port `<vpc>-<remoteVpc>` with the
+ * `localConnectIP`, peered with the remote's `<remoteVpc>-<vpc>` (Kube-OVN's
+ * CreatePeerRouterPort); as in Kube-OVN, routes over it are the user's
+ * `staticRoutes` (to the remote subnets, next hop the remote's connect IP).
  */
-import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
+import { formatIPv4, formatIPv6, formatMAC, tryParseCIDR } from '../../model/addr/index.ts';
 import type { KubeObject } from '../cluster/types.ts';
 import { decodeSubnet, decodeVpc } from '../kube/objects.ts';
 import { vpcLoadBalancerRows } from '../translate/service.ts';
@@ -54,18 +56,6 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
     for (const gw of joinGateways(ctx))
       staticRoutes.push({ cidr: gw.includes(':') ? '::/0' : '0.0.0.0/0', nextHopIP: gw });
   }
-  for (const p of d.value.vpcPeerings) {
-    const peer = ctx.cache('Vpc').get(p.remoteVpc);
-    if (peer === undefined) continue;
-    // The peer's subnets are reached through the peering address the peer announces for us.
-    const back = ctx.decode(peer, decodeVpc).value.vpcPeerings.find((x) => x.remoteVpc === name);
-    if (back === undefined) continue;
-    for (const s of ctx.cache('Subnet').list()) {
-      if (subnetVpc(ctx, s) !== p.remoteVpc) continue;
-      for (const cidr of ctx.decode(s, decodeSubnet).value.cidrBlock.split(','))
-        staticRoutes.push({ cidr: cidr.trim(), nextHopIP: back.localConnectIP.split('/')[0]! });
-    }
-  }
   const t = vpcRows({ name, staticRoutes, policyRoutes: d.value.policyRoutes });
   if (t.issues.length > 0) {
     await ctx.event({ kind: 'Vpc', name, uid: d.value.uid }, 'Warning', 'InvalidVpcRoute', describeIssues(t.issues));
@@ -76,6 +66,7 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
     ...t.value.staticRoutes.map((row): TableRow => ({ table: 'staticRoute', row })),
     ...t.value.policies.map((row): TableRow => ({ table: 'routerPolicy', row })),
     ...(ctx.settings.enableLb ? vpcLoadBalancerRows(lbs).map((row): TableRow => ({ table: 'loadBalancer', row })) : []),
+    ...peeringPorts(name, d.value.vpcPeerings),
   ];
   ctx.committer.set(owner, { rows });
   const subnets = ctx
@@ -107,4 +98,32 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
 function pick(v: unknown, keys: readonly string[]): Record<string, unknown> {
   const o = (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
   return Object.fromEntries(keys.map((k) => [k, o[k]]));
+}
+
+/** The router ports of a VPC's peerings; the remote side comes from the remote Vpc's own spec. */
+function peeringPorts(vpc: string, peerings: readonly { remoteVpc: string; localConnectIP: string }[]): TableRow[] {
+  return peerings
+    .filter((p) => p.remoteVpc !== '' && tryParseCIDR(p.localConnectIP) !== undefined)
+    .map(
+      (p): TableRow => ({
+        table: 'routerPort',
+        row: {
+          name: `${vpc}-${p.remoteVpc}`,
+          router: vpc,
+          mac: peeringMac(vpc, p.remoteVpc),
+          networks: [p.localConnectIP],
+          peer: `${p.remoteVpc}-${vpc}`,
+          gatewayChassis: [],
+          options: {},
+          externalIds: { vpc, 'peer-vpc': p.remoteVpc },
+        },
+      }),
+    );
+}
+
+/** A stable locally administered MAC per peering port (Kube-OVN draws a random one). */
+function peeringMac(vpc: string, remote: string): string {
+  let h = 0x811c9dc5;
+  for (const c of `${vpc}/${remote}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return formatMAC(0x0a5a00000000 + h);
 }

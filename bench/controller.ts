@@ -109,7 +109,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
     };
   } else backend = new SimBackend();
   try {
-    const settings: ControllerSettings = { ...DEFAULT_SETTINGS, defaultCIDR: '10.0.0.0/8' };
+    const settings: ControllerSettings = { ...DEFAULT_SETTINGS, defaultCIDR: '10.128.0.0/9' };
     const cluster = new MemoryCluster({ now: () => Date.now(), historyLimit: 4 * pods + 100_000 });
     const nsCount = Math.max(1, Math.ceil(pods / PODS_PER_NS));
     for (let n = 0; n < nodes; n++)

@@ -11,7 +11,7 @@
  * leases, its rows): nothing allocated is lost to a typo.
  */
 import { formatMAC, formatIPv4, overlaps, tryParseCIDR } from '../../model/addr/index.ts';
-import { parseSubnetSpec, type SubnetConfig } from '../../model/ipam/index.ts';
+import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
 import { decodeSubnet, type SubnetView } from '../kube/objects.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
@@ -20,6 +20,11 @@ import { blocking, type Ctx, describeIssues, sameJson, setConditions } from './c
 import { subnetVpc } from './vpc.ts';
 
 export const FINALIZER = 'kubeovn.io/kube-ovn-controller';
+
+/** A subnet spec as the IPAM sees it, for "did it change". */
+function normalSpec(s: SubnetSpec): unknown {
+  return { c: s.cidrBlock, g: s.gateway ?? '', e: s.excludeIps ?? [], v: s.vpc ?? '' };
+}
 
 /** A stable router-port MAC from the gateway address (Kube-OVN draws a random one once and keeps it). */
 export function gatewayMac(config: SubnetConfig): string {
@@ -86,7 +91,11 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     if (!parsed.ok) bad.push(...parsed.issues.map((i) => i.message));
     else {
       bad.push(...extraOverlaps(ctx, name, parsed.value));
-      if (bad.length === 0) {
+      const have = ctx.ipam.subnet(name);
+      // Unchanged: the IPAM keeps its allocator (re-setting a subnet re-walks every lease in it).
+      if (bad.length === 0 && have !== undefined && sameJson(normalSpec(have.config.spec), normalSpec(spec))) {
+        config = have.config;
+      } else if (bad.length === 0) {
         const r = ctx.ipam.setSubnet(spec);
         if (!r.ok) bad.push(...r.issues.map((i) => i.message));
         else {

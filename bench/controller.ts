@@ -66,7 +66,7 @@ const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 /** Watches pods and reports when each becomes ready (`routed` written). */
 class ReadyWatch {
   readonly readyAt = new Map<string, number>();
-  private waiters: { key: string; resolve: () => void }[] = [];
+  private readonly waiters = new Map<string, (() => void)[]>();
   constructor(cluster: MemoryCluster, rv: string) {
     cluster.watch('Pod', rv, (e: WatchEvent) => this.seen(e));
   }
@@ -75,13 +75,16 @@ class ReadyWatch {
     const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
     if (this.readyAt.has(key) || e.object.metadata.annotations?.['ovn.kubernetes.io/routed'] !== 'true') return;
     this.readyAt.set(key, performance.now());
-    const hit = this.waiters.filter((w) => w.key === key);
-    this.waiters = this.waiters.filter((w) => w.key !== key);
-    for (const w of hit) w.resolve();
+    for (const w of this.waiters.get(key) ?? []) w();
+    this.waiters.delete(key);
   }
   until(key: string): Promise<void> {
     if (this.readyAt.has(key)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ key, resolve }));
+    return new Promise((resolve) => {
+      const list = this.waiters.get(key);
+      if (list) list.push(resolve);
+      else this.waiters.set(key, [resolve]);
+    });
   }
 }
 
@@ -110,7 +113,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
   } else backend = new SimBackend();
   try {
     const settings: ControllerSettings = { ...DEFAULT_SETTINGS, defaultCIDR: '10.128.0.0/9' };
-    const cluster = new MemoryCluster({ now: () => Date.now(), historyLimit: 4 * pods + 100_000 });
+    const cluster = new MemoryCluster({ now: () => Date.now(), historyLimit: 50_000 });
     const nsCount = Math.max(1, Math.ceil(pods / PODS_PER_NS));
     for (let n = 0; n < nodes; n++)
       await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: `node-${n}` } });

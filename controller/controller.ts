@@ -105,8 +105,10 @@ export class Controller {
   private readonly podIndex = new Map<string, Map<string, KubeObject>>();
   private readonly npsByNs = new Map<string, Map<string, KubeObject>>();
   private readonly wideNps = new Map<string, KubeObject>();
-  /** Policies with named ports (their rows depend on pods). */
-  private readonly namedNps = new Map<string, KubeObject>();
+  /** Policies with named ports (their rows depend on pods): on egress (every pod), on ingress (by namespace). */
+  private readonly namedAll = new Map<string, KubeObject>();
+  private readonly namedOwn = new Map<string, Map<string, KubeObject>>();
+  private readonly wideByNs = new Map<string, { nsObj: KubeObject | undefined; list: readonly KubeObject[] }>();
   private readonly policySoon = new Set<string>();
   private policyTimer: unknown;
   private policyWaiters: (() => void)[] = [];
@@ -277,8 +279,23 @@ export class Controller {
 
   private *policiesFor(ns: string): Iterable<KubeObject> {
     for (const np of this.npsByNs.get(ns)?.values() ?? []) yield np;
-    for (const np of this.wideNps.values())
-      if (np.metadata.namespace !== ns && policyMayMatch(this.ctx, np, ns)) yield np;
+    yield* this.widePoliciesOf(ns);
+  }
+
+  /**
+   * The wide policies (of other namespaces) whose namespaceSelectors select
+   * `ns`, kept per namespace until a wide policy or the namespace changes:
+   * a pod's reconcile reads a list, not every policy of the cluster.
+   */
+  private widePoliciesOf(ns: string): readonly KubeObject[] {
+    const nsObj = this.informers.get('Namespace')!.get(ns);
+    const hit = this.wideByNs.get(ns);
+    if (hit !== undefined && hit.nsObj === nsObj) return hit.list;
+    const list = [...this.wideNps.values()].filter(
+      (np) => np.metadata.namespace !== ns && policyMayMatch(this.ctx, np, ns),
+    );
+    this.wideByNs.set(ns, { nsObj, list });
+    return list;
   }
 
   /**
@@ -288,10 +305,8 @@ export class Controller {
    * queued: such a policy is recomputed once per window during a storm.
    */
   private enqueuePolicies(ns: string): void {
-    for (const [key, np] of this.namedNps) {
-      const dep = namedPortDependence(this.ctx, np);
-      if (dep === 'all' || (dep === 'own' && np.metadata.namespace === ns)) this.policySoon.add(key);
-    }
+    for (const key of this.namedAll.keys()) this.policySoon.add(key);
+    for (const key of this.namedOwn.get(ns)?.keys() ?? []) this.policySoon.add(key);
     if (this.policySoon.size === 0 || this.policyTimer !== undefined) return;
     this.policyTimer = this.opts.clock.setTimeout(() => this.flushPolicies(), this.opts.policyDelayMs ?? 20);
   }
@@ -310,15 +325,25 @@ export class Controller {
     const key = keyOf(o);
     let m = this.npsByNs.get(ns);
     if (m === undefined) this.npsByNs.set(ns, (m = new Map()));
-    this.wideNps.delete(key);
-    this.namedNps.delete(key);
+    if (this.wideNps.delete(key)) this.wideByNs.clear();
+    this.namedAll.delete(key);
+    this.namedOwn.get(ns)?.delete(key);
     if (gone) {
       m.delete(key);
       return;
     }
     m.set(key, o);
-    if (reachesBeyondNamespace(this.ctx, o)) this.wideNps.set(key, o);
-    if (namedPortDependence(this.ctx, o) !== 'none') this.namedNps.set(key, o);
+    if (reachesBeyondNamespace(this.ctx, o)) {
+      this.wideNps.set(key, o);
+      this.wideByNs.clear();
+    }
+    const dep = namedPortDependence(this.ctx, o);
+    if (dep === 'all') this.namedAll.set(key, o);
+    else if (dep === 'own') {
+      let own = this.namedOwn.get(ns);
+      if (own === undefined) this.namedOwn.set(ns, (own = new Map()));
+      own.set(key, o);
+    }
   }
 
   private indexPod(o: KubeObject, gone: boolean): void {

@@ -122,6 +122,13 @@ export class Controller {
       clock: opts.clock,
       ...(opts.batchDelayMs !== undefined ? { batchDelayMs: opts.batchDelayMs } : {}),
       ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
+      // A row two objects claim (two Subnets naming one switch, say) is an event on the one that lost it.
+      onStoreIssues: (owner, issues) => {
+        const [kind, a, b] = owner.split('/');
+        if (!kind || !a) return;
+        const ref = b === undefined ? { kind, name: a } : { kind, namespace: a, name: b };
+        void this.ctx.event(ref, 'Warning', 'ConflictingRow', issues.map((i) => i.message).join('; '));
+      },
     });
     for (const kind of KINDS) this.informers.set(kind, new Informer(opts.cluster, kind));
     const s = this.settings;

@@ -41,6 +41,8 @@ export interface CommitterOptions {
   readonly onError?: (err: unknown, info: { readonly attempt: number; readonly operations: number }) => void;
   /** Called after every committed batch (metrics). */
   readonly onCommit?: (info: CommitInfo) => void;
+  /** Called when a fragment could not be taken as given (a row another owner holds, ...). */
+  readonly onStoreIssues?: (owner: OwnerKey, issues: readonly StoreIssue[]) => void;
 }
 
 export interface CommitInfo {
@@ -106,6 +108,7 @@ export class Committer {
   /** Replace an owner's fragment and schedule a commit. */
   set(owner: OwnerKey, fragment: Fragment): StoreIssue[] {
     const issues = this.opts.store.set(owner, fragment);
+    if (issues.length > 0) this.opts.onStoreIssues?.(owner, issues);
     this.kick();
     return issues;
   }

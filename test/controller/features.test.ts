@@ -179,4 +179,22 @@ describe('controller features', () => {
     expect(await cluster.get({ kind: 'Subnet', name: 's1' })).toBeUndefined();
     expect((await backend.read()).switch.has('s1')).toBe(false);
   });
+
+  it('a row two objects would both write is an event on the one that lost it, not a silent overwrite', async () => {
+    // Subnet x (default VPC) and Subnet x-ovn (VPC cluster) both name their switch's router port x-ovn-cluster.
+    const { cluster, backend } = await setup([
+      { apiVersion: 'kubeovn.io/v1', kind: 'Subnet', metadata: { name: 'x' }, spec: { cidrBlock: '10.40.0.0/24' } },
+      { apiVersion: 'kubeovn.io/v1', kind: 'Vpc', metadata: { name: 'cluster' }, spec: {} },
+      {
+        apiVersion: 'kubeovn.io/v1',
+        kind: 'Subnet',
+        metadata: { name: 'x-ovn' },
+        spec: { vpc: 'cluster', cidrBlock: '10.41.0.0/24' },
+      },
+    ]);
+    const port = (await backend.read()).switchPort.get('x-ovn-cluster');
+    expect(port?.switch).toBe('x');
+    const events = cluster.events({ kind: 'Subnet', name: 'x-ovn' }).map((e) => (e as { reason?: string }).reason);
+    expect(events).toContain('ConflictingRow');
+  });
 });

@@ -7,8 +7,7 @@
  * changes (the controller enqueues every policy then: cheap next to a pod's
  * own work, and never wrong).
  */
-import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
-import { ownerKey } from '../../model/ipam/index.ts';
+import { ownerKey, toRecord } from '../../model/ipam/index.ts';
 import type { KubeObject } from '../cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
@@ -48,9 +47,7 @@ function memberOf(ctx: Ctx, o: KubeObject): Member | undefined {
   let member: Member | undefined;
   const gone = view.hostNetwork || view.deleting || view.phase === 'Succeeded' || view.phase === 'Failed';
   if (lease !== undefined && !gone) {
-    const ips: string[] = [];
-    if (lease.v4 !== undefined) ips.push(formatIPv4(lease.v4));
-    if (lease.v6 !== undefined) ips.push(formatIPv6(lease.v6));
+    const { ips } = toRecord(lease);
     const namedPorts = new Map<string, { protocol: 'TCP' | 'UDP' | 'SCTP'; port: number }>();
     for (const p of view.ports) if (p.name) namedPorts.set(p.name, { protocol: p.protocol, port: p.containerPort });
     member = { view, port: podPort(view.name, view.namespace), ips, namedPorts };

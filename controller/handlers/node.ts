@@ -6,12 +6,13 @@
  * `mac_address`, `cidr`, `gateway`, `logical_switch`, `port_name`,
  * `allocated`. Deleting a Node releases all of it.
  */
-import { formatIPv4, formatIPv6, formatMAC } from '../../model/addr/index.ts';
+import { formatMAC } from '../../model/addr/index.ts';
 import type { TableRow } from '../desired/store.ts';
 import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../kube/objects.ts';
 import { nodePort } from '../translate/names.ts';
 import { nodeRows } from '../translate/node.ts';
-import { subnetCidrs } from '../translate/subnet.ts';
+import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
+import { toRecord } from '../../model/ipam/index.ts';
 import { type Ctx, patchAnnotations } from './context.ts';
 import { subnetVpc } from './vpc.ts';
 
@@ -57,9 +58,7 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
     await ctx.event({ kind: 'Node', name, uid: n.uid }, 'Warning', 'AcquireAddressFailed', a.error.message);
     throw a.error;
   }
-  const ips: string[] = [];
-  if (a.lease.v4 !== undefined) ips.push(formatIPv4(a.lease.v4));
-  if (a.lease.v6 !== undefined) ips.push(formatIPv6(a.lease.v6));
+  const { ips } = toRecord(a.lease);
   const mac = formatMAC(a.lease.mac);
   const t = nodeRows({
     name,
@@ -80,7 +79,7 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
   ctx.committer.set(owner, { rows });
   const cfg = ctx.ipam.subnet(join)?.config;
   const cidrs = cfg ? subnetCidrs(cfg) : [];
-  const gateways = [...(cfg?.v4 ? [formatIPv4(cfg.v4.gateway)] : []), ...(cfg?.v6 ? [formatIPv6(cfg.v6.gateway)] : [])];
+  const gateways = cfg ? subnetGateways(cfg) : [];
   await ctx.afterCommit(() =>
     patchAnnotations(ctx, o, {
       'ovn.kubernetes.io/ip_address': ips.join(','),

@@ -20,13 +20,13 @@
  *   is an `AcquireAddressFailed` event and no annotation; the work queue
  *   retries with backoff, so the pod gets it once the cause goes away.
  */
-import { formatIPv4, formatIPv6, formatMAC } from '../../model/addr/index.ts';
-import { ownerKey, statefulSetOrdinal } from '../../model/ipam/index.ts';
+import { formatMAC } from '../../model/addr/index.ts';
+import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import { decodeIP, decodeNamespace, decodePod, decodeSubnet, type PodView, selects } from '../kube/objects.ts';
 import { podNodeMemberships } from '../translate/node.ts';
 import { annotationKey, podAnnotations, podPortRow } from '../translate/pod.ts';
-import { subnetCidrs } from '../translate/subnet.ts';
+import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { type Ctx, patchAnnotations } from './context.ts';
 import { policyContributions } from './network-policy.ts';
 import { subnetVpc } from './vpc.ts';
@@ -107,9 +107,7 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', a.error.message);
     throw a.error;
   }
-  const ips: string[] = [];
-  if (a.lease.v4 !== undefined) ips.push(formatIPv4(a.lease.v4));
-  if (a.lease.v6 !== undefined) ips.push(formatIPv6(a.lease.v6));
+  const { ips } = toRecord(a.lease);
   const mac = formatMAC(a.lease.mac);
   const cfg = view.config;
   const router = subnetVpc(ctx, subObj);
@@ -121,7 +119,7 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
     mac,
     ips,
     cidrs: subnetCidrs(cfg),
-    gateways: [...(cfg.v4 ? [formatIPv4(cfg.v4.gateway)] : []), ...(cfg.v6 ? [formatIPv6(cfg.v6.gateway)] : [])],
+    gateways: subnetGateways(cfg),
     portSecurity: ann[A('port_security')] === 'true',
   };
   const port = podPortRow(alloc);

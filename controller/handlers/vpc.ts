@@ -9,7 +9,8 @@
  * CreatePeerRouterPort); as in Kube-OVN, routes over it are the user's
  * `staticRoutes` (to the remote subnets, next hop the remote's connect IP).
  */
-import { formatIPv4, formatIPv6, formatMAC, tryParseCIDR } from '../../model/addr/index.ts';
+import { formatMAC, tryParseCIDR } from '../../model/addr/index.ts';
+import { subnetGateways } from '../translate/subnet.ts';
 import type { KubeObject } from '../cluster/types.ts';
 import { decodeSubnet, decodeVpc } from '../kube/objects.ts';
 import { vpcLoadBalancerRows } from '../translate/service.ts';
@@ -26,11 +27,7 @@ export function subnetVpc(ctx: Ctx, subnet: KubeObject): string {
 /** The join subnet's gateways (the default VPC's default route). */
 export function joinGateways(ctx: Ctx): string[] {
   const join = ctx.ipam.subnet(ctx.settings.nodeSwitch);
-  if (join === undefined) return [];
-  const out: string[] = [];
-  if (join.config.v4) out.push(formatIPv4(join.config.v4.gateway));
-  if (join.config.v6) out.push(formatIPv6(join.config.v6.gateway));
-  return out;
+  return join === undefined ? [] : subnetGateways(join.config);
 }
 
 export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {

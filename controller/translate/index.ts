@@ -6,7 +6,7 @@
  */
 export * from './issues.ts';
 export * from './names.ts';
-export { type SubnetInput, type SubnetRows, subnetCidrs, subnetRows } from './subnet.ts';
+export { type SubnetInput, type SubnetRows, subnetCidrs, subnetGateways, subnetRows } from './subnet.ts';
 export * from './network-policy.ts';
 export * from './service.ts';
 export * from './pod.ts';

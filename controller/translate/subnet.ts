@@ -81,6 +81,11 @@ export function subnetCidrs(config: SubnetConfig): string[] {
   return [config.v4?.cidr, config.v6?.cidr].flatMap((c) => (c ? [formatCIDR(networkOf(c))] : []));
 }
 
+/** The subnet's gateways, one per family, v4 first (the `gateway` annotation's order). */
+export function subnetGateways(config: SubnetConfig): string[] {
+  return [...(config.v4 ? [formatIPv4(config.v4.gateway)] : []), ...(config.v6 ? [formatIPv6(config.v6.gateway)] : [])];
+}
+
 /**
  * @example
  * const cfg = parseSubnetSpec({ name: 'ovn-default', cidrBlock: '10.16.0.0/16' });

@@ -5,11 +5,11 @@
  * touch a row that is not ours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Recording } from '../recording-backend.ts';
 import { type ControlPlane, requireOvn, startControlPlane } from '../../backends/ovn/control-plane/index.ts';
 import { OvnBackend } from '../../backends/ovn/nb/backend.ts';
 import { nbColumn, nbctl } from '../../backends/ovn/nb/testing.ts';
 import { parseSubnetSpec } from '../../model/ipam/index.ts';
-import type { Plan } from '../../model/topology/index.ts';
 import { type CommitClock, Committer } from '../../controller/desired/commit.ts';
 import { DesiredState } from '../../controller/desired/store.ts';
 import {
@@ -19,7 +19,6 @@ import {
   subnetRows,
   vpcRows,
 } from '../../controller/translate/index.ts';
-import type { Backend } from '../../backends/backend.ts';
 
 /** Real timers: the committer's batching delay is 0 and retries are not expected here. */
 const clock: CommitClock = {
@@ -27,22 +26,6 @@ const clock: CommitClock = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
-
-class Recording implements Backend {
-  readonly kind = 'recording';
-  readonly plans: Plan[] = [];
-  constructor(private readonly inner: Backend) {}
-  apply(p: Plan) {
-    this.plans.push(p);
-    return this.inner.apply(p);
-  }
-  read() {
-    return this.inner.read();
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 function fill(c: Committer, pods: readonly string[]): void {
   const vpc = vpcRows({ name: 'ovn-cluster' }).value;

@@ -9,12 +9,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Backend } from '../../backends/backend.ts';
+import { Recording } from '../recording-backend.ts';
 import { type ControlPlane, requireOvn, startControlPlane } from '../../backends/ovn/control-plane/index.ts';
 import { OvnBackend } from '../../backends/ovn/nb/backend.ts';
 import { nbColumn, nbctl } from '../../backends/ovn/nb/testing.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
-import type { Plan } from '../../model/topology/index.ts';
 import { MemoryCluster } from '../../controller/cluster/memory.ts';
 import type { KubeObject } from '../../controller/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
@@ -23,22 +22,6 @@ import { loadScenario } from '../../scenarios/load.ts';
 import { OvnWorld } from '../../scenarios/ovn-world.ts';
 import { runScenario, SimWorld } from '../../scenarios/run.ts';
 import { files } from '../netpol-suite.ts';
-
-class Recording implements Backend {
-  readonly kind = 'recording';
-  readonly plans: Plan[] = [];
-  constructor(private readonly inner: Backend) {}
-  apply(p: Plan) {
-    this.plans.push(p);
-    return this.inner.apply(p);
-  }
-  read() {
-    return this.inner.read();
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 const SCENARIOS = join(import.meta.dirname, '..', '..', 'scenarios');
 

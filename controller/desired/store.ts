@@ -364,7 +364,10 @@ export class DesiredState {
 /** The base column value with the cell's members or entries added. */
 function mergeCell(cell: Cell, baseValue: unknown): unknown {
   if (cell.kind === 'set') {
-    const out = new Set((baseValue ?? []) as readonly string[]);
+    const base = (baseValue ?? []) as readonly string[];
+    // Contributions only (a policy's address set filled by its pods): the members as they are, no copy into a Set.
+    if (base.length === 0) return [...cell.members.keys()];
+    const out = new Set(base);
     for (const m of cell.members.keys()) out.add(m);
     return [...out];
   }

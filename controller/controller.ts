@@ -99,6 +99,8 @@ export class Controller {
   private starting = true;
   private deferred: (() => Promise<void>)[] = [];
   private readonly pending = new Set<Promise<void>>();
+  /** Keys queued before the queues existed (start-up). */
+  private readonly early: [Kind, string][] = [];
   private readonly ctx: Ctx;
   private stopped = false;
   /** Pods by namespace, beside the informer's cache (policies read one namespace at a time). */
@@ -150,7 +152,12 @@ export class Controller {
         if (d === undefined) m.set(f, (d = f(o)));
         return d as Decoded<T>;
       },
-      enqueue: (kind: Kind, key: string) => this.queues.get(kind)?.add(key),
+      enqueue: (kind: Kind, key: string) => {
+        const q = this.queues.get(kind);
+        // Before the queues run (start-up), changes are kept and queued once they do: none is missed.
+        if (q) q.add(key);
+        else this.early.push([kind, key]);
+      },
       event: async (ref, type, reason, message) => {
         await opts.cluster
           .recordEvent({ involved: ref, type, reason, message, source: 'kube-ovn-controller' })
@@ -187,6 +194,8 @@ export class Controller {
    * object reconciled, one flush committed; then the queues start.
    */
   async start(): Promise<StartReport> {
+    // Handlers first: a change that arrives while start-up runs is queued after it, not lost.
+    this.watch();
     await Promise.all([...this.informers.values()].map((i) => i.start()));
     await Promise.all([...this.informers.values()].map((i) => i.synced()));
     for (const o of this.informers.get('Pod')!.list()) this.indexPod(o, false);
@@ -224,8 +233,7 @@ export class Controller {
       const workers = kind === 'Pod' ? Math.max(16, this.settings.workerNum) : this.settings.workerNum;
       q.run((key: string) => this.reconcileTracked(kind, key, reconcile), workers);
     }
-    this.watch();
-    for (const [kind, key] of failed) this.ctx.enqueue(kind, key);
+    for (const [kind, key] of [...failed, ...this.early.splice(0)]) this.ctx.enqueue(kind, key);
     return { ...restored, operations };
   }
 

@@ -11,6 +11,7 @@ import { seededRandomBytes } from '../../model/ipam/index.ts';
 import { plan } from '../../model/topology/index.ts';
 import { MemoryCluster } from '../../controller/cluster/memory.ts';
 import type { KubeObject } from '../../controller/cluster/types.ts';
+import type { Backend } from '../../backends/backend.ts';
 import { Controller } from '../../controller/controller.ts';
 import { realClock } from '../../controller/runtime/clock.ts';
 
@@ -245,5 +246,34 @@ describe('the controller on the in-memory cluster', () => {
     expect(second.report.operations).toBe(0);
     expect(second.report.disagreements).toEqual([]);
     expect(cluster.stats().writes).toBe(writes);
+  });
+
+  it('a change that arrives while the controller starts is handled once it runs, not lost', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const inner = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(pod('early'));
+    // A pod created while the start-up flush is being applied: after every object was reconciled.
+    let created = false;
+    const backend: Backend = {
+      kind: 'sim',
+      read: () => inner.read(),
+      close: () => inner.close(),
+      apply: async (p, o) => {
+        if (!created) {
+          created = true;
+          await cluster.create(pod('late'));
+        }
+        return inner.apply(p, o);
+      },
+    };
+    const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1) });
+    running.push(c);
+    await c.start();
+    await c.idle();
+    expect(created).toBe(true);
+    expect(ann(await get(cluster, 'Pod', 'early', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.2');
+    expect(ann(await get(cluster, 'Pod', 'late', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.3');
+    expect((await inner.read()).switchPort.has('late.default')).toBe(true);
   });
 });

@@ -177,11 +177,14 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         { existingNodes: nodes, serviceCIDR: settings.serviceClusterIPRange, takenServiceIPs: taken },
       );
       nodes = ex.nodes;
+      // Namespaces the expansion added (used by the step's objects, not written in it) never replace one that exists.
+      const written = new Set(
+        st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
+      );
       for (const o of ex.objects) {
         const have = await cluster.get(refOf(o));
         if (have === undefined) await cluster.create(o);
-        else if (o.kind === 'Namespace' && (o.metadata.labels === undefined || have.metadata.labels === undefined))
-          continue;
+        else if (o.kind === 'Namespace' && !written.has(o.metadata.name)) continue;
         else await cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject);
       }
       await converge();

@@ -22,7 +22,7 @@ import { type ClusterSource, type KubeObject, keyOf } from './cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from './config.ts';
 import { Committer, type CommitInfo } from './desired/commit.ts';
 import { DesiredState } from './desired/store.ts';
-import { type Cache, type Ctx, KINDS, type Kind } from './handlers/context.ts';
+import { type Cache, creationOrder, type Ctx, KINDS, type Kind } from './handlers/context.ts';
 import { reconcileIPPool } from './handlers/ippool.ts';
 import { reconcileNamespace } from './handlers/namespace.ts';
 import {
@@ -480,21 +480,6 @@ export class Controller {
         await new Promise((r) => setImmediate(r));
     }
   }
-}
-
-/**
- * Oldest first (creationTimestamp, then resourceVersion as the API server
- * hands them out in order): on a first start pods get addresses in the order
- * they were created, and of two overlapping Subnets the older one wins.
- */
-function creationOrder(list: readonly KubeObject[]): KubeObject[] {
-  const rv = (o: KubeObject) => {
-    const n = Number(o.metadata.resourceVersion);
-    return Number.isFinite(n) ? n : 0;
-  };
-  return [...list].sort(
-    (a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || rv(a) - rv(b),
-  );
 }
 
 function protocolOf(cidrs: string): string {

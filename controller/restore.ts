@@ -11,7 +11,8 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { parseSubnetSpec } from '../model/ipam/index.ts';
-import { type Ctx, blocking } from './handlers/context.ts';
+import type { KubeObject } from './cluster/types.ts';
+import { type Ctx, blocking, creationOrder } from './handlers/context.ts';
 import { extraOverlaps } from './handlers/subnet.ts';
 import { subnetVpc } from './handlers/vpc.ts';
 import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';
@@ -30,14 +31,10 @@ export interface RestoreReport {
 const A = (k: string) => `ovn.kubernetes.io/${k}`;
 
 export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<RestoreReport> {
-  const byAge = (a: { metadata: { creationTimestamp?: string; name: string } }, b: typeof a) =>
-    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-    a.metadata.name.localeCompare(b.metadata.name);
-  // The join subnet first: other subnets are checked against it.
-  const subnets = [...ctx.cache('Subnet').list()].sort(byAge);
-  subnets.sort(
-    (a, b) => Number(b.metadata.name === ctx.settings.nodeSwitch) - Number(a.metadata.name === ctx.settings.nodeSwitch),
-  );
+  // The join subnet first (the others are checked against it), then oldest first as the Subnet handler goes.
+  const isJoin = (o: KubeObject) => o.metadata.name === ctx.settings.nodeSwitch;
+  const ordered = creationOrder(ctx.cache('Subnet').list());
+  const subnets = [...ordered.filter(isJoin), ...ordered.filter((o) => !isJoin(o))];
   for (const o of subnets) {
     const d = ctx.decode(o, decodeSubnet);
     if (blocking(d.issues).length > 0) continue;

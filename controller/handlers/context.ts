@@ -120,3 +120,18 @@ export function setConditions(have: unknown, next: readonly Condition[], now: st
   }
   return out.sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }
+
+/**
+ * Oldest first (creationTimestamp, then resourceVersion as the API server
+ * hands them out in order): on a first start pods get addresses in the order
+ * they were created, and of two overlapping Subnets the older one wins.
+ */
+export function creationOrder(list: readonly KubeObject[]): KubeObject[] {
+  const rv = (o: KubeObject) => {
+    const n = Number(o.metadata.resourceVersion);
+    return Number.isFinite(n) ? n : 0;
+  };
+  return [...list].sort(
+    (a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || rv(a) - rv(b),
+  );
+}

@@ -11,6 +11,7 @@
  */
 import { formatMAC, tryParseCIDR } from '../../model/addr/index.ts';
 import { subnetGateways } from '../translate/subnet.ts';
+import { hashString } from '../../model/ipam/lease-store.ts';
 import type { KubeObject } from '../cluster/types.ts';
 import { decodeSubnet, decodeVpc } from '../kube/objects.ts';
 import { vpcLoadBalancerRows } from '../translate/service.ts';
@@ -120,7 +121,5 @@ function peeringPorts(vpc: string, peerings: readonly { remoteVpc: string; local
 
 /** A stable locally administered MAC per peering port (Kube-OVN draws a random one). */
 function peeringMac(vpc: string, remote: string): string {
-  let h = 0x811c9dc5;
-  for (const c of `${vpc}/${remote}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
-  return formatMAC(0x0a5a00000000 + h);
+  return formatMAC(0x0a5a00000000 + (hashString(`${vpc}/${remote}`) >>> 0));
 }

@@ -99,8 +99,14 @@ export class Controller {
   private starting = true;
   private deferred: (() => Promise<void>)[] = [];
   private readonly pending = new Set<Promise<void>>();
-  /** Keys queued before the queues existed (start-up). */
-  private readonly early: [Kind, string][] = [];
+  /**
+   * Keys queued before the queues existed (start-up), deduplicated, and the
+   * kinds whose every key was asked for: a policy that reaches beyond its
+   * namespace requeues every pod, and at start-up each such policy's list
+   * event would otherwise add every pod once more (policies × pods keys).
+   */
+  private readonly early = new Map<Kind, Set<string>>();
+  private readonly earlyAll = new Set<Kind>();
   private readonly ctx: Ctx;
   private stopped = false;
   /** Pods by namespace, beside the informer's cache (policies read one namespace at a time). */
@@ -156,7 +162,11 @@ export class Controller {
         const q = this.queues.get(kind);
         // Before the queues run (start-up), changes are kept and queued once they do: none is missed.
         if (q) q.add(key);
-        else this.early.push([kind, key]);
+        else {
+          let keys = this.early.get(kind);
+          if (keys === undefined) this.early.set(kind, (keys = new Set()));
+          keys.add(key);
+        }
       },
       event: async (ref, type, reason, message) => {
         await opts.cluster
@@ -202,6 +212,11 @@ export class Controller {
     for (const o of this.informers.get('NetworkPolicy')!.list()) this.indexPolicy(o, false);
     await this.ensureDefaults();
     const restored = await restoreAllocations(this.ctx, this.opts.backend);
+    // The pass below reconciles every object the caches hold now: what was queued so far matters only for
+    // objects gone from them (deleted while the informers started). Changes during the pass are kept.
+    for (const [kind, keys] of this.early)
+      for (const key of keys) if (this.informers.get(kind)!.get(key) !== undefined) keys.delete(key);
+    this.earlyAll.clear();
     const failed: [Kind, string][] = [];
     const { operations } = await this.committer.start(async () => {
       for (const kind of START_ORDER) {
@@ -233,7 +248,11 @@ export class Controller {
       const workers = kind === 'Pod' ? Math.max(16, this.settings.workerNum) : this.settings.workerNum;
       q.run((key: string) => this.reconcileTracked(kind, key, reconcile), workers);
     }
-    for (const [kind, key] of [...failed, ...this.early.splice(0)]) this.ctx.enqueue(kind, key);
+    for (const [kind, key] of failed) this.ctx.enqueue(kind, key);
+    for (const [kind, keys] of this.early) for (const key of keys) this.ctx.enqueue(kind, key);
+    this.early.clear();
+    for (const kind of this.earlyAll) this.enqueueAll(kind);
+    this.earlyAll.clear();
     return { ...restored, operations };
   }
 
@@ -252,6 +271,13 @@ export class Controller {
       const busy = [...this.queues.values()].some((q) => q.len() > 0) || this.policyTimer !== undefined;
       if (!busy && this.pending.size === 0 && this.committer.stats.pendingRows === 0) return;
     }
+  }
+
+  /** Keys each queue has processed since start (the start-up pass is not a queue's work). */
+  processed(): Partial<Record<Kind, number>> {
+    const out: Partial<Record<Kind, number>> = {};
+    for (const [k, q] of this.queues) if (q.stats.processed > 0) out[k] = q.stats.processed;
+    return out;
   }
 
   /** Keys waiting out a retry delay (a pod whose address cannot be had, say), by kind. */
@@ -372,7 +398,11 @@ export class Controller {
   }
 
   private enqueueAll(kind: Kind): void {
-    for (const o of this.informers.get(kind)!.list()) this.ctx.enqueue(kind, keyOf(o));
+    if (this.queues.size === 0) {
+      this.earlyAll.add(kind);
+      return;
+    }
+    for (const key of this.informers.get(kind)!.keys()) this.ctx.enqueue(kind, key);
   }
 
   /** Which keys a change of each kind requeues (see the handlers' headers). */

@@ -110,6 +110,11 @@ export class Informer {
     return this.cache.get(key);
   }
 
+  /** The cached keys, in no particular order (for requeueing: the queue orders nothing either). */
+  keys(): IterableIterator<string> {
+    return this.cache.keys();
+  }
+
   /** Every cached object, sorted by key. */
   list(): KubeObject[] {
     return [...this.cache.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);

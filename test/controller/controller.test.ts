@@ -248,6 +248,35 @@ describe('the controller on the in-memory cluster', () => {
     expect(cluster.stats().writes).toBe(writes);
   });
 
+  it('a restart with policies that reach every namespace reconciles each pod once, in the start-up pass', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    for (let i = 0; i < 5; i++) await cluster.create(pod(`p${i}`));
+    for (const name of ['wide-a', 'wide-b', 'wide-c'])
+      await cluster.create({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name, namespace: 'default' },
+        spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: {} }] }] },
+      });
+    const first = await boot(cluster, backend);
+    await first.c.stop();
+    const second = await boot(cluster, backend);
+    expect(second.report.operations).toBe(0);
+    // Each policy's list event asks for every pod; the pass has reconciled them all, so no queue runs them again.
+    expect(second.c.processed().Pod ?? 0).toBe(0);
+    // A policy added once it runs still requeues every pod.
+    await cluster.create({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'wide-d', namespace: 'default' },
+      spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: {} }] }] },
+    });
+    await second.c.idle();
+    expect(second.c.processed().Pod).toBe(5);
+  });
+
   it('a change that arrives while the controller starts is handled once it runs, not lost', async () => {
     const cluster = new MemoryCluster({ now: () => 0 });
     const inner = new SimBackend();

@@ -90,6 +90,7 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
       backends.push({ ip: be.ip, ...(be.port !== undefined ? { port: be.port } : {}), text: b, dnat });
     }
     const hairpin = hairpinSnatIp(lb);
+    const affinity = affinityTimeout(lb);
     out.push({
       lb,
       family: vip.family,
@@ -102,9 +103,16 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
       reject: lb.options['reject'] === 'true',
       skipSnat: lb.options['skip_snat'] === 'true',
       ...(hairpin ? { hairpinSnatIp: hairpin } : {}),
+      ...(affinity !== 0 ? { affinityTimeout: affinity } : {}),
     });
   }
   return out;
+}
+
+/** options:affinity_timeout as northd reads it (smap_get_int: an integer, else 0). */
+function affinityTimeout(lb: LoadBalancer): number {
+  const text = lb.options['affinity_timeout'];
+  return text !== undefined && /^\s*[-+]?\d+$/.test(text) ? Number.parseInt(text, 10) : 0;
 }
 
 /** Index VIPs by address; within an address, VIPs with a port come first (priority 120 over 110). */

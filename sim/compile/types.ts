@@ -144,6 +144,8 @@ export interface LbVip {
   readonly reject: boolean;
   readonly skipSnat: boolean;
   readonly hairpinSnatIp?: { readonly v4?: number; readonly v6?: bigint };
+  /** options:affinity_timeout when set and not 0 (northd reads it as an int, 0 when it is none): LB affinity. */
+  readonly affinityTimeout?: number;
 }
 
 /** VIPs by address (`ipKey(ip)`), most specific (with port) first. */

@@ -14,6 +14,12 @@
  * reply tuple is what the translated connection answers to, so a lookup with
  * `nat` rewrites original-direction packets forward and replies back.
  *
+ * Beside the zones, the state holds the load-balancer affinity entries
+ * `commit_lb_aff` learns (in OVS, learned flows of ovn-controller's
+ * OFTABLE_CHK_LB_AFFINITY table, not conntrack; they live here because this
+ * is the state one packet hands the next). The simulator has no clock:
+ * an entry lives as long as the state chain it was learned in.
+ *
  * A state a transaction made is kept as its base plus what the transaction
  * added (a few slots and entries); the zone tables are built from that only
  * when something reads them (a later transaction's lookup, `entries()`),
@@ -49,6 +55,21 @@ export interface CtEntry {
   readonly nat?: 'snat' | 'dnat' | undefined;
 }
 
+/**
+ * A learned load-balancer affinity: new connections of this client to this
+ * VIP on this datapath go to `backend` (`ip:port` as the VIP lists it).
+ */
+export interface AffinityEntry {
+  readonly backend: string;
+  /** options:affinity_timeout, seconds (recorded; the simulator has no clock). */
+  readonly timeout: number;
+}
+
+/** The key of an affinity entry: the datapath, the VIP (`lb|vip`) and the client address. */
+export function affinityKey(datapath: string, vipKey: string, client: number | bigint): string {
+  return `${datapath}\u0000${vipKey}\u0000${client}`;
+}
+
 /** A connection tuple of a zone: the entry it belongs to and its direction. */
 export interface Slot {
   readonly id: number;
@@ -72,6 +93,8 @@ export class ConntrackState {
     zones: ReadonlyMap<string, ZoneTable> | undefined,
     byId: ReadonlyMap<number, CtEntry> | undefined,
     /** @internal */ readonly nextId: number,
+    /** Learned LB affinities by {@link affinityKey}. */
+    readonly affinity: ReadonlyMap<string, AffinityEntry>,
     /**
      * Until built: the state this one extends, the slots and the entries (latest versions, first-put order) added to
      * it.
@@ -86,7 +109,7 @@ export class ConntrackState {
     this.entryTable = byId;
   }
 
-  static readonly EMPTY = new ConntrackState(new Map(), new Map(), 1);
+  static readonly EMPTY = new ConntrackState(new Map(), new Map(), 1, new Map());
 
   /** @internal A transaction's result: `base` plus what it added. `base` is built now, so chains stay one deep. */
   static derive(
@@ -94,9 +117,10 @@ export class ConntrackState {
     slots: readonly NewSlot[],
     entries: readonly CtEntry[],
     nextId: number,
+    affinity: ReadonlyMap<string, AffinityEntry> = base.affinity,
   ): ConntrackState {
     base.build();
-    return new ConntrackState(undefined, undefined, nextId, { base, slots, entries });
+    return new ConntrackState(undefined, undefined, nextId, affinity, { base, slots, entries });
   }
 
   /** @internal Zone name → tuple key → slot. */

@@ -24,6 +24,7 @@ import {
   TCP_SYN,
 } from '../../model/packet/fields.ts';
 import {
+  type AffinityEntry,
   CS_DNAT,
   CS_EST,
   CS_INV,
@@ -153,6 +154,8 @@ export class ConntrackTx {
   /** Entries added or changed here: latest version, in first-put order. */
   private readonly puts: CtEntry[] = [];
   private nextId: number;
+  /** Affinities learned here (a copy of the base's, made at the first). */
+  private learned: Map<string, AffinityEntry> | undefined;
 
   constructor(private readonly base: ConntrackState) {
     this.nextId = base.nextId;
@@ -358,9 +361,20 @@ export class ConntrackTx {
     return { ...base, dport: start };
   }
 
+  /** `chk_lb_aff()`: the affinity learned for this key, if any. */
+  affinity(key: string): AffinityEntry | undefined {
+    return (this.learned ?? this.base.affinity).get(key);
+  }
+
+  /** `commit_lb_aff(...)`: learns (or refreshes) an affinity. */
+  learnAffinity(key: string, entry: AffinityEntry): void {
+    this.learned ??= new Map(this.base.affinity);
+    this.learned.set(key, entry);
+  }
+
   /** The state after everything done through this transaction. */
   finish(): ConntrackState {
-    if (this.slots.length === 0 && this.puts.length === 0) return this.base;
-    return ConntrackState.derive(this.base, this.slots, this.puts, this.nextId);
+    if (this.slots.length === 0 && this.puts.length === 0 && this.learned === undefined) return this.base;
+    return ConntrackState.derive(this.base, this.slots, this.puts, this.nextId, this.learned);
   }
 }

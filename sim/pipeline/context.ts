@@ -51,6 +51,10 @@ export interface SwitchRegs {
   /** Not a register: the VIP pre_stateful found for `vipPacket`, so ls_in_lb need not look it up again. */
   vipPacket?: Packet | undefined;
   vip?: LbVip | undefined;
+  /** Not a register: the VIP whose address and port pre_stateful put in reg1/reg2. */
+  regVip?: LbVip | undefined;
+  /** reg9[6] (`chk_lb_aff()`) with reg4/reg8: the backend a learned affinity names, when one matched. */
+  lbAffBackend?: string | undefined;
 }
 
 /** Registers of the router pipeline, by meaning. */
@@ -92,6 +96,8 @@ export const freshSwitchRegs = (): SwitchRegs => ({
   origDstPort: undefined,
   vipPacket: undefined,
   vip: undefined,
+  regVip: undefined,
+  lbAffBackend: undefined,
 });
 
 /** Placeholders for the registers a pass does not use: frozen, so a stray write throws. */
@@ -119,6 +125,8 @@ function resetSwitchRegs(r: SwitchRegs): void {
   r.origDstPort = undefined;
   r.vipPacket = undefined;
   r.vip = undefined;
+  r.regVip = undefined;
+  r.lbAffBackend = undefined;
 }
 
 function resetRouterRegs(r: RouterRegs): void {

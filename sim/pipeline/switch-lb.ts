@@ -10,9 +10,26 @@
  *   picks it) and committed (`ct_lb_mark(backends=...)`); a VIP without
  *   backends drops (or rejects with options:reject);
  * - hairpin: a client load-balanced to itself is SNATed to the VIP and sent
- *   back out of its own port, and the backend's reply is un-SNATed.
+ *   back out of its own port, and the backend's reply is un-SNATed;
+ * - affinity (options:affinity_timeout, build_lb_affinity_ls_flows): a new
+ *   connection whose reg1/reg2 (set by pre_stateful from the address the
+ *   client sent to) name such a VIP asks for a learned backend
+ *   (ls_in_lb_aff_check, `chk_lb_aff()`); the learned flow matches the
+ *   client, the VIP and the packet's current destination. With one that is
+ *   still a backend it goes there (ls_in_lb priority 150). Without,
+ *   ls_in_lb_aff_learn learns the backend the packet is now addressed to
+ *   with `commit_lb_aff(...)` and, in OVN 23.03, ends there: northd writes
+ *   that flow's action as `commit_lb_aff(...); /* drop *\/`. So the packet
+ *   that learns is dropped, and so is every later packet of its connection
+ *   while it is new: conntrack has already DNATed it, so the learned flow
+ *   (on the VIP) misses and the learn flow (on the backend) matches again.
+ *   A new connection of the same client then finds the affinity and passes.
+ *   Real packets through OVS 3.1 show all of it
+ *   (backends/ovn/datapath/lb-affinity.test.ts), and ovn-trace stops in
+ *   ls_in_lb_aff_learn too.
  */
-import { CS_DNAT, CS_EST, CS_NEW } from '../conntrack/state.ts';
+import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
+import { affinityKey, CS_DNAT, CS_EST, CS_NEW } from '../conntrack/state.ts';
 import { ipKey } from '../compile/addresses.ts';
 import { findVip } from '../compile/lb.ts';
 import type { LbVip, SwitchDp } from '../compile/types.ts';
@@ -87,6 +104,7 @@ export function preStateful(s: S): 'next' | 'stop' {
     if (vip) {
       ctx.sw.origDstIp = vip.ip;
       if (vip.port !== undefined) ctx.sw.origDstPort = vip.port;
+      ctx.sw.regVip = vip;
     }
     ctLookup(s, {
       zone,
@@ -145,6 +163,23 @@ export function lbStage(s: S): 'next' | 'stop' {
     });
     return 'stop';
   }
+  const learned = ctx.sw.lbAffBackend;
+  const sticky = learned === undefined ? -1 : vip.backends.findIndex((b) => b.text === learned);
+  if (sticky >= 0) {
+    // Priority 150: the learned backend alone (`ct_lb_mark(backends=<it>)`).
+    const be = vip.backends[sticky]!;
+    ctCommit(s, {
+      zone: zoneOf(s),
+      action: s.tracing ? `ct_lb_mark(backends=${be.text})` : 'ct_lb_mark',
+      nat: true,
+      rule: s.tracing
+        ? { ...lbRule(vip), priority: 150, match: `reg9[6] == 1 && ct.new && reg4 == ${be.text}` }
+        : undefined,
+      note: s.tracing ? `backend ${be.text} (learned affinity)` : undefined,
+      commit: be.dnat,
+    });
+    return 'next';
+  }
   const i = s.run.select('lb-backend', vip.key, vip.backends.length, ctx.packet);
   const be = vip.backends[i]!;
   ctCommit(s, {
@@ -156,6 +191,65 @@ export function lbStage(s: S): 'next' | 'stop' {
     commit: be.dnat,
   });
   return 'next';
+}
+
+const clientOf = (p: Packet): number | bigint => ipSrc(p) ?? 0;
+
+/** The VIP as ls_in_lb_aff_check matches it (northd keeps it in reg1/reg2, xxreg1 for IPv6). */
+function affMatch(vip: LbVip): string {
+  const ip =
+    typeof vip.ip === 'number' ? `ip4 && reg1 == ${formatIPv4(vip.ip)}` : `ip6 && xxreg1 == ${formatIPv6(vip.ip)}`;
+  return `ct.new && ${ip}${vip.port !== undefined ? ` && reg2[0..15] == ${vip.port}` : ''}`;
+}
+
+/** ls_in_lb_aff_check: `reg9[6] = chk_lb_aff();` for a new connection whose reg1/reg2 name a VIP with affinity. */
+export function lbAffCheck(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  const vip = ctx.sw.regVip;
+  if (vip?.affinityTimeout === undefined || !ctIs(ctx, CS_NEW)) return 'next';
+  const p = ctx.packet;
+  // The learned flow matches the packet as it is now: a connection conntrack already DNATed misses.
+  const toVip = ipDst(p) === vip.ip && (vip.port === undefined || dstPort(p) === vip.port);
+  const entry = toVip ? s.run.ct.affinity(affinityKey(dp.name, vip.key, clientOf(p))) : undefined;
+  ctx.sw.lbAffBackend = entry?.backend;
+  if (s.tracing)
+    s.record({
+      rule: { kind: 'builtin', priority: 100, match: affMatch(vip) },
+      action: 'reg9[6] = chk_lb_aff(); next;',
+      note: entry ? `learned backend ${entry.backend}` : 'no learned backend',
+    });
+  return 'next';
+}
+
+/**
+ * ls_in_lb_aff_learn: a new connection of an affinity VIP with no learned
+ * backend, now addressed to one of the VIP's backends, learns it with
+ * `commit_lb_aff(...)`, which in OVN 23.03 also ends the packet (see the header).
+ */
+export function lbAffLearn(s: S): 'next' | 'stop' {
+  const { dp, ctx } = s;
+  const vip = ctx.sw.regVip;
+  if (vip?.affinityTimeout === undefined || ctx.sw.lbAffBackend !== undefined || !ctIs(ctx, CS_NEW)) return 'next';
+  const p = ctx.packet;
+  const dst = ipDst(p);
+  const port = dstPort(p);
+  if (l4ProtoOf(p) !== vip.proto && vip.port !== undefined) return 'next';
+  const be = vip.backends.find((b) => b.ip === dst && (b.port === undefined || b.port === port));
+  if (be === undefined) return 'next';
+  s.run.ct.learnAffinity(affinityKey(dp.name, vip.key, clientOf(p)), {
+    backend: be.text,
+    timeout: vip.affinityTimeout,
+  });
+  const action =
+    `commit_lb_aff(vip = "${vip.vipText}", backend = "${be.text}", proto = ${vip.proto}, ` +
+    `timeout = ${vip.affinityTimeout}); /* drop */`;
+  return s.drop(`load balancer ${vip.lb.name}: ${action} (OVN 23.03 drops the packet that learns an affinity)`, {
+    kind: 'lb',
+    priority: 100,
+    key: vip.key,
+    name: vip.lb.name,
+    match: `reg9[6] == 0 && ${affMatch(vip)} && ${vip.family === 4 ? 'ip4' : 'ip6'}.dst == ${be.text}`,
+  });
 }
 
 /** ls_in_pre_hairpin: chk_lb_hairpin() and chk_lb_hairpin_reply(). */

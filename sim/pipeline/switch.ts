@@ -13,7 +13,16 @@ import { crossPatch } from './patch.ts';
 import { type Plan, planOf, runPipeline, type StageRun, type SwitchStage } from './run.ts';
 import { aclHint, aclStage, preAcl, qosMark, statefulStage } from './switch-acl.ts';
 import { arpRsp, l2Lookup } from './switch-l2.ts';
-import { hairpinStage, lbStage, natHairpin, preHairpin, preLb, preStateful } from './switch-lb.ts';
+import {
+  hairpinStage,
+  lbAffCheck,
+  lbAffLearn,
+  lbStage,
+  natHairpin,
+  preHairpin,
+  preLb,
+  preStateful,
+} from './switch-lb.ts';
 
 type S = StageRun<SwitchDp>;
 
@@ -100,7 +109,9 @@ export const SWITCH_INGRESS: readonly SwitchStage[] = [
   { name: 'ls_in_acl_hint', run: aclHint, needed: stateful },
   { name: 'ls_in_acl', run: aclStage('in'), needed: anyAcl },
   { name: 'ls_in_qos_mark', run: qosMark, needed: (dp) => dp.qos.in.length > 0 },
+  { name: 'ls_in_lb_aff_check', run: lbAffCheck, needed: lb },
   { name: 'ls_in_lb', run: lbStage, needed: lb },
+  { name: 'ls_in_lb_aff_learn', run: lbAffLearn, needed: lb },
   { name: 'ls_in_pre_hairpin', run: preHairpin, needed: lb },
   { name: 'ls_in_nat_hairpin', run: natHairpin, needed: lb },
   { name: 'ls_in_hairpin', run: hairpinStage, needed: lb },

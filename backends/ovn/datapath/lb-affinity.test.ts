@@ -1,0 +1,99 @@
+// Load-balancer affinity on real packets (OVN 23.03, OVS 3.1 userspace datapath): the simulator's model
+// (sim/lb-affinity.test.ts) against what ovn-controller's learned flows do. The packet that learns is
+// dropped, and so is its connection's next packet; later connections of the same client go to the
+// learned backend; another client learns anew.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { udpPacket } from '../../../model/packet/build.ts';
+import { plan, TopoBuilder, type Topology } from '../../../model/topology/index.ts';
+import { emptyTopology } from '../../../model/topology/build.ts';
+import { compileNetwork } from '../../../sim/compile/network.ts';
+import type { ConntrackState } from '../../../sim/conntrack/state.ts';
+import { simulate } from '../../../sim/simulate.ts';
+import { requireOvn, startControlPlane, type ControlPlane } from '../control-plane/index.ts';
+import { OvnBackend } from '../nb/index.ts';
+import { DatapathOracle, type SendPacket } from './oracle.ts';
+
+const M = { c1: '50:54:00:00:00:01', c2: '50:54:00:00:00:05', b1: '50:54:00:00:00:03', b2: '50:54:00:00:00:04' };
+const GW = '00:00:00:00:01:01';
+
+const topology = (): Topology =>
+  new TopoBuilder()
+    .switch('sw', ['lb'])
+    .vif('c1', 'sw', M.c1, '10.0.0.2')
+    .vif('c2', 'sw', M.c2, '10.0.0.5')
+    .vif('b1', 'sw', M.b1, '10.0.0.3')
+    .vif('b2', 'sw', M.b2, '10.0.0.4')
+    .router('lr')
+    .connect('lr', 'sw', GW, ['10.0.0.1/24'])
+    .lb(
+      'lb',
+      { '10.96.0.1:80': '10.0.0.3:8080,10.0.0.4:8080' },
+      { protocol: 'udp', options: { affinity_timeout: '60' } },
+    )
+    .build();
+
+const send = (from: 'c1' | 'c2', sport: number): SendPacket => ({
+  inport: from,
+  packet: udpPacket({
+    ethSrc: M[from],
+    ethDst: GW,
+    src: from === 'c1' ? '10.0.0.2' : '10.0.0.5',
+    dst: '10.96.0.1',
+    sport,
+    dport: 80,
+  }),
+});
+
+describe.skipIf(!requireOvn('LB affinity on real packets'))('LB affinity: simulator and real packets', () => {
+  let cp: ControlPlane;
+  let be: OvnBackend;
+  let dp: DatapathOracle;
+  const t = topology();
+
+  beforeAll(async () => {
+    cp = await startControlPlane();
+    be = await OvnBackend.connect({ remotes: cp.nb.remote });
+    await be.apply(plan(emptyTopology(), t), { label: 'lb-affinity-test' });
+    await be.waitForNorthd({ timeoutMs: 60_000 });
+    dp = await DatapathOracle.start({ controlPlane: cp });
+    await dp.load(t);
+  }, 120_000);
+  afterAll(async () => {
+    await dp?.stop();
+    await be?.close();
+    await cp?.stop();
+  });
+
+  it('the same verdicts, packet by packet, and one backend per client after the first', async () => {
+    const packets = [
+      send('c1', 50_000),
+      send('c1', 50_001),
+      send('c1', 50_002),
+      send('c1', 50_000),
+      send('c2', 50_000),
+    ];
+    const run = await dp.run({ packets });
+    expect(run.steps).toHaveLength(packets.length);
+    const real = run.steps.map((s) => (s.verdict === 'dropped' ? 'dropped' : s.outputs.map((o) => o.port).join(',')));
+    // The learning packet, its connection's next packet, and another client's first: dropped.
+    const learned = real[1]!;
+    expect(['b1', 'b2']).toContain(learned);
+    expect(real).toEqual(['dropped', learned, learned, 'dropped', 'dropped']);
+
+    // The simulator, the state threaded through, its first pick made the one OVS made.
+    const net = compileNetwork(t);
+    const pick = learned === 'b1' ? 0 : 1;
+    let ct: ConntrackState | undefined;
+    const sim = packets.map((p) => {
+      const r = simulate(net, {
+        inport: p.inport,
+        packet: p.packet,
+        select: () => pick,
+        ...(ct ? { conntrack: ct } : {}),
+      });
+      ct = r.conntrack;
+      return r.verdict === 'dropped' ? 'dropped' : r.outputs.map((o) => o.port).join(',');
+    });
+    expect(sim).toEqual(real);
+  });
+});

@@ -24,7 +24,7 @@ describe('SimBackend applies a plan in the size of the plan', () => {
     externalIds: {},
   });
 
-  it('copies no table for changes nobody has read in between, and copies a table once after a read', async () => {
+  it('copies no table for a stream of changes, reads included; a table a compiled network holds once', async () => {
     const sim = new SimBackend({ topology: t });
     const add = (n: number): Plan => [
       { op: 'create', table: 'switchPort', key: `p${n}`, row: port(n) },
@@ -38,11 +38,21 @@ describe('SimBackend applies a plan in the size of the plan', () => {
     const seen = await sim.read();
     expect(seen.switchPort.size).toBe(200);
     expect(seen.portGroup.get('pg')?.ports).toHaveLength(200);
+    // read() copied what it handed out (200 ports, one group, one switch), then and only then.
+    const afterRead = sim.rowsCopied;
+    expect(afterRead).toBe(first + 200 + 1 + 1);
     await sim.apply(add(200));
+    expect(sim.rowsCopied).toBe(afterRead);
     // What read() handed out does not change under its holder.
     expect(seen.switchPort.size).toBe(200);
-    expect((await sim.read()).switchPort.size).toBe(201);
-    expect(sim.rowsCopied).toBe(first + 200 + 1);
+    // A compiled network keeps the tables it was compiled from: the next change copies the ones it writes.
+    const net = sim.network();
+    expect(net.ports.has('p200')).toBe(true);
+    const beforeWrite = sim.rowsCopied;
+    await sim.apply(add(201));
+    expect(sim.rowsCopied).toBe(beforeWrite + 201 + 1);
+    expect(net.topology.switchPort.size).toBe(201);
+    expect(sim.network().topology.switchPort.size).toBe(202);
   });
 
   it('a plan with a bad operation changes nothing', async () => {

@@ -3,12 +3,15 @@
  * tables and applies a plan in the size of the plan: the model's
  * `resolvePlan` works out the end state of the rows the plan touches (all or
  * nothing: a bad operation throws before anything changes), and those rows
- * are written into the tables in place. Tables are copy-on-write towards
- * readers: a table that `read()` or a compiled network has been given is
- * copied once before its next change, so a value handed out never changes
- * under its holder, and a stream of changes with no read in between copies
- * nothing. The network is compiled lazily, once per applied plan, for probes
- * and traces.
+ * are written into the tables in place. A value handed out never changes
+ * under its holder: `read()` hands out copies, made then (a read is the size
+ * of the database however it is done, and a write after it stays the size
+ * of the write: at 150k ports, copying the port table on the first write
+ * after a restart's read made that one pod cost 150 ms); a compiled network
+ * holds the tables themselves, and a table it holds is copied once before
+ * its next change (probes come after many changes, compiles are rarer than
+ * writes). A stream of changes with no probe in between copies nothing. The
+ * network is compiled lazily, once per applied plan, for probes and traces.
  */
 import {
   emptyTopology,
@@ -48,7 +51,7 @@ export interface SimTraceRequest extends ProbeRequest {
 export class SimBackend implements Backend, Prober {
   readonly kind = 'sim';
   private readonly tables: Record<TableName, Map<string, unknown>>;
-  /** Tables whose current Map has been handed out (by read or compile): copied before their next change. */
+  /** Tables whose current Map a compiled network holds: copied before their next change. */
   private readonly shared = new Set<TableName>();
   private net: SimNetwork | undefined;
   private closed = false;
@@ -76,10 +79,15 @@ export class SimBackend implements Backend, Prober {
 
   async read(): Promise<Topology> {
     this.assertOpen();
-    return this.snapshot();
+    const out = {} as Record<TableName, Map<string, unknown>>;
+    for (const table of Object.keys(this.tables) as TableName[]) {
+      out[table] = new Map(this.tables[table]);
+      this.copied += out[table].size;
+    }
+    return out as unknown as Topology;
   }
 
-  /** Rows copied so far to keep handed-out tables unchanged (a measure for tests and benchmarks). */
+  /** Rows copied so far to keep handed-out tables unchanged (by read, and before a write to a compiled table). */
   get rowsCopied(): number {
     return this.copied;
   }

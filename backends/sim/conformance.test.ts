@@ -65,3 +65,30 @@ describe('SimBackend applies a plan in the size of the plan', () => {
     expect(plan(await sim.read(), t)).toEqual([]);
   });
 });
+
+describe('SimBackend recompiles after a change what the change touched', () => {
+  it('an address set changed by a mutate is read anew; one left alone keeps its parse', async () => {
+    const { udpPacket } = await import('../../model/packet/build.ts');
+    const { MAC, twoSubnets } = await import('../../model/topology/index.ts');
+    const t = twoSubnets()
+      .addressSet('blocked', ['10.0.9.9'])
+      .addressSet('other', ['10.0.8.8'])
+      .acl('sw1', 'to-lport', 1000, 'ip4.src == $blocked', 'drop')
+      .acl('sw1', 'to-lport', 999, 'ip4.src == $other', 'drop')
+      .build();
+    const sim = new SimBackend({ topology: t });
+    const probe = () =>
+      sim.probe({
+        inport: 'q1',
+        packet: udpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.11', sport: 1, dport: 2 }),
+      });
+    expect((await probe()).verdict).toBe('delivered');
+    const otherBefore = sim.network().topology.addressSet.get('other')!.addresses;
+    await sim.apply([{ op: 'mutate', table: 'addressSet', key: 'blocked', insert: { addresses: ['10.0.2.11'] } }]);
+    expect((await probe()).verdict).toBe('dropped');
+    // The untouched set is the same array, so its parse is reused.
+    expect(sim.network().topology.addressSet.get('other')!.addresses).toBe(otherBefore);
+    await sim.apply([{ op: 'mutate', table: 'addressSet', key: 'blocked', delete: { addresses: ['10.0.2.11'] } }]);
+    expect((await probe()).verdict).toBe('delivered');
+  });
+});

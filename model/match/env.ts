@@ -117,8 +117,25 @@ export function addressSetValues(env: MatchEnv, name: string): readonly IntConst
     const m = /^(.+)_ip([46])$/.exec(name);
     if (m?.[1]) entries = env.portGroupAddresses(m[1], m[2] === '4' ? 4 : 6);
   }
-  const values = entries?.flatMap((e) => parseAddressSetEntry(e) ?? []).sort(compareConstants);
+  const values = entries === undefined ? undefined : parsedEntries(entries);
   cache.sets.set(name, values ?? null);
+  return values;
+}
+
+/**
+ * A set's entries parsed and sorted, remembered by the entries array itself:
+ * rows are immutable, so an address set no change touched is parsed once,
+ * not once per environment (a simulator recompiling after a change keeps
+ * the parse of every set the change left alone).
+ */
+const parsedSets = new WeakMap<readonly string[], readonly IntConstant[]>();
+
+function parsedEntries(entries: readonly string[]): readonly IntConstant[] {
+  let values = parsedSets.get(entries);
+  if (values === undefined) {
+    values = entries.flatMap((e) => parseAddressSetEntry(e) ?? []).sort(compareConstants);
+    parsedSets.set(entries, values);
+  }
   return values;
 }
 

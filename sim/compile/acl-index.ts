@@ -37,14 +37,30 @@ function portsOfValue(v: MatchValue, portGroups: ReadonlyMap<string, readonly st
 
 const FULL32 = 0xffffffffn;
 
+type IpValues = { mask: number; values: Set<number> } | undefined;
+
+/** ipsOfValue of `== $set`, by the set's parsed values (the same array while the set's row is unchanged). */
+const ipsOfSet = new WeakMap<readonly IntConstant[], IpValues | null>();
+
 /** The IPv4 values of a comparison, all under one mask; undefined if that is not what it is. */
-function ipsOfValue(v: MatchValue, env: MatchEnv): { mask: number; values: Set<number> } | undefined {
+function ipsOfValue(v: MatchValue, env: MatchEnv): IpValues {
+  if (v.kind === 'address-set') {
+    const set = addressSetValues(env, v.name);
+    if (set === undefined) return ipsOfConsts([]);
+    let hit = ipsOfSet.get(set);
+    if (hit === undefined) ipsOfSet.set(set, (hit = ipsOfConsts(set) ?? null));
+    return hit ?? undefined;
+  }
   const consts: IntConstant[] = [];
   for (const c of v.kind === 'set' ? v.items : [v]) {
     if (c.kind === 'int') consts.push(c);
     else if (c.kind === 'address-set') appendAll(consts, addressSetValues(env, c.name) ?? []);
     else return undefined;
   }
+  return ipsOfConsts(consts);
+}
+
+function ipsOfConsts(consts: readonly IntConstant[]): IpValues {
   let mask: bigint | undefined;
   const values = new Set<number>();
   for (const c of consts) {

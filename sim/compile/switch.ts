@@ -36,12 +36,16 @@ export interface AclCache {
   readonly refusals: Map<string, AclRefusals | null>;
 }
 
+/** Refusals depend on the ACL row alone (rows are immutable): kept across compiles while the row lives. */
+const refusalsByRow = new WeakMap<ACL, AclRefusals | null>();
+
 function refusalsOf(ctx: SwitchCompileContext, key: string, acl: ACL, matchText: string): AclRefusals | undefined {
-  let r = ctx.aclCache.refusals.get(key);
+  let r = ctx.aclCache.refusals.get(key) ?? refusalsByRow.get(acl);
   if (r === undefined) {
     r = aclRefusals(acl, matchText) ?? null;
-    ctx.aclCache.refusals.set(key, r);
+    refusalsByRow.set(acl, r);
   }
+  ctx.aclCache.refusals.set(key, r);
   return r ?? undefined;
 }
 

@@ -80,7 +80,14 @@ describe('SimBackend recompiles after a change what the change touched', () => {
     const probe = () =>
       sim.probe({
         inport: 'q1',
-        packet: udpPacket({ ethSrc: MAC.q1, ethDst: MAC.r1sw2, src: '10.0.2.11', dst: '10.0.1.11', sport: 1, dport: 2 }),
+        packet: udpPacket({
+          ethSrc: MAC.q1,
+          ethDst: MAC.r1sw2,
+          src: '10.0.2.11',
+          dst: '10.0.1.11',
+          sport: 1,
+          dport: 2,
+        }),
       });
     expect((await probe()).verdict).toBe('delivered');
     const otherBefore = sim.network().topology.addressSet.get('other')!.addresses;

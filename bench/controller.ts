@@ -15,7 +15,10 @@
  * one is ready), `ready_p50_ms` / `ready_p99_ms` (created → its port
  * committed and `routed` written), `nb_transactions` (storm and churn),
  * `restart_converge_ms`, `restart_nb_writes` (operations the restart wrote;
- * 0 when nothing changed), `rss_mb` (peak seen), `single_pod_ms`.
+ * 0 when nothing changed), `rss_mb` (peak seen), `single_pod_ms` (one more
+ * pod, created → ready, the median of five one after another: in a heap of
+ * gigabytes one pod can meet a major collection, which is the heap's cost,
+ * not the pod's).
  */
 import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
@@ -208,11 +211,19 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
     const restartWrites = controller.committer.stats.operations;
     void report;
     sample();
-    progress('one more pod');
-    const ts = performance.now();
-    await cluster.create(pod('single', 'ns-0', 'node-0', 'web'));
-    await watch.until('ns-0/single');
-    const singleMs = performance.now() - ts;
+    progress('one more pod, five times');
+    const singles: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const ts = performance.now();
+      await cluster.create(pod(`single-${k}`, 'ns-0', 'node-0', 'web'));
+      await watch.until(`ns-0/single-${k}`);
+      singles.push(performance.now() - ts);
+      await controller.idle();
+    }
+    const singleMs = percentile(
+      singles.sort((a, b) => a - b),
+      50,
+    );
     await controller.stop();
     return {
       name: 'controller',

@@ -98,4 +98,30 @@ describe('SimBackend recompiles after a change what the change touched', () => {
     await sim.apply([{ op: 'mutate', table: 'addressSet', key: 'blocked', delete: { addresses: ['10.0.2.11'] } }]);
     expect((await probe()).verdict).toBe('delivered');
   });
+
+  it('recompiles the ACLs whose address set changed and reuses every other one', async () => {
+    const { aclRules } = await import('../../sim/compile/switch.ts');
+    const { twoSubnets } = await import('../../model/topology/index.ts');
+    const t = twoSubnets()
+      .addressSet('a', ['10.0.9.1'])
+      .addressSet('b', ['10.0.9.2'])
+      .portGroup('pg', ['p1'])
+      .acl('sw1', 'to-lport', 1000, 'ip4.src == $a', 'drop')
+      .acl('sw1', 'to-lport', 999, 'ip4.src == $b', 'drop')
+      .acl('pg', 'to-lport', 998, 'outport == @pg && udp.dst == 53', 'drop')
+      .build();
+    const sim = new SimBackend({ topology: t });
+    sim.network();
+    const before = { ...aclRules.stats };
+    await sim.apply([{ op: 'mutate', table: 'addressSet', key: 'a', insert: { addresses: ['10.0.9.3'] } }]);
+    sim.network();
+    expect(aclRules.stats.compiled - before.compiled).toBe(1);
+    expect(aclRules.stats.reused - before.reused).toBe(2);
+    // A port joining the group changes that ACL's members on sw1: it alone is compiled again.
+    const mid = { ...aclRules.stats };
+    await sim.apply([{ op: 'mutate', table: 'portGroup', key: 'pg', insert: { ports: ['p2'] } }]);
+    const net = sim.network();
+    expect(aclRules.stats.compiled - mid.compiled).toBe(1);
+    expect([...net.switches.get('sw1')!.acls.out.byOutport.keys()].sort()).toEqual(['p1', 'p2']);
+  });
 });

@@ -24,6 +24,7 @@ import { compileRoutes, portForNexthop } from './routes.ts';
 import type { CompileStats, RowsByDatapath } from './by-datapath.ts';
 import type { LbVip, NatRule, PolicyRule, RouteTarget, RouterDp, RouterPortInfo } from './types.ts';
 import { appendAll } from '../../model/append.ts';
+import { matchDeps, RuleMemo } from './remember.ts';
 
 function policyTargets(ports: readonly RouterPortInfo[], p: RouterPolicy): RouteTarget[] | undefined {
   const targets: RouteTarget[] = [];
@@ -39,6 +40,9 @@ function policyTargets(ports: readonly RouterPortInfo[], p: RouterPolicy): Route
 
 /** A router has no port groups (`@pg` never matches there). */
 const NO_PORT_GROUPS: ReadonlyMap<string, readonly string[]> = new Map();
+
+/** Router policy matches by row, kept across compiles while what they read is unchanged (remember.ts). */
+const policyMatches = new RuleMemo<RouterPolicy, Pick<PolicyRule, 'test' | 'matchText' | 'req'>>();
 
 function compilePolicies(
   t: Topology,
@@ -65,19 +69,17 @@ function compilePolicies(
       }
       targets = resolved;
     }
-    out.push({
-      key,
-      policy: p,
-      priority: p.priority,
+    // The targets come from the router's ports, not the match: computed every time, the match remembered.
+    const compiled = policyMatches.get(p, r.name, matchDeps(p.match, t, env), issues, () => ({
       // A router has no port groups in OVN (they are per switch): `@pg` here never matches.
       test: compilePredicate(p.match, env, ['routerPolicy', key, 'match'], issues, {
         datapath: `router ${r.name}`,
         groupExists: (n) => t.portGroup.has(n),
       }),
       matchText: printMatch(p.match),
-      targets,
       req: aclRequirement(p.match, NO_PORT_GROUPS, env),
-    });
+    }));
+    out.push({ key, policy: p, priority: p.priority, ...compiled, targets });
   }
   return out.sort((a, b) => b.priority - a.priority || (a.key < b.key ? -1 : 1));
 }

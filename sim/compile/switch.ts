@@ -28,6 +28,7 @@ import type {
   SwitchPortInfo,
 } from './types.ts';
 import { appendAll } from '../../model/append.ts';
+import { matchDeps, RuleMemo } from './remember.ts';
 
 /** Shared across switches: an ACL whose match names no port group is compiled once for all of them. */
 export interface AclCache {
@@ -73,12 +74,28 @@ function compileAcl(acl: ACL, ctx: SwitchCompileContext, sw: string): AclRule {
   const hit = ctx.aclCache.byKey.get(cacheKey);
   if (hit) return hit;
   const local = ctx.envs.forSwitch(sw);
+  const deps = matchDeps(acl.match, ctx.t, local.env, perSwitch ? local.portGroups : undefined);
+  const rule = aclRules.get(acl, perSwitch ? sw : '', deps, ctx.issues, () => buildAcl(acl, ctx, sw, key, local));
+  ctx.aclCache.byKey.set(cacheKey, rule);
+  return rule;
+}
+
+/** ACL rules by row, kept across compiles while what they read is unchanged (remember.ts). */
+export const aclRules = new RuleMemo<ACL, AclRule>();
+
+function buildAcl(
+  acl: ACL,
+  ctx: SwitchCompileContext,
+  sw: string,
+  key: string,
+  local: { readonly env: SimMatchEnv['base']; readonly portGroups: ReadonlyMap<string, readonly string[]> },
+): AclRule {
   const req = aclRequirement(acl.match, local.portGroups, local.env);
   // The text kovn writes to NB (backends/ovn/nb/columns.ts): what northd pastes into its flows.
   const matchText = printMatch(acl.match);
   const priority = acl.priority + 1000;
   const refused = refusalsOf(ctx, key, acl, matchText);
-  const rule: AclRule = {
+  return {
     key,
     acl,
     stage: aclStage(acl),
@@ -89,8 +106,6 @@ function compileAcl(acl: ACL, ctx: SwitchCompileContext, sw: string): AclRule {
     traceRule: { kind: 'acl', priority, key, ...(acl.name ? { name: acl.name } : {}), match: matchText },
     ...(refused ? { refused } : {}),
   };
-  ctx.aclCache.byKey.set(cacheKey, rule);
-  return rule;
 }
 
 /** Port groups → switches their ports are on. */

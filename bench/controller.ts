@@ -18,8 +18,12 @@
  * 0 when nothing changed), `rss_mb` (peak seen), `single_pod_ms` (one more
  * pod, created → ready, the median of five one after another: in a heap of
  * gigabytes one pod can meet a major collection, which is the heap's cost,
- * not the pod's).
+ * not the pod's); `controller_heap_mb`, the heap the controller itself
+ * retains (measured by stopping it: `rss_mb` is the whole process, with
+ * the in-memory API server and the simulated NB in it).
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
@@ -49,6 +53,8 @@ export interface ControllerBenchReport {
     rss_mb: number;
     single_pod_ms: number;
     churn_ms: number;
+    /** Heap the controller itself retains after the run (rss_mb is the whole process: API server and NB too). */
+    controller_heap_mb: number;
   };
 }
 
@@ -69,6 +75,15 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** Heap in use after a full collection (V8's gc, reached without a command-line flag). */
+function settledHeap(): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
 
 /** Watches pods and reports when each becomes ready (`routed` written). */
 class ReadyWatch {
@@ -224,7 +239,12 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
       singles.sort((a, b) => a - b),
       50,
     );
+    // The controller's own heap: everything retained with it, less everything retained once it is stopped and gone
+    // (the in-memory API server and the simulated NB stay; a real controller's process holds neither).
+    const heapWith = settledHeap();
     await controller.stop();
+    (controller as Controller | undefined) = undefined;
+    const controllerHeap = Math.max(0, heapWith - settledHeap());
     return {
       name: 'controller',
       params: { nodes, pods, backend: backendKind },
@@ -238,6 +258,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
         rss_mb: round(peakRss / 2 ** 20),
         single_pod_ms: round(singleMs, 2),
         churn_ms: round(churnMs),
+        controller_heap_mb: round(controllerHeap / 2 ** 20),
       },
     };
   } finally {

@@ -34,6 +34,78 @@ function settingsOf(opts: Record<string, unknown>, base: ControllerSettings): Co
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
+function checkBackend(backend: string): asserts backend is 'sim' | 'ovn' {
+  if (backend !== 'sim' && backend !== 'ovn')
+    throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(backend)}`);
+}
+
+const progressLine = (what: string) => {
+  if (process.stderr.isTTY) process.stderr.write(`kovn: ${what}\n`);
+};
+
+/** Runs `f` in a world of the backend, closed afterwards and on Ctrl-C (no process or temp dir left). */
+async function withWorld<T>(
+  backend: 'sim' | 'ovn',
+  progress: (what: string) => void,
+  f: (world: import('../scenarios/run.ts').ProbeWorld) => Promise<T>,
+): Promise<T> {
+  let world: import('../scenarios/run.ts').ProbeWorld;
+  if (backend === 'ovn') {
+    progress('starting a local OVN control plane');
+    const { OvnWorld } = await import('../scenarios/ovn-world.ts');
+    world = await OvnWorld.start();
+  } else world = new (await import('../scenarios/run.ts')).SimWorld();
+  const stop = () => {
+    void world.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await f(world);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await world.close();
+  }
+}
+
+/** Pods at most this many: a matrix per port; more, a list. */
+const MATRIX_MAX_PODS = 12;
+
+function printConnectivity(r: import('../scenarios/connectivity.ts').ConnectivityResult): void {
+  const w = (line: string) => process.stdout.write(`${line}\n`);
+  const ports = [...new Set(r.pairs.map((p) => `${p.protocol}/${p.port}`))].sort();
+  if (r.pods.length <= MATRIX_MAX_PODS) {
+    const idx = new Map(r.pods.map((p, i) => [p, i + 1]));
+    const width = Math.max(...r.pods.map((p) => p.length), 4);
+    for (const port of ports) {
+      const cell = new Map<string, boolean>();
+      for (const p of r.pairs) if (`${p.protocol}/${p.port}` === port) cell.set(`${p.from}\u0000${p.to}`, p.allowed);
+      w(`${port.padEnd(width + 4)} to: ${r.pods.map((_, i) => String(i + 1).padStart(3)).join('')}`);
+      for (const from of r.pods) {
+        const row = r.pods.map((to) => {
+          const v = cell.get(`${from}\u0000${to}`);
+          return v === undefined ? '  .' : v ? paint(32, '  Y') : paint(31, '  n');
+        });
+        w(`${String(idx.get(from)).padStart(2)}  ${from.padEnd(width)} ${row.join('')}`);
+      }
+      w('');
+    }
+    w('Y allowed, n denied, . not probed (the same pod, or no such port on the destination)');
+  }
+  const denied = r.pairs.filter((p) => !p.allowed);
+  const listed = r.pods.length <= MATRIX_MAX_PODS ? denied : [...denied, ...r.pairs.filter((p) => p.allowed)];
+  for (const p of listed)
+    w(
+      `${p.allowed ? paint(32, 'allowed') : paint(31, 'denied ')} ${p.from} -> ${p.to} ${p.protocol}/${p.port}${
+        p.reason ? ` - ${p.reason}` : ''
+      }`,
+    );
+  w(
+    `${r.pairs.length - denied.length}/${r.pairs.length} pairs allowed, ${denied.length} denied (${r.pods.length} pods)`,
+  );
+}
+
 export function registerSim(program: Command): void {
   const sim = program.command('sim').description('run scenarios on a backend (default: the in-process simulator)');
 
@@ -47,37 +119,18 @@ export function registerSim(program: Command): void {
   run.action(
     async (file: string, opts: Record<string, unknown> & { backend: string; json?: boolean; seed: number }) => {
       const { loadScenario } = await import('../scenarios/load.ts');
-      const { runScenario, SimWorld } = await import('../scenarios/run.ts');
-      if (opts.backend !== 'sim' && opts.backend !== 'ovn')
-        throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(opts.backend)}`);
+      const { runScenario } = await import('../scenarios/run.ts');
+      checkBackend(opts.backend);
       const scenario = loadScenario(file);
       const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
-      const progress = (what: string) => {
-        if (process.stderr.isTTY) process.stderr.write(`kovn: ${what}\n`);
-      };
+      const progress = progressLine;
       for (const i of scenario.ignored)
         process.stderr.write(
           `kovn: ignored ${i.count} ${i.kind} object(s) (first at ${i.first.file}, document ${i.first.doc})\n`,
         );
-      let world: import('../scenarios/run.ts').ProbeWorld;
-      if (opts.backend === 'ovn') {
-        progress('starting a local OVN control plane');
-        const { OvnWorld } = await import('../scenarios/ovn-world.ts');
-        world = await OvnWorld.start();
-      } else world = new SimWorld();
-      const stop = () => {
-        void world.close().finally(() => process.exit(130));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      let out: Awaited<ReturnType<typeof runScenario>>;
-      try {
-        out = await runScenario(scenario, { world, seed: opts.seed, settings, onProgress: progress });
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        await world.close();
-      }
+      const out = await withWorld(opts.backend, progress, (world) =>
+        runScenario(scenario, { world, seed: opts.seed, settings, onProgress: progress }),
+      );
       const results = out.results.map((r) => ({
         step: r.step,
         from: r.from,
@@ -100,6 +153,56 @@ export function registerSim(program: Command): void {
         );
       }
       if (out.results.some((r) => !r.ok)) process.exitCode = 1;
+    },
+  );
+
+  const conn = sim
+    .command('connectivity <manifests...>')
+    .description('every ordered pair of pods of plain manifests (files or folders), on the given or declared ports')
+    .option('--ports <list>', "e.g. TCP/80,UDP/53,TCP/http (default: each destination's declared container ports)")
+    .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
+    .option('--json', 'print {"pairs":[{"from","to","protocol","port","allowed"}]}')
+    .option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1);
+  for (const flag of Object.values(SETTING_FLAGS)) conn.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
+  conn.action(
+    async (
+      files: string[],
+      opts: Record<string, unknown> & { backend: string; json?: boolean; seed: number; ports?: string },
+    ) => {
+      const { loadManifests } = await import('../scenarios/load.ts');
+      const { runConnectivity, parsePorts } = await import('../scenarios/connectivity.ts');
+      checkBackend(opts.backend);
+      const ports = opts.ports !== undefined ? parsePorts(opts.ports) : undefined;
+      const manifests = loadManifests(files);
+      const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
+      for (const i of manifests.ignored)
+        process.stderr.write(
+          `kovn: ignored ${i.count} ${i.kind} object(s) (first at ${i.first.file}, document ${i.first.doc})\n`,
+        );
+      const out = await withWorld(opts.backend, progressLine, (world) =>
+        runConnectivity(manifests, {
+          world,
+          settings,
+          seed: opts.seed,
+          onProgress: progressLine,
+          ...(ports ? { ports } : {}),
+        }),
+      );
+      for (const n of out.notes) process.stderr.write(`kovn: ${n}\n`);
+      if (opts.json) {
+        const pairs = out.pairs.map((p) => ({
+          from: p.from,
+          to: p.to,
+          protocol: p.protocol,
+          port: p.port,
+          allowed: p.allowed,
+          ...(p.reason ? { reason: p.reason } : {}),
+        }));
+        process.stdout.write(`${JSON.stringify({ pairs })}\n`);
+        return;
+      }
+      for (const w of out.warnings) process.stderr.write(`kovn: warning ${w.object} ${w.reason}: ${w.message}\n`);
+      printConnectivity(out);
     },
   );
 

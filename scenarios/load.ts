@@ -321,16 +321,26 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
 
 /** Loads a scenario file or a folder of `.yaml`/`.yml` files (sorted by name). */
 export function loadScenario(path: string): LoadedScenario {
-  let files: string[];
-  try {
-    files = statSync(path).isDirectory()
-      ? readdirSync(path)
+  return loadManifests([path]);
+}
+
+/**
+ * Loads files and folders as one scenario (in the order given, a folder's
+ * files sorted by name): plain manifests need no Scenario document.
+ */
+export function loadManifests(paths: readonly string[]): LoadedScenario {
+  const files: string[] = [];
+  for (const path of paths) {
+    try {
+      if (!statSync(path).isDirectory()) files.push(path);
+      else
+        for (const f of readdirSync(path)
           .filter((f) => /\.ya?ml$/.test(f))
-          .sort()
-          .map((f) => join(path, f))
-      : [path];
-  } catch (e) {
-    throw new ScenarioLoadError('read', { file: path, doc: 0, line: 0 }, '', (e as Error).message);
+          .sort())
+          files.push(join(path, f));
+    } catch (e) {
+      throw new ScenarioLoadError('read', { file: path, doc: 0, line: 0 }, '', (e as Error).message);
+    }
   }
   const acc: Accumulator = { objects: [] };
   for (const file of files) {
@@ -342,6 +352,7 @@ export function loadScenario(path: string): LoadedScenario {
     }
     readScenarioText(file, text, acc);
   }
-  const base = path.split('/').pop() ?? path;
+  const first = paths[0] ?? 'manifests';
+  const base = first.split('/').filter(Boolean).pop() ?? first;
   return assembleScenario(acc, base.replace(/\.ya?ml$/, ''));
 }

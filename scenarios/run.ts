@@ -22,7 +22,7 @@ import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
-import { buildIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
+import { buildIndex, ProbeError, type ResolvedProbe, resolveProbe } from './probe.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -90,6 +90,13 @@ export interface RunOptions {
   readonly seed?: number;
   readonly settings?: ControllerSettings;
   readonly onProgress?: (what: string) => void;
+  /**
+   * A probe naming a pod that has no address (its allocation failed) or no
+   * such pod: `throw` (default: a scenario's probes are the author's, and a
+   * wrong one is an error) or `deny` (generated probes: the pair is denied,
+   * the reason says why).
+   */
+  readonly unresolvable?: 'throw' | 'deny';
 }
 
 const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
@@ -140,7 +147,13 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet']);
     const ix = buildIndex(objects, await opts.world.backend.read(), settings);
     for (const e of list) {
-      const r = resolveProbe(ix, e, n++);
+      let r: ResolvedProbe;
+      try {
+        r = resolveProbe(ix, e, n++);
+      } catch (err) {
+        if (opts.unresolvable !== 'deny' || !(err instanceof ProbeError)) throw err;
+        r = { kind: 'denied', reason: err.message };
+      }
       const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await opts.world.answer(r);
       results.push({
         step,

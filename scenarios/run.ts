@@ -21,6 +21,7 @@ import { type ControllerSettings, settingsFromScenario } from '../controller/con
 import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
+import { explainDrop } from './explain.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ResolvedProbe, resolveProbe } from './probe.ts';
 
@@ -65,23 +66,21 @@ export class SimWorld implements ProbeWorld {
   async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string }> {
     const net = this.net ?? this.backend.network();
     const fwd = simulate(net, { inport: r.inport, packet: r.packet });
+    const why = (x: ReturnType<typeof simulate>) => (x.drop ? explainDrop(x.drop, net.topology) : undefined);
     if (r.routerAnswers) {
       const ok = fwd.outputs.some((o) => o.port === r.inport && isEchoReply(o.packet));
-      return ok ? { allowed: true } : { allowed: false, reason: dropReason(fwd) ?? 'no echo reply came back' };
+      return ok ? { allowed: true } : { allowed: false, reason: why(fwd) ?? 'no echo reply came back' };
     }
     const arrived = fwd.outputs.find((o) => r.targets.includes(o.port) && o.generated === undefined);
-    if (arrived === undefined)
-      return { allowed: false, reason: dropReason(fwd) ?? `never reached ${r.targets.join(', ')}` };
+    if (arrived === undefined) return { allowed: false, reason: why(fwd) ?? `never reached ${r.targets.join(', ')}` };
     const c = probeConnection(net, { inport: r.inport, packet: r.packet, target: arrived.port });
-    return { allowed: c.allowed, ...(c.reason ? { reason: c.reason } : {}) };
+    if (c.allowed) return { allowed: true };
+    const back = c.reply === undefined ? undefined : why(c.reply);
+    return { allowed: false, reason: back !== undefined ? `the reply: ${back}` : (c.reason ?? 'denied') };
   }
   async close(): Promise<void> {
     await this.backend.close();
   }
-}
-
-function dropReason(r: ReturnType<typeof simulate>): string | undefined {
-  return r.drop ? `dropped in ${r.drop.datapath} ${r.drop.stage}: ${r.drop.reason}` : undefined;
 }
 
 export interface RunOptions {

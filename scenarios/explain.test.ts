@@ -1,0 +1,114 @@
+// Denied probes name the object that decided them: end to end through the controller for a
+// NetworkPolicy and a private Subnet, and row by row for routes, router policies and the rest.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseMatch } from '../model/match/index.ts';
+import { emptyTopology, keyOf, type RouterPolicy } from '../model/topology/index.ts';
+import { explainDrop } from './explain.ts';
+import { loadScenario } from './load.ts';
+import { runScenario, SimWorld } from './run.ts';
+
+const SCENARIO = `
+apiVersion: kubeovn.io/v1
+kind: Subnet
+metadata: { name: vault }
+spec: { cidrBlock: 10.66.0.0/24, namespaces: [vault], private: true, allowSubnets: [10.16.0.0/16] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: client, namespace: default }
+spec: { containers: [] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: secret, namespace: vault }
+spec: { containers: [] }
+---
+apiVersion: kubeovn.io/v1
+kind: Subnet
+metadata: { name: lab }
+spec: { cidrBlock: 10.77.0.0/24, namespaces: [lab] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: probe, namespace: lab }
+spec: { containers: [] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: db, namespace: shop, labels: { app: db } }
+spec: { containers: [] }
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: { name: db-closed, namespace: shop }
+spec: { podSelector: { matchLabels: { app: db } }, policyTypes: [Ingress] }
+---
+apiVersion: kovn.io/v1alpha1
+kind: Scenario
+metadata: { name: explain }
+spec:
+  expect:
+    - { from: default/client, to: shop/db, protocol: TCP, port: 5432, allowed: false }
+    - { from: lab/probe, to: vault/secret, protocol: TCP, port: 8200, allowed: false }
+    - { from: default/client, to: vault/secret, protocol: TCP, port: 8200, allowed: true }
+`;
+
+describe('why a probe is denied', () => {
+  it('names the NetworkPolicy and the private Subnet that decided', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kovn-explain-'));
+    try {
+      writeFileSync(join(dir, 's.yaml'), SCENARIO);
+      const world = new SimWorld();
+      const r = await runScenario(loadScenario(join(dir, 's.yaml')), { world });
+      await world.close();
+      expect(r.results.map((x) => x.ok)).toEqual([true, true, true]);
+      expect(r.results[0]!.reason).toBe(
+        'NetworkPolicy shop/db-closed selects the pod for ingress and none of its ingress rules admits this ' +
+          '(drop ACL priority 2000)',
+      );
+      // lab (10.77.0.0/24) is not in the vault's allowSubnets; the default subnet (10.16.0.0/16) is.
+      expect(r.results[1]!.reason).toMatch(
+        /^Subnet vault is private and the source is not in its allowSubnets \(drop ACL priority 1000\)$/,
+      );
+      expect(r.results[2]!.allowed).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names router policies and routes by their owner, and says "no route to host" for a missing route', () => {
+    const t = emptyTopology();
+    const policy: RouterPolicy = {
+      router: 'ovn-cluster',
+      priority: 31000,
+      match: parseMatch('ip4.dst == 10.9.0.0/16'),
+      action: 'drop',
+      nexthops: [],
+      options: {},
+      externalIds: { vpc: 'ovn-cluster' },
+    };
+    t.routerPolicy.set(keyOf('routerPolicy', policy), policy);
+    const rule = { kind: 'policy' as const, priority: 31000, key: keyOf('routerPolicy', policy) };
+    expect(explainDrop({ datapath: 'ovn-cluster', stage: 'lr_in_policy', reason: 'router policy drop', rule }, t)).toBe(
+      'router policy of Vpc ovn-cluster: drop at priority 31000 (ovn-cluster lr_in_policy)',
+    );
+    expect(explainDrop({ datapath: 'vpc-a', stage: 'lr_in_ip_routing', reason: 'no route' }, t)).toBe(
+      'no route to host: router vpc-a has no route for the destination (vpc-a lr_in_ip_routing)',
+    );
+    const lb = { kind: 'lb' as const, priority: 120, key: 'lb|10.96.0.9:80', name: 'cluster-tcp-loadbalancer' };
+    expect(
+      explainDrop(
+        { datapath: 'ovn-default', stage: 'ls_in_lb', reason: 'VIP 10.96.0.9:80 has no backends', rule: lb },
+        t,
+      ),
+    ).toBe(
+      'no endpoint: VIP 10.96.0.9:80 has no backends (load balancer cluster-tcp-loadbalancer, ovn-default ls_in_lb)',
+    );
+    expect(explainDrop({ datapath: 'sw', stage: 'ls_in_l2_lkup', reason: 'no port for the destination MAC' }, t)).toBe(
+      'dropped in sw ls_in_l2_lkup: no port for the destination MAC',
+    );
+  });
+});

@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import { registerBench } from './bench.ts';
-import { registerSim } from './sim.ts';
+import { registerSim, registerTrace } from './sim.ts';
 import { registerDifftest } from './difftest.ts';
 
 const program = new Command()
@@ -16,6 +16,7 @@ const program = new Command()
   .showHelpAfterError();
 
 registerSim(program);
+registerTrace(program);
 registerBench(program);
 registerDifftest(program);
 

@@ -106,6 +106,84 @@ function printConnectivity(r: import('../scenarios/connectivity.ts').Connectivit
   );
 }
 
+/** `kovn trace`: one probe of a scenario, stage by stage, and its reply. */
+export function registerTrace(program: Command): void {
+  const cmd = program
+    .command('trace <scenario>')
+    .description('one probe of a scenario, stage by stage (and its reply), in the state after a step')
+    .requiredOption('--from <pod>', 'the probe source: ns/name, or an outside address')
+    .requiredOption('--to <dest>', 'the destination: ns/name, svc/ns/name, a cluster IP or an outside address')
+    .requiredOption('--protocol <p>', 'TCP, UDP, SCTP or ICMP')
+    .option('--port <n>', 'destination port (not for ICMP)', (v) => Number(v))
+    .option('--step <n>', 'the state after this step (0: the scenario objects)', (v) => Number(v), 0)
+    .option('--backend <backend>', "sim, or ovn (a local NB/SB/northd; ovn-trace's own text beside)", 'sim')
+    .option('--json', 'print {"verdict","outport"?,"stages":[...],"reply"?,"ovnTrace"?}')
+    .option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1);
+  for (const flag of Object.values(SETTING_FLAGS)) cmd.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
+  cmd.action(
+    async (
+      file: string,
+      opts: Record<string, unknown> & {
+        from: string;
+        to: string;
+        protocol: string;
+        port?: number;
+        step: number;
+        backend: string;
+        json?: boolean;
+        seed: number;
+      },
+    ) => {
+      const { loadScenario } = await import('../scenarios/load.ts');
+      const { traceScenario, traceReportJSON } = await import('../scenarios/trace.ts');
+      const { formatTrace } = await import('../sim/trace.ts');
+      checkBackend(opts.backend);
+      const protocol = opts.protocol.toUpperCase();
+      if (!['TCP', 'UDP', 'SCTP', 'ICMP'].includes(protocol))
+        throw new Error(`--protocol: expected TCP, UDP, SCTP or ICMP, got ${JSON.stringify(opts.protocol)}`);
+      if (
+        protocol !== 'ICMP' &&
+        (opts.port === undefined || !Number.isInteger(opts.port) || opts.port < 1 || opts.port > 65535)
+      )
+        throw new Error(`--port: ${protocol} needs a port 1..65535`);
+      const scenario = loadScenario(file);
+      const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
+      const probe = {
+        from: opts.from,
+        to: opts.to,
+        protocol: protocol as 'TCP' | 'UDP' | 'SCTP' | 'ICMP',
+        ...(protocol !== 'ICMP' ? { port: opts.port! } : {}),
+        allowed: true,
+      };
+      const t = await withWorld(opts.backend, progressLine, (world) =>
+        traceScenario(scenario, probe, { world, step: opts.step, settings, seed: opts.seed, onProgress: progressLine }),
+      );
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify(traceReportJSON(t))}\n`);
+        return;
+      }
+      const w = (line: string) => process.stdout.write(`${line}\n`);
+      const verdict = (v: string) => (v === 'delivered' ? paint(32, v) : paint(31, v));
+      const what = `${probe.from} -> ${probe.to} ${protocol}${probe.port !== undefined ? `/${probe.port}` : ''}`;
+      w(`${what} (step ${opts.step}, ${opts.backend}): ${verdict(t.verdict)}${t.outport ? ` at ${t.outport}` : ''}`);
+      if (t.stages.length > 0) w(formatTrace(t.stages));
+      if (t.reason) w(`${paint(31, 'why')}: ${t.reason}`);
+      if (t.reply) {
+        w('');
+        w(`reply: ${verdict(t.reply.verdict)}${t.reply.outport ? ` at ${t.reply.outport}` : ''}`);
+        w(formatTrace(t.reply.stages));
+        if (t.reply.reason) w(`${paint(31, 'why')}: ${t.reply.reason}`);
+      }
+      if (t.ovnTrace !== undefined) {
+        w('');
+        w('ovn-trace (first packet):');
+        w(t.ovnTrace.trimEnd());
+      }
+      if (t.verdict === 'dropped' || t.reply?.verdict === 'dropped') process.exitCode = 1;
+    },
+  );
+}
+
 export function registerSim(program: Command): void {
   const sim = program.command('sim').description('run scenarios on a backend (default: the in-process simulator)');
 

@@ -90,7 +90,7 @@ describe('why a probe is denied', () => {
       options: {},
       externalIds: { vpc: 'ovn-cluster' },
     };
-    t.routerPolicy.set(keyOf('routerPolicy', policy), policy);
+    (t.routerPolicy as Map<string, RouterPolicy>).set(keyOf('routerPolicy', policy), policy);
     const rule = { kind: 'policy' as const, priority: 31000, key: keyOf('routerPolicy', policy) };
     expect(explainDrop({ datapath: 'ovn-cluster', stage: 'lr_in_policy', reason: 'router policy drop', rule }, t)).toBe(
       'router policy of Vpc ovn-cluster: drop at priority 31000 (ovn-cluster lr_in_policy)',

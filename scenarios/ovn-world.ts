@@ -53,6 +53,10 @@ export class OvnWorld implements ProbeWorld {
     };
   }
 
+  async ovnTrace(r: ResolvedProbe & { kind: 'packet' }): Promise<string> {
+    return (await this.backend.trace({ inport: r.inport, packet: r.packet })).raw;
+  }
+
   async close(): Promise<void> {
     await this.backend.close().catch(() => {});
     await this.cp.stop();

@@ -23,7 +23,7 @@ import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
 import { explainDrop } from './explain.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
-import { buildIndex, ProbeError, type ResolvedProbe, resolveProbe } from './probe.ts';
+import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -52,6 +52,8 @@ export interface ProbeWorld {
   /** Called after each step has converged, before its probes. */
   ready(): Promise<void>;
   answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string }>;
+  /** ovn-trace's own text for the probe's first packet (worlds with real OVN). */
+  ovnTrace?(r: ResolvedProbe & { kind: 'packet' }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,8 @@ export interface RunOptions {
    * the reason says why).
    */
   readonly unresolvable?: 'throw' | 'deny';
+  /** Called once each step has converged, before its probes, with what they resolve against. */
+  readonly onConverged?: (step: number, ix: ProbeIndex) => Promise<void>;
 }
 
 const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
@@ -145,6 +149,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   const probeAll = async (step: number, list: readonly ScenarioProbe[]) => {
     const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet']);
     const ix = buildIndex(objects, await opts.world.backend.read(), settings);
+    await opts.onConverged?.(step, ix);
     for (const e of list) {
       let r: ResolvedProbe;
       try {

@@ -151,7 +151,7 @@ function closeNames(want: string, have: Iterable<string>): string[] {
 }
 
 type End =
-  | { readonly kind: 'pod'; readonly pod: ProbePod }
+  | { readonly kind: 'pod'; readonly pod: ProbePod; readonly ip?: string }
   | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
   | { readonly kind: 'cluster-ip'; readonly ip: string }
   | { readonly kind: 'outside'; readonly ip: string };
@@ -170,7 +170,7 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
   }
   if (tryParseIP(text) !== undefined) {
     for (const pod of ix.pods.values())
-      if (pod.ips.includes(text) && (vpc === undefined || pod.router === vpc)) return { kind: 'pod', pod };
+      if (pod.ips.includes(text) && (vpc === undefined || pod.router === vpc)) return { kind: 'pod', pod, ip: text };
     for (const svc of ix.services.values())
       if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
     return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
@@ -247,7 +247,8 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   };
   switch (to.kind) {
     case 'pod': {
-      const p = pick(to.pod.ips);
+      // A probe to an address goes to that address: never to the pod's address of another family.
+      const p = pick(to.ip !== undefined ? [to.ip] : to.pod.ips);
       if (p === undefined) return { kind: 'denied', reason: `${e.from} and ${e.to} share no address family` };
       const ethDst = to.pod.subnet === src.subnet ? to.pod.mac : gwMac;
       return {

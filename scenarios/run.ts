@@ -74,7 +74,11 @@ export class SimWorld implements ProbeWorld {
       return ok ? { allowed: true } : { allowed: false, reason: why(fwd) ?? 'no echo reply came back' };
     }
     const arrived = fwd.outputs.find((o) => r.targets.includes(o.port) && o.generated === undefined);
-    if (arrived === undefined) return { allowed: false, reason: why(fwd) ?? `never reached ${r.targets.join(', ')}` };
+    if (arrived === undefined) {
+      const went = [...new Set(fwd.outputs.filter((o) => o.generated === undefined).map((o) => o.port))];
+      const elsewhere = went.length > 0 ? `went to ${went.join(', ')}, not ${r.targets.join(', ')}` : undefined;
+      return { allowed: false, reason: why(fwd) ?? elsewhere ?? `never reached ${r.targets.join(', ')}` };
+    }
     const c = probeConnection(net, { inport: r.inport, packet: r.packet, target: arrived.port });
     if (c.allowed) return { allowed: true };
     const back = c.reply === undefined ? undefined : why(c.reply);

@@ -34,6 +34,18 @@ describe('kovn trace on the simulator', () => {
     expect(t.reply!.stages[0]).toMatchObject({ datapath: 'data', pipeline: 'ingress', inport: 'db-0.data' });
   });
 
+  it('shows egress leaving through the pod\'s own node (distributed) or the gateway node (centralized)', async () => {
+    const s = loadScenario(join(import.meta.dirname, 'egress-gateway.yaml'));
+    const out = (from: string) =>
+      traceScenario(s, { from, to: '198.51.100.9', protocol: 'TCP', port: 443, allowed: true });
+    // app runs on node-1 in the distributed ovn-default; collector runs on node-1 too, in edge, centralized on node-2.
+    expect((await out('default/app')).outport).toBe('node-node-1');
+    const c = await out('edge/collector');
+    expect(c.outport).toBe('node-node-2');
+    const policy = c.stages.find((x) => x.stage === 'lr_in_policy');
+    expect(policy?.rule).toMatchObject({ kind: 'policy', priority: 29000 });
+  });
+
   it('refuses a step the scenario does not have, and names a pod that does not exist', async () => {
     await expect(traceScenario(loadScenario(QUICKSTART), debugToDb, { step: 2 })).rejects.toThrow(TraceError);
     await expect(traceScenario(loadScenario(QUICKSTART), { ...debugToDb, to: 'data/db-1' })).rejects.toThrow(

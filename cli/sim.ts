@@ -6,6 +6,7 @@ import {
   settingsFromFlags,
   settingsFromScenario,
 } from '../controller/config.ts';
+import type { ProbeIndex } from '../scenarios/probe.ts';
 import type { ProbeResult } from '../scenarios/run.ts';
 
 const useColour = () => process.stdout.isTTY && !process.env.NO_COLOR;
@@ -192,10 +193,14 @@ export function registerSim(program: Command): void {
     .description('a scenario (a YAML file or a folder) through the controller onto a backend; every probe checked')
     .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
     .option('--json', 'print {"backend","results":[{"step","from","to","protocol","port","expected","allowed","ok"}]}')
-    .option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1);
+    .option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1)
+    .option('--report <file>', 'also write the run as one self-contained HTML page (topology, results, traces)');
   for (const flag of Object.values(SETTING_FLAGS)) run.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
   run.action(
-    async (file: string, opts: Record<string, unknown> & { backend: string; json?: boolean; seed: number }) => {
+    async (
+      file: string,
+      opts: Record<string, unknown> & { backend: string; json?: boolean; seed: number; report?: string },
+    ) => {
       const { loadScenario } = await import('../scenarios/load.ts');
       const { runScenario } = await import('../scenarios/run.ts');
       checkBackend(opts.backend);
@@ -206,9 +211,32 @@ export function registerSim(program: Command): void {
         process.stderr.write(
           `kovn: ignored ${i.count} ${i.kind} object(s) (first at ${i.first.file}, document ${i.first.doc})\n`,
         );
+      const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
+      const inventory = new InventoryCollector();
       const out = await withWorld(opts.backend, progress, (world) =>
-        runScenario(scenario, { world, seed: opts.seed, settings, onProgress: progress }),
+        runScenario(scenario, {
+          world,
+          seed: opts.seed,
+          settings,
+          onProgress: progress,
+          ...(opts.report
+            ? { traces: true, onConverged: async (_step: number, ix: ProbeIndex) => inventory.add(ix) }
+            : {}),
+        }),
       );
+      if (opts.report) {
+        const { writeFileSync } = await import('node:fs');
+        writeFileSync(
+          opts.report,
+          renderReport({
+            scenario: scenario.name,
+            backend: opts.backend,
+            results: out.results,
+            inventory: inventory.inventory,
+          }),
+        );
+        process.stderr.write(`kovn: report written to ${opts.report}\n`);
+      }
       const results = out.results.map((r) => ({
         step: r.step,
         from: r.from,

@@ -14,7 +14,7 @@ import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Packet } from '../model/packet/index.ts';
-import { simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
+import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
 import { MemoryCluster } from '../controller/cluster/memory.ts';
 import { type KubeObject, NAMESPACED, refOf } from '../controller/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
@@ -22,6 +22,7 @@ import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
 import { explainDrop } from './explain.ts';
+import { type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 
@@ -36,6 +37,8 @@ export interface ProbeResult {
   readonly ok: boolean;
   /** Why not allowed, in one line. */
   readonly reason?: string;
+  /** The probe stage by stage (with `traces`), on the network the backend holds. */
+  readonly trace?: TraceReport;
 }
 
 export interface RunResult {
@@ -102,6 +105,8 @@ export interface RunOptions {
    * the reason says why).
    */
   readonly unresolvable?: 'throw' | 'deny';
+  /** Trace every probe too (the simulator over the network the backend holds: the HTML report's traces). */
+  readonly traces?: boolean;
   /** Called once each step has converged, before its probes, with what they resolve against. */
   readonly onConverged?: (step: number, ix: ProbeIndex) => Promise<void>;
 }
@@ -152,8 +157,14 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   };
   const probeAll = async (step: number, list: readonly ScenarioProbe[]) => {
     const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet']);
-    const ix = buildIndex(objects, await opts.world.backend.read(), settings);
+    const topology = await opts.world.backend.read();
+    const ix = buildIndex(objects, topology, settings);
     await opts.onConverged?.(step, ix);
+    const net = !opts.traces
+      ? undefined
+      : opts.world.backend instanceof SimBackend
+        ? opts.world.backend.network()
+        : compileNetwork(topology);
     for (const e of list) {
       let r: ResolvedProbe;
       try {
@@ -173,6 +184,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         allowed: v.allowed,
         ok: v.allowed === e.allowed,
         ...(v.reason && !v.allowed ? { reason: v.reason } : {}),
+        ...(net && r.kind === 'packet' ? { trace: traceResolved(net, r, e) } : {}),
       });
     }
     progress(`step ${step}: ${list.length} probes`);

@@ -34,7 +34,7 @@ describe('kovn trace on the simulator', () => {
     expect(t.reply!.stages[0]).toMatchObject({ datapath: 'data', pipeline: 'ingress', inport: 'db-0.data' });
   });
 
-  it('shows egress leaving through the pod\'s own node (distributed) or the gateway node (centralized)', async () => {
+  it("shows egress leaving through the pod's own node (distributed) or the gateway node (centralized)", async () => {
     const s = loadScenario(join(import.meta.dirname, 'egress-gateway.yaml'));
     const out = (from: string) =>
       traceScenario(s, { from, to: '198.51.100.9', protocol: 'TCP', port: 443, allowed: true });

@@ -9,59 +9,18 @@
  * compiled by the simulator, with ovn-trace's own text of the first packet
  * beside it (`ovnTrace`).
  */
-import { compileNetwork, replyTo, simulate, type SimNetwork, type SimResult, traceToJSON } from '../sim/index.ts';
-import type { TraceStage } from '../sim/trace.ts';
+import { compileNetwork, traceToJSON } from '../sim/index.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import type { Packet } from '../model/packet/index.ts';
-import { explainDrop } from './explain.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
-import { type ResolvedProbe, resolveProbe } from './probe.ts';
+import { resolveProbe } from './probe.ts';
 import { type ProbeWorld, runScenario, SimWorld } from './run.ts';
+import { type TracedPacket, type TraceReport, traceResolved } from './trace-probe.ts';
 
-export interface TracedPacket {
-  readonly verdict: 'delivered' | 'dropped';
-  readonly outport?: string;
-  readonly stages: readonly TraceStage[];
-  /** Why dropped, naming what decided (explain.ts). */
-  readonly reason?: string;
-}
-
-export interface TraceReport extends TracedPacket {
-  readonly reply?: TracedPacket;
-  readonly ovnTrace?: string;
-}
+export type { TracedPacket, TraceReport } from './trace-probe.ts';
 
 export class TraceError extends Error {
   override readonly name = 'TraceError';
-}
-
-const isEchoReply = (p: Packet) => p['icmp4.type'] === 0 || p['icmp6.type'] === 129;
-
-function traced(r: SimResult, net: SimNetwork, arrived: string | undefined): TracedPacket {
-  const outport = arrived ?? r.outputs[0]?.port;
-  return {
-    verdict: arrived !== undefined ? 'delivered' : 'dropped',
-    ...(outport !== undefined ? { outport } : {}),
-    stages: r.stages,
-    ...(arrived === undefined && r.drop ? { reason: explainDrop(r.drop, net.topology) } : {}),
-  };
-}
-
-function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packet' }, e: ScenarioProbe): TraceReport {
-  const fwd = simulate(net, { inport: r.inport, packet: r.packet, trace: true });
-  if (r.routerAnswers) {
-    const back = fwd.outputs.find((o) => o.port === r.inport && isEchoReply(o.packet));
-    return traced(fwd, net, back?.port);
-  }
-  const arrived = fwd.outputs.find((o) => r.targets.includes(o.port) && o.generated === undefined);
-  const first = traced(fwd, net, arrived?.port);
-  if (arrived === undefined || e.protocol === 'UDP') return first;
-  const answer = replyTo(arrived.packet);
-  if (answer === undefined) return first;
-  const back = simulate(net, { inport: arrived.port, packet: answer, conntrack: fwd.conntrack, trace: true });
-  const home = back.outputs.find((o) => o.port === r.inport && o.generated === undefined);
-  return { ...first, reply: traced(back, net, home?.port) };
 }
 
 export interface TraceOptions {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run give it:
-//   1. installs Debian's OVN/OVS (and iproute2, openssl) when a binary is missing,
+//   1. installs Debian's OVN/OVS (and iproute2, openssl, and chromium for the HTML
+//      report's browser test) when a binary is missing,
 //   2. type-checks (tsc --noEmit) and checks format and lint (biome check),
 //   3. runs every vitest test with KOVN_REQUIRE_OVN=1, so a test that needs
 //      OVN fails instead of skipping.
@@ -23,8 +24,9 @@ const NEEDED = [
   'ovn-controller',
   'ip',
   'openssl',
+  'chromium',
 ];
-const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'openssl'];
+const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'openssl', 'chromium'];
 
 function onPath(bin) {
   const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);

@@ -1,0 +1,99 @@
+/**
+ * The HTML report in a real headless browser (Debian's chromium): written by
+ * `kovn sim run --report`, opened from a file with no network, laid out (the
+ * page's own check finds every drawn element with an area), every VPC,
+ * subnet, pod and Service of the scenario drawn with its data-kind and
+ * data-name, and the numbers on the page those of the run's JSON.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expandObjects } from '../scenarios/expand.ts';
+import { loadScenario } from '../scenarios/load.ts';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..');
+const KOVN = join(ROOT, 'cli', 'bin', 'kovn.js');
+const CHROMIUM = ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--virtual-time-budget=3000'];
+const dir = mkdtempSync(join(tmpdir(), 'kovn-report-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What a scenario holds, read from its objects (not from the report's code). */
+function expected(file: string) {
+  const s = loadScenario(file);
+  const all = [...s.objects.map((o) => o.object), ...s.steps.flatMap((st) => st.apply.map((o) => o.object))];
+  const objs = expandObjects(all, { ...(s.cluster.nodes ? { nodes: s.cluster.nodes } : {}) }).objects;
+  const named = (kind: string, ns: boolean) =>
+    objs
+      .filter((o) => o.kind === kind)
+      .map((o) => (ns ? `${o.metadata.namespace ?? 'default'}/${o.metadata.name}` : o.metadata.name));
+  return {
+    vpc: ['ovn-cluster', ...named('Vpc', false)],
+    subnet: ['ovn-default', 'join', ...named('Subnet', false)],
+    pod: named('Pod', true),
+    service: named('Service', true),
+  };
+}
+
+const elements = (dom: string, kind: string) =>
+  [...dom.matchAll(new RegExp(`data-kind="${kind}" data-name="([^"]+)"`, 'g'))].map((m) =>
+    m[1]!.replace(/&amp;/g, '&'),
+  );
+
+describe('the HTML report in headless Chromium', () => {
+  it.each(['quickstart.yaml', 'vpc-routes.yaml', 'multi-step.yaml'])(
+    '%s: drawn, complete, and as the JSON says',
+    {
+      timeout: 120_000,
+    },
+    async (name) => {
+      const file = join(ROOT, 'scenarios', name);
+      const html = join(dir, name.replace('.yaml', '.html'));
+      const { stdout } = await run('node', [KOVN, 'sim', 'run', file, '--json', '--report', html]);
+      const json = JSON.parse(stdout) as {
+        results: { step: number; from: string; to: string; allowed: boolean; ok: boolean }[];
+      };
+      const dom = (await run('chromium', [...CHROMIUM, '--dump-dom', `file://${html}`], { maxBuffer: 64 << 20 }))
+        .stdout;
+      // Laid out: the page's own check ran after load and found every drawn element with an area.
+      const check = /data-render-check="([^"]+)"/.exec(dom);
+      expect(check).not.toBeNull();
+      const { elements: drawn, empty } = JSON.parse(check![1]!.replace(/&quot;/g, '"')) as {
+        elements: number;
+        empty: number;
+      };
+      expect(empty).toBe(0);
+      expect(drawn).toBe((dom.match(/data-kind="/g) ?? []).length);
+      // Every VPC (and its router), subnet, pod and Service of the scenario has its element.
+      const want = expected(file);
+      expect(elements(dom, 'vpc').sort()).toEqual(expect.arrayContaining(want.vpc));
+      expect(elements(dom, 'router').sort()).toEqual(elements(dom, 'vpc').sort());
+      expect(elements(dom, 'subnet')).toEqual(expect.arrayContaining(want.subnet));
+      expect(elements(dom, 'pod').sort()).toEqual([...new Set(want.pod)].sort());
+      expect(elements(dom, 'service').sort()).toEqual(want.service.sort());
+      // The numbers: the summary and every row's verdict are the JSON's.
+      const summary = /id="summary"[^>]*data-total="(\d+)" data-ok="(\d+)" data-failed="(\d+)"/.exec(dom)!;
+      expect(summary.slice(1).map(Number)).toEqual([
+        json.results.length,
+        json.results.filter((r) => r.ok).length,
+        json.results.filter((r) => !r.ok).length,
+      ]);
+      const rows = [...dom.matchAll(/data-probe="(\d+)" data-ok="(true|false)" data-allowed="(true|false)"/g)];
+      expect(rows).toHaveLength(json.results.length);
+      for (const [, i, ok, allowed] of rows) {
+        const r = json.results[Number(i)]!;
+        expect([ok === 'true', allowed === 'true']).toEqual([r.ok, r.allowed]);
+      }
+      // Every probe's trace (or, for one decided before any packet, why) one click away.
+      expect((dom.match(/<summary>trace<\/summary>/g) ?? []).length).toBe(json.results.length);
+      if (name === 'quickstart.yaml') {
+        const png = join(dir, 'quickstart.png');
+        await run('chromium', [...CHROMIUM, `--screenshot=${png}`, '--window-size=1400,1100', `file://${html}`]);
+        expect(statSync(png).size).toBeGreaterThan(20_000);
+      }
+    },
+  );
+});

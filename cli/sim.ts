@@ -12,13 +12,30 @@ import type { ProbeResult } from '../scenarios/run.ts';
 const useColour = () => process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number, s: string) => (useColour() ? `\u001b[${code}m${s}\u001b[0m` : s);
 
-function describeProbe(r: ProbeResult): string {
-  const what = `${r.protocol}${r.port !== undefined ? `/${r.port}` : ''}`;
-  const verdict = r.allowed ? 'allowed' : 'denied';
-  const want = r.ok ? '' : ` (expected ${r.expected ? 'allowed' : 'denied'})`;
-  return `${r.ok ? paint(32, 'ok  ') : paint(31, 'FAIL')} step ${r.step} ${r.from} -> ${r.to} ${what}: ${verdict}${want}${
-    r.reason ? ` - ${r.reason}` : ''
-  }`;
+/** The results as an aligned table, failing probes first, each denied one with its reason. */
+function resultsTable(results: readonly ProbeResult[]): string[] {
+  const sorted = [...results].sort((a, b) => Number(a.ok) - Number(b.ok));
+  const cells = sorted.map((r) => [
+    r.ok ? 'ok' : 'FAIL',
+    String(r.step),
+    r.from,
+    r.to,
+    `${r.protocol}${r.port !== undefined ? `/${r.port}` : ''}`,
+    r.expected ? 'allowed' : 'denied',
+    r.allowed ? 'allowed' : 'denied',
+  ]);
+  const head = ['', 'step', 'from', 'to', 'probe', 'expected', 'got'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: readonly string[]) => c.map((x, i) => x.padEnd(widths[i]!)).join('  ');
+  const out = [`${line(head)}  why`];
+  sorted.forEach((r, k) => {
+    const c = cells[k]!;
+    let text = line(c);
+    // Colour after padding, so the columns stay aligned.
+    text = text.replace(/^(ok|FAIL)/, (m) => (r.ok ? paint(32, m) : paint(31, m)));
+    out.push(`${text}${r.reason && !r.allowed ? `  ${r.reason}` : ''}`);
+  });
+  return out;
 }
 
 /** Kube-OVN's controller flags given on the command line, over the scenario's own settings. */
@@ -204,6 +221,7 @@ export function registerSim(program: Command): void {
       const { loadScenario } = await import('../scenarios/load.ts');
       const { runScenario } = await import('../scenarios/run.ts');
       checkBackend(opts.backend);
+      progressLine(`loading ${file}`);
       const scenario = loadScenario(file);
       const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
       const progress = progressLine;
@@ -251,8 +269,7 @@ export function registerSim(program: Command): void {
       if (opts.json) process.stdout.write(`${JSON.stringify({ backend: opts.backend, results })}\n`);
       else {
         for (const w of out.warnings) process.stderr.write(`kovn: warning ${w.object} ${w.reason}: ${w.message}\n`);
-        const sorted = [...out.results].sort((a, b) => Number(a.ok) - Number(b.ok));
-        for (const r of sorted) process.stdout.write(`${describeProbe(r)}\n`);
+        for (const line of resultsTable(out.results)) process.stdout.write(`${line}\n`);
         const bad = out.results.filter((r) => !r.ok).length;
         process.stdout.write(
           `${out.results.length - bad}/${out.results.length} probes as expected on ${opts.backend}${bad ? paint(31, `, ${bad} not`) : ''}\n`,
@@ -279,6 +296,7 @@ export function registerSim(program: Command): void {
       const { runConnectivity, parsePorts } = await import('../scenarios/connectivity.ts');
       checkBackend(opts.backend);
       const ports = opts.ports !== undefined ? parsePorts(opts.ports) : undefined;
+      progressLine(`loading ${files.join(', ')}`);
       const manifests = loadManifests(files);
       const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
       for (const i of manifests.ignored)

@@ -29,17 +29,16 @@ function aclOwner(acl: ACL, t: Topology): string | undefined {
 
 function aclWhy(acl: ACL, owner: string): string {
   const dir = acl.direction === 'to-lport' ? 'ingress' : 'egress';
-  const how = `${acl.action} ACL priority ${acl.priority}`;
+  const how = `ACL ${acl.action} ${acl.priority}`;
   if (owner.startsWith('NetworkPolicy ')) {
     // Kube-OVN's policy ACLs: 2000 drops what no rule of the policy admits, 2001 admits, below 2000 excepts.
-    if (acl.action === 'drop' && acl.priority === 2000)
-      return `${owner} selects the pod for ${dir} and none of its ${dir} rules admits this (${how})`;
+    if (acl.action === 'drop' && acl.priority === 2000) return `${owner}: no ${dir} rule admits it (${how})`;
     return `${owner}, ${dir} (${how})`;
   }
   if (owner.startsWith('Subnet ') && acl.externalIds.subnet !== undefined)
     return `${owner}'s spec.acls: ${how}, ${dir}`;
   if (owner.startsWith('Subnet ') && acl.action === 'drop' && acl.priority === 1000)
-    return `${owner} is private and the source is not in its allowSubnets (${how})`;
+    return `${owner} is private: not in its allowSubnets (${how})`;
   return `${owner} (${how}, ${dir})`;
 }
 
@@ -56,7 +55,7 @@ function findRow<R>(table: ReadonlyMap<string, R>, key: string | undefined): R |
 
 /**
  * @example explainDrop({ datapath: 'data', stage: 'ls_out_acl', reason: 'dropped by ACL', rule: {...} }, t)
- *   // 'NetworkPolicy data/db-from-web selects the pod for ingress and none of its ingress rules admits this (...)'
+ *   // 'NetworkPolicy data/db-from-web: no ingress rule admits it (ACL drop 2000)'
  */
 export function explainDrop(drop: SimDrop, t: Topology): string {
   const where = `${drop.datapath} ${drop.stage}`;

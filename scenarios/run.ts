@@ -153,6 +153,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     await controller.idle();
     await syncSlices(cluster, givenSlices);
     await controller.idle();
+    progress(opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace');
     await opts.world.ready();
   };
   const probeAll = async (step: number, list: readonly ScenarioProbe[]) => {
@@ -165,7 +166,9 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
       : opts.world.backend instanceof SimBackend
         ? opts.world.backend.network()
         : compileNetwork(topology);
+    let done = 0;
     for (const e of list) {
+      if (++done % 500 === 0) progress(`step ${step}: probes ${done}/${list.length}`);
       let r: ResolvedProbe;
       try {
         r = resolveProbe(ix, e, n++);

@@ -48,4 +48,21 @@ describe('the scenario runner', () => {
       [1, true, true],
     ]);
   });
+
+  it('a probe naming a pod that does not exist names the probe, the step and the close names', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kovn-run-'));
+    writeFileSync(
+      join(dir, 's.yaml'),
+      SCENARIO.replace(
+        'to: b/server, protocol: UDP, port: 53, allowed: true',
+        'to: b/sever, protocol: UDP, port: 53, allowed: true',
+      ),
+    );
+    const world = new SimWorld();
+    const run = runScenario(loadScenario(join(dir, 's.yaml')), { world }).finally(() => world.close());
+    await expect(run).rejects.toThrow(
+      'relabel: spec.steps[0].expect[0] (a/client -> b/sever UDP/53): no pod b/sever (did you mean b/server?)',
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
 });

@@ -173,7 +173,12 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
       try {
         r = resolveProbe(ix, e, n++);
       } catch (err) {
-        if (opts.unresolvable !== 'deny' || !(err instanceof ProbeError)) throw err;
+        if (!(err instanceof ProbeError)) throw err;
+        if (opts.unresolvable !== 'deny') {
+          const what = `${e.from} -> ${e.to} ${e.protocol}${e.port !== undefined ? `/${e.port}` : ''}`;
+          const where = step === 0 ? 'spec.expect' : `spec.steps[${step - 1}].expect`;
+          throw new ProbeError(`${s.name}: ${where}[${done - 1}] (${what}): ${err.message}`);
+        }
         r = { kind: 'denied', reason: err.message };
       }
       const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await opts.world.answer(r);

@@ -14,6 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { parsePorts, PortSpecError, runConnectivity } from '../../scenarios/connectivity.ts';
 import { loadManifests } from '../../scenarios/load.ts';
 import { SimWorld } from '../../scenarios/run.ts';
+import { OvnWorld } from '../../scenarios/ovn-world.ts';
+import { requireOvn } from '../../backends/ovn/control-plane/index.ts';
 import { files } from '../netpol-suite.ts';
 
 const run = promisify(execFile);
@@ -121,5 +123,21 @@ describe('kovn sim connectivity', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.skipIf(!requireOvn('connectivity on real OVN'))('kovn sim connectivity on real OVN', () => {
+  it("gives every pair of the NetworkPolicy scenario the simulator's verdict", { timeout: 120_000 }, async () => {
+    const s = loadManifests([join(import.meta.dirname, '..', '..', 'scenarios', 'network-policy.yaml')]);
+    const ports = parsePorts('TCP/8080,TCP/9090,TCP/5432,UDP/53');
+    const sim = new SimWorld();
+    const a = await runConnectivity(s, { world: sim, ports }).finally(() => sim.close());
+    const ovn = await OvnWorld.start();
+    const b = await runConnectivity(s, { world: ovn, ports }).finally(() => ovn.close());
+    expect(b.pairs.map((p) => [p.from, p.to, p.protocol, p.port, p.allowed])).toEqual(
+      a.pairs.map((p) => [p.from, p.to, p.protocol, p.port, p.allowed]),
+    );
+    expect(a.pairs.filter((p) => p.allowed).length).toBeGreaterThan(0);
+    expect(a.pairs.filter((p) => !p.allowed).length).toBeGreaterThan(0);
   });
 });

@@ -4,39 +4,16 @@
 // backends/ovn/datapath/lb-affinity.test.ts shows the same with real packets.
 import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../model/addr/index.ts';
-import { udpPacket } from '../model/packet/build.ts';
 import { TopoBuilder } from '../model/topology/index.ts';
 import type { ConntrackState } from './conntrack/state.ts';
 import { compileNetwork } from './compile/network.ts';
 import { simulate } from './simulate.ts';
+import { AFFINITY_GW, AFFINITY_MAC, affinityTopology, toVip } from './lb-affinity.fixture.ts';
 
-const M = { c1: '50:54:00:00:00:01', c2: '50:54:00:00:00:05', b1: '50:54:00:00:00:03', b2: '50:54:00:00:00:04' };
-const GW = '00:00:00:00:01:01';
-
-function net(options: Record<string, string>) {
-  return compileNetwork(
-    new TopoBuilder()
-      .switch('sw', ['lb'])
-      .vif('c1', 'sw', M.c1, '10.0.0.2')
-      .vif('c2', 'sw', M.c2, '10.0.0.5')
-      .vif('b1', 'sw', M.b1, '10.0.0.3')
-      .vif('b2', 'sw', M.b2, '10.0.0.4')
-      .router('lr')
-      .connect('lr', 'sw', GW, ['10.0.0.1/24'])
-      .lb('lb', { '10.96.0.1:80': '10.0.0.3:8080,10.0.0.4:8080' }, { protocol: 'udp', options })
-      .build(),
-  );
-}
-
-const send = (from: 'c1' | 'c2', sport: number) =>
-  udpPacket({
-    ethSrc: M[from],
-    ethDst: GW,
-    src: from === 'c1' ? '10.0.0.2' : '10.0.0.5',
-    dst: '10.96.0.1',
-    sport,
-    dport: 80,
-  });
+const net = (options: Record<string, string>) => compileNetwork(affinityTopology(options));
+const send = toVip;
+const M = AFFINITY_MAC;
+const GW = AFFINITY_GW;
 
 describe('load-balancer affinity (affinity_timeout)', () => {
   it('drops the packet that learns, then sends every new connection of that client to the learned backend', () => {

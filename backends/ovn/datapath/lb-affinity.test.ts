@@ -3,8 +3,8 @@
 // dropped, and so is its connection's next packet; later connections of the same client go to the
 // learned backend; another client learns anew.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { udpPacket } from '../../../model/packet/build.ts';
-import { plan, TopoBuilder, type Topology } from '../../../model/topology/index.ts';
+import { plan, type Topology } from '../../../model/topology/index.ts';
+import { affinityTopology, toVip } from '../../../sim/lb-affinity.fixture.ts';
 import { emptyTopology } from '../../../model/topology/build.ts';
 import { compileNetwork } from '../../../sim/compile/network.ts';
 import type { ConntrackState } from '../../../sim/conntrack/state.ts';
@@ -13,36 +13,8 @@ import { requireOvn, startControlPlane, type ControlPlane } from '../control-pla
 import { OvnBackend } from '../nb/index.ts';
 import { DatapathOracle, type SendPacket } from './oracle.ts';
 
-const M = { c1: '50:54:00:00:00:01', c2: '50:54:00:00:00:05', b1: '50:54:00:00:00:03', b2: '50:54:00:00:00:04' };
-const GW = '00:00:00:00:01:01';
-
-const topology = (): Topology =>
-  new TopoBuilder()
-    .switch('sw', ['lb'])
-    .vif('c1', 'sw', M.c1, '10.0.0.2')
-    .vif('c2', 'sw', M.c2, '10.0.0.5')
-    .vif('b1', 'sw', M.b1, '10.0.0.3')
-    .vif('b2', 'sw', M.b2, '10.0.0.4')
-    .router('lr')
-    .connect('lr', 'sw', GW, ['10.0.0.1/24'])
-    .lb(
-      'lb',
-      { '10.96.0.1:80': '10.0.0.3:8080,10.0.0.4:8080' },
-      { protocol: 'udp', options: { affinity_timeout: '60' } },
-    )
-    .build();
-
-const send = (from: 'c1' | 'c2', sport: number): SendPacket => ({
-  inport: from,
-  packet: udpPacket({
-    ethSrc: M[from],
-    ethDst: GW,
-    src: from === 'c1' ? '10.0.0.2' : '10.0.0.5',
-    dst: '10.96.0.1',
-    sport,
-    dport: 80,
-  }),
-});
+const topology = (): Topology => affinityTopology({ affinity_timeout: '60' });
+const send = (from: 'c1' | 'c2', sport: number): SendPacket => ({ inport: from, packet: toVip(from, sport) });
 
 describe.skipIf(!requireOvn('LB affinity on real packets'))('LB affinity: simulator and real packets', () => {
   let cp: ControlPlane;

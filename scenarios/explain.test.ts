@@ -74,6 +74,16 @@ describe('why a probe is denied', () => {
     }
   });
 
+  it('says where a packet went instead, and the static route that sent it there', async () => {
+    const world = new SimWorld();
+    const r = await runScenario(loadScenario(join(import.meta.dirname, 'vpc-routes.yaml')), { world });
+    await world.close();
+    const high = r.results.find((x) => x.to === 'team-a2/high' && x.protocol === 'TCP')!;
+    expect(high.reason).toBe(
+      'went to appliance.team-a, not high.team-a2: route 10.121.0.128/25 via 10.120.0.10 of Vpc vpc-a',
+    );
+  });
+
   it('names router policies and routes by their owner, and says "no route to host" for a missing route', () => {
     const t = emptyTopology();
     const policy: RouterPolicy = {

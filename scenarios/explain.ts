@@ -10,7 +10,7 @@
  * (the stage and the rule).
  */
 import type { ACL, RouterPolicy, StaticRoute, Topology } from '../model/topology/index.ts';
-import type { SimDrop } from '../sim/index.ts';
+import type { SimDrop, SimResult } from '../sim/index.ts';
 
 function aclOwner(acl: ACL, t: Topology): string | undefined {
   if (acl.attachTo.kind === 'port-group') {
@@ -80,4 +80,36 @@ export function explainDrop(drop: SimDrop, t: Topology): string {
   if (rule?.kind === 'lb' && drop.reason.includes('has no backends'))
     return `no endpoint: ${drop.reason} (load balancer ${rule.name ?? rule.key}, ${where})`;
   return `dropped in ${where}: ${drop.reason}`;
+}
+
+/**
+ * A packet that left, but not where the probe wanted it: where it went, and
+ * the static route or router policy that sent it there when one did (from a
+ * traced run of the same packet).
+ *
+ * @example explainElsewhere(traced, t, ['appliance.team-a'], ['high.team-a2'])
+ *   // 'went to appliance.team-a, not high.team-a2: route 10.121.0.128/25 of Vpc vpc-a (...)'
+ */
+export function explainElsewhere(
+  traced: SimResult,
+  t: Topology,
+  went: readonly string[],
+  targets: readonly string[],
+): string {
+  const base = `went to ${went.join(', ')}, not ${targets.join(', ')}`;
+  const decided = [...traced.stages]
+    .reverse()
+    .find((st) => (st.rule?.kind === 'route' || st.rule?.kind === 'policy') && st.rule.key !== undefined);
+  const rule = decided?.rule;
+  if (rule?.kind === 'route') {
+    const r = findRow(t.staticRoute, rule.key);
+    if (r !== undefined)
+      return `${base}: route ${r.ipPrefix} via ${r.nexthop} of ${ownerOf(r.externalIds) ?? `router ${r.router}`}`;
+  }
+  if (rule?.kind === 'policy') {
+    const p = findRow(t.routerPolicy, rule.key);
+    if (p !== undefined && p.action === 'reroute')
+      return `${base}: router policy of ${ownerOf(p.externalIds) ?? `router ${p.router}`} (priority ${p.priority}, reroute)`;
+  }
+  return base;
 }

@@ -21,7 +21,7 @@ import { type ControllerSettings, settingsFromScenario } from '../controller/con
 import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
-import { explainDrop } from './explain.ts';
+import { explainDrop, explainElsewhere } from './explain.ts';
 import { type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
@@ -78,9 +78,13 @@ export class SimWorld implements ProbeWorld {
     }
     const arrived = fwd.outputs.find((o) => r.targets.includes(o.port) && o.generated === undefined);
     if (arrived === undefined) {
+      const dropped = why(fwd);
+      if (dropped !== undefined) return { allowed: false, reason: dropped };
       const went = [...new Set(fwd.outputs.filter((o) => o.generated === undefined).map((o) => o.port))];
-      const elsewhere = went.length > 0 ? `went to ${went.join(', ')}, not ${r.targets.join(', ')}` : undefined;
-      return { allowed: false, reason: why(fwd) ?? elsewhere ?? `never reached ${r.targets.join(', ')}` };
+      if (went.length === 0) return { allowed: false, reason: `never reached ${r.targets.join(', ')}` };
+      // Where it went instead, and what sent it there: the same packet again, traced.
+      const traced = simulate(net, { inport: r.inport, packet: r.packet, trace: true });
+      return { allowed: false, reason: explainElsewhere(traced, net.topology, went, r.targets) };
     }
     const c = probeConnection(net, { inport: r.inport, packet: r.packet, target: arrived.port });
     if (c.allowed) return { allowed: true };

@@ -67,4 +67,17 @@ describe('load-balancer affinity (affinity_timeout)', () => {
       expect(r.conntrack.affinity.size).toBe(0);
     }
   });
+
+  it('says so when a router load balancer asks for affinity, which the simulator does not model', () => {
+    const t = new TopoBuilder()
+      .switch('sw')
+      .vif('c1', 'sw', M.c1, '10.0.0.2')
+      .router('gw', { chassis: 'hv1' }, ['lb'])
+      .connect('gw', 'sw', GW, ['10.0.0.1/24'])
+      .lb('lb', { '10.96.0.1:80': '10.0.0.2:8080' }, { protocol: 'tcp', options: { affinity_timeout: '60' } })
+      .build();
+    expect(compileNetwork(t).issues).toContainEqual(
+      expect.objectContaining({ code: 'sim-unsupported', path: ['loadBalancer', 'lb', 'options', 'affinity_timeout'] }),
+    );
+  });
 });

@@ -54,6 +54,7 @@ describe('difftest case generator', () => {
         if (r.options.chassis) mark('router:gateway');
       }
       for (const lb of t.loadBalancer.values()) {
+        if (lb.options.affinity_timeout) mark('lb:affinity');
         for (const [vip, backends] of Object.entries(lb.vips)) {
           mark(vip.startsWith('[') ? 'lb:v6' : vip.includes(':') ? 'lb:port' : 'lb:no-port');
           mark(`lb:backends-${backends === '' ? 0 : backends.split(',').length}`);
@@ -123,6 +124,7 @@ describe('difftest case generator', () => {
       'lb:backends-0',
       'lb:backends-1',
       'lb:backends-3',
+      'lb:affinity',
       'nat:snat',
       'nat:dnat',
       'nat:dnat_and_snat',

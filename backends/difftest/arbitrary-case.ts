@@ -81,7 +81,7 @@ const lbSpec: fc.Arbitrary<LbSpec> = fc.record({
   backends: fc.array(idx, { maxLength: 3 }),
   switches: fc.array(idx, { maxLength: 2 }),
   routers: fc.array(idx, { maxLength: 2 }),
-  options: weighted([5, 1, 1, 1]),
+  options: weighted([5, 1, 1, 1, 1]),
 });
 
 const natSpec: fc.Arbitrary<NatSpec> = fc.record({

@@ -93,6 +93,9 @@ const LB_OPTIONS: readonly Record<string, string>[] = [
   { reject: 'true' },
   { skip_snat: 'true' },
   { hairpin_snat_ip: '169.254.169.5 fd69::5' },
+  // Switch load balancers only: the simulator does not model a router's affinity (lr_in_lb_aff_*);
+  // an LB that also sits on a router gets no option instead (lbRows).
+  { affinity_timeout: '60' },
 ];
 const LB_PROTOS = [undefined, 'tcp', 'udp', 'sctp'] as const;
 
@@ -143,7 +146,7 @@ function lbRow(
     vips: { [vip]: backends },
     ...(protocol ? { protocol } : {}),
     selectionFields: [],
-    options: LB_OPTIONS[lb.options % 4]!,
+    options: LB_OPTIONS[lb.options % LB_OPTIONS.length]!,
     externalIds: {},
   };
   return { row, target, routers };
@@ -152,7 +155,9 @@ function lbRow(
 function lbRows(spec: TopoSpec, sk: Skeleton, rows: Rows): L.Target[] {
   const vips: L.Target[] = [];
   spec.loadBalancers.forEach((lb, k) => {
-    const { row, target, routers } = lbRow(spec, sk, k, lb);
+    const drawn = lbRow(spec, sk, k, lb);
+    const { target, routers } = drawn;
+    const row = routers.length > 0 && drawn.row.options.affinity_timeout ? { ...drawn.row, options: {} } : drawn.row;
     rows.loadBalancer.push(row);
     vips.push(target);
     const switches = new Set(

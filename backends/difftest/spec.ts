@@ -73,7 +73,7 @@ export interface LbSpec {
   readonly backends: readonly number[];
   readonly switches: readonly number[];
   readonly routers: readonly number[];
-  /** 0 none, 1 reject, 2 skip_snat, 3 hairpin_snat_ip. */
+  /** 0 none, 1 reject, 2 skip_snat, 3 hairpin_snat_ip, 4 affinity_timeout (switch-only LBs). */
   readonly options: number;
 }
 

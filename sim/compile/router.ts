@@ -199,7 +199,15 @@ function routerVips(t: Topology, r: LogicalRouter, issues: Issue[]): LbVip[] {
   const out: LbVip[] = [];
   for (const name of r.loadBalancers) {
     const lb = t.loadBalancer.get(name);
-    if (lb) appendAll(out, compileVips(lb, issues));
+    if (lb === undefined) continue;
+    const vips = compileVips(lb, issues);
+    if (vips.some((v) => v.affinityTimeout !== undefined))
+      issues.push({
+        code: 'sim-unsupported',
+        path: ['loadBalancer', lb.name, 'options', 'affinity_timeout'],
+        message: `load balancer ${lb.name} on router ${r.name}: affinity_timeout is not simulated on a router (lr_in_lb_aff_check/learn); its VIPs are balanced without it (switch load balancers have it)`,
+      });
+    appendAll(out, vips);
   }
   return out;
 }

@@ -20,6 +20,7 @@ export const OVN_BINARIES = [
   'ovs-appctl',
   // The datapath oracle's chassis (backends/ovn/datapath).
   'ovs-vsctl',
+  'ovs-ofctl',
   'ovs-vswitchd',
   'ovn-controller',
 ] as const;

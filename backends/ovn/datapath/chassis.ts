@@ -321,6 +321,19 @@ export class Chassis {
     await this.appctl('dpctl/flush-conntrack');
   }
 
+  /**
+   * Forgets the load-balancer affinities `commit_lb_aff` learned: they are
+   * OpenFlow flows its `learn` action adds to br-int's table 78
+   * (OFTABLE_CHK_LB_AFFINITY in OVN 23.03; ovn-controller installs nothing
+   * else there), they outlive a conntrack flush, and they match on the
+   * datapath's tunnel key, which the next topology may reuse.
+   */
+  async flushLearnedAffinity(): Promise<void> {
+    await runTool('ovs-ofctl', ['del-flows', 'br-int', 'table=78'], { dir: this.dir });
+    // Datapath flows cached from the learned ones would outlive them until a revalidator runs.
+    await this.appctl('revalidator/purge');
+  }
+
   /** Whether vswitchd still runs and answers. */
   async alive(): Promise<boolean> {
     if (!this.vswitchd.running || this.#ctl === undefined || !this.#ctl.open) return false;

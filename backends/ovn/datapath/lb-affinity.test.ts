@@ -68,4 +68,9 @@ describe.skipIf(!requireOvn('LB affinity on real packets'))('LB affinity: simula
     });
     expect(sim).toEqual(real);
   });
+
+  it('a new run starts with no affinity learned: the first packet of each client learns (and is dropped) again', async () => {
+    const run = await dp.run({ packets: [send('c1', 50_100), send('c1', 50_101)] });
+    expect(run.steps.map((s) => s.verdict)).toEqual(['dropped', 'delivered']);
+  });
 });

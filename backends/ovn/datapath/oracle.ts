@@ -8,8 +8,10 @@
  *
  * A run is one connection's packets in order (a first packet, the reply,
  * a second packet...): conntrack, LB and NAT state come from the real
- * packets before. Between runs conntrack is flushed and what ovn-controller
- * learned (SB MAC_Binding, FDB) is forgotten by {@link DatapathOracle.forgetLearned}.
+ * packets before. Between runs conntrack is flushed (and, on a topology
+ * with load-balancer affinity, the affinities OVS learned), and what
+ * ovn-controller learned (SB MAC_Binding, FDB) is forgotten by
+ * {@link DatapathOracle.forgetLearned}.
  */
 import { rm } from 'node:fs/promises';
 import { ETH_TYPE_ARP } from '../../../model/packet/fields.ts';
@@ -167,6 +169,8 @@ export function oneNetworkPerLocalnet(t: Topology): Topology {
  */
 export class DatapathOracle {
   readonly #present = new Set<string>();
+  /** The bound topology has a load balancer with affinity (learned flows to forget between runs). */
+  #affinity = false;
   /** Why the chassis cannot run the loaded topology (ovn-controller died on it), if so. */
   #unavailable: string | undefined;
 
@@ -208,6 +212,7 @@ export class DatapathOracle {
     await this.chassis.ensureRunning();
     const ports = bindingsOf(topology);
     await this.chassis.bind(ports);
+    this.#affinity = [...topology.loadBalancer.values()].some((lb) => Number(lb.options.affinity_timeout ?? 0) > 0);
     this.#present.clear();
     for (const b of ports) this.#present.add(b.port);
   }
@@ -290,6 +295,7 @@ export class DatapathOracle {
     let stray = 0;
     try {
       await this.chassis.flushConntrack();
+      if (this.#affinity) await this.chassis.flushLearnedAffinity();
       await this.chassis.barrier();
       stray = this.chassis.collect().reduce((n, p) => n + p.frames.length, 0);
     } catch (e) {

@@ -52,6 +52,13 @@ function settingsOf(opts: Record<string, unknown>, base: ControllerSettings): Co
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** The options every command that runs the controller takes: the MAC seed and kube-ovn-controller's flags. */
+function controllerOptions(cmd: Command): Command {
+  cmd.option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1);
+  for (const flag of Object.values(SETTING_FLAGS)) cmd.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
+  return cmd;
+}
+
 function checkBackend(backend: string): asserts backend is 'sim' | 'ovn' {
   if (backend !== 'sim' && backend !== 'ovn')
     throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(backend)}`);
@@ -135,9 +142,8 @@ export function registerTrace(program: Command): void {
     .option('--port <n>', 'destination port (not for ICMP)', (v) => Number(v))
     .option('--step <n>', 'the state after this step (0: the scenario objects)', (v) => Number(v), 0)
     .option('--backend <backend>', "sim, or ovn (a local NB/SB/northd; ovn-trace's own text beside)", 'sim')
-    .option('--json', 'print {"verdict","outport"?,"stages":[...],"reply"?,"ovnTrace"?}')
-    .option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1);
-  for (const flag of Object.values(SETTING_FLAGS)) cmd.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
+    .option('--json', 'print {"verdict","outport"?,"stages":[...],"reply"?,"ovnTrace"?}');
+  controllerOptions(cmd);
   cmd.action(
     async (
       file: string,
@@ -210,9 +216,8 @@ export function registerSim(program: Command): void {
     .description('a scenario (a YAML file or a folder) through the controller onto a backend; every probe checked')
     .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
     .option('--json', 'print {"backend","results":[{"step","from","to","protocol","port","expected","allowed","ok"}]}')
-    .option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1)
     .option('--report <file>', 'also write the run as one self-contained HTML page (topology, results, traces)');
-  for (const flag of Object.values(SETTING_FLAGS)) run.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
+  controllerOptions(run);
   run.action(
     async (
       file: string,
@@ -284,9 +289,8 @@ export function registerSim(program: Command): void {
     .description('every ordered pair of pods of plain manifests (files or folders), on the given or declared ports')
     .option('--ports <list>', "e.g. TCP/80,UDP/53,TCP/http (default: each destination's declared container ports)")
     .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
-    .option('--json', 'print {"pairs":[{"from","to","protocol","port","allowed"}]}')
-    .option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1);
-  for (const flag of Object.values(SETTING_FLAGS)) conn.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
+    .option('--json', 'print {"pairs":[{"from","to","protocol","port","allowed"}]}');
+  controllerOptions(conn);
   conn.action(
     async (
       files: string[],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatIPv4, formatMAC } from '../../model/addr/index.ts';
 import { arpRequest, icmpEcho, icmpErrorFor, tcpPacket, udpPacket } from '../../model/packet/build.ts';
-import { hostReply, replyOf } from './datapath-side.ts';
+import { affinityTopology, toVip } from '../../sim/lb-affinity.fixture.ts';
+import { hostReply, laterOfConnection, replyOf } from './datapath-side.ts';
 
 const spec = { ethSrc: '0a:58:0a:00:00:10', ethDst: '0a:00:00:00:00:01', src: '10.16.0.10', dst: '10.17.0.10' };
 
@@ -39,5 +40,32 @@ describe('the reply a host sends to what arrived', () => {
     ];
     expect(replyOf(sent, outs)?.inport).toBe('pod1.ls1');
     expect(replyOf(sent, [{ port: 'pod0.ls0', packet: err }])).toBeUndefined();
+  });
+});
+
+describe('the packets of a connection after the first', () => {
+  const c = (options: Record<string, string>) => ({
+    topology: affinityTopology(options),
+    inport: 'c1',
+    datapath: 'sw',
+    packet: toVip('c1', 40_000),
+    lbPick: 0,
+  });
+  const arrived = {
+    verdict: 'delivered' as const,
+    outputs: [{ port: 'b2', packet: toVip('c1', 40_000), bytes: new Uint8Array() }],
+  };
+  const dropped = { verdict: 'dropped' as const, outputs: [] };
+
+  it('without affinity: the reply and the first again when it arrived, nothing when it did not', () => {
+    expect(laterOfConnection(c({}), arrived).map((p) => p.inport)).toEqual(['b2', 'c1']);
+    expect(laterOfConnection(c({}), dropped)).toEqual([]);
+  });
+
+  it('with affinity: then a new connection of the same client, from the next source port, even after a drop', () => {
+    const later = laterOfConnection(c({ affinity_timeout: '60' }), dropped);
+    expect(later).toHaveLength(1);
+    expect([later[0]!.inport, later[0]!.packet['udp.src'], later[0]!.packet['udp.dst']]).toEqual(['c1', 40_001, 80]);
+    expect(laterOfConnection(c({ affinity_timeout: '60' }), arrived).map((p) => p.inport)).toEqual(['b2', 'c1', 'c1']);
   });
 });

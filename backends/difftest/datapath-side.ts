@@ -8,8 +8,10 @@
  * port as the same protocol (forwarded, not an error about it), the reply
  * that port's host sends to it as it arrived (addresses, ports and MACs
  * mirrored), entering by that port; then the first packet again, on the
- * established connection. So conntrack, LB and NAT state are checked with
- * real traffic. The reply is built from what the datapath delivered and the
+ * established connection. On a topology with load-balancer affinity, last
+ * comes a new connection of the same client (the first packet from the next
+ * source port), which meets the affinity the first one learned. So
+ * conntrack, LB, affinity and NAT state are checked with real traffic. The reply is built from what the datapath delivered and the
  * simulator is given the same packets (its conntrack carried from step to
  * step): where the first step already differs, the case disagrees anyway.
  *
@@ -19,7 +21,7 @@
  * datapath's observation at every step (as ovn-trace's random ECMP pick is
  * matched, evaluate.ts).
  */
-import { isIP, type Packet } from '../../model/packet/packet.ts';
+import { dstPort, isIP, type Packet, srcPort, withPorts } from '../../model/packet/packet.ts';
 import type { SimNetwork } from '../../sim/compile/types.ts';
 import { compileNetwork } from '../../sim/compile/network.ts';
 import { simulate, type SimResult } from '../../sim/simulate.ts';
@@ -91,13 +93,31 @@ export function replyOf(first: Packet, outputs: readonly { port: string; packet:
   return o && reply ? { inport: o.port, packet: reply } : undefined;
 }
 
-/** The connection's later packets, given the steps so far: the reply, then the first packet again. */
+/**
+ * A new connection of the case's client, for topologies with load-balancer
+ * affinity: the first packet from the next source port (TCP, UDP, SCTP).
+ */
+export function freshConnection(c: DiffCase): SendPacket | undefined {
+  const affinity = [...c.topology.loadBalancer.values()].some((lb) => Number(lb.options.affinity_timeout ?? 0) > 0);
+  const sport = srcPort(c.packet);
+  if (!affinity || sport === undefined) return undefined;
+  return { inport: c.inport, packet: withPorts(c.packet, sport === 65535 ? 1024 : sport + 1, dstPort(c.packet)!) };
+}
+
+/**
+ * The connection's later packets, as sent after the first: the reply (when
+ * the first arrived) and the first packet again, then a new connection of
+ * the same client where the topology has affinity.
+ */
+export function laterOfConnection(c: DiffCase, first: DatapathStep): SendPacket[] {
+  const reply = replyOf(c.packet, first.outputs);
+  const fresh = freshConnection(c);
+  return [...(reply ? [reply, { inport: c.inport, packet: c.packet }] : []), ...(fresh ? [fresh] : [])];
+}
+
+/** The connection's later packets, one at a time for the oracle (see laterOfConnection). */
 export function nextOfConnection(c: DiffCase): (steps: readonly DatapathStep[]) => SendPacket | undefined {
-  return (steps) => {
-    if (steps.length === 1) return replyOf(c.packet, steps[0]!.outputs);
-    if (steps.length === 2) return { inport: c.inport, packet: c.packet };
-    return undefined;
-  };
+  return (steps) => laterOfConnection(c, steps[0]!)[steps.length - 1];
 }
 
 /** Backends of the largest VIP: the LB picks worth trying. */
@@ -225,8 +245,7 @@ async function judge(world: OvnWorld, c: DiffCase, settleMs?: number) {
     ...(settleMs === undefined ? {} : { settleMs }),
   });
   const dp = run.steps.map(observeDatapath);
-  const reply = run.steps.length > 0 ? replyOf(c.packet, run.steps[0]!.outputs) : undefined;
-  const sent: SendPacket[] = reply ? [reply, { inport: c.inport, packet: c.packet }] : [];
+  const sent: SendPacket[] = run.steps.length > 0 ? laterOfConnection(c, run.steps[0]!) : [];
   // Only the packets the datapath answered are compared (a crash ends the run early).
   const later = sent.slice(0, Math.max(0, dp.length - 1));
   const sim = dp.length === 0 ? { agree: true, sim: [] } : simAgainstSteps(c, later, dp);

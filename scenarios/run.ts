@@ -13,7 +13,7 @@
 import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
-import type { Packet } from '../model/packet/index.ts';
+import type { Topology } from '../model/topology/index.ts';
 import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
 import { MemoryCluster } from '../controller/cluster/memory.ts';
 import { type KubeObject, NAMESPACED, refOf } from '../controller/cluster/types.ts';
@@ -22,7 +22,7 @@ import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
-import { type TraceReport, traceResolved } from './trace-probe.ts';
+import { isEchoReply, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 
@@ -60,7 +60,12 @@ export interface ProbeWorld {
   close(): Promise<void>;
 }
 
-const isEchoReply = (p: Packet) => p['icmp4.type'] === 0 || p['icmp6.type'] === 129;
+/** The compiled network of what a world's backend holds: the simulator's own, or `topology` (read from NB) compiled. */
+export async function worldNetwork(world: ProbeWorld, topology?: Topology): Promise<SimNetwork> {
+  return world.backend instanceof SimBackend
+    ? world.backend.network()
+    : compileNetwork(topology ?? (await world.backend.read()));
+}
 
 export class SimWorld implements ProbeWorld {
   readonly backend = new SimBackend();
@@ -165,11 +170,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     const topology = await opts.world.backend.read();
     const ix = buildIndex(objects, topology, settings);
     await opts.onConverged?.(step, ix);
-    const net = !opts.traces
-      ? undefined
-      : opts.world.backend instanceof SimBackend
-        ? opts.world.backend.network()
-        : compileNetwork(topology);
+    const net = opts.traces ? await worldNetwork(opts.world, topology) : undefined;
     let done = 0;
     for (const e of list) {
       if (++done % 500 === 0) progress(`step ${step}: probes ${done}/${list.length}`);

@@ -7,6 +7,7 @@
 import { replyTo, simulate, type SimNetwork, type SimResult } from '../sim/index.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import type { Packet } from '../model/packet/index.ts';
+import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY } from '../model/packet/fields.ts';
 import { explainDrop } from './explain.ts';
 import type { ScenarioProbe } from './load.ts';
 import type { ResolvedProbe } from './probe.ts';
@@ -24,7 +25,9 @@ export interface TraceReport extends TracedPacket {
   readonly ovnTrace?: string;
 }
 
-const isEchoReply = (p: Packet) => p['icmp4.type'] === 0 || p['icmp6.type'] === 129;
+/** An ICMP or ICMPv6 echo reply (what a router answering a ping sends back). */
+export const isEchoReply = (p: Packet): boolean =>
+  p['icmp4.type'] === ICMP4_ECHO_REPLY || p['icmp6.type'] === ICMP6_ECHO_REPLY;
 
 function traced(r: SimResult, net: SimNetwork, arrived: string | undefined): TracedPacket {
   const outport = arrived ?? r.outputs[0]?.port;

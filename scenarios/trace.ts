@@ -9,12 +9,11 @@
  * compiled by the simulator, with ovn-trace's own text of the first packet
  * beside it (`ovnTrace`).
  */
-import { compileNetwork, traceToJSON } from '../sim/index.ts';
-import { SimBackend } from '../backends/sim/index.ts';
+import { traceToJSON } from '../sim/index.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { resolveProbe } from './probe.ts';
-import { type ProbeWorld, runScenario, SimWorld } from './run.ts';
+import { type ProbeWorld, runScenario, SimWorld, worldNetwork } from './run.ts';
 import { type TracedPacket, type TraceReport, traceResolved } from './trace-probe.ts';
 
 export type { TracedPacket, TraceReport } from './trace-probe.ts';
@@ -66,8 +65,7 @@ export async function traceScenario(
           out = { verdict: 'dropped', stages: [], reason: r.reason };
           return;
         }
-        const net =
-          world.backend instanceof SimBackend ? world.backend.network() : compileNetwork(await world.backend.read());
+        const net = await worldNetwork(world);
         const report = traceResolved(net, r, probe);
         out = world.ovnTrace ? { ...report, ovnTrace: await world.ovnTrace(r) } : report;
       },

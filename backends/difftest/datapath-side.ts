@@ -23,6 +23,7 @@
  */
 import { dstPort, isIP, type Packet, srcPort, withPorts } from '../../model/packet/packet.ts';
 import type { SimNetwork } from '../../sim/compile/types.ts';
+import { affinityTimeout } from '../../sim/compile/lb.ts';
 import { compileNetwork } from '../../sim/compile/network.ts';
 import { simulate, type SimResult } from '../../sim/simulate.ts';
 import { replyTo } from '../../sim/connection.ts';
@@ -98,7 +99,7 @@ export function replyOf(first: Packet, outputs: readonly { port: string; packet:
  * affinity: the first packet from the next source port (TCP, UDP, SCTP).
  */
 export function freshConnection(c: DiffCase): SendPacket | undefined {
-  const affinity = [...c.topology.loadBalancer.values()].some((lb) => Number(lb.options.affinity_timeout ?? 0) > 0);
+  const affinity = [...c.topology.loadBalancer.values()].some((lb) => affinityTimeout(lb) !== 0);
   const sport = srcPort(c.packet);
   if (!affinity || sport === undefined) return undefined;
   return { inport: c.inport, packet: withPorts(c.packet, sport === 65535 ? 1024 : sport + 1, dstPort(c.packet)!) };

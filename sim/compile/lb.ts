@@ -109,8 +109,8 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
   return out;
 }
 
-/** options:affinity_timeout as northd reads it (smap_get_int: an integer, else 0). */
-function affinityTimeout(lb: LoadBalancer): number {
+/** options:affinity_timeout as northd reads it (smap_get_int: an integer, else 0); not 0 means affinity flows. */
+export function affinityTimeout(lb: LoadBalancer): number {
   const text = lb.options['affinity_timeout'];
   return text !== undefined && /^\s*[-+]?\d+$/.test(text) ? Number.parseInt(text, 10) : 0;
 }

@@ -19,6 +19,7 @@ import type { Packet } from '../../../model/packet/packet.ts';
 import { emitPacket, parsePacket } from '../../../model/packet/wire/index.ts';
 import type { Topology } from '../../../model/topology/index.ts';
 import type { ControlPlane } from '../control-plane/index.ts';
+import { affinityTimeout } from '../../../sim/compile/lb.ts';
 import { makeTempDir } from '../control-plane/control-plane.ts';
 import { runTool } from '../control-plane/exec.ts';
 import { Chassis, type PortBinding } from './chassis.ts';
@@ -212,7 +213,7 @@ export class DatapathOracle {
     await this.chassis.ensureRunning();
     const ports = bindingsOf(topology);
     await this.chassis.bind(ports);
-    this.#affinity = [...topology.loadBalancer.values()].some((lb) => Number(lb.options.affinity_timeout ?? 0) > 0);
+    this.#affinity = [...topology.loadBalancer.values()].some((lb) => affinityTimeout(lb) !== 0);
     this.#present.clear();
     for (const b of ports) this.#present.add(b.port);
   }

@@ -4,6 +4,7 @@ import { MAC, TopoBuilder, twoSubnets } from '../model/topology/index.ts';
 import { arpRequest, icmpEcho, tcpPacket, udpPacket } from '../model/packet/build.ts';
 import { TCP_ACK, TCP_SYN } from '../model/packet/fields.ts';
 import { simulate } from './simulate.ts';
+import { MARK_BLOCKED } from './conntrack/state.ts';
 import { formatTrace } from './trace.ts';
 
 const ping = (from: string, to: string, src: string, dst: string, kind: 'request' | 'reply' = 'request') =>
@@ -250,6 +251,27 @@ describe('ACLs', () => {
     const replyAfter = simulate(denied, { inport: 'p2', packet: synAck(), conntrack: blocked.conntrack });
     expect(replyAfter.verdict).toBe('dropped');
     expect(replyAfter.drop?.reason).toContain('blocked');
+  });
+
+  it('a reject ACL on the router port commits ct_mark.blocked in that port\'s zone, not the client\'s', () => {
+    // Seen on real packets (difftest seed 4242 case 593): the egress pipeline loads the outport's zone into
+    // reg13 and skips conntrack for a router port, so its ct_commit is a lookup in another zone; a SYN-ACK
+    // cannot open a connection there (OVS valid_new), nothing is committed, and the reset reaches the client.
+    const t = twoSubnets()
+      .acl('sw1', 'from-lport', 1, 'ip4', 'allow-related')
+      .acl('sw1', 'to-lport', 1000, 'ip4.dst == 10.0.2.11 && tcp', 'reject')
+      .build();
+    const net = compileNetwork(t);
+    const toQ = (flags: number) =>
+      tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11', sport: 1, dport: 80, flags });
+    const first = simulate(net, { inport: 'p1', packet: toQ(TCP_SYN) });
+    expect(first.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'tcp-reset']]);
+    const again = simulate(net, { inport: 'p1', packet: toQ(TCP_SYN | TCP_ACK), conntrack: first.conntrack });
+    expect(again.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'tcp-reset']]);
+    const commit = again.ctLookups.find((c) => c.op === 'commit');
+    expect(commit?.zone).toBe('lsp:sw1-r1');
+    expect(commit?.state).toContain('inv');
+    expect(again.conntrack.entries().every((e) => (e.mark & MARK_BLOCKED) === 0)).toBe(true);
   });
 
   it('reject answers TCP with a reset back to the sender', () => {

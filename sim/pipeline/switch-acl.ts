@@ -142,7 +142,8 @@ function stateful65532(s: S, stage: AclStage): 'next' | 'stop' | undefined {
   if (clean && ctNot(ctx, CS_EST) && ctIs(ctx, CS_REL)) {
     if (stage === 'in') ctx.sw.aclAllowRel = true;
     ctLookup(s, {
-      zone: ctx.ctZone ?? zoneOf(s),
+      // The pipeline's zone register, as ct_commit { ct_mark.blocked = 1 } below.
+      zone: zoneOf(s),
       action: 'ct_commit_nat (related)',
       nat: true,
       rule: s.tracing ? builtin(65532, '!ct.est && ct.rel && !ct.new && !ct.inv && ct_mark.blocked == 0') : undefined,
@@ -174,10 +175,15 @@ function aclEffect(s: S, r: AclRule, hasStateful: boolean): Effect {
   const verdict = a === 'reject' ? 'reject' : 'drop';
   if (!hasStateful || h.hintDrop) return verdict;
   if (!h.hintBlock) return 'nomatch';
-  // A connection allowed before, now denied: mark it blocked so its replies drop too.
-  const zone = s.ctx.ctZone ?? zoneOf(s);
+  // A connection allowed before, now denied: mark it blocked so its replies drop too. The commit is in the
+  // pipeline's zone register (`ct_commit` is ct(commit, zone=reg13)), which the egress pipeline loads with the
+  // outport's zone (physical.c, table 40), also where that pipeline did no lookup of its own (a router port's:
+  // ls_out_pre_* skip it) and the packet's ct_state is still the ingress zone's. There the commit is a lookup in
+  // another zone: a packet that cannot open a connection (a SYN-ACK) commits nothing, and the connection in the
+  // ingress zone is never marked blocked (seen on real packets: seed 4242 case 593, the RST to a SYN-ACK of a
+  // connection a to-lport reject ACL on the router port had reset reaches the client).
   ctCommit(s, {
-    zone,
+    zone: zoneOf(s),
     action: 'ct_commit { ct_mark.blocked = 1 }',
     nat: false,
     commit: { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } },

@@ -103,6 +103,13 @@ export type PartialRule =
       }[];
     }
   /**
+   * Not partial: a gateway router's bare ct_snat ended ovn-trace's branch (gateway-ct-snat-stops), so OVN was
+   * traced again over a copy of the SB where the gateway's l3gateway ports read as patches (the only effect of
+   * that type in ovn-trace is the early return); the two traces took the same flows up to the ct_snat, and
+   * everything is compared.
+   */
+  | { readonly rule: 'gateway-ct-snat-traced'; readonly routers: readonly string[] }
+  /**
    * Generated replies whose branch in ovn-trace is not OVN's (ct_lb* on it, or flows matching the
    * ports ovn-trace's tcp_reset keeps): their outputs are unknown; the simulator must reach the
    * generating stages.
@@ -246,8 +253,12 @@ function diffOutputs(sim: readonly ObservedOutput[], ovn: readonly ObservedOutpu
   return { onlySim: left, onlyOvn, changed };
 }
 
-/** Rules under which OVN was traced again and everything is compared. */
-const FULL: ReadonlySet<PartialRule['rule']> = new Set(['ct-states-consumed', 'port-sec-widened']);
+/** Rules under which OVN was traced again and everything is compared: not partial comparisons. */
+export const FULL_RULES: ReadonlySet<PartialRule['rule']> = new Set([
+  'ct-states-consumed',
+  'port-sec-widened',
+  'gateway-ct-snat-traced',
+]);
 
 /**
  * @example
@@ -255,7 +266,7 @@ const FULL: ReadonlySet<PartialRule['rule']> = new Set(['ct-states-consumed', 'p
  * if (d) console.log(formatDiff(d));
  */
 export function compareObserved(sim: Observed, ovn: Observed): VerdictDiff | undefined {
-  if (ovn.partial?.some((p) => !FULL.has(p.rule))) return comparePartial(sim, ovn, ovn.partial);
+  if (ovn.partial?.some((p) => !FULL_RULES.has(p.rule))) return comparePartial(sim, ovn, ovn.partial);
   const d = diffOutputs(sim.outputs, ovn.outputs);
   const verdict = sim.verdict === ovn.verdict ? undefined : { sim: sim.verdict, ovn: ovn.verdict };
   if (verdict === undefined && d.onlySim.length === 0 && d.onlyOvn.length === 0 && d.changed.length === 0)
@@ -292,6 +303,7 @@ function partialFailure(sim: Observed, p: PartialRule): string | undefined {
         : `found no forwarding loop (${path.passes ?? 0} datapath passes)`;
     case 'ct-states-consumed':
     case 'port-sec-widened':
+    case 'gateway-ct-snat-traced':
       return undefined;
     case 'ct-lb-ors-state':
     case 'generated-packets': {

@@ -9,12 +9,10 @@
 import { describe, expect, it } from 'vitest';
 import { fcSeed } from '../../test/fc.ts';
 import { requireOvn } from '../ovn/control-plane/index.ts';
-import { formatDiff } from './compare.ts';
+import { FULL_RULES, formatDiff, type PartialRule } from './compare.ts';
 import { type Disagreement, runDifftest } from './run.ts';
 
 const CASES = 300;
-/** Rules under which everything is still compared (traced again): not partial. */
-const FULL_RULES = new Set(['ct-states-consumed', 'port-sec-widened']);
 
 function describeDisagreement(d: Disagreement): string {
   const why =
@@ -35,7 +33,7 @@ describe.skipIf(!requireOvn('differential test'))('differential test against rea
       ...(keep ? {} : { regressionsDir: null }),
     });
     const partialCases = Object.entries(r.partial)
-      .filter(([rule]) => !FULL_RULES.has(rule))
+      .filter(([rule]) => !FULL_RULES.has(rule as PartialRule['rule']))
       .reduce((n, [, k]) => n + k, 0);
     console.log(
       `difftest: ${r.agree}/${r.cases} agree with the datapath in ${(r.timing.totalMs / 1000).toFixed(1)} s ` +

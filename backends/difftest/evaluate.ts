@@ -16,9 +16,13 @@
  * A trace that dropped at a port security ovn-trace misjudges
  * (port-sec-prefix-exact) is traced again on the same case with the
  * misjudged address listed exactly (widenedTrace), and that trace is the
- * one compared, in full (rule port-sec-widened).
+ * one compared, in full (rule port-sec-widened). A trace that ended at a
+ * gateway router's bare ct_snat (gateway-ct-snat-stops) is traced again over
+ * an SB copy where ovn-trace does not stop there, and compared in full when
+ * it took the same flows up to that point (gatewaySnatTraced, rule
+ * gateway-ct-snat-traced).
  */
-import { OvnTracerError, type OvnTraceRequest, type OvnTraceResult } from '../ovn/trace/index.ts';
+import { firstDivergence, OvnTracerError, type OvnTraceRequest, type OvnTraceResult } from '../ovn/trace/index.ts';
 import { isIP } from '../../model/packet/packet.ts';
 import type { DiffCase } from './case.ts';
 import {
@@ -99,6 +103,11 @@ export async function evaluateCase(
     ({ traced, ask } = await traceOnce(world, ask));
     const w = await widenedTrace(world, given, runs, ask, traced);
     if (w) ({ case: c, traced, rules: widened, ask } = w);
+    const g = await gatewaySnatTraced(world, ask, traced);
+    if (g) {
+      traced = g.traced;
+      widened = [...widened, g.rule];
+    }
   } catch (e) {
     if (!(e instanceof OvnTracerError)) throw e;
     const ms = { load: t1 - t0, sim: t2 - t1, trace: now() - t2 };
@@ -216,6 +225,37 @@ async function widenedTrace(
   }
   if (c !== given) await world.load(given.topology);
   return undefined;
+}
+
+/**
+ * Rule gateway-ct-snat-stops, compared in full where the trace shows it: a
+ * branch ended at a gateway router's bare `ct_snat;` (a PathEnd of the
+ * trace), so the request is traced again over the SB copy in which that
+ * router's l3gateway ports read as patches (OvnTracer.traceGatewaysAsPatches),
+ * where ovn-trace goes on as OVS does for a first packet. The retrace is
+ * used only if it took the very flows (by uuid) of the first trace up to
+ * that `ct_snat;` and ended no branch there; otherwise the partial
+ * comparison stays.
+ */
+async function gatewaySnatTraced(
+  world: OvnWorld,
+  ask: OvnTraceRequest,
+  traced: OvnTraceResult,
+): Promise<{ traced: OvnTraceResult; rule: PartialRule } | undefined> {
+  const routers = [...new Set(traced.ends.filter((e) => e.kind === 'ct-snat-stop').map((e) => e.datapath))];
+  if (routers.length === 0 || world.traceGatewaysAsPatches === undefined) return undefined;
+  const stop = traced.stages.findIndex((s) => routers.includes(s.datapath) && s.actions.includes('ct_snat;'));
+  if (stop < 0) return undefined;
+  let again: OvnTraceResult;
+  try {
+    again = await world.traceGatewaysAsPatches(ask);
+  } catch (e) {
+    if (e instanceof OvnTracerError) return undefined;
+    throw e;
+  }
+  if (again.ends.some((e) => e.kind === 'ct-snat-stop')) return undefined;
+  if (firstDivergence(traced.stages, again.stages, stop + 1) !== undefined) return undefined;
+  return { traced: again, rule: { rule: 'gateway-ct-snat-traced', routers } };
 }
 
 /**

@@ -13,7 +13,7 @@
  * chassis learned (ovn-trace's one-shot runs read the SB again); trace.
  */
 import type { DiffCase } from './case.ts';
-import { COMPARED_FIELDS, compareObserved, type Observed, type VerdictDiff } from './compare.ts';
+import { COMPARED_FIELDS, compareObserved, FULL_RULES, type Observed, type VerdictDiff } from './compare.ts';
 import { type DatapathOutcome, evaluateDatapath } from './datapath-side.ts';
 import { type CaseOutcome, evaluateCase, failureKind } from './evaluate.ts';
 import type { OvnWorld } from './world.ts';
@@ -39,7 +39,7 @@ export interface ThreeWayOutcome {
 /** ovn-trace's first-packet observation against the datapath's, with no rule applied. */
 export function compareTraceDatapath(trace: CaseOutcome, dp: Observed): TraceVsDatapath {
   if ('error' in trace.ovn) return { agree: false, why: 'error' };
-  if (trace.ovn.partial?.some((p) => p.rule !== 'ct-states-consumed' && p.rule !== 'port-sec-widened'))
+  if (trace.ovn.partial?.some((p) => !FULL_RULES.has(p.rule)))
     return { agree: false, why: 'partial' };
   // ovn-trace's packets carry the usual fields only: the datapath's are read the same way here.
   const shown = new Set<string>(COMPARED_FIELDS);

@@ -26,6 +26,8 @@ export interface OvnWorld {
   /** Makes OVN hold `topology` (and nothing else kovn owns), northd done, tracer reading the new SB. */
   load(topology: Topology): Promise<void>;
   trace(req: OvnTraceRequest): Promise<OvnTraceResult>;
+  /** The same trace over a copy of the SB with gateway routers' l3gateway ports read as patches (OvnTracer). */
+  traceGatewaysAsPatches?(req: OvnTraceRequest): Promise<OvnTraceResult>;
   /** Real packets through the chassis (present when the world was made with `datapath: true`). */
   readonly datapath?: (req: DatapathRequest) => Promise<DatapathRun>;
   /** Forgets what the chassis learned from packets (SB MAC_Binding, FDB). */
@@ -122,6 +124,10 @@ export async function createOvnWorld(opts: OvnWorldOptions = {}): Promise<OvnWor
     async trace(req) {
       if (tracer === undefined) throw new Error('OvnWorld.trace before load');
       return tracer.trace(req);
+    },
+    async traceGatewaysAsPatches(req) {
+      if (tracer === undefined) throw new Error('OvnWorld.traceGatewaysAsPatches before load');
+      return tracer.traceGatewaysAsPatches(req);
     },
     ...(dp
       ? {

@@ -82,7 +82,7 @@ export const QUIRKS: readonly QuirkRule[] = [
     what: 'On a datapath with an l3gateway port (gateway router), a bare `ct_snat;` (lr_in_unsnat for an SNAT external IP) ends that branch of the trace: no sub-tree, no output.',
     why: 'execute_ct_nat(): `if (!is_dst && dp->has_local_l3gateway && ct_nat->family == AF_UNSPEC) return;` ("has no visible effect in a gateway router").',
     handling:
-      'The branch ends with PathEnd "ct-snat-stop" and a caveat: ovn-trace shows the path up to lr_in_unsnat of that router and nothing after; the simulator must agree on that prefix, the rest cannot be compared.',
+      'The branch ends with PathEnd "ct-snat-stop" and a caveat. The differential test then traces the packet again over a copy of the SB in which the l3gateway port bindings read as patch ports (OvnTracer.traceGatewaysAsPatches: that type sets has_local_l3gateway and nothing else in ovn-trace), where the trace goes on as OVS does for a packet without an SNAT entry; if it took the same flows up to the ct_snat it is compared in full (rule gateway-ct-snat-traced). Only otherwise does the partial comparison stay: the simulator must reach lr_in_unsnat of that router, the rest is unknown.',
   },
   {
     id: 'chassis-resident-everywhere',

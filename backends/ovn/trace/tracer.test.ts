@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ndNs, tcpPacket } from '../../../model/packet/build.ts';
 import { packetToJSON } from '../../../model/packet/format.ts';
@@ -221,5 +221,28 @@ describe.skipIf(!requireOvn('ovn-trace tracer'))('OvnTracer against real OVN 23.
     const ok = await tracer.trace({ datapath: 'sw4', inport: 'b1', packet: p, lbBackend: '10.0.4.3:80' });
     expect(ok.verdict).toBe('delivered');
     expect(packetToJSON(ok.outputs[0]!.packet)).toMatchObject({ 'ip4.dst': '10.0.4.3', 'tcp.dst': '80' });
+  });
+
+  it('a gateway router\'s bare ct_snat is traced through over an SB copy with its l3gateway ports as patches', async () => {
+    const c = CASES.find((x) => x.name === 'gw-snat-ip-inbound')!;
+    const req = { datapath: c.datapath, inport: c.inport, packet: c.packet };
+    const stopped = await tracer.trace(req);
+    expect(stopped.ends.map((e) => e.kind)).toContain('ct-snat-stop');
+    const pids = tracer.pids;
+    const through = await tracer.traceGatewaysAsPatches(req);
+    // The same flows up to the ct_snat, then on past it: routed out of gw-ext (an ARP for the address).
+    const stop = stopped.stages.findIndex((st) => st.datapath === 'gw' && st.actions.includes('ct_snat;'));
+    expect(stop).toBeGreaterThan(0);
+    expect(through.stages.slice(0, stop + 1).map((st) => st.uuid)).toEqual(
+      stopped.stages.slice(0, stop + 1).map((st) => st.uuid),
+    );
+    expect(through.ends.map((e) => e.kind)).not.toContain('ct-snat-stop');
+    expect(through.stages.some((st) => st.datapath === 'gw' && st.stage === 'lr_in_ip_routing')).toBe(true);
+    expect(through.raw).toContain('assuming no un-snat entry');
+    // The copy, its server and its daemons are gone; the real SB still has the gateway.
+    expect(tracer.pids).toEqual(pids);
+    expect(readdirSync(cp.dir).filter((f) => f.includes('-gw.db'))).toEqual([]);
+    const again = await tracer.trace(req);
+    expect(again.ends.map((e) => e.kind)).toContain('ct-snat-stop');
   });
 });

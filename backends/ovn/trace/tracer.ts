@@ -11,8 +11,10 @@
  * traced again with --lb-dst, and checked against the exact trace (rules
  * `lb-random-backend`, `lb-dst-early-dnat`).
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { ControlPlaneError, runTool } from '../control-plane/index.ts';
 import { DaemonProcess } from '../control-plane/daemon.ts';
+import { OvsdbServerProcess } from '../control-plane/ovsdb-server.ts';
 import { logTail } from '../control-plane/exec.ts';
 import { isIPv4, type Packet } from '../../../model/packet/packet.ts';
 import { OvnTracerError } from './errors.ts';
@@ -287,6 +289,44 @@ export class OvnTracer {
       if (e instanceof ControlPlaneError && /assertion|Aborted|SIGABRT/.test(e.message))
         throw aborted(req, mf, e.message, e);
       throw e;
+    }
+  }
+
+  /**
+   * Rule gateway-ct-snat-stops, traced through: `req` over a copy of the
+   * southbound DB in which every `l3gateway` port binding reads as a `patch`
+   * port. ovn-trace reads that type for one thing only, the datapath's
+   * has_local_l3gateway flag, whose one use is the early return of a bare
+   * `ct_snat;` (execute_ct_nat); peers are linked alike for both types
+   * (read_ports). On the copy ovn-trace goes on after the `ct_snat;` as OVS
+   * does for a packet with no SNAT entry ("assuming no un-snat entry"): the
+   * first packet of a connection. The copy is served by its own ovsdb-server
+   * for this one trace, so northd and the chassis never see it.
+   */
+  async traceGatewaysAsPatches(req: OvnTraceRequest): Promise<OvnTraceResult> {
+    const name = `trace${this.#id}-gw`;
+    const db = `${this.opts.dir}/${name}.db`;
+    const { stdout } = await runTool('ovsdb-client', ['backup', this.opts.sbRemote, 'OVN_Southbound'], {
+      dir: this.opts.dir,
+      timeoutMs: 60_000,
+      errorCode: 'trace-failed',
+    });
+    writeFileSync(db, stdout);
+    const server = new OvsdbServerProcess({ dir: this.opts.dir, name, db });
+    const copy = new OvnTracer({ ...this.opts, sbRemote: server.remote });
+    try {
+      const update = { op: 'update', table: 'Port_Binding', where: [['type', '==', 'l3gateway']], row: { type: 'patch' } };
+      await runTool('ovsdb-tool', ['transact', db, JSON.stringify(['OVN_Southbound', update])], {
+        dir: this.opts.dir,
+        errorCode: 'trace-failed',
+      });
+      await server.start();
+      return await copy.trace(req);
+    } finally {
+      await copy.stop();
+      if (server.running) await server.stop();
+      rmSync(db, { force: true });
+      rmSync(`${this.opts.dir}/.${name}.db.~lock~`, { force: true });
     }
   }
 

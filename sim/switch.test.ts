@@ -253,7 +253,7 @@ describe('ACLs', () => {
     expect(replyAfter.drop?.reason).toContain('blocked');
   });
 
-  it('a reject ACL on the router port commits ct_mark.blocked in that port\'s zone, not the client\'s', () => {
+  it("a reject ACL on the router port commits ct_mark.blocked in that port's zone, not the client's", () => {
     // Seen on real packets (difftest seed 4242 case 593): the egress pipeline loads the outport's zone into
     // reg13 and skips conntrack for a router port, so its ct_commit is a lookup in another zone; a SYN-ACK
     // cannot open a connection there (OVS valid_new), nothing is committed, and the reset reaches the client.

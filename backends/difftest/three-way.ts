@@ -39,8 +39,7 @@ export interface ThreeWayOutcome {
 /** ovn-trace's first-packet observation against the datapath's, with no rule applied. */
 export function compareTraceDatapath(trace: CaseOutcome, dp: Observed): TraceVsDatapath {
   if ('error' in trace.ovn) return { agree: false, why: 'error' };
-  if (trace.ovn.partial?.some((p) => !FULL_RULES.has(p.rule)))
-    return { agree: false, why: 'partial' };
+  if (trace.ovn.partial?.some((p) => !FULL_RULES.has(p.rule))) return { agree: false, why: 'partial' };
   // ovn-trace's packets carry the usual fields only: the datapath's are read the same way here.
   const shown = new Set<string>(COMPARED_FIELDS);
   const project = (o: Observed): Observed => ({

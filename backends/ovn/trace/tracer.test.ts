@@ -223,7 +223,7 @@ describe.skipIf(!requireOvn('ovn-trace tracer'))('OvnTracer against real OVN 23.
     expect(packetToJSON(ok.outputs[0]!.packet)).toMatchObject({ 'ip4.dst': '10.0.4.3', 'tcp.dst': '80' });
   });
 
-  it('a gateway router\'s bare ct_snat is traced through over an SB copy with its l3gateway ports as patches', async () => {
+  it("a gateway router's bare ct_snat is traced through over an SB copy with its l3gateway ports as patches", async () => {
     const c = CASES.find((x) => x.name === 'gw-snat-ip-inbound')!;
     const req = { datapath: c.datapath, inport: c.inport, packet: c.packet };
     const stopped = await tracer.trace(req);

@@ -315,7 +315,12 @@ export class OvnTracer {
     const server = new OvsdbServerProcess({ dir: this.opts.dir, name, db });
     const copy = new OvnTracer({ ...this.opts, sbRemote: server.remote });
     try {
-      const update = { op: 'update', table: 'Port_Binding', where: [['type', '==', 'l3gateway']], row: { type: 'patch' } };
+      const update = {
+        op: 'update',
+        table: 'Port_Binding',
+        where: [['type', '==', 'l3gateway']],
+        row: { type: 'patch' },
+      };
       await runTool('ovsdb-tool', ['transact', db, JSON.stringify(['OVN_Southbound', update])], {
         dir: this.opts.dir,
         errorCode: 'trace-failed',

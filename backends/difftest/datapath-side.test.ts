@@ -67,5 +67,16 @@ describe('the packets of a connection after the first', () => {
     expect(later).toHaveLength(1);
     expect([later[0]!.inport, later[0]!.packet['udp.src'], later[0]!.packet['udp.dst']]).toEqual(['c1', 40_001, 80]);
     expect(laterOfConnection(c({ affinity_timeout: '60' }), arrived).map((p) => p.inport)).toEqual(['b2', 'c1', 'c1']);
+    expect(later[0]!.flushConntrack).toBeUndefined();
+  });
+
+  it('a new SCTP connection comes after a conntrack flush (OVS 3.1 userspace conntrack keys SCTP without ports)', () => {
+    const sctp = {
+      ...c({ affinity_timeout: '60' }),
+      topology: affinityTopology({ affinity_timeout: '60' }, 'sctp'),
+      packet: toVip('c1', 40_000, 'sctp'),
+    };
+    const later = laterOfConnection(sctp, dropped);
+    expect(later.map((p) => [p.inport, p.packet['sctp.src'], p.flushConntrack])).toEqual([['c1', 40_001, true]]);
   });
 });

@@ -27,7 +27,7 @@ import { affinityTimeout } from '../../sim/compile/lb.ts';
 import { compileNetwork } from '../../sim/compile/network.ts';
 import { simulate, type SimResult } from '../../sim/simulate.ts';
 import { replyTo } from '../../sim/connection.ts';
-import { ICMP4_ECHO_REQUEST, ICMP6_ECHO_REQUEST } from '../../model/packet/fields.ts';
+import { ICMP4_ECHO_REQUEST, ICMP6_ECHO_REQUEST, IPPROTO_SCTP } from '../../model/packet/fields.ts';
 import type { DatapathStep, SendPacket } from '../ovn/datapath/index.ts';
 import type { DiffCase } from './case.ts';
 import {
@@ -97,12 +97,24 @@ export function replyOf(first: Packet, outputs: readonly { port: string; packet:
 /**
  * A new connection of the case's client, for topologies with load-balancer
  * affinity: the first packet from the next source port (TCP, UDP, SCTP).
+ *
+ * An SCTP one comes after a conntrack flush, on both sides (the learned
+ * affinity stays): OVS 3.1's userspace conntrack keys SCTP without ports
+ * (lib/conntrack.c extract_l4 reads L4 keys of TCP, UDP and ICMP only;
+ * SCTP support came after 3.1), so on this datapath a second SCTP
+ * connection between the same addresses is the first one again, already
+ * DNATed, and OVN's affinity stages drop it (measured on the chassis:
+ * every SCTP packet of the client to the VIP dropped while the entry
+ * lived; seed 4242 case 922). The kernel's conntrack keys SCTP by ports,
+ * as the simulator does; the flush gives the new connection what it has
+ * there, a conntrack with no entry for it.
  */
 export function freshConnection(c: DiffCase): SendPacket | undefined {
   const affinity = [...c.topology.loadBalancer.values()].some((lb) => affinityTimeout(lb) !== 0);
   const sport = srcPort(c.packet);
   if (!affinity || sport === undefined) return undefined;
-  return { inport: c.inport, packet: withPorts(c.packet, sport === 65535 ? 1024 : sport + 1, dstPort(c.packet)!) };
+  const packet = withPorts(c.packet, sport === 65535 ? 1024 : sport + 1, dstPort(c.packet)!);
+  return { inport: c.inport, packet, ...(packet['ip.proto'] === IPPROTO_SCTP ? { flushConntrack: true } : {}) };
 }
 
 /**
@@ -146,7 +158,8 @@ function simConnection(
   let r = simulate(net, { inport: c.inport, packet: c.packet, select });
   const out: SimResult[] = [r];
   for (const send of later) {
-    r = simulate(net, { inport: send.inport, packet: send.packet, conntrack: r.conntrack, select });
+    const conntrack = send.flushConntrack === true ? r.conntrack.flushed() : r.conntrack;
+    r = simulate(net, { inport: send.inport, packet: send.packet, conntrack, select });
     out.push(r);
   }
   return out;

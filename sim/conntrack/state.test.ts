@@ -16,6 +16,7 @@ import {
   CS_TRK,
   ConntrackState,
   MARK_BLOCKED,
+  affinityKey,
   formatCtState,
 } from './state.ts';
 import { ConntrackTx } from './tx.ts';
@@ -93,6 +94,21 @@ describe('conntrack lookups', () => {
     expect(tx.lookup(Z, err, { nat: false }).state).toBe(CS_TRK | CS_REL | CS_RPL);
     const unrelated = { ...err, inner: innerOf(withFields(syn, { 'tcp.dst': 81 })) };
     expect(tx.lookup(Z, unrelated, { nat: false }).state & CS_INV).toBeTruthy();
+  });
+});
+
+describe('a conntrack flush', () => {
+  it('forgets every entry and keeps the learned LB affinities (OVS: learned flows, not conntrack)', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    tx.commit(Z, syn);
+    tx.learnAffinity(affinityKey('sw', 'lb|10.96.0.1:80', 1n), { backend: '10.0.0.3:8080', timeout: 60 });
+    const before = tx.finish();
+    const after = before.flushed();
+    expect(before.size).toBe(1);
+    expect(after.size).toBe(0);
+    expect(new ConntrackTx(after).lookup(Z, synAck, { nat: false }).state).toBe(CS_TRK | CS_INV);
+    expect([...after.affinity.keys()]).toEqual([...before.affinity.keys()]);
+    expect(after.affinity.size).toBe(1);
   });
 });
 

@@ -164,6 +164,15 @@ export class ConntrackState {
     this.delta = undefined;
   }
 
+  /**
+   * After `dpctl/flush-conntrack`: no entries; the learned load-balancer
+   * affinities stay (in OVS they are OpenFlow flows learned by
+   * commit_lb_aff, not conntrack entries).
+   */
+  flushed(): ConntrackState {
+    return new ConntrackState(new Map(), new Map(), this.nextId, this.affinity);
+  }
+
   /** Every entry, oldest first. */
   entries(): CtEntry[] {
     return [...this.byId.values()];

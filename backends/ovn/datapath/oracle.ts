@@ -66,6 +66,8 @@ export interface SendPacket {
   /** A VIF or localnet port of the loaded topology. */
   readonly inport: string;
   readonly packet: Packet;
+  /** Flush conntrack just before this packet (`dpctl/flush-conntrack`; learned flows stay). */
+  readonly flushConntrack?: boolean;
 }
 
 export interface DatapathRequest {
@@ -311,6 +313,7 @@ export class DatapathOracle {
       if (!this.#present.has(inport))
         throw new DatapathError('unknown-port', `datapath oracle: inport ${inport} is not in the loaded topology`);
       try {
+        if (send.flushConntrack === true) await this.chassis.flushConntrack();
         await this.chassis.inject(inport, [emitPacket(packet)]);
         await this.chassis.settle(req.settleMs ?? this.opts.settleMs ?? DEFAULT_SETTLE_MS);
       } catch (e) {

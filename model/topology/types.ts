@@ -54,6 +54,19 @@ export interface LogicalSwitchPort {
   readonly externalIds: Attrs;
 }
 
+/**
+ * Whether a switch port learns the source MACs of what it sends (northd 23.03
+ * build_lswitch_learn_fdb_op: `put_fdb(inport, eth.src)` in ls_in_put_fdb):
+ * `unknown` among its addresses, no port security, and a VIF, or a localnet
+ * port with options:localnet_learn_fdb=true. Learned MACs are unicast to
+ * that port (`get_fdb(eth.dst)` in ls_in_l2_lkup) instead of flooding the
+ * `unknown` ports.
+ */
+export function learnsFdb(p: LogicalSwitchPort): boolean {
+  if (!p.addresses.includes('unknown') || p.portSecurity.length > 0) return false;
+  return p.type === '' || (p.type === 'localnet' && p.options.localnet_learn_fdb === 'true');
+}
+
 export interface LogicalRouter {
   readonly name: string;
   readonly enabled?: boolean;

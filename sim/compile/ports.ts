@@ -6,7 +6,12 @@
  */
 import { tryParseMAC } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
-import type { LogicalRouterPort, LogicalSwitchPort, Topology } from '../../model/topology/index.ts';
+import {
+  learnsFdb,
+  type LogicalRouterPort,
+  type LogicalSwitchPort,
+  type Topology,
+} from '../../model/topology/index.ts';
 import {
   type LspAddress,
   parseLspAddress,
@@ -113,6 +118,7 @@ function switchPortInfo(
     enabled: p.enabled !== false,
     addresses,
     hasUnknown,
+    learnsFdb: learnsFdb(p),
     portSecurity,
     routerPort: routerPort !== undefined && routerPorts.has(routerPort) ? routerPort : undefined,
     zone: lspZone(p.name),

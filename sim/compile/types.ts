@@ -21,6 +21,8 @@ export interface SwitchPortInfo {
   /** Parsed "MAC IP..." entries; for `router` addresses, the peer router port's MAC and IPs. */
   readonly addresses: readonly LspAddress[];
   readonly hasUnknown: boolean;
+  /** Learns the source MACs it sends (model/topology learnsFdb). */
+  readonly learnsFdb: boolean;
   readonly portSecurity: readonly PortSecurityEntry[];
   /** For type router: the router port named by options:router-port. */
   readonly routerPort?: string;

@@ -14,7 +14,8 @@
  * reply tuple is what the translated connection answers to, so a lookup with
  * `nat` rewrites original-direction packets forward and replies back.
  *
- * Beside the zones, the state holds the load-balancer affinity entries
+ * Beside the zones, the state holds the load-balancer affinity entries and the
+ * MACs switch ports learned (FDB),
  * `commit_lb_aff` learns (in OVS, learned flows of ovn-controller's
  * OFTABLE_CHK_LB_AFFINITY table, not conntrack; they live here because this
  * is the state one packet hands the next). The simulator has no clock:
@@ -65,6 +66,11 @@ export interface AffinityEntry {
   readonly timeout: number;
 }
 
+/** The key of a learned MAC: the switch and the MAC. */
+export function fdbKey(datapath: string, mac: number): string {
+  return `${datapath}\u0000${mac}`;
+}
+
 /** The key of an affinity entry: the datapath, the VIP (`lb|vip`) and the client address. */
 export function affinityKey(datapath: string, vipKey: string, client: number | bigint): string {
   return `${datapath}\u0000${vipKey}\u0000${client}`;
@@ -95,6 +101,8 @@ export class ConntrackState {
     /** @internal */ readonly nextId: number,
     /** Learned LB affinities by {@link affinityKey}. */
     readonly affinity: ReadonlyMap<string, AffinityEntry>,
+    /** MACs learned by switch ports (`put_fdb`), by {@link fdbKey}: the port. */
+    readonly fdb: ReadonlyMap<string, string>,
     /**
      * Until built: the state this one extends, the slots and the entries (latest versions, first-put order) added to
      * it.
@@ -109,7 +117,7 @@ export class ConntrackState {
     this.entryTable = byId;
   }
 
-  static readonly EMPTY = new ConntrackState(new Map(), new Map(), 1, new Map());
+  static readonly EMPTY = new ConntrackState(new Map(), new Map(), 1, new Map(), new Map());
 
   /** @internal A transaction's result: `base` plus what it added. `base` is built now, so chains stay one deep. */
   static derive(
@@ -118,9 +126,10 @@ export class ConntrackState {
     entries: readonly CtEntry[],
     nextId: number,
     affinity: ReadonlyMap<string, AffinityEntry> = base.affinity,
+    fdb: ReadonlyMap<string, string> = base.fdb,
   ): ConntrackState {
     base.build();
-    return new ConntrackState(undefined, undefined, nextId, affinity, { base, slots, entries });
+    return new ConntrackState(undefined, undefined, nextId, affinity, fdb, { base, slots, entries });
   }
 
   /** @internal Zone name → tuple key → slot. */
@@ -166,11 +175,11 @@ export class ConntrackState {
 
   /**
    * After `dpctl/flush-conntrack`: no entries; the learned load-balancer
-   * affinities stay (in OVS they are OpenFlow flows learned by
-   * commit_lb_aff, not conntrack entries).
+   * affinities and MACs stay (in OVS they are OpenFlow flows, learned by
+   * commit_lb_aff and from the SB FDB, not conntrack entries).
    */
   flushed(): ConntrackState {
-    return new ConntrackState(new Map(), new Map(), this.nextId, this.affinity);
+    return new ConntrackState(new Map(), new Map(), this.nextId, this.affinity, this.fdb);
   }
 
   /** Every entry, oldest first. */

@@ -156,6 +156,7 @@ export class ConntrackTx {
   private nextId: number;
   /** Affinities learned here (a copy of the base's, made at the first). */
   private learned: Map<string, AffinityEntry> | undefined;
+  private learnedMacs: Map<string, string> | undefined;
 
   constructor(private readonly base: ConntrackState) {
     this.nextId = base.nextId;
@@ -372,9 +373,30 @@ export class ConntrackTx {
     this.learned.set(key, entry);
   }
 
+  /**
+   * `get_fdb` / `lookup_fdb`: the port a MAC was learned on, as the packet
+   * began. What this packet learns is not seen by it: OVS learns through
+   * pinctrl, the SB FDB table and ovn-controller, after the packet.
+   */
+  fdb(key: string): string | undefined {
+    return this.base.fdb.get(key);
+  }
+
+  /** `put_fdb(inport, eth.src)`: the MAC is on this port from the next packet on. */
+  learnFdb(key: string, port: string): void {
+    this.learnedMacs ??= new Map(this.base.fdb);
+    this.learnedMacs.set(key, port);
+  }
+
   /** The state after everything done through this transaction. */
   finish(): ConntrackState {
-    if (this.slots.length === 0 && this.puts.length === 0 && this.learned === undefined) return this.base;
-    return ConntrackState.derive(this.base, this.slots, this.puts, this.nextId, this.learned);
+    if (
+      this.slots.length === 0 &&
+      this.puts.length === 0 &&
+      this.learned === undefined &&
+      this.learnedMacs === undefined
+    )
+      return this.base;
+    return ConntrackState.derive(this.base, this.slots, this.puts, this.nextId, this.learned, this.learnedMacs);
   }
 }

@@ -10,13 +10,15 @@
  *   owns go to that router port and to the non-router ports; router-sourced
  *   ARP/NS flood to non-router ports; multicast floods; unicast goes to the
  *   port owning the destination MAC;
- * - ls_in_l2_unknown: unknown unicast goes to the `unknown` ports, or drops.
+ * - ls_in_l2_unknown: unknown unicast goes to the port that learned the MAC (get_fdb), else to
+ *   the `unknown` ports, or drops.
  */
 import { type IpKey, ipKey } from '../compile/addresses.ts';
 import type { SwitchDp, SwitchPortInfo } from '../compile/types.ts';
 import { isArp, isEthMcast, isNdNs, type Packet } from '../../model/packet/packet.ts';
 import { solicitedNode } from '../../model/packet/build.ts';
 import { FLAG_LOOPBACK } from './context.ts';
+import { fdbKey } from '../conntrack/state.ts';
 import { arpReplyTo, ndNaTo } from './generate.ts';
 import { isLocalnetPort } from './switch-acl.ts';
 import { type GeneratedKind, makeJob, type StageRun } from './run.ts';
@@ -203,6 +205,21 @@ export function l2Lookup(s: S): 'next' | 'stop' {
             rule: builtin(50, `eth.dst == external_mac && is_chassis_resident("${nat.logicalPort}")`),
           })
         : NO_DESCRIPTION,
+    );
+  }
+  // Priority 0: `outport = get_fdb(eth.dst); next;`, a MAC an earlier packet taught a port (ls_in_put_fdb).
+  const learned = s.run.ct.fdb(fdbKey(dp.name, p['eth.dst']));
+  const learnedPort = learned === undefined ? undefined : s.port(learned);
+  if (learnedPort?.kind === 'lsp' && learnedPort.switch === dp.name) {
+    ctx.outport = learnedPort.name;
+    s.stage = 'ls_in_l2_unknown';
+    return outputTo(
+      s,
+      [learnedPort.name],
+      s.tracing
+        ? () => ({ note: `${learnedPort.name} (learned MAC)`, rule: builtin(0, 'outport = get_fdb(eth.dst)') })
+        : NO_DESCRIPTION,
+      learnedPort,
     );
   }
   s.stage = 'ls_in_l2_unknown';

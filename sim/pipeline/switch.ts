@@ -1,10 +1,11 @@
 /**
  * The logical switch pipelines, stage by stage, named as northd 23.03 names
- * them. Stages that never change a verdict or a packet here (FDB learning,
- * DHCP/DNS responders, LB affinity, QoS meters, external ports) are left out:
- * for the packets the simulator models they only say `next`.
+ * them. Stages that never change a verdict or a packet here (DHCP/DNS
+ * responders, QoS meters, external ports) are left out: for the packets the
+ * simulator models they only say `next`.
  */
 import type { SwitchDp } from '../compile/types.ts';
+import { fdbKey } from '../conntrack/state.ts';
 import { publicPacket } from '../../model/packet/canonical.ts';
 import { isEthMcast, isMcastMac } from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
@@ -51,6 +52,27 @@ function applyInPortSec(s: S): 'next' | 'stop' {
   const why =
     port?.kind === 'lsp' && !port.enabled ? `port ${s.ctx.inport} is disabled` : `port security of ${s.ctx.inport}`;
   return s.drop(why, { kind: 'port-security', priority: 50, match: 'reg0[15] == 1', key: s.ctx.inport });
+}
+
+/**
+ * ls_in_lookup_fdb + ls_in_put_fdb: a port that learns MACs (learnsFdb)
+ * teaches the switch its packet's source MAC unless it already owns it
+ * (`reg0[11] = lookup_fdb(inport, eth.src)`, then `put_fdb(inport,
+ * eth.src)`); later packets to that MAC go to it (switch-l2.ts, get_fdb).
+ */
+function putFdb(s: S): 'next' {
+  const port = s.port(s.ctx.inport);
+  if (port?.kind !== 'lsp' || !port.learnsFdb) return 'next';
+  const key = fdbKey(s.dp.name, s.ctx.packet['eth.src']);
+  if (s.run.ct.fdb(key) === port.name) return 'next';
+  s.run.ct.learnFdb(key, port.name);
+  if (s.tracing)
+    s.record({
+      rule: builtin(100, `inport == ${JSON.stringify(port.name)} && reg0[11] == 0`),
+      action: 'put_fdb(inport, eth.src)',
+      note: 'the source MAC is learned on this port for later packets',
+    });
+  return 'next';
 }
 
 /** ls_out_check_port_sec (+ ls_out_apply_port_sec), then output. */
@@ -102,6 +124,7 @@ const ALWAYS = (): boolean => true;
 export const SWITCH_INGRESS: readonly SwitchStage[] = [
   { name: 'ls_in_check_port_sec', run: checkInPortSec, needed: ALWAYS },
   { name: 'ls_in_apply_port_sec', run: applyInPortSec, needed: ALWAYS },
+  { name: 'ls_in_put_fdb', run: putFdb, needed: ALWAYS },
   { name: 'ls_in_pre_acl', run: preAcl, needed: stateful },
   // Ingress pre-LB only marks for NAT (with a VIP); its router-port branch only records.
   { name: 'ls_in_pre_lb', run: preLb, needed: lb },

@@ -334,6 +334,16 @@ export class Chassis {
     await this.appctl('revalidator/purge');
   }
 
+  /**
+   * The MACs ovn-controller has installed as learned (SB FDB rows, from
+   * pinctrl's put_fdb): br-int's table 71 (OFTABLE_GET_FDB in OVN 23.03,
+   * `metadata=<switch>,dl_dst=<MAC> actions=load:<port>->reg15`).
+   */
+  async learnedMacs(): Promise<Set<string>> {
+    const { stdout } = await runTool('ovs-ofctl', ['dump-flows', 'br-int', 'table=71'], { dir: this.dir });
+    return new Set([...stdout.matchAll(/dl_dst=([0-9a-f:]{17})/g)].map((m) => m[1]!));
+  }
+
   /** Whether vswitchd still runs and answers. */
   async alive(): Promise<boolean> {
     if (!this.vswitchd.running || this.#ctl === undefined || !this.#ctl.open) return false;

@@ -10,6 +10,7 @@ export type DatapathErrorCode =
   | 'not-installed' // ovn-controller never marked a bound port ovn-installed within the bound
   | 'vswitchd-died' // ovs-vswitchd exited (OVS 3.1's conntrack assertion, see chassis.ts)
   | 'unknown-port' // a packet was sent from a logical port the chassis has not bound
+  | 'fdb-stuck' // ovn-controller kept a learned MAC's flows after its SB FDB row was deleted
   | 'pcap-invalid'; // a pcap file is not one (bad magic, truncated header)
 
 /**

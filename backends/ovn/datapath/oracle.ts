@@ -14,10 +14,12 @@
  * {@link DatapathOracle.forgetLearned}.
  */
 import { rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ETH_TYPE_ARP } from '../../../model/packet/fields.ts';
 import type { Packet } from '../../../model/packet/packet.ts';
 import { emitPacket, parsePacket } from '../../../model/packet/wire/index.ts';
-import type { Topology } from '../../../model/topology/index.ts';
+import { learnsFdb, type Topology } from '../../../model/topology/index.ts';
+import { formatMAC } from '../../../model/addr/index.ts';
 import type { ControlPlane } from '../control-plane/index.ts';
 import { affinityTimeout } from '../../../sim/compile/lb.ts';
 import { makeTempDir } from '../control-plane/control-plane.ts';
@@ -99,6 +101,8 @@ export interface DatapathOracleOptions {
 }
 
 const DEFAULT_SETTLE_MS = 50;
+/** Bound on ovn-controller installing (or removing) a learned MAC's flows. */
+const MAC_LEARN_WAIT_MS = 2_000;
 
 /** An ARP request for the sender's own address: an announcement, not a question. */
 export function isGarp(p: Packet): boolean {
@@ -172,6 +176,10 @@ export function oneNetworkPerLocalnet(t: Topology): Topology {
  */
 export class DatapathOracle {
   readonly #present = new Set<string>();
+  /** Bound ports that learn the MACs they send (put_fdb; model/topology learnsFdb). */
+  readonly #learning = new Set<string>();
+  /** A run taught the chassis a MAC (SB FDB): the next run starts without it. */
+  #fdbLearned = false;
   /** The bound topology has a load balancer with affinity (learned flows to forget between runs). */
   #affinity = false;
   /** Why the chassis cannot run the loaded topology (ovn-controller died on it), if so. */
@@ -218,6 +226,9 @@ export class DatapathOracle {
     this.#affinity = [...topology.loadBalancer.values()].some((lb) => affinityTimeout(lb) !== 0);
     this.#present.clear();
     for (const b of ports) this.#present.add(b.port);
+    this.#learning.clear();
+    for (const p of topology.switchPort.values()) if (learnsFdb(p)) this.#learning.add(p.name);
+    this.#fdbLearned = false;
   }
 
   /**
@@ -299,6 +310,7 @@ export class DatapathOracle {
     try {
       await this.chassis.flushConntrack();
       if (this.#affinity) await this.chassis.flushLearnedAffinity();
+      if (this.#fdbLearned) await this.#forgetMacs();
       await this.chassis.barrier();
       stray = this.chassis.collect().reduce((n, p) => n + p.frames.length, 0);
     } catch (e) {
@@ -316,6 +328,7 @@ export class DatapathOracle {
         if (send.flushConntrack === true) await this.chassis.flushConntrack();
         await this.chassis.inject(inport, [emitPacket(packet)]);
         await this.chassis.settle(req.settleMs ?? this.opts.settleMs ?? DEFAULT_SETTLE_MS);
+        if (this.#learning.has(inport)) await this.#macLearned(packet);
       } catch (e) {
         if (e instanceof DatapathError && !(await this.chassis.alive()))
           return { steps, stray, announcements, died: k };
@@ -329,6 +342,37 @@ export class DatapathOracle {
       steps.push({ verdict: outputs.length > 0 ? 'delivered' : 'dropped', outputs });
     }
     return { steps, stray, announcements };
+  }
+
+  /**
+   * A packet from a port that learns MACs: put_fdb goes through pinctrl, the
+   * SB FDB table and ovn-controller, after the packet; the next packet of the
+   * run must meet the learned MAC as it would a moment later on a real
+   * network, so wait (bounded) until it is installed. Nothing is learned from
+   * a frame the port drops first (disabled port, multicast source).
+   */
+  async #macLearned(packet: Packet): Promise<void> {
+    const mac = formatMAC(packet['eth.src']);
+    this.#fdbLearned = true;
+    const deadline = performance.now() + MAC_LEARN_WAIT_MS;
+    while (!(await this.chassis.learnedMacs()).has(mac) && performance.now() < deadline) await sleep(5);
+  }
+
+  /** Forgets the learned MACs (SB FDB rows) and waits until ovn-controller removed their flows. */
+  async #forgetMacs(): Promise<void> {
+    await runTool('ovn-sbctl', [`--db=${this.opts.controlPlane.sb.remote}`, '--all', 'destroy', 'FDB'], {
+      dir: this.chassis.dir,
+    });
+    const deadline = performance.now() + MAC_LEARN_WAIT_MS;
+    while ((await this.chassis.learnedMacs()).size > 0) {
+      if (performance.now() > deadline)
+        throw new DatapathError(
+          'fdb-stuck',
+          `chassis ${this.chassis.dir}: learned MACs still installed after the SB FDB was emptied`,
+        );
+      await sleep(5);
+    }
+    this.#fdbLearned = false;
   }
 
   async stop(): Promise<void> {

@@ -62,7 +62,13 @@ describe.skipIf(!requireOvn('difftest regressions'))(
         const o = await evaluateThreeWay(world, c, 'both');
         const dp = o.datapath!;
         const dpDiff = dp.diff ? `step ${dp.diff.step}: ${formatDiff(dp.diff.diff)}` : '';
-        expect(dp.crashedAt, 'vswitchd crashed on this case').toBeUndefined();
+        // OVS 3.1's conntrack can abort vswitchd on a later packet of a connection (conn_update_state's
+        // assertion, backends/ovn/datapath/chassis.ts): the file records the steps before that crash, and
+        // none of those may crash.
+        if (dp.crashedAt !== undefined)
+          expect(dp.crashedAt, 'vswitchd crashed within the recorded steps').toBeGreaterThan(
+            file.connection?.length ?? 0,
+          );
         expect(dpDiff, 'simulator against the datapath').toBe('');
         expect(o.agree, JSON.stringify(o.trace?.diff ?? o.trace?.ovn)).toBe(true);
         // With ECMP or several LB backends the member taken may differ from the recorded one.

@@ -42,6 +42,8 @@ export interface ConnectionStep {
   readonly inport: string;
   /** As packetToJSON prints it. */
   readonly packet: Readonly<Record<string, string>>;
+  /** Conntrack was flushed before it (a new SCTP connection: datapath-side.ts freshConnection). */
+  readonly flushConntrack?: boolean;
   readonly expected: Observed;
 }
 
@@ -111,7 +113,11 @@ export async function readRegressions(
 export function checkRegression(file: RegressionFile): VerdictDiff | undefined {
   const c = caseFromJSON(file.case);
   if (file.oracle === 'datapath') {
-    const later = (file.connection ?? []).map((s) => ({ inport: s.inport, packet: packetFromJSON(s.packet) }));
+    const later = (file.connection ?? []).map((s) => ({
+      inport: s.inport,
+      packet: packetFromJSON(s.packet),
+      ...(s.flushConntrack === true ? { flushConntrack: true } : {}),
+    }));
     const expected = [file.expected, ...(file.connection ?? []).map((s) => s.expected)];
     return simAgainstSteps(c, later, expected).diff?.diff;
   }

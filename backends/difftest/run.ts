@@ -247,6 +247,7 @@ async function save(
           connection: dp.later.map((s, k) => ({
             inport: s.inport,
             packet: packetToJSON(s.packet),
+            ...(s.flushConntrack === true ? { flushConntrack: true } : {}),
             expected: dp.datapath[k + 1] ?? { verdict: 'dropped' as const, outputs: [] },
           })),
         }

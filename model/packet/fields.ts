@@ -33,6 +33,7 @@ export const TCP_SYN = 0x002;
 export const TCP_RST = 0x004;
 export const TCP_PSH = 0x008;
 export const TCP_ACK = 0x010;
+export const TCP_URG = 0x020;
 
 export const ICMP4_ECHO_REPLY = 0;
 export const ICMP4_DST_UNREACH = 3;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../../model/addr/index.ts';
 import { fcParams } from '../../test/fc.ts';
 import { icmpEcho, tcpPacket, udpPacket } from '../../model/packet/build.ts';
-import { TCP_ACK, TCP_RST, TCP_SYN } from '../../model/packet/fields.ts';
+import { TCP_ACK, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN } from '../../model/packet/fields.ts';
 import { withFields } from '../../model/packet/packet.ts';
 import { innerOf } from '../pipeline/generate.ts';
 import {
@@ -54,7 +54,16 @@ describe('conntrack lookups', () => {
   it('packets that cannot open a connection are invalid', () => {
     const tx = new ConntrackTx(ConntrackState.EMPTY);
     expect(tx.lookup(Z, synAck, { nat: false }).state & CS_INV).toBeTruthy();
-    expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': TCP_RST }), { nat: false }).state & CS_INV).toBeTruthy();
+    // OVS 3.1 userspace conntrack's tcp_valid_new: SYN+ACK, SYN+RST, SYN+FIN, no flags, FIN or PSH without ACK.
+    for (const flags of [TCP_SYN | TCP_ACK, TCP_SYN | TCP_RST, TCP_SYN | TCP_FIN, 0, TCP_FIN, TCP_PSH | TCP_RST])
+      expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': flags }), { nat: false }).state, `flags ${flags}`).toBe(
+        CS_TRK | CS_INV,
+      );
+    // ... and a RST opens one there (Linux's conntrack would call it invalid): seen on real packets.
+    for (const flags of [TCP_RST, TCP_RST | TCP_ACK, TCP_FIN | TCP_ACK])
+      expect(tx.lookup(Z, withFields(syn, { 'tcp.flags': flags }), { nat: false }).state, `flags ${flags}`).toBe(
+        CS_TRK | CS_NEW,
+      );
     expect(
       tx.lookup(Z, icmpEcho({ ethSrc: A, ethDst: B, src: '10.0.0.1', dst: '10.0.0.2', kind: 'reply' }), { nat: false })
         .state & CS_INV,

@@ -20,8 +20,11 @@ import {
   IPPROTO_SCTP,
   IPPROTO_TCP,
   TCP_ACK,
+  TCP_FIN,
+  TCP_PSH,
   TCP_RST,
   TCP_SYN,
+  TCP_URG,
 } from '../../model/packet/fields.ts';
 import {
   type AffinityEntry,
@@ -51,14 +54,25 @@ function isIcmpError(p: Packet): boolean {
   return t6 === ICMP6_DST_UNREACH || t6 === ICMP6_PACKET_TOO_BIG || t6 === ICMP6_TIME_EXCEEDED;
 }
 
+/**
+ * Whether a TCP packet may open a connection, as OVS 3.1's userspace
+ * conntrack decides (lib/conntrack-tcp.c tcp_valid_new, tcp_invalid_flags):
+ * not SYN with RST or FIN, not without SYN, ACK and RST alike, not FIN, PSH
+ * or URG without ACK, and not SYN+ACK. So a bare ACK is picked up, and so is
+ * a RST (a generated reset that meets ct_snat through a gateway is SNATed:
+ * seen on real packets, seed 7 case 1693), where Linux's nf_conntrack finds
+ * a RST invalid: the simulator follows the datapath its real packets run on.
+ */
+function tcpValidNew(f: number): boolean {
+  if (f & TCP_SYN) return (f & (TCP_RST | TCP_FIN)) === 0 && (f & TCP_ACK) === 0;
+  if ((f & (TCP_ACK | TCP_RST)) === 0) return false;
+  return (f & TCP_ACK) !== 0 || (f & (TCP_FIN | TCP_PSH | TCP_URG)) === 0;
+}
+
 /** State of an IP packet no committed entry knows about. */
 function unknownState(p: Packet): number {
   const proto = p['ip.proto'] ?? 0;
-  if (proto === IPPROTO_TCP) {
-    const f = p['tcp.flags'] ?? 0;
-    if (f & TCP_SYN) return f & TCP_ACK ? CS_TRK | CS_INV : CS_TRK | CS_NEW;
-    return f & TCP_RST ? CS_TRK | CS_INV : CS_TRK | CS_NEW;
-  }
+  if (proto === IPPROTO_TCP) return tcpValidNew(p['tcp.flags'] ?? 0) ? CS_TRK | CS_NEW : CS_TRK | CS_INV;
   if (proto === IPPROTO_ICMP && (p['icmp4.type'] ?? p['icmp6.type'] ?? 0) === ICMP4_ECHO_REPLY) return CS_TRK | CS_INV;
   if (proto === IPPROTO_ICMPV6 && (p['icmp4.type'] ?? p['icmp6.type'] ?? 0) === ICMP6_ECHO_REPLY)
     return CS_TRK | CS_INV;

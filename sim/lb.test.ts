@@ -135,6 +135,41 @@ describe('switch load balancer', () => {
     expect(back.outputs[0]!.packet['tcp.dst']).toBe(40000);
   });
 
+  it('hairpin with options:hairpin_snat_ip: the client sees that address, and its answer to it comes back from the VIP', () => {
+    // Seen on real packets (difftest seed 7 case 626): the reply flow chk_lb_hairpin learns matches the
+    // hairpin SNAT address, not the VIP, so the answer is un-NATed back to the client, not routed away.
+    const net = compileNetwork(
+      new TopoBuilder()
+        .lb(
+          'svc',
+          { [`${VIP}:80`]: '10.0.1.12:8080' },
+          { protocol: 'tcp', options: { hairpin_snat_ip: '169.254.169.5' } },
+        )
+        .switch('sw1', ['svc'])
+        .router('r1')
+        .vif('p2', 'sw1', MAC.p2, '10.0.1.12')
+        .connect('r1', 'sw1', MAC.r1sw1, ['10.0.1.1/24'])
+        .build(),
+    );
+    const p = tcpPacket({ ethSrc: MAC.p2, ethDst: MAC.r1sw1, src: '10.0.1.12', dst: VIP, sport: 40000, dport: 80 });
+    const r = simulate(net, { inport: 'p2', packet: p });
+    expect(r.outputs.map((o) => [o.port, o.packet['ip4.src']])).toEqual([['p2', parseIPv4('169.254.169.5')]]);
+    const arrived = r.outputs[0]!.packet;
+    const reply = tcpPacket({
+      ethSrc: MAC.p2,
+      ethDst: MAC.r1sw1,
+      src: '10.0.1.12',
+      dst: '169.254.169.5',
+      sport: arrived['tcp.dst']!,
+      dport: arrived['tcp.src']!,
+      flags: TCP_SYN | TCP_ACK,
+    });
+    const back = simulate(net, { inport: 'p2', packet: reply, conntrack: r.conntrack });
+    expect(back.outputs.map((o) => [o.port, o.packet['ip4.src'], o.packet['ip4.dst'], o.packet['tcp.src']])).toEqual([
+      ['p2', parseIPv4(VIP), parseIPv4('10.0.1.12'), 80],
+    ]);
+  });
+
   it('a stateful ACL on the backend side sees the backend address (after LB), and lets the reply out', () => {
     const net = withLb((b) =>
       b

@@ -264,8 +264,12 @@ export function preHairpin(s: S): 'next' | 'stop' {
   ctx.sw.hairpinReply = false;
   if (backends !== undefined) {
     const sport = srcPort(p);
+    // The reply flow chk_lb_hairpin learned (controller/lflow.c add_lb_vip_hairpin_flows) matches the
+    // address the hairpinned packet was SNATed to: options:hairpin_snat_ip where set, else the VIP (seed 7
+    // case 626: a reply to hairpin_snat_ip was routed away instead of un-NATed back to the client).
     for (const { vip, backend } of backends) {
-      if (vip.ip === dst && (backend.port === undefined || backend.port === sport)) ctx.sw.hairpinReply = true;
+      if (hairpinSnatIp(vip, vip.ip) === dst && (backend.port === undefined || backend.port === sport))
+        ctx.sw.hairpinReply = true;
     }
   }
   if (ctx.sw.hairpin || ctx.sw.hairpinReply) {

@@ -253,25 +253,37 @@ describe('ACLs', () => {
     expect(replyAfter.drop?.reason).toContain('blocked');
   });
 
-  it("a reject ACL on the router port commits ct_mark.blocked in that port's zone, not the client's", () => {
-    // Seen on real packets (difftest seed 4242 case 593): the egress pipeline loads the outport's zone into
-    // reg13 and skips conntrack for a router port, so its ct_commit is a lookup in another zone; a SYN-ACK
-    // cannot open a connection there (OVS valid_new), nothing is committed, and the reset reaches the client.
-    const t = twoSubnets()
-      .acl('sw1', 'from-lport', 1, 'ip4', 'allow-related')
-      .acl('sw1', 'to-lport', 1000, 'ip4.dst == 10.0.2.11 && tcp', 'reject')
-      .build();
-    const net = compileNetwork(t);
+  it("a reject ACL on the router port commits ct_mark.blocked in the zone register: the port's own towards a gateway router, else the client's", () => {
+    // Seen on real packets: egress loads reg13 with the outport's zone, and ovn-controller gives one to
+    // an l3gateway port (seed 4242 case 593: a SYN-ACK commits nothing there, the client's connection is
+    // not blocked and the reset reaches it) but none to a patch port to a distributed router (seed 7
+    // case 1051: the client's own connection is blocked and the reject's answer to it drops).
+    const build = (routerOptions: Record<string, string>) =>
+      compileNetwork(
+        twoSubnets(routerOptions)
+          .acl('sw1', 'from-lport', 1, 'ip4', 'allow-related')
+          .acl('sw1', 'to-lport', 1000, 'ip4.dst == 10.0.2.11 && tcp', 'reject')
+          .build(),
+      );
     const toQ = (flags: number) =>
       tcpPacket({ ethSrc: MAC.p1, ethDst: MAC.r1sw1, src: '10.0.1.11', dst: '10.0.2.11', sport: 1, dport: 80, flags });
-    const first = simulate(net, { inport: 'p1', packet: toQ(TCP_SYN) });
-    expect(first.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'tcp-reset']]);
-    const again = simulate(net, { inport: 'p1', packet: toQ(TCP_SYN | TCP_ACK), conntrack: first.conntrack });
-    expect(again.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'tcp-reset']]);
-    const commit = again.ctLookups.find((c) => c.op === 'commit');
+    const twice = (routerOptions: Record<string, string>) => {
+      const net = build(routerOptions);
+      const first = simulate(net, { inport: 'p1', packet: toQ(TCP_SYN) });
+      expect(first.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'tcp-reset']]);
+      return simulate(net, { inport: 'p1', packet: toQ(TCP_SYN | TCP_ACK), conntrack: first.conntrack });
+    };
+    const gateway = twice({ chassis: 'hv1' });
+    expect(gateway.outputs.map((o) => [o.port, o.generated])).toEqual([['p1', 'tcp-reset']]);
+    const commit = gateway.ctLookups.find((c) => c.op === 'commit');
     expect(commit?.zone).toBe('lsp:sw1-r1');
     expect(commit?.state).toContain('inv');
-    expect(again.conntrack.entries().every((e) => (e.mark & MARK_BLOCKED) === 0)).toBe(true);
+    expect(gateway.conntrack.entries().every((e) => (e.mark & MARK_BLOCKED) === 0)).toBe(true);
+
+    const distributed = twice({});
+    expect(distributed.outputs).toEqual([]);
+    expect(distributed.ctLookups.find((c) => c.op === 'commit')?.zone).toBe('lsp:p1');
+    expect(distributed.conntrack.zoneEntries('lsp:p1').map((e) => e.mark & MARK_BLOCKED)).toEqual([MARK_BLOCKED]);
   });
 
   it('reject answers TCP with a reset back to the sender', () => {

@@ -57,10 +57,23 @@ export function ctLookup<D extends Datapath>(s: StageRun<D>, spec: CtActionSpec)
   return res;
 }
 
-/** A committing action (ct_lb_mark(backends), ct_dnat(ip), ct_snat(ip), ct_commit). */
+/**
+ * A committing action (ct_lb_mark(backends), ct_dnat(ip), ct_snat(ip), ct_commit).
+ *
+ * `ct_commit { ... }` is the one OVN encodes without recirculation
+ * (lib/actions.c encode_CT_COMMIT_V2: NX_CT_RECIRC_NONE), and after a ct()
+ * that does not recirculate OVS hides its results and clears the
+ * conntrack fields for the rest of the translation (ofproto-dpif-xlate.c
+ * compose_conntrack_action: flow_clear_conntrack): later stages see the
+ * packet untracked (`!ct.trk`, ct_mark 0) until the next ct action that
+ * recirculates. Set `untracksAfter` for it. Seen on real packets (seed 7
+ * case 1051): after ls_in_stateful unblocked a connection, a reject ACL
+ * towards a router port ran on the `!ct.trk` hints and did not block it
+ * again, so its reply reached the client.
+ */
 export function ctCommit<D extends Datapath>(
   s: StageRun<D>,
-  spec: CtActionSpec & { readonly commit: CommitOptions },
+  spec: CtActionSpec & { readonly commit: CommitOptions; readonly untracksAfter?: boolean },
 ): CtLookup {
   const { ctx } = s;
   const before = ctx.packet;
@@ -68,6 +81,12 @@ export function ctCommit<D extends Datapath>(
     ? s.run.ct.commitCached(ctx.ctEntry!, ctx.ctReply, before, { ...spec.commit, state: ctx.ctState })
     : s.run.ct.commit(spec.zone, before, spec.commit);
   applyCt(ctx, res, spec.zone);
+  if (spec.untracksAfter === true) {
+    // The datapath keeps its connection (a later ct() in that zone finds it); the flow's fields are gone.
+    ctx.ctState = 0;
+    ctx.ctMark = 0;
+    ctx.ctLabel = 0n;
+  }
   if (s.tracing) {
     s.record({
       ...(spec.rule ? { rule: spec.rule } : {}),

@@ -16,7 +16,7 @@
 import { CS_EST, CS_INV, CS_NEW, CS_REL, CS_RPL, MARK_BLOCKED } from '../conntrack/state.ts';
 import { candidateAcls } from '../compile/acl-index.ts';
 import { lspZone } from '../compile/ports.ts';
-import type { AclRule, AclStage, SwitchDp } from '../compile/types.ts';
+import type { AclRule, AclStage, SwitchDp, SwitchPortInfo } from '../compile/types.ts';
 import { isEthMcast, isIP, isNdOrMld, type Packet, withFields } from '../../model/packet/packet.ts';
 import type { TraceRule } from '../trace.ts';
 import { blocked, ctIs, ctNot, tracked } from './ct-bits.ts';
@@ -36,6 +36,32 @@ export function zoneOf(s: S): string {
   const name = s.job.pipeline === 'ingress' ? s.ctx.inport : s.ctx.outport;
   const port = s.port(name);
   return port?.kind === 'lsp' ? port.zone : lspZone(name);
+}
+
+/**
+ * The zone register (reg13) a ct_commit of this pipeline uses. ovn-controller
+ * gives a zone to the ports bound on the chassis (VIFs, localnet ports, the
+ * l3gateway ports that attach a gateway router, options:chassis) and loads
+ * the outport's into reg13 for the egress pipeline (physical.c, table 40). A
+ * patch port to a distributed router has none: the register keeps the zone
+ * the packet came in with. Seen on real packets: a reject ACL on an
+ * established connection marks it blocked in the router port's own zone
+ * towards a gateway router (seed 4242 case 593: the client's connection is
+ * not blocked), in the client's zone towards a distributed router (seed 7
+ * case 1051: it is, and the generated abort back to the client drops).
+ */
+function zoneRegister(s: S): string {
+  if (s.job.pipeline === 'egress') {
+    const port = s.port(s.ctx.outport);
+    if (port?.kind === 'lsp' && port.type === 'router' && !towardsGatewayRouter(s, port))
+      return s.ctx.ctZone ?? zoneOf(s);
+  }
+  return zoneOf(s);
+}
+
+function towardsGatewayRouter(s: S, port: SwitchPortInfo): boolean {
+  const rp = port.routerPort === undefined ? undefined : s.port(port.routerPort);
+  return rp?.kind === 'lrp' && s.net.routers.get(rp.router)?.isGateway === true;
 }
 
 /**
@@ -143,7 +169,7 @@ function stateful65532(s: S, stage: AclStage): 'next' | 'stop' | undefined {
     if (stage === 'in') ctx.sw.aclAllowRel = true;
     ctLookup(s, {
       // The pipeline's zone register, as ct_commit { ct_mark.blocked = 1 } below.
-      zone: zoneOf(s),
+      zone: zoneRegister(s),
       action: 'ct_commit_nat (related)',
       nat: true,
       rule: s.tracing ? builtin(65532, '!ct.est && ct.rel && !ct.new && !ct.inv && ct_mark.blocked == 0') : undefined,
@@ -176,17 +202,16 @@ function aclEffect(s: S, r: AclRule, hasStateful: boolean): Effect {
   if (!hasStateful || h.hintDrop) return verdict;
   if (!h.hintBlock) return 'nomatch';
   // A connection allowed before, now denied: mark it blocked so its replies drop too. The commit is in the
-  // pipeline's zone register (`ct_commit` is ct(commit, zone=reg13)), which the egress pipeline loads with the
-  // outport's zone (physical.c, table 40), also where that pipeline did no lookup of its own (a router port's:
-  // ls_out_pre_* skip it) and the packet's ct_state is still the ingress zone's. There the commit is a lookup in
-  // another zone: a packet that cannot open a connection (a SYN-ACK) commits nothing, and the connection in the
-  // ingress zone is never marked blocked (seen on real packets: seed 4242 case 593, the RST to a SYN-ACK of a
-  // connection a to-lport reject ACL on the router port had reset reaches the client).
+  // pipeline's zone register (`ct_commit` is ct(commit, zone=reg13)), which towards a gateway router is the
+  // router port's own zone although that pipeline did no lookup (ls_out_pre_* skip router ports) and the
+  // packet's ct_state is still the ingress zone's: there the commit is a lookup in another zone, and a
+  // packet that cannot open a connection (a SYN-ACK) commits nothing.
   ctCommit(s, {
-    zone: zoneOf(s),
+    zone: zoneRegister(s),
     action: 'ct_commit { ct_mark.blocked = 1 }',
     nat: false,
     commit: { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } },
+    untracksAfter: true,
   });
   return verdict;
 }
@@ -306,6 +331,7 @@ export function statefulStage(s: S): 'next' | 'stop' {
     commit: label
       ? { mark: UNBLOCK, label: { value: BigInt(ctx.sw.label) << 96n, mask: 0xffffffffn << 96n } }
       : COMMIT_UNBLOCKED,
+    untracksAfter: true,
   });
   return 'next';
 }

@@ -3,39 +3,22 @@
 // dropped, and so is its connection's next packet; later connections of the same client go to the
 // learned backend; another client learns anew. And one fact of OVS 3.1's userspace conntrack: no ports in
 // an SCTP key, so a second SCTP connection between the same addresses is the first one again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { plan, type Topology } from '../../../model/topology/index.ts';
 import { affinityTopology, toVip } from '../../../sim/lb-affinity.fixture.ts';
-import { emptyTopology } from '../../../model/topology/build.ts';
 import { compileNetwork } from '../../../sim/compile/network.ts';
 import type { ConntrackState } from '../../../sim/conntrack/state.ts';
 import { simulate } from '../../../sim/simulate.ts';
-import { requireOvn, startControlPlane, type ControlPlane } from '../control-plane/index.ts';
-import { OvnBackend } from '../nb/index.ts';
-import { DatapathOracle, type SendPacket } from './oracle.ts';
+import { requireOvn } from '../control-plane/index.ts';
+import { loadedChassis } from './chassis.fixture.ts';
+import type { SendPacket } from './oracle.ts';
 
 const topology = (): Topology => affinityTopology({ affinity_timeout: '60' });
 const send = (from: 'c1' | 'c2', sport: number): SendPacket => ({ inport: from, packet: toVip(from, sport) });
 
 describe.skipIf(!requireOvn('LB affinity on real packets'))('LB affinity: simulator and real packets', () => {
-  let cp: ControlPlane;
-  let be: OvnBackend;
-  let dp: DatapathOracle;
   const t = topology();
-
-  beforeAll(async () => {
-    cp = await startControlPlane();
-    be = await OvnBackend.connect({ remotes: cp.nb.remote });
-    await be.apply(plan(emptyTopology(), t), { label: 'lb-affinity-test' });
-    await be.waitForNorthd({ timeoutMs: 60_000 });
-    dp = await DatapathOracle.start({ controlPlane: cp });
-    await dp.load(t);
-  }, 120_000);
-  afterAll(async () => {
-    await dp?.stop();
-    await be?.close();
-    await cp?.stop();
-  });
+  const world = loadedChassis(t, 'lb-affinity-test');
 
   it('the same verdicts, packet by packet, and one backend per client after the first', async () => {
     const packets = [
@@ -45,6 +28,7 @@ describe.skipIf(!requireOvn('LB affinity on real packets'))('LB affinity: simula
       send('c1', 50_000),
       send('c2', 50_000),
     ];
+    const { dp } = world();
     const run = await dp.run({ packets });
     expect(run.steps).toHaveLength(packets.length);
     const real = run.steps.map((s) => (s.verdict === 'dropped' ? 'dropped' : s.outputs.map((o) => o.port).join(',')));
@@ -71,11 +55,12 @@ describe.skipIf(!requireOvn('LB affinity on real packets'))('LB affinity: simula
   });
 
   it('a new run starts with no affinity learned: the first packet of each client learns (and is dropped) again', async () => {
-    const run = await dp.run({ packets: [send('c1', 50_100), send('c1', 50_101)] });
+    const run = await world().dp.run({ packets: [send('c1', 50_100), send('c1', 50_101)] });
     expect(run.steps.map((s) => s.verdict)).toEqual(['dropped', 'delivered']);
   });
 
   it('SCTP: OVS 3.1 userspace conntrack keys it without ports, so a new connection is the old one until a flush', async () => {
+    const { be, dp } = world();
     const sctp = affinityTopology({ affinity_timeout: '60' }, 'sctp');
     await be.apply(plan(await be.read(), sctp), { label: 'lb-affinity-test' });
     await be.waitForNorthd({ timeoutMs: 60_000 });

@@ -16,6 +16,7 @@ import {
   makeJob,
   Run,
   type StageRun,
+  type ChoiceMade,
   type CtLookupRecord,
   type Job,
   type Selector,
@@ -50,7 +51,7 @@ export interface SimResult {
   /** Every conntrack lookup/commit, with the state it reported (ovn-trace `--ct` order). */
   readonly ctLookups: readonly CtLookupRecord[];
   /** Every choice made (LB backend, ECMP member), with the index picked. */
-  readonly choices: readonly { readonly kind: string; readonly key: string; readonly index: number }[];
+  readonly choices: readonly ChoiceMade[];
   /** Datapath pipelines run (at most MAX_PASSES + 1: a forwarding loop ends there). */
   readonly passes: number;
 }

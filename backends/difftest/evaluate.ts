@@ -33,6 +33,7 @@ import {
   type PartialRule,
   type VerdictDiff,
 } from './compare.ts';
+import { ecmpMembersOf, ecmpMembersTaken, runsTakingMembers } from './ecmp.ts';
 import { widenPortSecurity } from './port-sec.ts';
 import {
   type GeneratedBranch,
@@ -150,7 +151,12 @@ export async function evaluateCase(
     },
     ...(lb ? { lbBackend: lb } : {}),
   };
-  const agreed = matchRun(runs, ovn);
+  // Only the runs that took ovn-trace's ECMP members are compared with it (ecmp.ts).
+  const taken = ecmpMembersTaken(traced.stages);
+  const pool = runsTakingMembers(runs, taken);
+  if (pool.length === 0)
+    return { agree: false, sim: observeSim(first.result), diff: memberDiff(runs, taken), ...common, ovn };
+  const agreed = matchRun(pool, ovn);
   if (agreed.agree) return { ...agreed, ...common, ovn };
   // The trace disagrees: where it shows one of these documented ovn-trace artefacts, compare what it
   // does show (normalize.ts), and keep the first observation that agrees. Otherwise report the original.
@@ -158,7 +164,7 @@ export async function evaluateCase(
   // ovn-trace agree with whatever the simulator's conntrack said. Real packets judge those cases now.
   for (const unknown of unknownParts(traced, !isIP(c.packet))) {
     const ovn3 = observe(traced, unknown);
-    const third = matchRun(runs, ovn3);
+    const third = matchRun(pool, ovn3);
     if (third.agree) return { ...third, ...common, ovn: ovn3 };
   }
   return { ...agreed, ...common, ovn };
@@ -305,6 +311,16 @@ function unknownParts(traced: OvnTraceResult, nonIpInput: boolean): PartialRule[
     ...(sw !== undefined && stale.length === 0 ? [{ rule: 'ct-snat-to-vip-not-applied' as const, switch: sw }] : []),
   ];
   return [generated, after].filter((list) => list.length > 0);
+}
+
+/** No simulator run took the ECMP members ovn-trace took: the members are the difference. */
+function memberDiff(runs: readonly SimRun[], taken: readonly string[]): VerdictDiff {
+  const sim = [...new Set(runs.map((r) => ecmpMembersOf(r).join(' + ') || 'none'))].join(' / ');
+  return {
+    onlySim: [],
+    onlyOvn: [],
+    changed: [{ port: '(ECMP)', fields: [{ field: 'member', sim, ovn: taken.join(' + ') }] }],
+  };
 }
 
 /** The first simulator run that agrees with OVN, else the first run and its diff. */

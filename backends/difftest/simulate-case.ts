@@ -6,7 +6,7 @@
  * differently by northd (its member ids follow its own route order), so the
  * simulator's member cannot be named to ovn-trace: `simulateCase` returns
  * the run for every combination of ECMP members, and the comparison accepts
- * the one that matches ovn-trace's pick (see run.ts).
+ * the ones that took ovn-trace's members (see ecmp.ts).
  */
 import type { LbVip, SimNetwork } from '../../sim/compile/types.ts';
 import { compileNetwork } from '../../sim/compile/network.ts';

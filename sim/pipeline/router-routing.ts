@@ -86,7 +86,9 @@ export function routing(s: S): 'next' | 'stop' {
   // The selector sees the packet with its TTL decremented (before the MAC rewrite).
   const i =
     route.targets.length > 1
-      ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl }))
+      ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl }), (k) =>
+          memberName(dp.name, route.targets[k]!, fam),
+        )
       : 0;
   applyTarget(s, route.targets[i]!, dst, p, ttl);
   ctx.rt.decided = 'route';
@@ -106,6 +108,14 @@ const routeRule = (route: RouteEntry): TraceRule => ({
   priority: route.priority,
   match: route.text,
 });
+
+/**
+ * An ECMP member as `router|next hop|outport`: what ovn-trace's lr_in_ip_routing_ecmp / lr_in_policy_ecmp flow
+ * loads into reg0/xxreg0 and outport for the member it took, so the two can be matched member for member.
+ */
+function memberName(router: string, t: RouteTarget, fam: 4 | 6): string {
+  return `${router}|${t.nexthop === undefined ? `ip${fam}.dst` : formatHop(t.nexthop)}|${t.outport}`;
+}
 
 function formatHop(ip: number | bigint): string {
   return typeof ip === 'number' ? formatIPv4(ip) : formatIPv6(ip);
@@ -127,7 +137,9 @@ export function policy(s: S): 'next' | 'stop' {
       return 'next';
     }
     const before = ctx.packet;
-    const i = s.run.select('ecmp-policy', r.key, r.targets.length, ctx.packet);
+    const i = s.run.select('ecmp-policy', r.key, r.targets.length, ctx.packet, (k) =>
+      memberName(dp.name, r.targets[k]!, isIPv4(ctx.packet) ? 4 : 6),
+    );
     applyTarget(s, r.targets[i]!, ipDst(ctx.packet)!, ctx.packet);
     ctx.rt.decided = 'policy';
     const ecmp = r.targets.length > 1 ? ` (ECMP member ${i + 1}/${r.targets.length})` : '';

@@ -46,6 +46,15 @@ export interface Choice {
   readonly packet: Packet;
 }
 
+/** A choice made: what was chosen among, the index picked and, for ECMP, the member it names. */
+export interface ChoiceMade {
+  readonly kind: Choice['kind'];
+  readonly key: string;
+  readonly index: number;
+  /** ECMP: `router|next hop|outport` of the member (as ovn-trace shows it in lr_in_*_ecmp). */
+  readonly via?: string;
+}
+
 /** A choice whose packet is put in the public form only if the selector reads it. */
 class PendingChoice implements Choice {
   constructor(
@@ -132,7 +141,7 @@ export class Run {
   readonly outputs: SimOutput[] = [];
   readonly drops: SimDrop[] = [];
   readonly ctLookups: CtLookupRecord[] = [];
-  readonly choices: { kind: Choice['kind']; key: string; index: number }[] = [];
+  readonly choices: ChoiceMade[] = [];
   readonly trace: TraceStage[] | undefined;
   /** The one stage state, reset per pass (taken from the spares; `release` gives it back). */
   readonly stages: StageRun;
@@ -163,11 +172,12 @@ export class Run {
     return this.stack.pop();
   }
 
-  select(kind: Choice['kind'], key: string, count: number, packet: Packet): number {
+  /** Picks one of `count`; `via` names the member picked (an ECMP member's router, next hop and port). */
+  select(kind: Choice['kind'], key: string, count: number, packet: Packet, via?: (index: number) => string): number {
     if (count <= 1) return 0;
     const raw = this.selector(new PendingChoice(kind, key, count, packet));
     const index = Number.isInteger(raw) && raw >= 0 && raw < count ? raw : 0;
-    this.choices.push({ kind, key, index });
+    this.choices.push(via === undefined ? { kind, key, index } : { kind, key, index, via: via(index) });
     return index;
   }
 }

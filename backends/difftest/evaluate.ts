@@ -162,7 +162,7 @@ export async function evaluateCase(
   // does show (normalize.ts), and keep the first observation that agrees. Otherwise report the original.
   // No retrace with the simulator's own conntrack states (rule ct-states-consumed, removed): it made
   // ovn-trace agree with whatever the simulator's conntrack said. Real packets judge those cases now.
-  for (const unknown of unknownParts(traced, !isIP(c.packet))) {
+  for (const unknown of unknownParts(c, traced, !isIP(c.packet))) {
     const ovn3 = observe(traced, unknown);
     const third = matchRun(pool, ovn3);
     if (third.agree) return { ...third, ...common, ovn: ovn3 };
@@ -294,7 +294,7 @@ function withinKnown(rules: readonly PartialRule[], extra: readonly PartialRule[
  * with stale state (patch-keeps-ct-state, ct-snat-to-vip-not-applied), which
  * makes everything after it, generated packets included, unknown.
  */
-function unknownParts(traced: OvnTraceResult, nonIpInput: boolean): PartialRule[][] {
+function unknownParts(c: DiffCase, traced: OvnTraceResult, nonIpInput: boolean): PartialRule[][] {
   const gens = generatedBranches(traced.raw, nonIpInput);
   const at = (list: readonly GeneratedBranch[]) => list.map(({ datapath, stage }) => ({ datapath, stage }));
   const orsState = gens.filter((g) => g.cts.some((t) => !t.startsWith('ct_next')));
@@ -304,7 +304,7 @@ function unknownParts(traced: OvnTraceResult, nonIpInput: boolean): PartialRule[
     ...(ported.length ? [{ rule: 'generated-packets' as const, at: at(ported) }] : []),
   ];
   const stale = staleCtStages(traced.raw);
-  const sw = snatToVipStale(traced);
+  const sw = snatToVipStale(traced, c);
   const after: PartialRule[] = [
     ...(stale.length ? [{ rule: 'patch-keeps-ct-state' as const, at: stale }] : []),
     // A hairpin SNAT after stale conntrack state is itself an artefact: the stale rule covers it.

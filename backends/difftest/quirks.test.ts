@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { arpRequest, udpPacket } from '../../model/packet/build.ts';
+import { emptyTopology } from '../../model/topology/build.ts';
 import { portSecPrefixMismatch } from '../ovn/trace/index.ts';
 import { generatedBranches, snatToVipStale, staleCtStages } from './quirks.ts';
 
@@ -73,7 +74,7 @@ describe('trace artefacts found on ovn-trace output (fixtures of backends/ovn/tr
     expect(staleCtStages(stale)).toEqual([{ datapath: 'sw3', stage: 'ls_in_acl_hint' }]);
   });
 
-  it('snatToVipStale: a flow matching the source after ct_snat_to_vip saw the client address', () => {
+  it('snatToVipStale: only where a later source test holds for one of the client and the VIP (cause shown)', () => {
     const st = (datapath: string, stage: string, match: string, actions: string[] = []) => ({
       datapath,
       pipeline: 'ingress' as const,
@@ -84,11 +85,34 @@ describe('trace artefacts found on ovn-trace output (fixtures of backends/ovn/tr
       depth: 0,
       line: 0,
     });
+    const base = emptyTopology();
+    const topology = {
+      ...base,
+      addressSet: new Map([
+        ['as_client', { name: 'as_client', addresses: ['10.16.0.10'], externalIds: {} }],
+        ['as_both', { name: 'as_both', addresses: ['10.16.0.0/16', '10.96.0.0/12'], externalIds: {} }],
+      ]),
+      portGroup: new Map([['pg1', { name: 'pg1', ports: ['p1'], externalIds: {} }]]),
+      switchPort: new Map([['p1', { addresses: ['0a:00:00:00:00:01 10.16.0.10'] } as never]]),
+    };
+    // The client 10.16.0.10 load-balanced to itself: ct_snat_to_vip makes the source the VIP 10.96.0.10.
+    const c = { topology, packet: from('10.16.0.10') };
     const hairpin = st('ls0', 'ls_in_nat_hairpin', 'ip && ct.new', ['ct_snat_to_vip;', '/* nat(src=10.96.0.10) */']);
-    expect(
-      snatToVipStale({ stages: [hairpin, st('ls0', 'ls_out_acl', 'reg0[9] == 1 && (ip4.src == 10.16.0.10)')] }),
-    ).toBe('ls0');
-    expect(snatToVipStale({ stages: [hairpin, st('ls0', 'ls_out_acl', 'ip4')] })).toBeUndefined();
-    expect(snatToVipStale({ stages: [st('ls0', 'ls_out_acl', 'ip4.src == 10.16.0.10')] })).toBeUndefined();
+    const later = (match: string) => snatToVipStale({ stages: [hairpin, st('ls0', 'ls_out_acl', match)] }, c);
+    // Shown: the test holds for the client and not for the VIP (or the other way round).
+    expect(later('reg0[9] == 1 && (ip4.src == 10.16.0.10)')).toBe('ls0');
+    expect(later('ip4.src != 10.16.0.0/16')).toBe('ls0');
+    expect(later('ip4.src == {10.96.0.10, 192.0.2.1}')).toBe('ls0');
+    expect(later('ip4.src == $as_client')).toBe('ls0');
+    expect(later('outport == @pg1 && ip4.src == $pg1_ip4')).toBe('ls0');
+    // Merely present: both addresses fall alike, the test reads no source, or it cannot be resolved.
+    expect(later('ip4.src == 10.0.0.0/8')).toBeUndefined();
+    expect(later('ip4.src == $as_both')).toBeUndefined();
+    expect(later('ip4.src == $unknown_set')).toBeUndefined();
+    expect(later('ip4 && ip4.dst == 10.16.0.10')).toBeUndefined();
+    // No ct_snat_to_vip, or no address in its comment: nothing to show.
+    expect(snatToVipStale({ stages: [st('ls0', 'ls_out_acl', 'ip4.src == 10.16.0.10')] }, c)).toBeUndefined();
+    const bare = st('ls0', 'ls_in_nat_hairpin', 'ip && ct.new', ['ct_snat_to_vip;']);
+    expect(snatToVipStale({ stages: [bare, st('ls0', 'ls_out_acl', 'ip4.src == 10.16.0.10')] }, c)).toBeUndefined();
   });
 });

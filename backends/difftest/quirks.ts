@@ -8,7 +8,7 @@
  * their reasons, are documented in backends/ovn/trace/normalize.ts; nothing
  * here skips a case.
  */
-import { tryParseIP } from '../../model/addr/index.ts';
+import { type CIDR, containsIP, type IP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { compileVips } from '../../sim/compile/lb.ts';
 import { ipSrc } from '../../model/packet/packet.ts';
 import {
@@ -210,12 +210,66 @@ export function staleCtStages(raw: string): { datapath: string; stage: string }[
 
 /**
  * Rule ct-snat-to-vip-not-applied, past the outputs: ovn-trace goes on with
- * the client's source address after ct_snat_to_vip, so a later flow that
- * matches the source saw the wrong one. The switch where it happened.
+ * the client's source address after ct_snat_to_vip (`nat(src=VIP)` in its
+ * comment), so a later flow that tests the source saw the wrong one. The
+ * cause must be shown, not merely present: some later flow's source test
+ * (`ip4.src == X`, a `{...}` list, an address set or a port group's
+ * `_ip4`/`_ip6` set, `!=` as well) holds for one of the client and the VIP
+ * and not the other. A test it cannot resolve shows nothing. The switch
+ * where the SNAT was.
  */
-export function snatToVipStale(r: Pick<OvnTraceResult, 'stages'>): string | undefined {
+export function snatToVipStale(
+  r: Pick<OvnTraceResult, 'stages'>,
+  c: Pick<DiffCase, 'topology' | 'packet'>,
+): string | undefined {
   const i = r.stages.findIndex((s) => s.actions.some((a) => a.startsWith('ct_snat_to_vip')));
   if (i < 0) return undefined;
-  const later = r.stages.slice(i + 1).some((s) => /\b(ip4|ip6|ip)\.src\b|\$/.test(s.match ?? ''));
-  return later ? r.stages[i]!.datapath : undefined;
+  const vipText = r.stages[i]!.actions.map((a) => /nat\(src=([^)\s]+)\)/.exec(a)?.[1]).find((x) => x !== undefined);
+  const vip = vipText === undefined ? undefined : tryParseIP(vipText);
+  const client = ipSrc(c.packet);
+  if (vip === undefined || client === undefined) return undefined;
+  if ((typeof client === 'number' ? 4 : 6) !== vip.family) return undefined;
+  const clientIp = { family: vip.family, value: client } as IP;
+  const differs = r.stages.slice(i + 1).some((s) =>
+    sourceTests(s.match ?? '').some((t) => {
+      const members = t.members.flatMap((m) => resolveMember(c.topology, m) ?? [undefined]);
+      if (members.includes(undefined)) return false;
+      const holds = (ip: IP) => members.some((m) => containsIP(m!, ip));
+      return holds(clientIp) !== holds(vip);
+    }),
+  );
+  return differs ? r.stages[i]!.datapath : undefined;
+}
+
+/** The source tests of a match: `ip4.src == X`, `ip6.src != {A, $s}`; their member texts. */
+function sourceTests(match: string): { readonly members: readonly string[] }[] {
+  const out: { members: string[] }[] = [];
+  for (const m of match.matchAll(/\bip[46]\.src\s*(?:==|!=)\s*(\{[^}]*\}|\$[\w.-]+|[0-9a-fA-F.:/]+)/g)) {
+    const v = m[1]!;
+    out.push({ members: (v.startsWith('{') ? v.slice(1, -1) : v).split(/[\s,]+/).filter((w) => w !== '') });
+  }
+  return out;
+}
+
+/** A member as CIDRs: an address or prefix, an address set, a port group's `_ip4`/`_ip6` set; undefined if unknown. */
+function resolveMember(t: DiffCase['topology'], text: string): CIDR[] | undefined {
+  if (!text.startsWith('$')) {
+    const one = tryParseCIDR(text, { allowBare: true });
+    return one === undefined ? undefined : [one];
+  }
+  const name = text.slice(1);
+  const set = t.addressSet.get(name);
+  const fromSet = (list: readonly string[]) => {
+    const out = list.map((a) => tryParseCIDR(a, { allowBare: true }));
+    return out.includes(undefined) ? undefined : (out as CIDR[]);
+  };
+  if (set !== undefined) return fromSet(set.addresses);
+  const pg = /^(.*)_ip([46])$/.exec(name);
+  const group = pg === null ? undefined : t.portGroup.get(pg[1]!);
+  if (group === undefined) return undefined;
+  const fam = Number(pg![2]) as 4 | 6;
+  const addrs = group.ports.flatMap((p) =>
+    (t.switchPort.get(p)?.addresses ?? []).flatMap((a) => a.split(/\s+/).slice(1)),
+  );
+  return fromSet(addrs.filter((a) => (a.includes(':') ? 6 : 4) === fam));
 }

@@ -102,7 +102,7 @@ export const QUIRKS: readonly QuirkRule[] = [
     what: '`ct_snat_to_vip` (LB hairpin) only prints "/* nat(src=VIP) */"; the flow keeps its source address.',
     why: 'execute_ct_snat_to_vip() appends a comment and changes nothing.',
     handling:
-      'With semantics "ovn" the source is set to the VIP, as OVS does, unless the load balancer has options:hairpin_snat_ip: then OVS uses its first address of the family (controller/lflow.c add_lb_vip_hairpin_flows: snat_vip = hairpin_snat_ips[0]). The trace does not name the load balancer, so a caller that knows the topology substitutes that address with hairpinSnatAddress() (the differential test does). Flows after it were matched with the old source: where one matches a source address, the differential test does not compare what follows.',
+      'With semantics "ovn" the source is set to the VIP, as OVS does, unless the load balancer has options:hairpin_snat_ip: then OVS uses its first address of the family (controller/lflow.c add_lb_vip_hairpin_flows: snat_vip = hairpin_snat_ips[0]). The trace does not name the load balancer, so a caller that knows the topology substitutes that address with hairpinSnatAddress() (the differential test does). Flows after it were matched with the old source: where one of them tests the source and that test holds for one of the client and the VIP but not the other (the cause shown in the case, backends/difftest/quirks.ts snatToVipStale), the differential test does not compare what follows; a source test both addresses pass alike, or one it cannot resolve, excuses nothing.',
   },
   {
     id: 'ttl-underflow-continues',

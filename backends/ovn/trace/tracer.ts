@@ -259,7 +259,9 @@ export class OvnTracer {
       this.stats.daemonTraces++;
       return checkText(stdout, req, mf);
     } catch (e) {
-      if (d.proc.running) throw e;
+      // An aborting daemon closes its socket before it is gone (OVS's fatal-signal handler logs the backtrace
+      // first): seen in a CI run as a plain ovn-appctl failure with the process still alive. Give it a moment.
+      if (!(await exits(d.proc, ABORT_GRACE_MS))) throw e;
       const tail = logTail(d.proc.logFile, 5);
       await d.restart();
       this.stats.daemonStarts++;
@@ -354,6 +356,18 @@ export class OvnTracer {
   get pids(): number[] {
     return [...this.#daemons.values()].filter((d) => d.proc.running).map((d) => d.proc.pid);
   }
+}
+
+/** How long a daemon whose unixctl call failed is watched for exiting (an abort) before the failure is its own. */
+const ABORT_GRACE_MS = 2_000;
+
+/** True once `proc` is no longer running, polled every 20 ms for at most `ms`. */
+async function exits(proc: { readonly running: boolean }, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; proc.running; ) {
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
 }
 
 function checkText(text: string, req: OvnTraceRequest, mf: string): string {

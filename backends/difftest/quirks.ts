@@ -8,7 +8,16 @@
  * their reasons, are documented in backends/ovn/trace/normalize.ts; nothing
  * here skips a case.
  */
-import { type CIDR, containsIP, type IP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
+import { tryParseIP } from '../../model/addr/index.ts';
+import {
+  evaluateMatch,
+  forEachComparison,
+  type MatchExpr,
+  packetFromRecord,
+  tryParseMatch,
+} from '../../model/match/index.ts';
+import { ETH_TYPE_IP, ETH_TYPE_IPV6 } from '../../model/packet/fields.ts';
+import { matchEnvOf } from '../../model/topology/index.ts';
 import { compileVips } from '../../sim/compile/lb.ts';
 import { ipSrc } from '../../model/packet/packet.ts';
 import {
@@ -212,10 +221,10 @@ export function staleCtStages(raw: string): { datapath: string; stage: string }[
  * Rule ct-snat-to-vip-not-applied, past the outputs: ovn-trace goes on with
  * the client's source address after ct_snat_to_vip (`nat(src=VIP)` in its
  * comment), so a later flow that tests the source saw the wrong one. The
- * cause must be shown, not merely present: some later flow's source test
- * (`ip4.src == X`, a `{...}` list, an address set or a port group's
- * `_ip4`/`_ip6` set, `!=` as well) holds for one of the client and the VIP
- * and not the other. A test it cannot resolve shows nothing. The switch
+ * cause must be shown, not merely present: some later flow's `ip4.src` /
+ * `ip6.src` comparison, evaluated by the match language over the topology's
+ * address sets and port groups, holds for one of the client and the VIP and
+ * not the other. A match or set it cannot resolve shows nothing. The switch
  * where the SNAT was.
  */
 export function snatToVipStale(
@@ -227,49 +236,22 @@ export function snatToVipStale(
   const vipText = r.stages[i]!.actions.map((a) => /nat\(src=([^)\s]+)\)/.exec(a)?.[1]).find((x) => x !== undefined);
   const vip = vipText === undefined ? undefined : tryParseIP(vipText);
   const client = ipSrc(c.packet);
-  if (vip === undefined || client === undefined) return undefined;
-  if ((typeof client === 'number' ? 4 : 6) !== vip.family) return undefined;
-  const clientIp = { family: vip.family, value: client } as IP;
-  const differs = r.stages.slice(i + 1).some((s) =>
-    sourceTests(s.match ?? '').some((t) => {
-      const members = t.members.flatMap((m) => resolveMember(c.topology, m) ?? [undefined]);
-      if (members.includes(undefined)) return false;
-      const holds = (ip: IP) => members.some((m) => containsIP(m!, ip));
-      return holds(clientIp) !== holds(vip);
-    }),
-  );
+  if (vip === undefined || client === undefined || (typeof client === 'number' ? 4 : 6) !== vip.family)
+    return undefined;
+  const field = vip.family === 4 ? 'ip4.src' : 'ip6.src';
+  const from = (src: number | bigint) =>
+    packetFromRecord({ fields: { 'eth.type': vip.family === 4 ? ETH_TYPE_IP : ETH_TYPE_IPV6, [field]: src } });
+  const env = matchEnvOf(c.topology);
+  const differs = r.stages.slice(i + 1).some((s) => {
+    const parsed = tryParseMatch(s.match ?? '');
+    if (!parsed.ok) return false;
+    let shown = false;
+    forEachComparison(parsed.expr, ({ field: f, op, value }) => {
+      if (shown || f.name !== field) return;
+      const cmp: MatchExpr = { kind: 'cmp', field: f, op, value };
+      shown = evaluateMatch(cmp, from(client), env) !== evaluateMatch(cmp, from(vip.value), env);
+    });
+    return shown;
+  });
   return differs ? r.stages[i]!.datapath : undefined;
-}
-
-/** The source tests of a match: `ip4.src == X`, `ip6.src != {A, $s}`; their member texts. */
-function sourceTests(match: string): { readonly members: readonly string[] }[] {
-  const out: { members: string[] }[] = [];
-  for (const m of match.matchAll(/\bip[46]\.src\s*(?:==|!=)\s*(\{[^}]*\}|\$[\w.-]+|[0-9a-fA-F.:/]+)/g)) {
-    const v = m[1]!;
-    out.push({ members: (v.startsWith('{') ? v.slice(1, -1) : v).split(/[\s,]+/).filter((w) => w !== '') });
-  }
-  return out;
-}
-
-/** A member as CIDRs: an address or prefix, an address set, a port group's `_ip4`/`_ip6` set; undefined if unknown. */
-function resolveMember(t: DiffCase['topology'], text: string): CIDR[] | undefined {
-  if (!text.startsWith('$')) {
-    const one = tryParseCIDR(text, { allowBare: true });
-    return one === undefined ? undefined : [one];
-  }
-  const name = text.slice(1);
-  const set = t.addressSet.get(name);
-  const fromSet = (list: readonly string[]) => {
-    const out = list.map((a) => tryParseCIDR(a, { allowBare: true }));
-    return out.includes(undefined) ? undefined : (out as CIDR[]);
-  };
-  if (set !== undefined) return fromSet(set.addresses);
-  const pg = /^(.*)_ip([46])$/.exec(name);
-  const group = pg === null ? undefined : t.portGroup.get(pg[1]!);
-  if (group === undefined) return undefined;
-  const fam = Number(pg![2]) as 4 | 6;
-  const addrs = group.ports.flatMap((p) =>
-    (t.switchPort.get(p)?.addresses ?? []).flatMap((a) => a.split(/\s+/).slice(1)),
-  );
-  return fromSet(addrs.filter((a) => (a.includes(':') ? 6 : 4) === fam));
 }

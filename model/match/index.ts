@@ -27,3 +27,4 @@ export { type MatchPacket, type MatchFieldValues, packetFromRecord } from './pac
 export { evaluateMatch } from './evaluate.ts';
 export { compileMatch, type CompiledMatch } from './compile.ts';
 export { conjuncts, fieldsOf, referencedSets, storageKeysOf, type PacketKey } from './analyze.ts';
+export { type Comparison, forEachComparison } from './walk.ts';

@@ -86,8 +86,8 @@ export function routing(s: S): 'next' | 'stop' {
   // The selector sees the packet with its TTL decremented (before the MAC rewrite).
   const i =
     route.targets.length > 1
-      ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl }), (k) =>
-          memberName(dp.name, route.targets[k]!, fam),
+      ? s.run.select('ecmp-route', route.key, route.targets.length, withFields(p, { 'ip.ttl': ttl }), (m) =>
+          memberName(dp.name, route.targets[m]!, fam),
         )
       : 0;
   applyTarget(s, route.targets[i]!, dst, p, ttl);
@@ -137,9 +137,12 @@ export function policy(s: S): 'next' | 'stop' {
       return 'next';
     }
     const before = ctx.packet;
-    const i = s.run.select('ecmp-policy', r.key, r.targets.length, ctx.packet, (k) =>
-      memberName(dp.name, r.targets[k]!, isIPv4(ctx.packet) ? 4 : 6),
-    );
+    const i =
+      r.targets.length > 1
+        ? s.run.select('ecmp-policy', r.key, r.targets.length, ctx.packet, (m) =>
+            memberName(dp.name, r.targets[m]!, isIPv4(ctx.packet) ? 4 : 6),
+          )
+        : 0;
     applyTarget(s, r.targets[i]!, ipDst(ctx.packet)!, ctx.packet);
     ctx.rt.decided = 'policy';
     const ecmp = r.targets.length > 1 ? ` (ECMP member ${i + 1}/${r.targets.length})` : '';

@@ -15,7 +15,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { ControlPlaneError, runTool } from '../control-plane/index.ts';
 import { DaemonProcess } from '../control-plane/daemon.ts';
 import { OvsdbServerProcess } from '../control-plane/ovsdb-server.ts';
-import { logTail } from '../control-plane/exec.ts';
+import { logTail, pollUntil } from '../control-plane/exec.ts';
 import { isIPv4, type Packet } from '../../../model/packet/packet.ts';
 import { OvnTracerError } from './errors.ts';
 import { parseFlowLine } from './flow-line.ts';
@@ -251,22 +251,31 @@ export class OvnTracer {
   }
 
   async #ask(d: CtDaemon, req: OvnTraceRequest, mf: string): Promise<string> {
+    let stdout: string;
     try {
-      const { stdout } = await runTool('ovn-appctl', ['-t', d.proc.ctl, 'trace', req.datapath, mf], {
+      ({ stdout } = await runTool('ovn-appctl', ['-t', d.proc.ctl, 'trace', req.datapath, mf], {
         timeoutMs: 120_000,
         errorCode: 'trace-failed',
-      });
-      this.stats.daemonTraces++;
-      return checkText(stdout, req, mf);
+      }));
     } catch (e) {
+      // ovn-appctl exits 2 when the daemon answered with an error (a query it refused): alive, not an abort.
+      if ((e as { cause?: { code?: unknown } }).cause?.code === 2) throw e;
       // An aborting daemon closes its socket before it is gone (OVS's fatal-signal handler logs the backtrace
       // first): seen in a CI run as a plain ovn-appctl failure with the process still alive. Give it a moment.
-      if (!(await exits(d.proc, ABORT_GRACE_MS))) throw e;
+      // Still running when the grace ends: the failure is the call's own, rethrown as it came.
+      await pollUntil(async () => (d.proc.running ? undefined : true), {
+        timeoutMs: ABORT_GRACE_MS,
+        intervalMs: 20,
+        onTimeout: () => e as Error,
+      });
       const tail = logTail(d.proc.logFile, 5);
       await d.restart();
       this.stats.daemonStarts++;
       throw aborted(req, mf, `${tail}\n${(e as Error).message}`, e);
     }
+    this.stats.daemonTraces++;
+    // A reply that is not a trace is the daemon's answer, not an abort: no grace wait.
+    return checkText(stdout, req, mf);
   }
 
   async #oneShot(
@@ -360,15 +369,6 @@ export class OvnTracer {
 
 /** How long a daemon whose unixctl call failed is watched for exiting (an abort) before the failure is its own. */
 const ABORT_GRACE_MS = 2_000;
-
-/** True once `proc` is no longer running, polled every 20 ms for at most `ms`. */
-async function exits(proc: { readonly running: boolean }, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; proc.running; ) {
-    if (Date.now() >= end) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
-}
 
 function checkText(text: string, req: OvnTraceRequest, mf: string): string {
   if (text.startsWith('# ')) return text;

@@ -483,6 +483,8 @@ export class Controller {
       if (!specChanged(o, old)) return;
       this.enqueueAll('Vpc');
       this.enqueueAll('Subnet');
+      // Its namespaces and defaultSubnet decide where their pods go.
+      this.enqueueAll('Namespace');
     });
     on('Subnet', (o, old) => {
       if (!specChanged(o, old)) return;
@@ -495,7 +497,8 @@ export class Controller {
     on('Node', (o, old) => {
       if (!specChanged(o, old) && JSON.stringify(old?.status) === JSON.stringify(o.status)) return;
       this.ctx.enqueue('Node', keyOf(o));
-      if (old === undefined) this.enqueueAll('Subnet');
+      // A new node, or new labels (gatewayNodeSelectors), may change a centralized subnet's gateways.
+      if (old === undefined || labelsChanged(o, old)) this.enqueueAll('Subnet');
     });
     on('Namespace', (o, old) => {
       this.ctx.enqueue('Namespace', keyOf(o));

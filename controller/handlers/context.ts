@@ -11,7 +11,7 @@ import type { ClusterSource, KubeObject, ObjectRef } from '../cluster/types.ts';
 import type { ControllerSettings } from '../config.ts';
 import type { Committer } from '../desired/commit.ts';
 import type { Problem } from '../diagnostics.ts';
-import type { DecodeIssue } from '../kube/decode.ts';
+import { type DecodeIssue, isBlocking } from '../kube/decode.ts';
 import type { Decoded } from '../kube/objects.ts';
 import type { VpcLoadBalancers } from '../translate/names.ts';
 
@@ -79,8 +79,7 @@ export function describeIssues(issues: readonly { readonly field: string; readon
 }
 
 /** Decode issues that make the object unusable (what is reported as not acted on does not block). */
-export const blocking = (issues: readonly DecodeIssue[]) =>
-  issues.filter((i) => i.code === 'wrong-type' || i.code === 'missing-field' || i.code === 'invalid-value');
+export const blocking = (issues: readonly DecodeIssue[]) => issues.filter(isBlocking);
 
 /** Merge-patches annotations only where they differ (a restart with nothing changed writes nothing). */
 export async function patchAnnotations(

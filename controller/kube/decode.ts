@@ -28,6 +28,10 @@ export interface DecodeIssue {
   readonly verdict?: VerdictEffect;
 }
 
+/** A malformed value makes the object unusable as written; what is reported as not acted on does not. */
+export const isBlocking = (i: DecodeIssue): boolean =>
+  i.code === 'wrong-type' || i.code === 'missing-field' || i.code === 'invalid-value';
+
 export type Plain = Readonly<Record<string, unknown>>;
 
 export const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -4,7 +4,7 @@
  */
 import { containsCIDR, tryParseCIDR } from '../../model/addr/index.ts';
 import type { KubeObject } from '../cluster/types.ts';
-import { type Plain, Reader } from './decode.ts';
+import { isBlocking, type Plain, Reader } from './decode.ts';
 import {
   type Decoded,
   type L4Protocol,
@@ -34,6 +34,13 @@ export interface PolicyRule {
 }
 
 export interface NetworkPolicyView extends Meta {
+  /**
+   * The policy is not valid as written (a blocking issue): the view is its
+   * fail-closed form, no rules in the directions it covers, so the pods it
+   * selects are isolated there, as Kubernetes requires of a policy that
+   * selects them. Never dropped, which would open them.
+   */
+  readonly failClosed: boolean;
   readonly podSelector: LabelSelector;
   readonly policyTypes: readonly ('Ingress' | 'Egress')[];
   readonly ingress: readonly PolicyRule[];
@@ -93,23 +100,33 @@ export function decodeNetworkPolicy(o: KubeObject): Decoded<NetworkPolicyView> {
   const ingress = rules('ingress', 'from');
   const egress = rules('egress', 'to');
   const given = r.strs(spec, 'policyTypes', 'spec');
+  let typesInvalid = given === undefined && spec?.policyTypes != null;
   const policyTypes = (given ?? ['Ingress', ...(spec?.egress !== undefined ? ['Egress'] : [])]).filter(
     (t): t is 'Ingress' | 'Egress' => {
       if (t === 'Ingress' || t === 'Egress') return true;
       r.issue('invalid-value', 'spec.policyTypes', `spec.policyTypes: ${JSON.stringify(t)} is not Ingress or Egress`);
+      typesInvalid = true;
       return false;
     },
   );
-  return {
-    value: {
-      ...meta(o, r),
-      podSelector: selector(r, spec, 'podSelector', 'spec') ?? { matchLabels: {}, matchExpressions: [] },
-      policyTypes,
-      ingress,
-      egress,
-    },
-    issues: r.issues,
-  };
+  // A selector expression with an unknown operator is left out, which widens the policy's own selector:
+  // more pods isolated, never fewer (its peers' selectors do not matter once it fails closed).
+  const podSelector = selector(r, spec, 'podSelector', 'spec') ?? { matchLabels: {}, matchExpressions: [] };
+  const m = meta(o, r);
+  if (r.issues.some(isBlocking))
+    return {
+      value: {
+        ...m,
+        failClosed: true,
+        podSelector,
+        // Directions it may have meant to cover: all of them when its policyTypes cannot be read.
+        policyTypes: typesInvalid ? ['Ingress', 'Egress'] : policyTypes,
+        ingress: [],
+        egress: [],
+      },
+      issues: r.issues,
+    };
+  return { value: { ...m, failClosed: false, podSelector, policyTypes, ingress, egress }, issues: r.issues };
 }
 
 /** An ipBlock as Kubernetes validates it: a CIDR, and each `except` a CIDR inside it. */

@@ -63,7 +63,9 @@ export function warningJSON(w: Warning): {
 /** `Kind ns/name field: message`, for a terminal. */
 export function formatWarning(w: Warning): string {
   const obj = `${w.kind} ${w.namespace ? `${w.namespace}/` : ''}${w.name}`;
-  return `${w.code} ${obj}${w.field ? ` ${w.field}` : ''}: ${w.message}`;
+  // Most messages name their field already; the field is added where one does not.
+  const field = w.field && !w.message.includes(w.field) ? ` ${w.field}` : '';
+  return `${w.code} ${obj}${field}: ${w.message}`;
 }
 
 /** The scope an object's own warnings have: the object itself, as probes see it. */

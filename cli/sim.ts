@@ -68,7 +68,7 @@ const progressLine = (what: string) => {
   if (process.stderr.isTTY) process.stderr.write(`kovn: ${what}\n`);
 };
 
-/** Runs `f` in a world of the backend, closed afterwards and on Ctrl-C (no process or temp dir left). */
+/** Runs `f` in a world of the backend, closed afterwards (on a signal, cli/lifecycle.ts ends the process). */
 async function withWorld<T>(
   backend: 'sim' | 'ovn',
   progress: (what: string) => void,
@@ -80,16 +80,9 @@ async function withWorld<T>(
     const { OvnWorld } = await import('../scenarios/ovn-world.ts');
     world = await OvnWorld.start();
   } else world = new (await import('../scenarios/run.ts')).SimWorld();
-  const stop = () => {
-    void world.close().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
     return await f(world);
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
     await world.close();
   }
 }

@@ -72,6 +72,26 @@ describe.skipIf(!requireOvn('faults'))('faults on --backend ovn leave nothing be
     expect((await k.exited).signal).toBe('SIGKILL');
   });
 
+  it('kill -9 of kovn difftest with a chassis up (ovs-vswitchd, ovn-controller): within 3 s no process of the run is alive', async () => {
+    const tmp = newTmp('kill-dp');
+    const k = startKovn(['difftest', '--cases', '300', '--oracle', 'both', '--no-save'], { tmp });
+    const chassisUp = () =>
+      ['ovs-vswitchd', 'ovn-controller'].every((c) => runProcesses(undefined, tmp).some((p) => p.comm === c));
+    await whenRun(k, tmp, chassisUp);
+    const before = runProcesses(k.pid, tmp);
+    expect(before.map((p) => p.comm)).toEqual(
+      expect.arrayContaining(['ovs-vswitchd', 'ovn-controller', 'ovn-northd', 'ovsdb-server']),
+    );
+    const t0 = performance.now();
+    process.kill(k.pid, 'SIGKILL');
+    const ms = await waitNoneRunning(before, tmp, { since: t0, boundMs: 30_000 });
+    process.stderr.write(
+      `faults.test: difftest kill -9 → no process of the run alive: ${ms.toFixed(0)} ms (${before.length} processes)\n`,
+    );
+    expect(ms).toBeLessThanOrEqual(3_000);
+    await nothingLeft([], tmp);
+  });
+
   it('the next run removes the dir and ends the daemons of a run whose kovn and guard were both killed', async () => {
     const tmp = newTmp('next');
     const k = startKovn(['sim', 'run', LONG, '--backend', 'ovn'], { tmp });

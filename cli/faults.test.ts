@@ -13,8 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify, parseAllDocuments } from 'yaml';
 import { requireOvn } from '../backends/ovn/control-plane/index.ts';
 import { pollUntil } from '../backends/ovn/control-plane/exec.ts';
-import { type Proc, runProcesses, running, waitNoneRunning } from '../backends/ovn/control-plane/testing/processes.ts';
-import { type Kovn, ROOT, runDirs, startKovn } from './testing/kovn.ts';
+import { type Proc, runProcesses, running, waitNoneRunning } from '../backends/ovn/control-plane/testing/index.ts';
+import { type Kovn, ROOT, runDirs, startKovn } from './testing/index.ts';
 
 const TMP = mkdtempSync(join(tmpdir(), 'faults-test-'));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { accessSync, chmodSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startKovn } from './testing/kovn.ts';
+import { startKovn } from './testing/index.ts';
 
 const TMP = mkdtempSync(join(tmpdir(), 'lifecycle-test-'));
 const cleanups: (() => void)[] = [];

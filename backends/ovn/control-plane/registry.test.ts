@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pollUntil } from './exec.ts';
 import { requireOvn } from './index.ts';
-import { procOf, type Proc, running, waitNoneRunning } from './testing/processes.ts';
+import { procOf, type Proc, running, waitNoneRunning } from './testing/index.ts';
 
 const FIXTURE = fileURLToPath(new URL('./exit-cleanup.fixture.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

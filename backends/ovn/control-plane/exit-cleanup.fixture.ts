@@ -15,7 +15,8 @@ const pids = [cp.nb.pid, cp.sb.pid, cp.northd?.pid ?? 0, tracer.pid];
 process.stdout.write(`${JSON.stringify({ pids, dir: cp.dir, guard: runGuardPid() })}\n`);
 if (how === 'exit') process.exit(0);
 if (how === 'throw') throw new Error('fixture: uncaught on purpose');
-// What V8 does when the heap is exhausted: abort(), SIGABRT, no JavaScript runs.
-if (how === 'abort') process.abort();
-// 'signal': stay alive until the test sends a signal.
+// What V8 does when the heap is exhausted: abort(), SIGABRT, no exit hook runs.
+// Once the test has seen the daemons, so that it knows what was running.
+if (how === 'abort') process.on('SIGUSR2', () => process.abort());
+// 'signal' (and 'abort'): stay alive until the test sends a signal.
 setInterval(() => undefined, 1_000);

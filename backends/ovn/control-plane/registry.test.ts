@@ -78,7 +78,7 @@ describe.skipIf(!requireOvn('registry'))('daemons and run dirs never outlive the
     it(`${how === 'abort' ? "abort() (V8's out-of-memory end)" : 'SIGKILL'}: the run guard ends every daemon and removes the dir`, async () => {
       const f = await startFixture(how === 'abort' ? 'abort' : 'signal');
       expect(f.daemons.every((d) => d.start !== 'gone')).toBe(true);
-      if (how === 'SIGKILL') process.kill(f.pid, 'SIGKILL');
+      process.kill(f.pid, how === 'SIGKILL' ? 'SIGKILL' : 'SIGUSR2');
       expect((await f.exited).signal).toBe(how === 'SIGKILL' ? 'SIGKILL' : 'SIGABRT');
       await waitNoneRunning([...f.daemons, f.guard], f.dir, { since: performance.now(), boundMs: 10_000 });
       expect(existsSync(f.dir)).toBe(false);

@@ -9,24 +9,26 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify, parseAllDocuments } from 'yaml';
 import { requireOvn } from '../backends/ovn/control-plane/index.ts';
 import { pollUntil } from '../backends/ovn/control-plane/exec.ts';
 import { type Proc, runProcesses, running, waitNoneRunning } from '../backends/ovn/control-plane/testing/index.ts';
 import { type Kovn, ROOT, runDirs, startKovn } from './testing/index.ts';
 
-const TMP = mkdtempSync(join(tmpdir(), 'faults-test-'));
-afterAll(() => rmSync(TMP, { recursive: true, force: true }));
-
+// Made in beforeAll, so that a file whose tests are all skipped or filtered out leaves nothing.
+let TMP = '';
 /** The quickstart with its probes repeated: a run of several seconds on OVN, long enough to be killed mid-run. */
-const LONG = join(TMP, 'long.yaml');
-{
+let LONG = '';
+beforeAll(() => {
+  TMP = mkdtempSync(join(tmpdir(), 'faults-test-'));
+  LONG = join(TMP, 'long.yaml');
   const docs = parseAllDocuments(readFileSync(join(ROOT, 'scenarios/quickstart.yaml'), 'utf8')).map((d) => d.toJS());
   const scenario = docs.find((d) => d.kind === 'Scenario');
   scenario.spec.expect = Array.from({ length: 40 }, () => scenario.spec.expect).flat();
   writeFileSync(LONG, docs.map((d) => stringify(d)).join('---\n'));
-}
+});
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 const newTmp = (name: string) => mkdtempSync(join(TMP, `${name}-`));
 

@@ -8,11 +8,15 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, chmodSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKovn } from './testing/index.ts';
 
-const TMP = mkdtempSync(join(tmpdir(), 'lifecycle-test-'));
+let TMP = '';
 const cleanups: (() => void)[] = [];
+// Made in beforeAll, so that a file whose tests are all filtered out leaves nothing.
+beforeAll(() => {
+  TMP = mkdtempSync(join(tmpdir(), 'lifecycle-test-'));
+});
 afterAll(() => {
   for (const c of cleanups) c();
   rmSync(TMP, { recursive: true, force: true });

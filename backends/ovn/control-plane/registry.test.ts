@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from './exec.ts';
 import { requireOvn } from './index.ts';
 import { procOf, type Proc, running, waitNoneRunning } from './testing/index.ts';
@@ -11,7 +11,11 @@ import { procOf, type Proc, running, waitNoneRunning } from './testing/index.ts'
 const FIXTURE = fileURLToPath(new URL('./exit-cleanup.fixture.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The fixtures' TMPDIR: their run dirs, and what their guards sweep, stay in it. */
-const TMP = mkdtempSync(join(tmpdir(), 'registry-test-'));
+let TMP = '';
+// Made in beforeAll, so that a file whose tests are all skipped or filtered out leaves nothing.
+beforeAll(() => {
+  TMP = mkdtempSync(join(tmpdir(), 'registry-test-'));
+});
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 type How = 'exit' | 'throw' | 'signal' | 'abort';

@@ -3,13 +3,17 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OVN_BINARIES } from './binaries.ts';
 import { OWNER_MARKER } from './run-dir.ts';
 import { type Owner, selfOwner } from './run-guard.ts';
 
 const GUARD = fileURLToPath(new URL('./guard-main.mjs', import.meta.url));
-const TMP = mkdtempSync(join(tmpdir(), 'run-guard-test-'));
+let TMP = '';
+// Made in beforeAll, so that a file whose tests are all skipped or filtered out leaves nothing.
+beforeAll(() => {
+  TMP = mkdtempSync(join(tmpdir(), 'run-guard-test-'));
+});
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 /** Runs a guard in `base` as TMPDIR and closes its pipe at once: it sweeps, then ends. */

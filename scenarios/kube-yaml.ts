@@ -16,8 +16,8 @@
  * - collections nested deeper than {@link MAX_NESTING} are refused from the
  *   parser's token tree, before anything recursive (the `yaml` package's
  *   composer and any walk of the value) sees them.
- * A key repeated in one mapping is refused, as before (kubectl would keep one
- * of them silently).
+ * A key repeated in one mapping is refused (kubectl would keep one of them
+ * silently).
  */
 import {
   type CST,

@@ -328,7 +328,11 @@ export function loadManifests(paths: readonly string[], opts: { readonly limits?
   return assembleScenario(acc, base.replace(/\.(ya?ml|json)$/i, ''));
 }
 
-/** Probes a scenario checks: its `expect` and every step's. */
+/**
+ * Probes a scenario checks: its `expect` and every step's.
+ *
+ * @example countProbes(loadScenario('scenarios/quickstart.yaml')) > 0
+ */
 export function countProbes(s: LoadedScenario): number {
   return s.expect.length + s.steps.reduce((n, step) => n + step.expect.length, 0);
 }

@@ -31,11 +31,16 @@ export interface ReadLimits {
 
 const MiB = 1024 * 1024;
 
+/** The limits of every input (see above for why these). */
 export const READ_LIMITS: ReadLimits = { yamlFileBytes: 16 * MiB, jsonFileBytes: 128 * MiB, totalBytes: 128 * MiB };
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 
-/** Whether a file is read as JSON (by its name) rather than YAML. */
+/**
+ * Whether a file is read as JSON (by its name) rather than YAML.
+ *
+ * @example isJsonFile('pods.JSON') // true
+ */
 export const isJsonFile = (file: string): boolean => /\.json$/i.test(file);
 
 const readError = (file: string, detail: string) =>
@@ -79,7 +84,13 @@ export function listManifestFiles(paths: readonly string[]): string[] {
   return files;
 }
 
-/** Counts the bytes read for one input against its total limit. */
+/**
+ * Reads the files of one input, counting their bytes against its total limit.
+ *
+ * @example
+ * const budget = new ReadBudget();
+ * for (const f of listManifestFiles(paths)) readScenarioText(f, budget.readText(f), acc);
+ */
 export class ReadBudget {
   private used = 0;
   constructor(readonly limits: ReadLimits = READ_LIMITS) {}

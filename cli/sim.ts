@@ -184,18 +184,14 @@ export function registerSim(program: Command): void {
         strict?: boolean;
       },
     ) => {
-      const { loadScenario } = await import('../scenarios/load.ts');
+      const { loadScenario, requireProbes } = await import('../scenarios/load.ts');
       const { runScenario } = await import('../scenarios/run.ts');
       checkBackend(opts.backend);
       // Before the run: a report path that cannot be written, or that is an input, fails now, not after it.
       if (opts.report) checkReportPath(opts.report, [file]);
       progressLine(`loading ${file}`);
       const scenario = loadScenario(file);
-      const probes = scenario.expect.length + scenario.steps.reduce((n, s) => n + s.expect.length, 0);
-      if (probes === 0)
-        throw new Error(
-          `${file}: no probes (spec.expect and spec.steps[].expect are empty): nothing to check (kovn sim connectivity probes every pair of pods)`,
-        );
+      requireProbes(scenario, file);
       const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
       const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
       const inventory = new InventoryCollector();

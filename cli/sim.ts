@@ -33,7 +33,8 @@ function resultsTable(results: readonly ProbeResult[]): string[] {
     let text = line(c);
     // Colour after padding, so the columns stay aligned.
     text = text.replace(/^(ok|FAIL)/, (m) => (r.ok ? paint(32, m) : paint(31, m)));
-    out.push(`${text}${r.reason && !r.allowed ? `  ${r.reason}` : ''}`);
+    const why = [r.allowed ? undefined : r.reason, r.note].filter(Boolean).join('; ');
+    out.push(`${text}${why ? `  ${why}` : ''}`);
   });
   return out;
 }
@@ -192,6 +193,13 @@ export function registerTrace(program: Command): void {
       w(`${what} (step ${opts.step}, ${opts.backend}): ${verdict(t.verdict)}${t.outport ? ` at ${t.outport}` : ''}`);
       if (t.stages.length > 0) w(formatTrace(t.stages));
       if (t.reason) w(`${paint(31, 'why')}: ${t.reason}`);
+      const last = t.retransmission ?? t;
+      if (t.retransmission) {
+        w('');
+        w(`retransmission: ${verdict(last.verdict)}${last.outport ? ` at ${last.outport}` : ''}`);
+        w(formatTrace(last.stages));
+        if (last.reason) w(`${paint(31, 'why')}: ${last.reason}`);
+      }
       if (t.reply) {
         w('');
         w(`reply: ${verdict(t.reply.verdict)}${t.reply.outport ? ` at ${t.reply.outport}` : ''}`);
@@ -203,7 +211,12 @@ export function registerTrace(program: Command): void {
         w('ovn-trace (first packet):');
         w(t.ovnTrace.trimEnd());
       }
-      if (t.verdict === 'dropped' || t.reply?.verdict === 'dropped') process.exitCode = 1;
+      if (t.ovnRetransmission !== undefined) {
+        w('');
+        w('ovn-trace (retransmission):');
+        w(t.ovnRetransmission.trimEnd());
+      }
+      if (last.verdict === 'dropped' || t.reply?.verdict === 'dropped') process.exitCode = 1;
     },
   );
 }
@@ -270,6 +283,7 @@ export function registerSim(program: Command): void {
         allowed: r.allowed,
         ok: r.ok,
         ...(r.reason ? { reason: r.reason } : {}),
+        ...(r.note ? { note: r.note } : {}),
       }));
       if (opts.json) process.stdout.write(`${JSON.stringify({ backend: opts.backend, results })}\n`);
       else {

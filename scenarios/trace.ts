@@ -3,8 +3,9 @@
  * a step (docs/architecture.md, "The `kovn` command"). The scenario runs
  * through the controller as `kovn sim run` runs it, without its probes, up
  * to the step asked for; then the probe's first packet is simulated with
- * its trace, and the reply (TCP, SCTP, ICMP echo) from where it arrived,
- * through the conntrack state the first packet left. The network traced is
+ * its trace, its retransmission where the probe semantics send one (a TCP
+ * SYN or SCTP INIT that got no answer), and the reply (TCP, SCTP, ICMP echo)
+ * from where it arrived, through the conntrack state the packet left. The network traced is
  * the one the backend holds: on `ovn`, what the controller wrote to NB,
  * compiled by the simulator, with ovn-trace's own text of the first packet
  * beside it (`ovnTrace`).
@@ -67,7 +68,16 @@ export async function traceScenario(
         }
         const net = await worldNetwork(world);
         const report = traceResolved(net, r, probe);
-        out = world.ovnTrace ? { ...report, ovnTrace: await world.ovnTrace(r) } : report;
+        if (world.ovnTrace === undefined) {
+          out = report;
+          return;
+        }
+        const again = await world.ovnRetransmission?.(r);
+        out = {
+          ...report,
+          ovnTrace: await world.ovnTrace(r),
+          ...(again !== undefined ? { ovnRetransmission: again } : {}),
+        };
       },
     });
   } finally {
@@ -77,7 +87,10 @@ export async function traceScenario(
   return out;
 }
 
-/** The JSON of docs/architecture.md: `{verdict, outport?, stages, reply?, ovnTrace?}` (and `reason` when dropped). */
+/**
+ * The JSON of docs/architecture.md: `{verdict, outport?, stages, retransmission?, note?, reply?, ovnTrace?,
+ * ovnRetransmission?}` (and `reason` when dropped).
+ */
 export function traceReportJSON(t: TraceReport): object {
   const one = (p: TracedPacket) => ({
     verdict: p.verdict,
@@ -87,7 +100,10 @@ export function traceReportJSON(t: TraceReport): object {
   });
   return {
     ...one(t),
+    ...(t.retransmission ? { retransmission: one(t.retransmission) } : {}),
+    ...(t.note ? { note: t.note } : {}),
     ...(t.reply ? { reply: one(t.reply) } : {}),
     ...(t.ovnTrace !== undefined ? { ovnTrace: t.ovnTrace } : {}),
+    ...(t.ovnRetransmission !== undefined ? { ovnRetransmission: t.ovnRetransmission } : {}),
   };
 }

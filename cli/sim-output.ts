@@ -69,7 +69,7 @@ export function resultsTable(results: readonly ProbeResult[]): string[] {
     const text = line(cells[k]!).replace(/^(ok|FAIL|UNSURE)/, (m) =>
       paint(m === 'ok' ? 32 : m === 'FAIL' ? 31 : 33, m),
     );
-    const why = r.unsure ?? (r.reason && !r.allowed ? r.reason : undefined);
+    const why = [r.unsure ?? (r.allowed ? undefined : r.reason), r.note].filter(Boolean).join('; ');
     out.push(`${text}${why ? `  ${shown(why)}` : ''}`);
   });
   return out;

@@ -129,7 +129,9 @@ export function registerTrace(program: Command): void {
       const t = await withWorld(opts.backend, progressLine, (world) =>
         traceScenario(scenario, probe, { world, step: opts.step, settings, seed: opts.seed, onProgress: progressLine }),
       );
-      const dropped = t.verdict === 'dropped' || t.reply?.verdict === 'dropped';
+      // The verdict is the retransmission's where one was sent (docs/architecture.md, Verdict).
+      const last = t.retransmission ?? t;
+      const dropped = last.verdict === 'dropped' || t.reply?.verdict === 'dropped';
       process.exitCode = exitCode(opts.strict, t.warnings, dropped ? 1 : 0);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(traceReportJSON(t))}\n`);
@@ -144,6 +146,13 @@ export function registerTrace(program: Command): void {
       );
       if (t.stages.length > 0) w(shownLines(formatTrace(t.stages)));
       if (t.reason) w(`${paint(31, 'why')}: ${shown(t.reason)}`);
+      if (t.retransmission) {
+        w('');
+        w(`retransmission: ${verdict(last.verdict)}${last.outport ? ` at ${shown(last.outport)}` : ''}`);
+        w(shownLines(formatTrace(last.stages)));
+        if (last.reason) w(`${paint(31, 'why')}: ${shown(last.reason)}`);
+      }
+      if (t.note) w(`note: ${shown(t.note)}`);
       if (t.unsure) w(`${paint(33, 'unsure')}: ${shown(t.unsure)}`);
       if (t.reply) {
         w('');
@@ -155,6 +164,11 @@ export function registerTrace(program: Command): void {
         w('');
         w('ovn-trace (first packet):');
         w(t.ovnTrace.trimEnd());
+      }
+      if (t.ovnRetransmission !== undefined) {
+        w('');
+        w('ovn-trace (retransmission):');
+        w(t.ovnRetransmission.trimEnd());
       }
     },
   );
@@ -234,6 +248,7 @@ export function registerSim(program: Command): void {
           ok: r.ok,
           ...(r.reason ? { reason: r.reason } : {}),
           ...(r.unsure ? { unsure: r.unsure } : {}),
+          ...(r.note ? { note: r.note } : {}),
         }));
         process.stdout.write(
           `${JSON.stringify({ backend: opts.backend, results, warnings: out.warnings.map(warningJSON) })}\n`,

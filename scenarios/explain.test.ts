@@ -7,8 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { parseMatch } from '../model/match/index.ts';
 import { emptyTopology, keyOf, type RouterPolicy } from '../model/topology/index.ts';
 import { explainDrop } from './explain.ts';
-import { loadScenario } from './load.ts';
+import { formatTrace } from '../sim/trace.ts';
+import { assembleScenario, loadScenario, readScenarioText } from './load.ts';
 import { runScenario, SimWorld } from './run.ts';
+import { traceScenario } from './trace.ts';
+
+const loadText = (text: string) => assembleScenario(readScenarioText('explain.yaml', text), 'explain');
 
 const SCENARIO = `
 apiVersion: kubeovn.io/v1
@@ -65,12 +69,62 @@ describe('why a probe is denied', () => {
       const r = await runScenario(loadScenario(join(dir, 's.yaml')), { world });
       await world.close();
       expect(r.results.map((x) => x.ok)).toEqual([true, true, true]);
-      expect(r.results[0]!.reason).toBe('NetworkPolicy shop/db-closed: no ingress rule admits it (ACL drop 2000)');
+      expect(r.results[0]!.reason).toBe(
+        'NetworkPolicy shop/db-closed: no ingress rule admits it (ACL drop, priority 2000, flow priority 3000)',
+      );
       // lab (10.77.0.0/24) is not in the vault's allowSubnets; the default subnet (10.16.0.0/16) is.
-      expect(r.results[1]!.reason).toMatch(/^Subnet vault is private: not in its allowSubnets \(ACL drop 1000\)$/);
+      expect(r.results[1]!.reason).toBe(
+        'Subnet vault is private: not in its allowSubnets (ACL drop, priority 1000, flow priority 2000)',
+      );
       expect(r.results[2]!.allowed).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("names an ACL's priority and its logical flow's the same way in the trace and in the reason", async () => {
+    const s = assembleScenario(
+      readScenarioText(
+        'acls.yaml',
+        `
+apiVersion: kubeovn.io/v1
+kind: Subnet
+metadata: { name: guarded }
+spec:
+  cidrBlock: 10.67.0.0/24
+  namespaces: [guarded]
+  acls: [{ direction: to-lport, priority: 1002, match: "tcp.dst == 22", action: drop }]
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: box, namespace: guarded }
+spec: { containers: [] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: client, namespace: default }
+spec: { containers: [] }
+`,
+      ),
+      'acls',
+    );
+    for (const [probe, reason] of [
+      [
+        { from: 'default/client', to: 'guarded/box', protocol: 'TCP' as const, port: 22, allowed: false },
+        "Subnet guarded's spec.acls, ingress (ACL drop, priority 1002, flow priority 2002)",
+      ],
+      [
+        { from: 'default/client', to: 'shop/db', protocol: 'TCP' as const, port: 5432, allowed: false },
+        'NetworkPolicy shop/db-closed: no ingress rule admits it (ACL drop, priority 2000, flow priority 3000)',
+      ],
+    ] as const) {
+      const scenario = probe.to === 'shop/db' ? loadText(SCENARIO) : s;
+      const t = await traceScenario(scenario, probe);
+      expect(t.reason).toBe(reason);
+      // The stage line of the ACL that dropped says the same two priorities.
+      const line = formatTrace(t.stages).split('\n').at(-1)!;
+      expect(line).toMatch(/ls_out_acl +acl .*: drop/);
+      expect(line).toContain(reason.slice(reason.indexOf('priority'), -1));
     }
   });
 

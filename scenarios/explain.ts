@@ -10,7 +10,7 @@
  * (the stage and the rule).
  */
 import type { ACL, RouterPolicy, StaticRoute, Topology } from '../model/topology/index.ts';
-import type { SimDrop, SimResult } from '../sim/index.ts';
+import { describePriority, type SimDrop, type SimResult } from '../sim/index.ts';
 
 function aclOwner(acl: ACL, t: Topology): string | undefined {
   if (acl.attachTo.kind === 'port-group') {
@@ -27,19 +27,24 @@ function aclOwner(acl: ACL, t: Topology): string | undefined {
   return `switch ${acl.attachTo.name}`;
 }
 
-function aclWhy(acl: ACL, owner: string): string {
+/** The ACL's action and priority, and the logical flow's priority as the trace shows it (sim/trace.ts describePriority). */
+function aclHow(acl: ACL, flowPriority: number): string {
+  return `ACL ${acl.action}, ${describePriority({ priority: flowPriority, rowPriority: acl.priority })}`;
+}
+
+function aclWhy(acl: ACL, owner: string, flowPriority: number): string {
   const dir = acl.direction === 'to-lport' ? 'ingress' : 'egress';
-  const how = `ACL ${acl.action} ${acl.priority}`;
+  const how = aclHow(acl, flowPriority);
   if (owner.startsWith('NetworkPolicy ')) {
     // Kube-OVN's policy ACLs: 2000 drops what no rule of the policy admits, 2001 admits, below 2000 excepts.
     if (acl.action === 'drop' && acl.priority === 2000) return `${owner}: no ${dir} rule admits it (${how})`;
     return `${owner}, ${dir} (${how})`;
   }
   if (owner.startsWith('Subnet ') && acl.externalIds.subnet !== undefined)
-    return `${owner}'s spec.acls: ${how}, ${dir}`;
+    return `${owner}'s spec.acls, ${dir} (${how})`;
   if (owner.startsWith('Subnet ') && acl.action === 'drop' && acl.priority === 1000)
     return `${owner} is private: not in its allowSubnets (${how})`;
-  return `${owner} (${how}, ${dir})`;
+  return `${owner}, ${dir} (${how})`;
 }
 
 function ownerOf(ids: Readonly<Record<string, string>>): string | undefined {
@@ -55,14 +60,14 @@ function findRow<R>(table: ReadonlyMap<string, R>, key: string | undefined): R |
 
 /**
  * @example explainDrop({ datapath: 'data', stage: 'ls_out_acl', reason: 'dropped by ACL', rule: {...} }, t)
- *   // 'NetworkPolicy data/db-from-web: no ingress rule admits it (ACL drop 2000)'
+ *   // 'NetworkPolicy data/db-from-web: no ingress rule admits it (ACL drop, priority 2000, flow priority 3000)'
  */
 export function explainDrop(drop: SimDrop, t: Topology): string {
   const where = `${drop.datapath} ${drop.stage}`;
   const rule = drop.rule;
   if (rule?.kind === 'acl') {
     const acl = findRow(t.acl, rule.key);
-    if (acl !== undefined) return aclWhy(acl, aclOwner(acl, t) ?? `ACL ${rule.key}`);
+    if (acl !== undefined) return aclWhy(acl, aclOwner(acl, t) ?? `ACL ${rule.key}`, rule.priority);
   }
   if (rule?.kind === 'policy') {
     const p: RouterPolicy | undefined = findRow(t.routerPolicy, rule.key);

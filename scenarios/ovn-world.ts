@@ -4,11 +4,94 @@
  * our OVSDB client, and each probe's first packet answered by ovn-trace over
  * the flows northd compiled. `close` stops every process and removes the
  * dir (on a signal or a crash the control plane's exit hooks and run guard do).
+ *
+ * A probe's packet arrives where a branch of the trace outputs it to one of
+ * the probe's targets; what a pipeline generated (an ARP request or neighbour
+ * solicitation for an unresolved next hop, an ICMP error, a reset) is never
+ * the probe's packet arriving, as in the simulator's world. A TCP or SCTP
+ * probe whose first packet learned a load-balancer affinity and died there
+ * is retried as docs/architecture.md defines (Verdict): its retransmission is
+ * traced with the registers the learned flow loads (backends/ovn/trace/
+ * lb-affinity.ts), since ovn-trace keeps no state between traces.
  */
 import { type ControlPlane, startControlPlane } from '../backends/ovn/control-plane/index.ts';
 import { OvnProber } from '../backends/ovn/prober.ts';
+import {
+  affinityRetrace,
+  learnedAffinity,
+  type LearnedAffinity,
+  type OvnTraceResult,
+  type OvnTraceStage,
+  type TraceOutput,
+} from '../backends/ovn/trace/index.ts';
+import { formatIPv4, formatIPv6 } from '../model/addr/index.ts';
+import { l4ProtoOf } from '../model/packet/packet.ts';
 import type { ProbeWorld } from './run.ts';
 import type { ResolvedProbe } from './probe.ts';
+import { isEchoReply, retransmissionNote } from './trace-probe.ts';
+
+type PacketProbe = ResolvedProbe & { kind: 'packet' };
+
+/** What a trace says of a probe: allowed, or why not. */
+export interface TraceAnswer {
+  readonly allowed: boolean;
+  readonly reason?: string;
+}
+
+/** The address an ARP request or neighbour solicitation asks for. */
+function askedFor(o: TraceOutput): string | undefined {
+  const tpa = o.packet['arp.tpa'];
+  if (tpa !== undefined) return formatIPv4(tpa);
+  const target = o.packet['nd.target'];
+  return target === undefined ? undefined : formatIPv6(target);
+}
+
+/** Why nothing but generated packets left: the router that asked for an unknown next hop, or what was sent. */
+function generatedOnly(stages: readonly OvnTraceStage[], generated: readonly TraceOutput[]): string {
+  const ask = generated.find((o) => o.generatedBy === 'arp' || o.generatedBy === 'nd_ns');
+  const at = stages.find((s) => s.stage === 'lr_in_arp_request' && s.actions.some((a) => /^(arp|nd_ns) \{/.test(a)));
+  if (ask !== undefined && at !== undefined) {
+    const what = ask.generatedBy === 'arp' ? 'ARP request' : 'neighbour solicitation';
+    return `ovn-trace: dropped in ${at.datapath} lr_in_arp_request: next hop ${askedFor(ask) ?? '?'} unresolved (${what} sent)`;
+  }
+  const kinds = [...new Set(generated.map((o) => o.generatedBy))].join(', ');
+  return `ovn-trace: dropped (${kinds} sent instead)`;
+}
+
+/**
+ * The probe's verdict from one trace: its packet (never a generated one) at
+ * a target, or for a router's own address the echo reply back at the inport.
+ *
+ * @example traceAnswer(probe, await prober.trace({ inport: probe.inport, packet: probe.packet }))
+ *   // { allowed: false, reason: 'ovn-trace: dropped in ovn-cluster lr_in_arp_request: next hop 100.64.0.1 unresolved (ARP request sent)' }
+ */
+export function traceAnswer(r: PacketProbe, t: Pick<OvnTraceResult, 'outputs' | 'stages'>): TraceAnswer {
+  const forwarded = t.outputs.filter((o) => o.generatedBy === undefined);
+  if (r.routerAnswers) {
+    const ok = forwarded.some((o) => o.outport === r.inport && isEchoReply(o.packet));
+    return ok ? { allowed: true } : { allowed: false, reason: 'ovn-trace: no echo reply came back' };
+  }
+  if (forwarded.some((o) => r.targets.includes(o.outport))) return { allowed: true };
+  if (forwarded.length > 0) {
+    const ports = [...new Set(forwarded.map((o) => o.outport))];
+    return { allowed: false, reason: `ovn-trace: reached ${ports.join(', ')}, not ${r.targets.join(', ')}` };
+  }
+  const generated = t.outputs.filter((o) => o.generatedBy !== undefined);
+  if (generated.length > 0) return { allowed: false, reason: generatedOnly(t.stages, generated) };
+  const learned = learnedAffinity(t.stages);
+  return { allowed: false, reason: learned === undefined ? 'ovn-trace: dropped' : learnDrop(learned) };
+}
+
+/** The drop of a packet that learned an affinity, said as the simulator says it. */
+function learnDrop(learned: LearnedAffinity): string {
+  const learn = learned.action.replace(/;\s*$/, '');
+  return `ovn-trace: dropped in ${learned.datapath} ls_in_lb_aff_learn: ${learn} (OVN 23.03 drops the packet that learns an affinity)`;
+}
+
+/** A first packet nothing answered and that went nowhere (the client would retransmit it). */
+function unanswered(r: PacketProbe, t: Pick<OvnTraceResult, 'outputs'>): boolean {
+  return !t.outputs.some((o) => o.generatedBy === undefined || o.outport === r.inport);
+}
 
 export class OvnWorld implements ProbeWorld {
   private constructor(
@@ -36,25 +119,52 @@ export class OvnWorld implements ProbeWorld {
     await this.backend.sync();
   }
 
-  async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string }> {
-    const v = await this.backend.probe({ inport: r.inport, packet: r.packet });
-    const ports = v.outputs.map((o) => o.outport);
-    if (r.routerAnswers) {
-      const ok = ports.includes(r.inport);
-      return ok ? { allowed: true } : { allowed: false, reason: 'ovn-trace: no echo reply came back' };
-    }
-    if (ports.some((p) => r.targets.includes(p))) return { allowed: true };
-    return {
-      allowed: false,
-      reason:
-        v.verdict === 'dropped' || ports.length === 0
-          ? 'ovn-trace: dropped'
-          : `ovn-trace: reached ${ports.join(', ')}, not ${r.targets.join(', ')}`,
-    };
+  async answer(r: PacketProbe): Promise<{ allowed: boolean; reason?: string; note?: string }> {
+    const first = await this.backend.trace({ inport: r.inport, packet: r.packet });
+    const v = traceAnswer(r, first);
+    if (v.allowed) return v;
+    const again = await this.retransmission(r, first);
+    if (again === undefined) return v;
+    const w = traceAnswer(r, again.trace);
+    const note = retransmissionNote(r.packet, v.reason, { delivered: w.allowed, tracedWith: again.how });
+    return { ...w, note };
   }
 
-  async ovnTrace(r: ResolvedProbe & { kind: 'packet' }): Promise<string> {
+  /**
+   * The retransmission of a first packet that learned an affinity and died
+   * (docs/architecture.md, Verdict): traced with what the learned flow loads
+   * (backends/ovn/trace/lb-affinity.ts). Undefined where there is none: not
+   * TCP or SCTP, answered or forwarded, or no affinity learned (ovn-trace
+   * keeps no state: it would trace the same).
+   */
+  private async retransmission(
+    r: PacketProbe,
+    first: OvnTraceResult,
+  ): Promise<{ trace: OvnTraceResult; how: string } | undefined> {
+    const proto = l4ProtoOf(r.packet);
+    if ((proto !== 'tcp' && proto !== 'sctp') || !unanswered(r, first)) return undefined;
+    const learned = learnedAffinity(first.stages);
+    if (learned === undefined) return undefined;
+    const how = affinityRetrace(learned);
+    const trace = await this.backend.trace({
+      inport: r.inport,
+      packet: r.packet,
+      registers: how.registers,
+      ...(how.lbBackend !== undefined ? { lbBackend: how.lbBackend } : {}),
+    });
+    return { trace, how: how.how };
+  }
+
+  /** ovn-trace's text of the probe's first packet. */
+  async ovnTrace(r: PacketProbe): Promise<string> {
     return (await this.backend.trace({ inport: r.inport, packet: r.packet })).raw;
+  }
+
+  /** ovn-trace's text of the probe's retransmission, where answer() traced one. */
+  async ovnRetransmission(r: PacketProbe): Promise<string | undefined> {
+    const first = await this.backend.trace({ inport: r.inport, packet: r.packet });
+    if (traceAnswer(r, first).allowed) return undefined;
+    return (await this.retransmission(r, first))?.trace.raw;
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,7 @@
  *   names are outlined in red.
  * - The probe results, failing ones first and highlighted, each with its
  *   trace one click away (a `<details>`: the first packet stage by stage,
- *   the reply, and the reason when denied).
+ *   the retransmission and the reply, the reason when denied, the note).
  * - Numbers a test can hold the page to: `#summary` carries data-total,
  *   data-ok and data-failed; once laid out, the script records on <html>
  *   (`data-render-check`) how many drawn elements it found and how many have
@@ -234,13 +234,15 @@ export function renderReport(input: ReportInput): string {
       const what = `${r.protocol}${r.port !== undefined ? `/${r.port}` : ''}`;
       const got = r.allowed ? 'allowed' : 'denied';
       const trace = r.trace
-        ? [traceText(r.trace, 'first packet'), ...(r.trace.reply ? [traceText(r.trace.reply, 'reply')] : [])].join(
-            '\n\n',
-          )
+        ? [
+            traceText(r.trace, 'first packet'),
+            ...(r.trace.retransmission ? [traceText(r.trace.retransmission, 'retransmission')] : []),
+            ...(r.trace.reply ? [traceText(r.trace.reply, 'reply')] : []),
+          ].join('\n\n')
         : (r.reason ?? 'no packet: decided before the network');
       const status = r.unsure !== undefined ? 'UNSURE' : r.ok ? 'ok' : 'FAIL';
       const cls = r.unsure !== undefined ? 'unsure' : r.ok ? 'ok' : 'fail';
-      const why = r.unsure !== undefined ? `unsure: ${r.unsure}` : (r.reason ?? '');
+      const why = [r.unsure !== undefined ? `unsure: ${r.unsure}` : r.reason, r.note].filter(Boolean).join('; ');
       return (
         `<tr class="${cls}" data-probe="${i}" data-ok="${r.ok}" data-allowed="${r.allowed}"${r.unsure !== undefined ? ' data-unsure="true"' : ''}>` +
         `<td>${status}</td><td>${r.step}</td><td>${esc(r.from)}</td><td>${esc(r.to)}</td><td>${what}</td>` +

@@ -14,7 +14,7 @@ import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Topology } from '../model/topology/index.ts';
-import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
+import { compileNetwork, simulate, probeConnection, retransmission, type SimNetwork } from '../sim/index.ts';
 import { MemoryCluster } from '../controller/cluster/memory.ts';
 import { type KubeObject, NAMESPACED, refOf } from '../controller/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
@@ -22,7 +22,7 @@ import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
-import { isEchoReply, type TraceReport, traceResolved } from './trace-probe.ts';
+import { arrivalAt, isEchoReply, retransmissionNote, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
@@ -43,6 +43,8 @@ export interface ProbeResult {
   readonly reason?: string;
   /** Why the verdict may depend on something kovn did not act on: never counted as passing. */
   readonly unsure?: string;
+  /** What else decided the verdict (a first packet dropped and its retransmission answered: docs/architecture.md, Verdict). */
+  readonly note?: string;
   /** The probe stage by stage (with `traces`), on the network the backend holds. */
   readonly trace?: TraceReport;
 }
@@ -64,9 +66,11 @@ export interface ProbeWorld {
   readonly backend: Backend;
   /** Called after each step has converged, before its probes. */
   ready(): Promise<void>;
-  answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string }>;
+  answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }>;
   /** ovn-trace's own text for the probe's first packet (worlds with real OVN). */
   ovnTrace?(r: ResolvedProbe & { kind: 'packet' }): Promise<string>;
+  /** ovn-trace's own text for the probe's retransmission, where `answer` traced one. */
+  ovnRetransmission?(r: ResolvedProbe & { kind: 'packet' }): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -83,28 +87,46 @@ export class SimWorld implements ProbeWorld {
   async ready(): Promise<void> {
     this.net = this.backend.network();
   }
-  async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string }> {
+  async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }> {
     const net = this.net ?? this.backend.network();
-    const fwd = simulate(net, { inport: r.inport, packet: r.packet });
+    let fwd = simulate(net, { inport: r.inport, packet: r.packet });
     const why = (x: ReturnType<typeof simulate>) => (x.drop ? explainDrop(x.drop, net.topology) : undefined);
     if (r.routerAnswers) {
       const ok = fwd.outputs.some((o) => o.port === r.inport && isEchoReply(o.packet));
       return ok ? { allowed: true } : { allowed: false, reason: why(fwd) ?? 'no echo reply came back' };
     }
-    const arrived = fwd.outputs.find((o) => r.targets.includes(o.port) && o.generated === undefined);
+    let arrived = arrivalAt(fwd, r.targets);
+    // A first packet that got no answer is sent again (docs/architecture.md, Verdict), through the state it left.
+    const again = arrived === undefined ? retransmission(net, { inport: r.inport, packet: r.packet }, fwd) : undefined;
+    let note: { note?: string } = {};
+    if (again !== undefined) {
+      arrived = arrivalAt(again.result, r.targets);
+      note = { note: retransmissionNote(r.packet, why(fwd), { delivered: arrived !== undefined }) };
+      fwd = again.result;
+    }
     if (arrived === undefined) {
       const dropped = why(fwd);
-      if (dropped !== undefined) return { allowed: false, reason: dropped };
+      if (dropped !== undefined) return { allowed: false, reason: dropped, ...note };
       const went = [...new Set(fwd.outputs.filter((o) => o.generated === undefined).map((o) => o.port))];
-      if (went.length === 0) return { allowed: false, reason: `never reached ${r.targets.join(', ')}` };
+      if (went.length === 0) return { allowed: false, reason: `never reached ${r.targets.join(', ')}`, ...note };
       // Where it went instead, and what sent it there: the same packet again, traced.
-      const traced = simulate(net, { inport: r.inport, packet: r.packet, trace: true });
-      return { allowed: false, reason: explainElsewhere(traced, net.topology, went, r.targets) };
+      const traced = simulate(net, {
+        inport: r.inport,
+        packet: r.packet,
+        trace: true,
+        ...(again !== undefined ? { conntrack: again.conntrack } : {}),
+      });
+      return { allowed: false, reason: explainElsewhere(traced, net.topology, went, r.targets), ...note };
     }
-    const c = probeConnection(net, { inport: r.inport, packet: r.packet, target: arrived.port });
-    if (c.allowed) return { allowed: true };
+    const c = probeConnection(net, {
+      inport: r.inport,
+      packet: r.packet,
+      target: arrived.port,
+      ...(again !== undefined ? { conntrack: again.conntrack } : {}),
+    });
+    if (c.allowed) return { allowed: true, ...note };
     const back = c.reply === undefined ? undefined : why(c.reply);
-    return { allowed: false, reason: back !== undefined ? `the reply: ${back}` : (c.reason ?? 'denied') };
+    return { allowed: false, reason: back !== undefined ? `the reply: ${back}` : (c.reason ?? 'denied'), ...note };
   }
   async close(): Promise<void> {
     await this.backend.close();
@@ -222,6 +244,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         ok: v.allowed === e.allowed && doubt === undefined,
         ...(v.reason && !v.allowed ? { reason: v.reason } : {}),
         ...(doubt !== undefined ? { unsure: doubt } : {}),
+        ...('note' in v && v.note ? { note: v.note } : {}),
         ...(net && r.kind === 'packet' ? { trace: traceResolved(net, r, e) } : {}),
       });
     }

@@ -1,12 +1,14 @@
 /**
  * One resolved probe traced on a compiled network: the first packet with its
- * stages and, for TCP, SCTP and ICMP echo, the reply from where it arrived
- * through the conntrack state the first packet left (`kovn trace`, and the
- * HTML report's per-probe traces).
+ * stages; its retransmission where the probe semantics send one (TCP and
+ * SCTP, docs/architecture.md Verdict: sim/connection.ts retransmission);
+ * and, for TCP, SCTP and ICMP echo, the reply from where the packet arrived
+ * through the conntrack state it left (`kovn trace`, and the HTML report's
+ * per-probe traces).
  */
-import { replyTo, simulate, type SimNetwork, type SimResult } from '../sim/index.ts';
+import { replyTo, retransmission, simulate, type SimNetwork, type SimResult } from '../sim/index.ts';
 import type { TraceStage } from '../sim/trace.ts';
-import type { Packet } from '../model/packet/index.ts';
+import { l4ProtoOf, type Packet } from '../model/packet/index.ts';
 import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY } from '../model/packet/fields.ts';
 import { explainDrop } from './explain.ts';
 import type { ScenarioProbe } from './load.ts';
@@ -21,18 +23,54 @@ export interface TracedPacket {
 }
 
 export interface TraceReport extends TracedPacket {
+  /** The client's retransmission of a first packet that got no answer, where it went further. */
+  readonly retransmission?: TracedPacket;
+  /** What the retransmission changed, in one line (set with `retransmission`). */
+  readonly note?: string;
   readonly reply?: TracedPacket;
   readonly ovnTrace?: string;
   /** Why the verdict may depend on something kovn did not act on. */
   readonly unsure?: string;
+  /** ovn-trace's text of the retransmission, where the ovn world traced one. */
+  readonly ovnRetransmission?: string;
 }
 
 /** An ICMP or ICMPv6 echo reply (what a router answering a ping sends back). */
 export const isEchoReply = (p: Packet): boolean =>
   p['icmp4.type'] === ICMP4_ECHO_REPLY || p['icmp6.type'] === ICMP6_ECHO_REPLY;
 
+/** The first packet of a connection by its name: `SYN` (TCP), `INIT` (SCTP), else `packet`. */
+export function firstPacketName(p: Packet): string {
+  const proto = l4ProtoOf(p);
+  return proto === 'tcp' ? 'SYN' : proto === 'sctp' ? 'INIT' : 'packet';
+}
+
+/**
+ * The note of a probe whose first packet got no answer and was sent again:
+ * how the retransmission went (and how it was traced, where that needs
+ * saying), then why the first was dropped.
+ *
+ * @example retransmissionNote(syn, 'dropped in ls ls_in_lb_aff_learn: ...', { delivered: true })
+ *   // 'delivered on its retransmission; the first SYN: dropped in ls ls_in_lb_aff_learn: ...'
+ */
+export function retransmissionNote(
+  p: Packet,
+  firstReason: string | undefined,
+  how: { readonly delivered: boolean; readonly tracedWith?: string },
+): string {
+  const then = how.delivered ? 'delivered on its retransmission' : 'its retransmission was not delivered either';
+  const traced = how.tracedWith === undefined ? '' : ` (${how.tracedWith})`;
+  return `${then}${traced}; the first ${firstPacketName(p)}: ${firstReason ?? 'no answer'}`;
+}
+
+/** Where the probe's own packet (never a generated one) reached one of `targets`. */
+export function arrivalAt(r: SimResult, targets: readonly string[]): SimResult['outputs'][number] | undefined {
+  return r.outputs.find((o) => targets.includes(o.port) && o.generated === undefined);
+}
+
 function traced(r: SimResult, net: SimNetwork, arrived: string | undefined): TracedPacket {
-  const outport = arrived ?? r.outputs[0]?.port;
+  // Where a dropped packet was forwarded to instead; what the pipeline generated (an ARP request) is not the packet.
+  const outport = arrived ?? r.outputs.find((o) => o.generated === undefined)?.port;
   return {
     verdict: arrived !== undefined ? 'delivered' : 'dropped',
     ...(outport !== undefined ? { outport } : {}),
@@ -47,12 +85,25 @@ export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packe
     const back = fwd.outputs.find((o) => o.port === r.inport && isEchoReply(o.packet));
     return traced(fwd, net, back?.port);
   }
-  const arrived = fwd.outputs.find((o) => r.targets.includes(o.port) && o.generated === undefined);
-  const first = traced(fwd, net, arrived?.port);
-  if (arrived === undefined || e.protocol === 'UDP') return first;
+  let arrived = arrivalAt(fwd, r.targets);
+  let first: TraceReport = traced(fwd, net, arrived?.port);
+  let state = fwd.conntrack;
+  if (arrived === undefined) {
+    const again = retransmission(net, { inport: r.inport, packet: r.packet, trace: true }, fwd);
+    if (again === undefined) return first;
+    arrived = arrivalAt(again.result, r.targets);
+    state = again.result.conntrack;
+    first = {
+      ...first,
+      retransmission: traced(again.result, net, arrived?.port),
+      note: retransmissionNote(r.packet, first.reason, { delivered: arrived !== undefined }),
+    };
+    if (arrived === undefined) return first;
+  }
+  if (e.protocol === 'UDP') return first;
   const answer = replyTo(arrived.packet);
   if (answer === undefined) return first;
-  const back = simulate(net, { inport: arrived.port, packet: answer, conntrack: fwd.conntrack, trace: true });
+  const back = simulate(net, { inport: arrived.port, packet: answer, conntrack: state, trace: true });
   const home = back.outputs.find((o) => o.port === r.inport && o.generated === undefined);
   return { ...first, reply: traced(back, net, home?.port) };
 }

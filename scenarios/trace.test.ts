@@ -5,13 +5,41 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { requireOvn } from '../backends/ovn/control-plane/index.ts';
-import { loadScenario } from './load.ts';
+import { assembleScenario, loadScenario, readScenarioText } from './load.ts';
 import { OvnWorld } from './ovn-world.ts';
-import { TraceError, traceScenario } from './trace.ts';
+import { TraceError, traceReportJSON, traceScenario } from './trace.ts';
 
 const QUICKSTART = join(import.meta.dirname, 'quickstart.yaml');
 const KOVN = join(import.meta.dirname, '..', 'cli', 'bin', 'kovn.js');
 const debugToDb = { from: 'default/debug', to: 'data/db-0', protocol: 'TCP' as const, port: 5432, allowed: false };
+
+const AFFINITY = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: shop }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec: { containers: [{ name: web, image: nginx }] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: shop }
+spec: { selector: { app: web }, sessionAffinity: ClientIP, ports: [{ port: 80, targetPort: 8080 }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: client, namespace: default }
+spec: { containers: [{ name: c, image: busybox }] }
+`;
+
+/** A Subnet object with another gatewayNode (one that does not exist leaves the subnet without its reroute). */
+function withGatewayNode<T extends { kind: string; object: unknown }>(o: T, node: string): T {
+  const obj = o.object as { spec: Record<string, unknown> };
+  return { ...o, object: { ...obj, spec: { ...obj.spec, gatewayNode: node } } };
+}
 
 describe('kovn trace on the simulator', () => {
   it('shows where the policy drops the first packet, and names the policy', async () => {
@@ -44,6 +72,41 @@ describe('kovn trace on the simulator', () => {
     expect(c.outport).toBe('node-node-2');
     const policy = c.stages.find((x) => x.stage === 'lr_in_policy');
     expect(policy?.rule).toMatchObject({ kind: 'policy', priority: 29000 });
+  });
+
+  it('shows the retransmission of a SYN an affinity learn flow dropped, its note, and the reply to it', async () => {
+    const s = assembleScenario(readScenarioText('affinity.yaml', AFFINITY), 'affinity');
+    const t = await traceScenario(s, {
+      from: 'default/client',
+      to: 'svc/shop/web',
+      protocol: 'TCP',
+      port: 80,
+      allowed: true,
+    });
+    expect(t.verdict).toBe('dropped');
+    expect(t.stages.at(-1)).toMatchObject({ stage: 'ls_in_lb_aff_learn', action: 'drop' });
+    expect(t.retransmission).toMatchObject({ verdict: 'delivered' });
+    expect(t.retransmission!.stages.find((x) => x.stage === 'ls_in_lb')?.rule?.priority).toBe(150);
+    expect(t.note).toMatch(
+      /^delivered on its retransmission; the first SYN: dropped in ovn-default ls_in_lb_aff_learn/,
+    );
+    expect(t.reply).toMatchObject({ verdict: 'delivered', outport: 'client.default' });
+    const j = traceReportJSON(t) as { retransmission?: { verdict: string }; note?: string };
+    expect(j.retransmission?.verdict).toBe('delivered');
+    expect(j.note).toBe(t.note);
+  });
+
+  it('a packet that only made a router ask for its next hop went nowhere: no outport', async () => {
+    const s = loadScenario(join(import.meta.dirname, 'egress-gateway.yaml'));
+    const t = await traceScenario(
+      { ...s, objects: s.objects.map((o) => (o.kind === 'Subnet' ? withGatewayNode(o, 'node-9') : o)) },
+      { from: 'edge/collector', to: '198.51.100.9', protocol: 'UDP', port: 514, allowed: false },
+    );
+    expect(t.verdict).toBe('dropped');
+    expect(t.reason).toBe(
+      'dropped in ovn-cluster lr_in_arp_request: next hop 100.64.0.1 unresolved (arp-request sent)',
+    );
+    expect(t.outport).toBeUndefined();
   });
 
   it('refuses a step the scenario does not have, and names a pod that does not exist', async () => {

@@ -3,8 +3,9 @@
  * a step (docs/architecture.md, "The `kovn` command"). The scenario runs
  * through the controller as `kovn sim run` runs it, without its probes, up
  * to the step asked for; then the probe's first packet is simulated with
- * its trace, and the reply (TCP, SCTP, ICMP echo) from where it arrived,
- * through the conntrack state the first packet left. The network traced is
+ * its trace, its retransmission where the probe semantics send one (a TCP
+ * SYN or SCTP INIT that got no answer), and the reply (TCP, SCTP, ICMP echo)
+ * from where it arrived, through the conntrack state the packet left. The network traced is
  * the one the backend holds: on `ovn`, what the controller wrote to NB,
  * compiled by the simulator, with ovn-trace's own text of the first packet
  * beside it (`ovnTrace`).
@@ -70,8 +71,17 @@ export async function traceScenario(
         }
         const net = await worldNetwork(world);
         const report = traceResolved(net, r, probe);
-        const withText = world.ovnTrace ? { ...report, ovnTrace: await world.ovnTrace(r) } : report;
-        out = doubt ? { ...withText, unsure: doubt } : withText;
+        const ovn =
+          world.ovnTrace === undefined
+            ? {}
+            : await (async () => {
+                const again = await world.ovnRetransmission?.(r);
+                return {
+                  ovnTrace: await world.ovnTrace!(r),
+                  ...(again !== undefined ? { ovnRetransmission: again } : {}),
+                };
+              })();
+        out = { ...report, ...ovn, ...(doubt ? { unsure: doubt } : {}) };
       },
     });
     warnings = run.warnings;
@@ -83,8 +93,9 @@ export async function traceScenario(
 }
 
 /**
- * The JSON of docs/architecture.md: `{verdict, outport?, stages, reply?, ovnTrace?, warnings}` (and `reason`
- * when dropped, `unsure` when the verdict may depend on something not acted on).
+ * The JSON of docs/architecture.md: `{verdict, outport?, stages, retransmission?, note?, reply?, ovnTrace?,
+ * ovnRetransmission?, unsure?, warnings}` (and `reason` when dropped; `unsure` when the verdict may depend on
+ * something not acted on).
  */
 export function traceReportJSON(t: TraceReport & { readonly warnings?: readonly Warning[] }): object {
   const one = (p: TracedPacket) => ({
@@ -95,8 +106,11 @@ export function traceReportJSON(t: TraceReport & { readonly warnings?: readonly 
   });
   return {
     ...one(t),
+    ...(t.retransmission ? { retransmission: one(t.retransmission) } : {}),
+    ...(t.note ? { note: t.note } : {}),
     ...(t.reply ? { reply: one(t.reply) } : {}),
     ...(t.ovnTrace !== undefined ? { ovnTrace: t.ovnTrace } : {}),
+    ...(t.ovnRetransmission !== undefined ? { ovnRetransmission: t.ovnRetransmission } : {}),
     ...(t.unsure !== undefined ? { unsure: t.unsure } : {}),
     warnings: (t.warnings ?? []).map(warningJSON),
   };

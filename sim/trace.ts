@@ -18,8 +18,10 @@ export type RuleKind = 'acl' | 'lb' | 'route' | 'policy' | 'nat' | 'port-securit
 /** The NB row (or northd's own flow) a stage matched. */
 export interface TraceRule {
   readonly kind: RuleKind;
-  /** The logical flow priority, as northd computes it. */
+  /** The logical flow priority, as northd computes it (and ovn-trace prints it). */
   readonly priority: number;
+  /** The NB row's own priority where the flow's is not it: an ACL's (northd adds 1000). */
+  readonly rowPriority?: number;
   /** Row key (model/topology keyOf) for NB rows. */
   readonly key?: string;
   /** NB `name` where the row has one (ACLs), or the LB name. */
@@ -65,11 +67,21 @@ export function fieldChange(
   };
 }
 
+/**
+ * A rule's priority as its owner wrote it; where northd's logical flow has
+ * another (ACLs), that one too, named: `priority 2000, flow priority 3000`.
+ * explain.ts words an ACL's drop the same way.
+ */
+export function describePriority(r: Pick<TraceRule, 'priority' | 'rowPriority'>): string {
+  if (r.rowPriority === undefined || r.rowPriority === r.priority) return `priority ${r.priority}`;
+  return `priority ${r.rowPriority}, flow priority ${r.priority}`;
+}
+
 function describeRule(r: TraceRule): string {
   const who = r.name ? `${r.kind} "${r.name}"` : r.kind;
   // The key of a route or NAT rule says more than its match; ACLs and policies show their match.
   const what = r.match ? ` (${r.match})` : r.key ? ` ${r.key}` : '';
-  return `${who}${what}, priority ${r.priority}`;
+  return `${who}${what}, ${describePriority(r)}`;
 }
 
 function stageLine(s: TraceStage): string {
@@ -89,7 +101,7 @@ function stageLine(s: TraceStage): string {
  * @example
  * formatTrace(result.stages)
  * // ingress(dp="sw1", inport="p1")
- * //   ls_in_acl              acl "allow-web" (...), priority 3001: allow-related [lookup zone lsp:p1: new|trk]
+ * //   ls_in_acl              acl "allow-web" (...), priority 2001, flow priority 3001: allow-related [lookup zone lsp:p1: new|trk]
  */
 export function formatTrace(stages: readonly TraceStage[]): string {
   const lines: string[] = [];

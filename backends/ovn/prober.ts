@@ -55,7 +55,9 @@ export class OvnProber implements Backend, Prober {
   }
 
   /** The full ovn-trace result (stages, raw text, quirks) for one first packet. */
-  async trace(req: ProbeRequest & { readonly lbBackend?: string }): Promise<OvnTraceResult> {
+  async trace(
+    req: ProbeRequest & { readonly lbBackend?: string; readonly registers?: string },
+  ): Promise<OvnTraceResult> {
     await this.sync();
     const topology = await this.nb.read();
     const datapath = topology.switchPort.get(req.inport)?.switch ?? topology.routerPort.get(req.inport)?.router;
@@ -67,6 +69,7 @@ export class OvnProber implements Backend, Prober {
       packet: req.packet,
       ct: 'new',
       ...(req.lbBackend ? { lbBackend: req.lbBackend } : {}),
+      ...(req.registers ? { registers: req.registers } : {}),
     });
   }
 

@@ -103,7 +103,14 @@ function buildAcl(
     test: switchPredicate(ctx, sw, acl.match, ['acl', key, 'match']),
     matchText,
     req,
-    traceRule: { kind: 'acl', priority, key, ...(acl.name ? { name: acl.name } : {}), match: matchText },
+    traceRule: {
+      kind: 'acl',
+      priority,
+      rowPriority: acl.priority,
+      key,
+      ...(acl.name ? { name: acl.name } : {}),
+      match: matchText,
+    },
     ...(refused ? { refused } : {}),
   };
 }

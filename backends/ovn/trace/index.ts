@@ -48,6 +48,7 @@ export {
   type VerdictOptions,
 } from './verdict.ts';
 export { lbSelectorOf, type LbSelector, type Generated } from './transforms.ts';
+export { learnedAffinity, affinityRetrace, type AffinityRetrace, type LearnedAffinity } from './lb-affinity.ts';
 export { seedGenerated, pinctrlSendsNothing, linkLocalOf, type GeneratedKind, type SeedMode } from './generated.ts';
 export {
   QUIRKS,

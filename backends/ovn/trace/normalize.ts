@@ -36,7 +36,8 @@ export type QuirkId =
   | 'port-sec-prefix-exact'
   | 'chk-lb-hairpin-vip-port'
   | 'ct-lb-ors-state'
-  | 'patch-keeps-ct-state';
+  | 'patch-keeps-ct-state'
+  | 'lb-affinity-not-executed';
 
 export interface QuirkRule {
   readonly id: QuirkId;
@@ -172,6 +173,13 @@ export const QUIRKS: readonly QuirkRule[] = [
     why: 'execute_output() in ovn-trace.c copies the flow to the peer with only inport/outport changed; controller/physical.c consider_port_binding() puts ct_clear and register/flag loads on patch ports (found by the differential test).',
     handling:
       'When a trace disagrees and an ingress pipeline entered over a patch matched conntrack state before its own first ct action, the differential test does not compare what follows (the simulator must reach that datapath).',
+  },
+  {
+    id: 'lb-affinity-not-executed',
+    what: "commit_lb_aff() learns nothing and chk_lb_aff() finds nothing: a trace never shows a client's later connection going to the backend an affinity load balancer learned for it (ls_in_lb's priority-150 flows); chk_lb_aff() leaves its result register as it was.",
+    why: 'execute_actions() in ovn-trace.c has `case OVNACT_COMMIT_LB_AFF: break;` and `case OVNACT_CHK_LB_AFF: break;`; in OVS, commit_lb_aff is a learn into the table chk_lb_aff() resubmits to, whose flow loads reg9[6] = 1, the backend into reg4 (IPv4) or xxreg0 (IPv6) and its port into reg8[0..15] (lib/actions.c encode_COMMIT_LB_AFF).',
+    handling:
+      "A probe's TCP/SCTP retransmission after its first packet learned an affinity (scenarios/ovn-world.ts) is traced with those registers set in the microflow (lb-affinity.ts affinityRetrace), which no earlier stage of a switch reads or writes for IPv4; for an IPv6 backend (xxreg0 overlaps reg0..reg3, which earlier stages write) with reg9[6] set and --lb-dst naming the learned backend (ovn-trace DNATs to it at the first ct_lb_mark, rule lb-dst-early-dnat, instead of in ls_in_lb's 150 flow: the same packet leaves ls_in_lb_aff_learn).",
   },
 ];
 

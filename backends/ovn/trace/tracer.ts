@@ -41,6 +41,11 @@ export interface OvnTraceRequest {
   readonly selectId?: number;
   /** See VerdictOptions.semantics; default 'ovn'. */
   readonly semantics?: 'ovn' | 'ovn-trace';
+  /**
+   * Register values the packet starts with, as microflow terms ANDed to it: what a
+   * flow ovn-trace does not run would have loaded (lb-affinity.ts affinityRegisters).
+   */
+  readonly registers?: string;
 }
 
 export interface OvnTraceResult {
@@ -174,7 +179,8 @@ export class OvnTracer {
   }
 
   async trace(req: OvnTraceRequest): Promise<OvnTraceResult> {
-    const mf = microflowFor(req.packet, req.inport).text;
+    const base = microflowFor(req.packet, req.inport).text;
+    const mf = req.registers === undefined ? base : `${base} && ${req.registers}`;
     const ct = req.ct ?? 'new';
     checkCt(typeof ct === 'string' ? [ct] : ct);
     const oneShot = typeof ct !== 'string' || req.selectId !== undefined;

@@ -14,6 +14,13 @@ function parseOracle(v: string): Oracle {
   return v as Oracle;
 }
 
+function parseCases(v: string): number[] {
+  const out = v.split(',').map((x) => Number(x.trim()));
+  if (out.length === 0 || out.some((n) => !Number.isInteger(n) || n < 0))
+    throw new Error(`--case: expected case indices like 391,591, got ${JSON.stringify(v)}`);
+  return out;
+}
+
 export function registerDifftest(program: Command): void {
   program
     .command('difftest')
@@ -22,6 +29,11 @@ export function registerDifftest(program: Command): void {
         'simulator agrees with the datapath, and with ovn-trace wherever ovn-trace agrees with the datapath',
     )
     .option('--cases <n>', 'number of cases', (v) => Number(v), 300)
+    .option(
+      '--case <list>',
+      'run only these case indices of the seeded sequence (comma-separated, e.g. 391,591)',
+      parseCases,
+    )
     .option('--seed <n>', 'fast-check seed', (v) => Number(v), 7)
     .option(
       '--oracle <which>',
@@ -34,6 +46,7 @@ export function registerDifftest(program: Command): void {
     .action(
       async (opts: {
         cases: number;
+        case?: number[];
         seed: number;
         oracle?: Oracle;
         minimize: boolean;
@@ -45,6 +58,7 @@ export function registerDifftest(program: Command): void {
         const oracle = opts.oracle ?? (ovnBinariesPresent().ok ? 'both' : 'trace');
         const r = await runDifftest({
           cases: opts.cases,
+          ...(opts.case ? { only: opts.case } : {}),
           seed: opts.seed,
           oracle,
           minimize: opts.minimize,

@@ -75,6 +75,8 @@ export function registerDifftest(program: Command): void {
           for (const [pair, t] of Object.entries(r.pairs)) process.stdout.write(`  ${pair}: ${t.agree}/${t.cases}\n`);
           for (const [kind, a] of Object.entries(r.artefacts))
             process.stdout.write(`  ovn-trace artefact: ${kind}: ${a.count} (cases ${a.cases.join(', ')})\n`);
+          for (const [kind, a] of Object.entries(r.datapathArtefacts))
+            process.stdout.write(`  datapath artefact: ${kind}: ${a.count} (cases ${a.cases.join(', ')})\n`);
           for (const d of r.disagreements)
             process.stdout.write(
               `  disagreement (${d.oracle}): case ${d.case}${d.regression ? ` → ${d.regression}` : ''}\n`,

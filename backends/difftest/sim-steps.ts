@@ -127,6 +127,8 @@ const sameSend = (a: SendPacket, b: SendPacket): boolean =>
  * The case's packets as connections: the first packet and the `later`
  * packets of its connection, then the new connection `fresh` gives, when
  * `later` ends with it.
+ *
+ * @example connectionsOf(c, [reply, again, fresh], fresh).map((k) => k.length) // [3, 1]
  */
 export function connectionsOf(c: DiffCase, later: readonly SendPacket[], fresh?: SendPacket): SendPacket[][] {
   const all: SendPacket[] = [{ inport: c.inport, packet: c.packet }, ...later];

@@ -3,6 +3,7 @@
  * ovn-trace over real northd flows and real packets through ovn-controller
  * and the OVS userspace datapath (the judge).
  */
+import { wholeNumber } from './options.ts';
 import type { Command } from 'commander';
 
 type Oracle = 'trace' | 'datapath' | 'both';
@@ -15,10 +16,8 @@ function parseOracle(v: string): Oracle {
 }
 
 function parseCases(v: string): number[] {
-  const out = v.split(',').map((x) => Number(x.trim()));
-  if (out.length === 0 || out.some((n) => !Number.isInteger(n) || n < 0))
-    throw new Error(`--case: expected case indices like 391,591, got ${JSON.stringify(v)}`);
-  return out;
+  const index = wholeNumber('--case', 0);
+  return v.split(',').map((x) => index(x));
 }
 
 export function registerDifftest(program: Command): void {
@@ -28,13 +27,13 @@ export function registerDifftest(program: Command): void {
       'random cases run by the simulator, ovn-trace and real packets through the OVS datapath; exit 0 iff the ' +
         'simulator agrees with the datapath, and with ovn-trace wherever ovn-trace agrees with the datapath',
     )
-    .option('--cases <n>', 'number of cases', (v) => Number(v), 300)
+    .option('--cases <n>', 'number of cases', wholeNumber('--cases', 1), 300)
     .option(
       '--case <list>',
       'run only these case indices of the seeded sequence (comma-separated, e.g. 391,591)',
       parseCases,
     )
-    .option('--seed <n>', 'fast-check seed', (v) => Number(v), 7)
+    .option('--seed <n>', 'fast-check seed', wholeNumber('--seed', 0), 7)
     .option(
       '--oracle <which>',
       'trace | datapath | both (default: both where ovs-vswitchd and ovn-controller exist)',

@@ -15,6 +15,11 @@ function parseOracle(v: string): Oracle {
   return v as Oracle;
 }
 
+function parseCases(v: string): number[] {
+  const index = wholeNumber('--case', 0);
+  return v.split(',').map((x) => index(x));
+}
+
 export function registerDifftest(program: Command): void {
   program
     .command('difftest')
@@ -23,6 +28,11 @@ export function registerDifftest(program: Command): void {
         'simulator agrees with the datapath, and with ovn-trace wherever ovn-trace agrees with the datapath',
     )
     .option('--cases <n>', 'number of cases', wholeNumber('--cases', 1), 300)
+    .option(
+      '--case <list>',
+      'run only these case indices of the seeded sequence (comma-separated, e.g. 391,591)',
+      parseCases,
+    )
     .option('--seed <n>', 'fast-check seed', wholeNumber('--seed', 0), 7)
     .option(
       '--oracle <which>',
@@ -35,6 +45,7 @@ export function registerDifftest(program: Command): void {
     .action(
       async (opts: {
         cases: number;
+        case?: number[];
         seed: number;
         oracle?: Oracle;
         minimize: boolean;
@@ -46,6 +57,7 @@ export function registerDifftest(program: Command): void {
         const oracle = opts.oracle ?? (ovnBinariesPresent().ok ? 'both' : 'trace');
         const r = await runDifftest({
           cases: opts.cases,
+          ...(opts.case ? { only: opts.case } : {}),
           seed: opts.seed,
           oracle,
           minimize: opts.minimize,
@@ -62,6 +74,8 @@ export function registerDifftest(program: Command): void {
           for (const [pair, t] of Object.entries(r.pairs)) process.stdout.write(`  ${pair}: ${t.agree}/${t.cases}\n`);
           for (const [kind, a] of Object.entries(r.artefacts))
             process.stdout.write(`  ovn-trace artefact: ${kind}: ${a.count} (cases ${a.cases.join(', ')})\n`);
+          for (const [kind, a] of Object.entries(r.datapathArtefacts))
+            process.stdout.write(`  datapath artefact: ${kind}: ${a.count} (cases ${a.cases.join(', ')})\n`);
           for (const d of r.disagreements)
             process.stdout.write(
               `  disagreement (${d.oracle}): case ${d.case}${d.regression ? ` → ${d.regression}` : ''}\n`,

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { formatIPv4, formatMAC } from '../../model/addr/index.ts';
 import { arpRequest, icmpEcho, icmpErrorFor, tcpPacket, udpPacket } from '../../model/packet/build.ts';
 import { affinityTopology, toVip } from '../../sim/lb-affinity.fixture.ts';
-import { hostReply, laterOfConnection, replyOf } from './datapath-side.ts';
+import { packetFromJSON, caseFromJSON } from './case.ts';
+import { freshConnection, hostReply, laterOfConnection, replyOf, simAgainstSteps } from './datapath-side.ts';
+import { readRegressions } from './regressions.ts';
 
 const spec = { ethSrc: '0a:58:0a:00:00:10', ethDst: '0a:00:00:00:00:01', src: '10.16.0.10', dst: '10.17.0.10' };
 
@@ -78,5 +80,43 @@ describe('the packets of a connection after the first', () => {
     };
     const later = laterOfConnection(sctp, dropped);
     expect(later.map((p) => [p.inport, p.packet['sctp.src'], p.flushConntrack])).toEqual([['c1', 40_001, true]]);
+  });
+});
+
+describe('the simulator against recorded datapath steps', () => {
+  // Cases recorded from real packets (regressions/), replayed with their datapath steps.
+  const load = async (found: string) => {
+    const file = (await readRegressions()).find((f) => f.file.found.startsWith(found))!.file;
+    const later = (file.connection ?? []).map((s) => ({
+      inport: s.inport,
+      packet: packetFromJSON(s.packet),
+      ...(s.flushConntrack ? { flushConntrack: true } : {}),
+    }));
+    return {
+      c: caseFromJSON(file.case),
+      later,
+      dp: [file.expected, ...(file.connection ?? []).map((s) => s.expected)],
+    };
+  };
+
+  it("a new connection of the client takes an LB backend of its own (seed 777 case 391's regression)", async () => {
+    const { c, later, dp } = await load('kovn difftest --seed 777, case 391,');
+    expect(freshConnection(c)).toBeDefined();
+    const r = simAgainstSteps(c, later, dp);
+    expect([r.agree, r.artefact]).toEqual([true, undefined]);
+    // The first connection's backend is pod2.ls1's, the new connection's another one.
+    expect(dp[0]!.outputs.map((o) => o.port)).toEqual(['pod2.ls1']);
+    expect(dp.at(-1)!.outputs.map((o) => o.port)).not.toEqual(['pod2.ls1']);
+  });
+
+  it('rule sctp-keyed-by-address applies only where keying SCTP as the datapath does gives every step', async () => {
+    const { c, later, dp } = await load('kovn difftest --seed 777, case 591,');
+    const r = simAgainstSteps(c, later, dp);
+    expect([r.agree, r.artefact]).toEqual([true, 'sctp-keyed-by-address']);
+    // The datapath's step 2 (the first packet again, rejected once more) said dropped: keying SCTP by address
+    // explains step 1 and not that, so the rule does not apply and step 1 is the difference reported.
+    const tampered = [dp[0]!, dp[1]!, { verdict: 'dropped' as const, outputs: [] }];
+    const t = simAgainstSteps(c, later, tampered);
+    expect([t.agree, t.artefact, t.diff?.step]).toEqual([false, undefined, 1]);
   });
 });

@@ -39,6 +39,7 @@ describe.skipIf(!requireOvn('differential test'))('differential test against rea
       `difftest: ${r.agree}/${r.cases} agree with the datapath in ${(r.timing.totalMs / 1000).toFixed(1)} s ` +
         `(datapath ${(r.timing.datapathMs / 1000).toFixed(1)} s, load ${(r.timing.loadMs / 1000).toFixed(1)} s); ` +
         `pairs ${JSON.stringify(r.pairs)}; partial ${JSON.stringify(r.partial)}; artefacts ${JSON.stringify(r.artefacts)}; ` +
+        `datapath artefacts ${JSON.stringify(r.datapathArtefacts)}; ` +
         `connections ${r.connections}; restarts ${r.restarts}; crashes ${JSON.stringify(r.crashes)}`,
     );
     expect(r.disagreements.map(describeDisagreement)).toEqual([]);
@@ -54,5 +55,9 @@ describe.skipIf(!requireOvn('differential test'))('differential test against rea
     // × 2000. Real packets judge those cases in full; ovn-trace's view of them is what is partial.
     console.log(`difftest: ovn-trace partial share ${((100 * partialCases) / CASES).toFixed(1)} %`);
     expect(partialCases).toBeLessThanOrEqual(0.02 * CASES);
+    // Cases that agree with the datapath only under a rule for its own departure from OVN's flows
+    // (datapath-side.ts: sctp-keyed-by-address), each shown on its case, are held to 1 %.
+    const dpArtefacts = Object.values(r.datapathArtefacts).reduce((n, a) => n + a.count, 0);
+    expect(dpArtefacts).toBeLessThanOrEqual(0.01 * CASES);
   });
 });

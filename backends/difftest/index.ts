@@ -55,5 +55,6 @@ export {
   hostReply,
   observeDatapath,
   simAgainstSteps,
+  type DatapathArtefact,
   type DatapathOutcome,
 } from './datapath-side.ts';

@@ -98,7 +98,9 @@ describe('trace artefacts found on ovn-trace output (fixtures of backends/ovn/tr
     // The client 10.16.0.10 load-balanced to itself: ct_snat_to_vip makes the source the VIP 10.96.0.10.
     const c = { topology, packet: from('10.16.0.10') };
     const hairpin = st('ls0', 'ls_in_nat_hairpin', 'ip && ct.new', ['ct_snat_to_vip;', '/* nat(src=10.96.0.10) */']);
-    const later = (match: string) => snatToVipStale({ stages: [hairpin, st('ls0', 'ls_out_acl', match)] }, c);
+    // The egress conntrack lookup recirculates: past it OVS matches the SNATed source, ovn-trace the client's.
+    const recirc = st('ls0', 'ls_out_pre_stateful', 'reg0[2] == 1', ['ct_lb_mark;']);
+    const later = (match: string) => snatToVipStale({ stages: [hairpin, recirc, st('ls0', 'ls_out_acl', match)] }, c);
     // Shown: the test holds for the client and not for the VIP (or the other way round).
     expect(later('reg0[9] == 1 && (ip4.src == 10.16.0.10)')).toBe('ls0');
     expect(later('ip4.src != 10.16.0.0/16')).toBe('ls0');
@@ -110,6 +112,12 @@ describe('trace artefacts found on ovn-trace output (fixtures of backends/ovn/tr
     expect(later('ip4.src == $as_both')).toBeUndefined();
     expect(later('ip4.src == $unknown_set')).toBeUndefined();
     expect(later('ip4 && ip4.dst == 10.16.0.10')).toBeUndefined();
+    // Before any recirculation OVS too matches the client's source (ct_snat_to_vip does not recirculate).
+    const early = st('ls0', 'ls_out_pre_acl', 'ip4.src == 10.16.0.10');
+    expect(snatToVipStale({ stages: [hairpin, early] }, c)).toBeUndefined();
+    expect(snatToVipStale({ stages: [hairpin, early, recirc] }, c)).toBeUndefined();
+    const commit = st('ls0', 'ls_out_stateful', 'reg0[1] == 1', ['ct_commit { ct_mark.blocked = 0; };']);
+    expect(snatToVipStale({ stages: [hairpin, commit, early] }, c)).toBeUndefined();
     // No ct_snat_to_vip, or no address in its comment: nothing to show.
     expect(snatToVipStale({ stages: [st('ls0', 'ls_out_acl', 'ip4.src == 10.16.0.10')] }, c)).toBeUndefined();
     const bare = st('ls0', 'ls_in_nat_hairpin', 'ip && ct.new', ['ct_snat_to_vip;']);

@@ -217,15 +217,24 @@ export function staleCtStages(raw: string): { datapath: string; stage: string }[
   return out.filter((st, i) => out.findIndex((x) => x.datapath === st.datapath) === i);
 }
 
+/** OVN ct actions that recirculate (lib/actions.c: all but ct_commit, ct_snat_to_vip and ct_clear). */
+const RECIRCULATING_CT =
+  /^(ct_next|ct_dnat|ct_snat|ct_lb|ct_lb_mark|ct_commit_nat|ct_dnat_in_czone|ct_snat_in_czone)\b/;
+
 /**
  * Rule ct-snat-to-vip-not-applied, past the outputs: ovn-trace goes on with
  * the client's source address after ct_snat_to_vip (`nat(src=VIP)` in its
- * comment), so a later flow that tests the source saw the wrong one. The
- * cause must be shown, not merely present: some later flow's `ip4.src` /
- * `ip6.src` comparison, evaluated by the match language over the topology's
- * address sets and port groups, holds for one of the client and the VIP and
- * not the other. A match or set it cannot resolve shows nothing. The switch
- * where the SNAT was.
+ * comment). So does OVS until the packet recirculates: ct_snat_to_vip is a
+ * ct(commit,nat) without recirculation, whose NAT xlate never writes back
+ * into the flow (real packets, seed 777 case 1433; the simulator follows,
+ * sim/pipeline/ct-ops.ts). From the next ct action that recirculates on, OVS
+ * matches the SNATed source and ovn-trace still the client's: a flow past
+ * that point that tests the source saw the wrong one. The cause must be
+ * shown, not merely present: such a flow's `ip4.src` / `ip6.src`
+ * comparison, evaluated by the match language over the topology's address
+ * sets and port groups, holds for one of the client and the VIP and not the
+ * other. A match or set it cannot resolve shows nothing, and neither does a
+ * source test before the recirculation. The switch where the SNAT was.
  */
 export function snatToVipStale(
   r: Pick<OvnTraceResult, 'stages'>,
@@ -242,7 +251,10 @@ export function snatToVipStale(
   const from = (src: number | bigint) =>
     packetFromRecord({ fields: { 'eth.type': vip.family === 4 ? ETH_TYPE_IP : ETH_TYPE_IPV6, [field]: src } });
   const env = matchEnvOf(c.topology);
-  const differs = r.stages.slice(i + 1).some((s) => {
+  const rest = r.stages.slice(i + 1);
+  // The flow with the recirculating action matched before it: the flows after it see the SNAT on OVS.
+  const k = rest.findIndex((st) => st.actions.some((a) => RECIRCULATING_CT.test(a.trim())));
+  const differs = (k < 0 ? [] : rest.slice(k + 1)).some((s) => {
     const parsed = tryParseMatch(s.match ?? '');
     if (!parsed.ok) return false;
     let shown = false;

@@ -14,6 +14,7 @@ import { type Observed, observeSim, type VerdictDiff } from './compare.ts';
 import type { CaseOutcome } from './evaluate.ts';
 import { REGRESSIONS_DIR, writeRegression } from './regressions.ts';
 import { simulateCase } from './simulate-case.ts';
+import { Tally } from './tally.ts';
 import { evaluateThreeWay, type Oracle, type ThreeWayOutcome, threeWayFailureKind } from './three-way.ts';
 import { createOvnWorld, type OvnWorld } from './world.ts';
 import { packetToJSON } from '../../model/packet/format.ts';
@@ -30,6 +31,12 @@ export interface DifftestProgress {
 export interface DifftestOptions {
   /** Default 300. */
   readonly cases?: number;
+  /**
+   * Run only these case indices of the seeded sequence (every case up to the
+   * largest is still generated, so each is the case a full run has there);
+   * default: all of `cases`.
+   */
+  readonly only?: readonly number[];
   /** fast-check seed. Default 7. */
   readonly seed?: number;
   /** Which OVN views run (default 'trace'; the CLI defaults to 'both' where OVN is installed). */
@@ -92,6 +99,11 @@ export interface DifftestResult {
    * `partial <rules>`, `error <code>`, or what differs; with a few case indices each.
    */
   readonly artefacts: Readonly<Record<string, { readonly count: number; readonly cases: readonly number[] }>>;
+  /**
+   * Cases that agree with the datapath only under a rule for the datapath's own departure from OVN's flows, shown on
+   * the case (datapath-side.ts DatapathArtefact), by rule; with a few case indices each.
+   */
+  readonly datapathArtefacts: Readonly<Record<string, { readonly count: number; readonly cases: readonly number[] }>>;
   /**
    * Cases where ovn-trace agreed with the simulator per normalize.ts rule: compared only in part where an
    * ovn-trace quirk hides part of OVN's verdict, or traced again and
@@ -274,78 +286,14 @@ async function report(
   return { ...base, ...(minimized ? { minimized } : {}), ...(regression ? { regression } : {}) };
 }
 
-class Tally {
-  agree = 0;
-  connections = 0;
-  readonly partial: Record<string, number> = {};
-  readonly pairs = { simDp: { cases: 0, agree: 0 }, simTrace: { cases: 0, agree: 0 }, traceDp: { cases: 0, agree: 0 } };
-  readonly artefacts: Record<string, { count: number; cases: number[] }> = {};
-  readonly crashes = { count: 0, cases: [] as { case: number; step: number; why: string }[] };
-  readonly timing = { loadMs: 0, traceMs: 0, simMs: 0, datapathMs: 0, shrinkMs: 0 };
-
-  add(index: number, o: ThreeWayOutcome): void {
-    this.timing.loadMs += o.ms.load;
-    this.timing.traceMs += o.ms.trace;
-    this.timing.simMs += o.ms.sim;
-    this.timing.datapathMs += o.ms.datapath;
-    const judged = o.datapath !== undefined && o.datapath.crashedAt !== 0;
-    const judgeAgrees = judged ? o.datapath!.agree : (o.trace?.agree ?? false);
-    if (judgeAgrees) this.agree++;
-    if (o.datapath?.crashedAt !== undefined) {
-      this.crashes.count++;
-      const why = o.datapath.unavailable === undefined ? 'vswitchd' : 'ovn-controller';
-      if (this.crashes.cases.length < 10) this.crashes.cases.push({ case: index, step: o.datapath.crashedAt, why });
-    }
-    if (o.datapath && judged) {
-      this.pairs.simDp.cases++;
-      if (o.datapath.agree) this.pairs.simDp.agree++;
-      if (o.datapath.datapath.length > 1) this.connections++;
-    }
-    if (o.trace) {
-      this.pairs.simTrace.cases++;
-      if (o.trace.agree) {
-        this.pairs.simTrace.agree++;
-        if (!('error' in o.trace.ovn))
-          for (const p of o.trace.ovn.partial ?? []) this.partial[p.rule] = (this.partial[p.rule] ?? 0) + 1;
-      }
-    }
-    const td = o.traceDatapath;
-    if (td) {
-      this.pairs.traceDp.cases++;
-      if (td.agree) this.pairs.traceDp.agree++;
-      else this.#artefact(index, o, td.why);
-    }
-  }
-
-  #artefact(index: number, o: ThreeWayOutcome, why: 'error' | 'partial' | undefined): void {
-    const ovn = o.trace?.ovn;
-    let kind = 'outputs';
-    if (ovn && 'error' in ovn) kind = `error ${ovn.error.code}`;
-    else if (why === 'partial') kind = `partial ${(ovn?.partial ?? []).map((p) => p.rule).join('+')}`;
-    else {
-      const d = o.traceDatapath?.diff;
-      if (d?.verdict) kind = `verdict datapath ${d.verdict.sim} / ovn-trace ${d.verdict.ovn}`;
-      else if (d) {
-        const fields = [...new Set(d.changed.flatMap((c) => c.fields.map((f) => f.field)))].sort();
-        kind = `outputs ${fields.join(',')}${d.onlySim.length ? ' +datapath' : ''}${d.onlyOvn.length ? ' +ovn-trace' : ''}`;
-      }
-      // ovn-trace's own rules that named the difference, when any fired.
-      const rules = ovn && !('error' in ovn) ? [...(ovn.caveats ?? [])] : [];
-      if (rules.length) kind += ` [${rules.join(',')}]`;
-    }
-    const a = (this.artefacts[kind] ??= { count: 0, cases: [] });
-    a.count++;
-    if (a.cases.length < 5) a.cases.push(index);
-  }
-}
-
 /**
  * @example
  * const r = await runDifftest({ cases: 300, seed: 7, oracle: 'both' });
  * console.log(JSON.stringify(r)); // {"cases":300,"agree":300,"disagreements":[],"pairs":{...},...}
  */
 export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestResult> {
-  const cases = opts.cases ?? 300;
+  const only = opts.only === undefined ? undefined : new Set(opts.only);
+  const cases = only === undefined ? (opts.cases ?? 300) : Math.max(-1, ...only) + 1;
   const seed = opts.seed ?? 7;
   const oracle = opts.oracle ?? 'trace';
   const start = performance.now();
@@ -355,6 +303,10 @@ export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestR
   let index = 0;
   try {
     const prop = async (c: DiffCase): Promise<boolean> => {
+      if (only !== undefined && !only.has(index)) {
+        index++;
+        return true;
+      }
       const outcome = await evaluateSafely(world, c, oracle);
       tally.add(index, outcome);
       if (!outcome.agree) found.push({ index, c, outcome });
@@ -372,7 +324,7 @@ export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestR
     tally.timing.shrinkMs = performance.now() - shrinkStart;
     const p = tally.pairs;
     return {
-      cases,
+      cases: only === undefined ? cases : only.size,
       agree: tally.agree,
       disagreements,
       pairs: {
@@ -381,6 +333,7 @@ export async function runDifftest(opts: DifftestOptions = {}): Promise<DifftestR
         ...(oracle === 'both' ? { 'trace-datapath': p.traceDp } : {}),
       },
       artefacts: tally.artefacts,
+      datapathArtefacts: tally.datapathArtefacts,
       partial: tally.partial,
       connections: tally.connections,
       restarts: world.datapathRestarts?.() ?? 0,

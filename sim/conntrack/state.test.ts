@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../../model/addr/index.ts';
 import { fcParams } from '../../test/fc.ts';
-import { icmpEcho, tcpPacket, udpPacket } from '../../model/packet/build.ts';
+import { icmpEcho, sctpPacket, tcpPacket, udpPacket } from '../../model/packet/build.ts';
 import { TCP_ACK, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN } from '../../model/packet/fields.ts';
 import { withFields } from '../../model/packet/packet.ts';
 import { innerOf } from '../pipeline/generate.ts';
@@ -13,6 +13,7 @@ import {
   CS_NEW,
   CS_REL,
   CS_RPL,
+  CS_SNAT,
   CS_TRK,
   ConntrackState,
   MARK_BLOCKED,
@@ -118,6 +119,46 @@ describe('a conntrack flush', () => {
     expect(new ConntrackTx(after).lookup(Z, synAck, { nat: false }).state).toBe(CS_TRK | CS_INV);
     expect([...after.affinity.keys()]).toEqual([...before.affinity.keys()]);
     expect(after.affinity.size).toBe(1);
+  });
+});
+
+describe('SCTP keyed by addresses alone (OVS 3.1 userspace conntrack), for the differential test', () => {
+  const sctp = (sport: number, dport: number, src = '10.0.0.1', dst = '10.96.0.10') =>
+    sctpPacket({ ethSrc: A, ethDst: B, src, dst, sport, dport });
+
+  it('by default SCTP is keyed by ports: another port pair is another connection', () => {
+    const tx = new ConntrackTx(ConntrackState.EMPTY);
+    tx.commit(Z, sctp(29224, 80));
+    expect(tx.lookup(Z, sctp(29225, 80), { nat: false }).state).toBe(CS_TRK | CS_NEW);
+    expect(tx.lookup(Z, sctp(80, 29224, '10.96.0.10', '10.0.0.1'), { nat: false }).state).toBe(
+      CS_TRK | CS_EST | CS_RPL,
+    );
+  });
+
+  it('keyed by address, any ports between the same addresses are the connection; NAT keeps every port', () => {
+    const base = ConntrackState.EMPTY_SCTP_BY_ADDRESS;
+    const tx = new ConntrackTx(base);
+    const c = tx.commit(Z, sctp(29224, 80), { nat: { kind: 'dnat', ip: parseIPv4('10.0.0.1'), port: 8080 } });
+    expect([c.packet['ip4.dst'], c.packet['sctp.src'], c.packet['sctp.dst']]).toEqual([
+      parseIPv4('10.0.0.1'),
+      29224,
+      80,
+    ]);
+    // Backend to itself, ports swapped or not: the reply of that connection (seed 777 case 591).
+    const r = tx.lookup(Z, sctp(29224, 80, '10.0.0.1', '10.0.0.1'), { nat: true });
+    expect(r.state).toBe(CS_TRK | CS_EST | CS_RPL | CS_SNAT);
+    expect([r.packet['ip4.src'], r.packet['sctp.src'], r.packet['sctp.dst']]).toEqual([
+      parseIPv4('10.96.0.10'),
+      29224,
+      80,
+    ]);
+    expect(tx.lookup(Z, sctp(1, 2), { nat: false }).state).toBe(CS_TRK | CS_EST);
+    const next = tx.finish();
+    expect(next.sctpByAddress).toBe(true);
+    expect(next.flushed().sctpByAddress).toBe(true);
+    expect(new ConntrackTx(next).lookup(Z, sctp(3, 4), { nat: false }).state).toBe(CS_TRK | CS_EST);
+    // TCP keeps its ports.
+    expect(new ConntrackTx(base).lookup(Z, syn, { nat: false }).state).toBe(CS_TRK | CS_NEW);
   });
 });
 

@@ -112,12 +112,33 @@ export class ConntrackState {
       readonly slots: readonly NewSlot[];
       readonly entries: readonly CtEntry[];
     },
+    /**
+     * SCTP is keyed by addresses alone, its ports left out, as OVS 3.1's
+     * userspace conntrack keys it (lib/conntrack.c extract_l4 reads the L4
+     * keys of TCP, UDP and ICMP only): two SCTP packets between the same
+     * addresses are one connection whatever their ports. The simulator keys
+     * SCTP by ports, as the kernel's conntrack does; this keying is for the
+     * differential test, which shows with it where that difference decides a
+     * case (backends/difftest/datapath-side.ts).
+     */
+    readonly sctpByAddress = false,
   ) {
     this.zoneTables = zones;
     this.entryTable = byId;
   }
 
   static readonly EMPTY = new ConntrackState(new Map(), new Map(), 1, new Map(), new Map());
+
+  /** Empty, keying SCTP as OVS 3.1's userspace conntrack does (see `sctpByAddress`). */
+  static readonly EMPTY_SCTP_BY_ADDRESS = new ConntrackState(
+    new Map(),
+    new Map(),
+    1,
+    new Map(),
+    new Map(),
+    undefined,
+    true,
+  );
 
   /** @internal A transaction's result: `base` plus what it added. `base` is built now, so chains stay one deep. */
   static derive(
@@ -129,7 +150,15 @@ export class ConntrackState {
     fdb: ReadonlyMap<string, string> = base.fdb,
   ): ConntrackState {
     base.build();
-    return new ConntrackState(undefined, undefined, nextId, affinity, fdb, { base, slots, entries });
+    return new ConntrackState(
+      undefined,
+      undefined,
+      nextId,
+      affinity,
+      fdb,
+      { base, slots, entries },
+      base.sctpByAddress,
+    );
   }
 
   /** @internal Zone name → tuple key → slot. */
@@ -179,7 +208,15 @@ export class ConntrackState {
    * commit_lb_aff and from the SB FDB, not conntrack entries).
    */
   flushed(): ConntrackState {
-    return new ConntrackState(new Map(), new Map(), this.nextId, this.affinity, this.fdb);
+    return new ConntrackState(
+      new Map(),
+      new Map(),
+      this.nextId,
+      this.affinity,
+      this.fdb,
+      undefined,
+      this.sctpByAddress,
+    );
   }
 
   /** Every entry, oldest first. */

@@ -217,8 +217,25 @@ export class ConntrackTx {
     return zones.size === 0 ? undefined : zones.get(zone)?.get(tupleKey(t));
   }
 
+  /**
+   * `f` on the packet as conntrack keys it: with `sctpByAddress`, an SCTP
+   * packet with its ports zeroed, which it gets back afterwards (SCTP NAT
+   * translates no port).
+   */
+  private keyed(p: Packet, f: (q: Packet) => CtLookup): CtLookup {
+    if (!this.base.sctpByAddress || p['ip.proto'] !== IPPROTO_SCTP) return f(p);
+    const sport = p['sctp.src'] ?? 0;
+    const dport = p['sctp.dst'] ?? 0;
+    const r = f(withPorts(p, 0, 0));
+    return result(r.state, r.entry, r.reply, withPorts(r.packet, sport, dport));
+  }
+
   /** Look a packet up in a zone; with `nat`, apply the entry's translation. */
   lookup(zone: string, p: Packet, opts: { readonly nat: boolean }): CtLookup {
+    return this.keyed(p, (q) => this.lookupKeyed(zone, q, opts));
+  }
+
+  private lookupKeyed(zone: string, p: Packet, opts: { readonly nat: boolean }): CtLookup {
     const v4 = p['ip4.src'] !== undefined;
     if ((v4 ? p['ip4.src'] : p['ip6.src']) === undefined || (v4 ? p['ip4.dst'] : p['ip6.dst']) === undefined)
       return result(0, undefined, undefined, p);
@@ -246,6 +263,15 @@ export class ConntrackTx {
    * report it again with the same state; NAT is idempotent.
    */
   cached(
+    entryId: number,
+    reply: boolean,
+    p: Packet,
+    opts: { readonly nat: boolean; readonly state: number },
+  ): CtLookup {
+    return this.keyed(p, (q) => this.cachedKeyed(entryId, reply, q, opts));
+  }
+
+  private cachedKeyed(
     entryId: number,
     reply: boolean,
     p: Packet,
@@ -316,6 +342,10 @@ export class ConntrackTx {
    * updating mark/label of the existing one). Returns the packet after NAT.
    */
   commit(zone: string, p: Packet, opts: CommitOptions = {}): CtLookup {
+    return this.keyed(p, (q) => this.commitKeyed(zone, q, opts));
+  }
+
+  private commitKeyed(zone: string, p: Packet, opts: CommitOptions): CtLookup {
     // OVS keys an ICMP error by the packet it quotes and never starts a connection from one: it is
     // related to a known connection (NATed as that one is) or invalid, and then not NATed at all.
     if (p.inner !== undefined && isIcmpError(p)) return this.related(zone, p, opts.nat !== undefined);

@@ -9,7 +9,8 @@
  */
 import type { MatchStorageKey } from '../../model/match/index.ts';
 import type { LbVip } from '../compile/types.ts';
-import type { Packet } from '../../model/packet/packet.ts';
+import type { FieldName } from '../../model/packet/fields.ts';
+import { changedFields, type FieldPatch, type Packet, withFields } from '../../model/packet/packet.ts';
 
 /** Packets the pipelines make themselves rather than forward. */
 export type GeneratedKind =
@@ -143,6 +144,18 @@ function resetRouterRegs(r: RouterRegs): void {
 /** Placeholder before the first pass. */
 const NO_PACKET: Packet = Object.freeze({ 'eth.src': 0, 'eth.dst': 0, 'eth.type': 0 });
 
+/**
+ * A header field the datapath rewrote (NAT by a ct() that does not
+ * recirculate) while the flow being translated still reads the old value:
+ * `from` is what later stages match, `to` what the datapath holds, until the
+ * next recirculation shows it (see PipelineCtx.wire).
+ */
+export interface HiddenField {
+  readonly field: FieldName;
+  readonly from: number | bigint | undefined;
+  readonly to: number | bigint | undefined;
+}
+
 /** What a packet carries from one pipeline to the next within a datapath (registers do not survive). */
 export interface Carry {
   readonly ctState: number;
@@ -153,6 +166,8 @@ export interface Carry {
   readonly ctEntry?: number | undefined;
   readonly ctReply?: boolean;
   readonly flags: number;
+  /** NAT the datapath did that the flow does not show yet. */
+  readonly hidden?: readonly HiddenField[] | undefined;
 }
 
 export const NO_CARRY: Carry = Object.freeze({
@@ -183,6 +198,8 @@ export class PipelineCtx {
   ctEntry: number | undefined = undefined;
   ctReply = false;
   flags = 0;
+  /** Fields the datapath NATed behind the flow's back (HiddenField); undefined when none. */
+  hidden: readonly HiddenField[] | undefined = undefined;
   sw: SwitchRegs = NO_SWITCH_REGS;
   /** Set once this pass turned the packet into one the network generated (e.g. an echo reply). */
   generated: GeneratedKind | undefined = undefined;
@@ -219,6 +236,7 @@ export class PipelineCtx {
     this.ctEntry = carry.ctEntry;
     this.ctReply = carry.ctReply === true;
     this.flags = carry.flags;
+    this.hidden = carry.hidden;
   }
 
   carry(): Carry {
@@ -230,7 +248,41 @@ export class PipelineCtx {
       ctEntry: this.ctEntry,
       ctReply: this.ctReply,
       flags: this.flags,
+      ...(this.hidden !== undefined ? { hidden: this.hidden } : {}),
     };
+  }
+
+  /**
+   * The packet as the datapath holds it: what the stages match, with the
+   * hidden NAT applied to each field no stage has set since (a later
+   * set_field wins, as xlate commits it after the ct action). This is what
+   * leaves a port, what conntrack keys on and what pinctrl is sent.
+   */
+  wire(): Packet {
+    const hidden = this.hidden;
+    if (hidden === undefined) return this.packet;
+    const patch: Record<string, number | bigint | undefined> = {};
+    for (const h of hidden) if (this.packet[h.field] === h.from) patch[h.field] = h.to;
+    return withFields(this.packet, patch as FieldPatch);
+  }
+
+  /** A recirculation: the datapath's packet comes back and later stages match it. */
+  reveal(): void {
+    if (this.hidden === undefined) return;
+    this.packet = this.wire();
+    this.hidden = undefined;
+  }
+
+  /**
+   * After a ct() without recirculation: the datapath turned `wire` into
+   * `natted`, the flow still reads `view`.
+   */
+  hide(view: Packet, wire: Packet, natted: Packet): void {
+    this.packet = view;
+    const changed = changedFields(wire, natted);
+    if (changed.length === 0) return;
+    const kept = (this.hidden ?? []).filter((h) => !changed.includes(h.field));
+    this.hidden = [...kept, ...changed.map((field) => ({ field, from: view[field], to: natted[field] }))];
   }
 
   /** `ct_clear`: forget the conntrack state. */

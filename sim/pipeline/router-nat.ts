@@ -306,7 +306,7 @@ export function postUndnat(s: S): 'next' | 'stop' {
     action: 'ct_commit',
     nat: false,
     commit: {},
-    untracksAfter: true,
+    recirculates: false,
     rule: s.tracing ? { kind: 'builtin', priority: 50, match: 'ip && ct.new' } : undefined,
   });
   return 'next';

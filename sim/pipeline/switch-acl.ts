@@ -211,7 +211,7 @@ function aclEffect(s: S, r: AclRule, hasStateful: boolean): Effect {
     action: 'ct_commit { ct_mark.blocked = 1 }',
     nat: false,
     commit: { mark: { value: MARK_BLOCKED, mask: MARK_BLOCKED } },
-    untracksAfter: true,
+    recirculates: false,
   });
   return verdict;
 }
@@ -239,7 +239,8 @@ function reject(s: S, rule: TraceRule): 'stop' {
     // non-IP frame (an ARP).
     return s.drop('rejected by ACL; not IP, so nothing is sent back', rule);
   }
-  const { packet, kind } = rejectReplyFor(s.ctx.packet);
+  // pinctrl is sent the packet as the datapath holds it (the controller action is a datapath action).
+  const { packet, kind } = rejectReplyFor(s.ctx.wire());
   if (s.tracing) s.record({ rule, action: `reject (${kind} back to the sender)` });
   s.run.drops.push({ datapath: s.dp.name, stage: s.stage, reason: 'rejected by ACL', rule });
   const ingress = s.job.pipeline === 'ingress';
@@ -331,7 +332,7 @@ export function statefulStage(s: S): 'next' | 'stop' {
     commit: label
       ? { mark: UNBLOCK, label: { value: BigInt(ctx.sw.label) << 96n, mask: 0xffffffffn << 96n } }
       : COMMIT_UNBLOCKED,
-    untracksAfter: true,
+    recirculates: false,
   });
   return 'next';
 }

@@ -29,7 +29,7 @@
  *   ls_in_lb_aff_learn too.
  */
 import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
-import { affinityKey, CS_DNAT, CS_EST, CS_NEW } from '../conntrack/state.ts';
+import { affinityKey, CS_EST, CS_NEW, MARK_NATTED } from '../conntrack/state.ts';
 import { ipKey } from '../compile/addresses.ts';
 import { findVip } from '../compile/lb.ts';
 import type { LbVip, SwitchDp } from '../compile/types.ts';
@@ -252,6 +252,31 @@ export function lbAffLearn(s: S): 'next' | 'stop' {
   });
 }
 
+/**
+ * chk_lb_hairpin(): the flows ovn-controller 23.03 installs for it
+ * (controller/lflow.c add_lb_vip_hairpin_flows, one per VIP and backend)
+ * match a load-balanced connection (ct_mark.natted) whose packet now goes
+ * from the backend to itself, with reg1 (and reg2[0..15]) holding that VIP
+ * (and port) as pre_stateful loaded them and, for a VIP with a port, the
+ * LB's protocol and the packet's destination port equal to the backend's.
+ * The port is read from the packet as the datapath NATed it: OVS 3.1's
+ * userspace conntrack translates no SCTP port, so an SCTP client balanced to
+ * itself on a backend port other than the VIP's is not a hairpin there
+ * (seed 777 case 591: the packet went on to an after-LB reject ACL).
+ */
+function isHairpin(s: S, p: Packet, src: number | bigint | undefined): boolean {
+  const { dp, ctx } = s;
+  if ((ctx.ctMark & MARK_NATTED) === 0 || src === undefined || src !== ipDst(p)) return false;
+  const proto = l4ProtoOf(p);
+  const port = dstPort(p);
+  for (const { vip, backend } of dp.lbBackends.get(ipKey(src)) ?? []) {
+    if (vip.ip !== ctx.sw.origDstIp) continue;
+    if (backend.port === undefined) return true;
+    if (vip.port === ctx.sw.origDstPort && vip.proto === proto && backend.port === port) return true;
+  }
+  return false;
+}
+
 /** ls_in_pre_hairpin: chk_lb_hairpin() and chk_lb_hairpin_reply(). */
 export function preHairpin(s: S): 'next' | 'stop' {
   const { dp, ctx } = s;
@@ -259,7 +284,7 @@ export function preHairpin(s: S): 'next' | 'stop' {
   if (!dp.hasLbVip || !isIP(p) || !tracked(ctx)) return 'next';
   const src = ipSrc(p);
   const dst = ipDst(p);
-  ctx.sw.hairpin = (ctx.ctState & CS_DNAT) !== 0 && src === dst;
+  ctx.sw.hairpin = isHairpin(s, p, src);
   const backends = src === undefined ? undefined : dp.lbBackends.get(ipKey(src));
   ctx.sw.hairpinReply = false;
   if (backends !== undefined) {
@@ -301,6 +326,8 @@ export function natHairpin(s: S): 'next' | 'stop' {
       action: 'ct_snat_to_vip',
       nat: true,
       commit: { nat: { kind: 'snat', ip } },
+      // ovn-controller's table for it commits with NAT and does not recirculate (ct-ops.ts ctCommit).
+      recirculates: false,
       rule: s.tracing ? { kind: 'builtin', priority: 100, match: 'ip && ct.new && ct.trk && reg0[6] == 1' } : undefined,
     });
     return 'next';

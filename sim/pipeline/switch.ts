@@ -108,7 +108,8 @@ function output(s: S): 'next' | 'stop' {
   s.run.outputs.push({
     port: port.name,
     datapath: s.dp.name,
-    packet: publicPacket(ctx.packet),
+    // As it leaves: NAT the flow did not see is on it (PipelineCtx.wire).
+    packet: publicPacket(ctx.wire()),
     ...(s.ctx.generated ? { generated: s.ctx.generated } : {}),
   });
   return 'stop';

@@ -11,8 +11,7 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { parseSubnetSpec } from '../model/ipam/index.ts';
-import type { KubeObject } from './cluster/types.ts';
-import { type Ctx, blocking, creationOrder } from './handlers/context.ts';
+import { type Ctx, blocking } from './handlers/context.ts';
 import { extraOverlaps, subnetsInOrder } from './handlers/subnet.ts';
 import { subnetVpc } from './handlers/vpc.ts';
 import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';

@@ -89,7 +89,8 @@ export class SimWorld implements ProbeWorld {
   }
   async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }> {
     const net = this.net ?? this.backend.network();
-    let fwd = simulate(net, { inport: r.inport, packet: r.packet });
+    // No trace: only the drop and the outputs are read here (a traced rerun explains a packet that went elsewhere).
+    let fwd = simulate(net, { inport: r.inport, packet: r.packet, trace: false });
     const why = (x: ReturnType<typeof simulate>) => (x.drop ? explainDrop(x.drop, net.topology) : undefined);
     if (r.routerAnswers) {
       const ok = fwd.outputs.some((o) => o.port === r.inport && isEchoReply(o.packet));
@@ -356,10 +357,19 @@ async function syncSlices(cluster: MemoryCluster, given: ReadonlySet<string>): P
   const have = (await cluster.list('EndpointSlice')).items.filter(
     (o) => o.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === 'kovn',
   );
+  // A Service selects pods of its own namespace only: each Service looks at those, not at every pod of the cluster.
+  const byNamespace = new Map<string, KubeObject[]>();
+  for (const p of pods) {
+    const ns = p.metadata.namespace ?? 'default';
+    const list = byNamespace.get(ns);
+    if (list === undefined) byNamespace.set(ns, [p]);
+    else list.push(p);
+  }
   const want = new Map<string, KubeObject>();
   for (const svc of (await cluster.list('Service')).items) {
     if (given.has(`${svc.metadata.namespace}/${svc.metadata.name}`)) continue;
-    for (const sl of endpointSlicesFor(svc, pods)) want.set(`${sl.metadata.namespace}/${sl.metadata.name}`, sl);
+    const mine = byNamespace.get(svc.metadata.namespace ?? 'default') ?? [];
+    for (const sl of endpointSlicesFor(svc, mine)) want.set(`${sl.metadata.namespace}/${sl.metadata.name}`, sl);
   }
   for (const o of have) {
     const k = `${o.metadata.namespace}/${o.metadata.name}`;

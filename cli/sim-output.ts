@@ -1,12 +1,12 @@
 /**
  * What `kovn sim run`, `sim connectivity` and `trace` print: the warnings
  * that travel with every answer, the results table (failing and unsure
- * probes first), the connectivity matrix, the summary line. Names from the
- * input are shown escaped: a control character or an ANSI escape sequence
- * in a pod's name shows as text, it never acts on the terminal.
+ * probes first), the summary line; `sim connectivity`'s pairs are written
+ * by cli/connectivity-output.ts. Names from the input are shown escaped: a
+ * control character or an ANSI escape sequence in a pod's name shows as
+ * text, it never acts on the terminal.
  */
 import { formatWarning, type Warning } from '../controller/kube/warnings.ts';
-import type { ConnectivityResult } from '../scenarios/connectivity.ts';
 import type { ProbeResult } from '../scenarios/run.ts';
 
 const useColour = () => process.stdout.isTTY && !process.env.NO_COLOR;
@@ -86,52 +86,4 @@ export function summaryLine(results: readonly ProbeResult[], warnings: readonly 
     (unsure ? paint(33, `, ${unsure} unsure`) : '') +
     (warnings.length ? paint(33, `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`) : '')
   );
-}
-
-/** Pods at most this many: a matrix per port; more, a list. */
-const MATRIX_MAX_PODS = 12;
-
-export function connectivityLines(r: ConnectivityResult): string[] {
-  const out: string[] = [];
-  const w = (line: string) => out.push(line);
-  const ports = [...new Set(r.pairs.map((p) => `${p.protocol}/${p.port}`))].sort();
-  if (r.pods.length <= MATRIX_MAX_PODS) {
-    const idx = new Map(r.pods.map((p, i) => [p, i + 1]));
-    const width = Math.max(...r.pods.map((p) => shown(p).length), 4);
-    for (const port of ports) {
-      const cell = new Map<string, { allowed: boolean; unsure: boolean }>();
-      for (const p of r.pairs)
-        if (`${p.protocol}/${p.port}` === port)
-          cell.set(JSON.stringify([p.from, p.to]), { allowed: p.allowed, unsure: p.unsure !== undefined });
-      w(`${port.padEnd(width + 4)} to: ${r.pods.map((_, i) => String(i + 1).padStart(3)).join('')}`);
-      for (const from of r.pods) {
-        const row = r.pods.map((to) => {
-          const v = cell.get(JSON.stringify([from, to]));
-          if (v === undefined) return '  .';
-          const mark = v.allowed ? 'Y' : 'n';
-          return v.unsure ? paint(33, ` ${mark}?`) : paint(v.allowed ? 32 : 31, `  ${mark}`);
-        });
-        w(`${String(idx.get(from)).padStart(2)}  ${shown(from).padEnd(width)} ${row.join('')}`);
-      }
-      w('');
-    }
-    w('Y allowed, n denied, ? unsure (may depend on what kovn did not act on), . not probed');
-  }
-  const denied = r.pairs.filter((p) => !p.allowed);
-  const unsure = r.pairs.filter((p) => p.unsure !== undefined);
-  const listed =
-    r.pods.length <= MATRIX_MAX_PODS
-      ? [...denied.filter((p) => p.unsure === undefined), ...unsure]
-      : [...denied, ...r.pairs.filter((p) => p.allowed)];
-  for (const p of listed) {
-    const verdict = p.allowed ? paint(32, 'allowed') : paint(31, 'denied ');
-    const why = p.unsure ? ` - unsure: ${p.unsure}` : p.reason ? ` - ${p.reason}` : '';
-    w(`${verdict} ${shown(p.from)} -> ${shown(p.to)} ${p.protocol}/${p.port}${shown(why)}`);
-  }
-  w(
-    `${r.pairs.length - denied.length}/${r.pairs.length} pairs allowed, ${denied.length} denied (${r.pods.length} pods)` +
-      (unsure.length ? paint(33, `, ${unsure.length} unsure`) : '') +
-      (r.warnings.length ? paint(33, `, ${r.warnings.length} warning${r.warnings.length === 1 ? '' : 's'}`) : ''),
-  );
-  return out;
 }

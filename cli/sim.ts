@@ -15,9 +15,14 @@ import {
 import { type Warning, warningJSON } from '../controller/kube/warnings.ts';
 import type { ProbeIndex } from '../scenarios/probe.ts';
 import type { ProbeWorld } from '../scenarios/run.ts';
+import { DEFAULT_MAX_PAIRS } from '../scenarios/connectivity-plan.ts';
 import { wholeNumber } from './options.ts';
+import { type Count, Progress } from './progress.ts';
 import { checkReportPath } from './report-path.ts';
-import { connectivityLines, paint, resultsTable, shown, shownLines, summaryLine, warningLines } from './sim-output.ts';
+import { paint, resultsTable, shown, shownLines, summaryLine, warningLines } from './sim-output.ts';
+
+/** Notes (pods left out, ports not resolved) shown on stderr at most; the rest are counted. */
+const MAX_NOTES_SHOWN = 30;
 
 /** `--strict`: any warning refuses the answer. */
 export const STRICT_EXIT = 3;
@@ -49,9 +54,20 @@ function checkBackend(backend: string): asserts backend is 'sim' | 'ovn' {
     throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(backend)}`);
 }
 
-const progressLine = (what: string) => {
-  if (process.stderr.isTTY) process.stderr.write(`kovn: ${what}\n`);
-};
+/** Progress on stderr (cli/progress.ts) on the real clock; the timer shows a phase that reports nothing for a while. */
+function progressOnStderr(): (what: string, count?: Count) => void {
+  const p = new Progress({
+    now: () => performance.now(),
+    write: (line) => process.stderr.write(line),
+    tty: process.stderr.isTTY === true,
+  });
+  setInterval(() => p.tick(), 250).unref();
+  return (what, count) => p.report(what, count);
+}
+
+/** Long loops of probes never wait on I/O: every so often they let signals, timers and output run. */
+const YIELD_EVERY = 1000;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const print = (lines: readonly string[]) => {
   for (const line of lines) process.stdout.write(`${line}\n`);
@@ -126,8 +142,9 @@ export function registerTrace(program: Command): void {
         ...(protocol !== 'ICMP' ? { port: opts.port! } : {}),
         allowed: true,
       };
-      const t = await withWorld(opts.backend, progressLine, (world) =>
-        traceScenario(scenario, probe, { world, step: opts.step, settings, seed: opts.seed, onProgress: progressLine }),
+      const progress = progressOnStderr();
+      const t = await withWorld(opts.backend, progress, (world) =>
+        traceScenario(scenario, probe, { world, step: opts.step, settings, seed: opts.seed, onProgress: progress }),
       );
       // The verdict is the retransmission's where one was sent (docs/architecture.md, Verdict).
       const last = t.retransmission ?? t;
@@ -203,18 +220,19 @@ export function registerSim(program: Command): void {
       checkBackend(opts.backend);
       // Before the run: a report path that cannot be written, or that is an input, fails now, not after it.
       if (opts.report) checkReportPath(opts.report, [file]);
-      progressLine(`loading ${file}`);
+      const progress = progressOnStderr();
+      progress(`loading ${file}`);
       const scenario = loadScenario(file);
       requireProbes(scenario, file);
       const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
       const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
       const inventory = new InventoryCollector();
-      const out = await withWorld(opts.backend, progressLine, (world) =>
+      const out = await withWorld(opts.backend, progress, (world) =>
         runScenario(scenario, {
           world,
           seed: opts.seed,
           settings,
-          onProgress: progressLine,
+          onProgress: progress,
           ...(opts.report
             ? { traces: true, onConverged: async (_step: number, ix: ProbeIndex) => inventory.add(ix) }
             : {}),
@@ -265,10 +283,21 @@ export function registerSim(program: Command): void {
     .command('connectivity <manifests...>')
     .description('every ordered pair of pods of plain manifests (files or folders), on the given or declared ports')
     .option('--ports <list>', "e.g. TCP/80,UDP/53,TCP/http (default: each destination's declared container ports)")
+    .option(
+      '--from <pods>',
+      'only pairs from these pods: NAMESPACE, NAMESPACE/POD, KEY=VALUE, KEY!=VALUE (comma-separated)',
+    )
+    .option('--to <pods>', 'only pairs to these pods (as --from)')
+    .option(
+      '--max-pairs <n>',
+      'refuse a run of more pairs, before it starts (memory does not grow with it; time and output do)',
+      wholeNumber('--max-pairs', 1),
+      DEFAULT_MAX_PAIRS,
+    )
     .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
     .option(
       '--json',
-      'print {"pairs":[{"from","to","protocol","port","allowed","reason"?,"unsure"?}],"warnings":[...]}',
+      'print {"pairs":[{"from","to","protocol","port","allowed","reason"?,"unsure"?}],"warnings":[...]}, pair by pair',
     );
   controllerOptions(conn);
   conn.action(
@@ -279,42 +308,51 @@ export function registerSim(program: Command): void {
         json?: boolean;
         seed: number;
         ports?: string;
+        from?: string;
+        to?: string;
+        maxPairs: number;
         strict?: boolean;
       },
     ) => {
       const { loadManifests } = await import('../scenarios/load.ts');
-      const { runConnectivity, parsePorts } = await import('../scenarios/connectivity.ts');
+      const c = await import('../scenarios/connectivity.ts');
+      const { ChunkedWriter, ConnectivityJson, ConnectivityText } = await import('./connectivity-output.ts');
       checkBackend(opts.backend);
-      const ports = opts.ports !== undefined ? parsePorts(opts.ports) : undefined;
-      progressLine(`loading ${files.join(', ')}`);
+      const ports = opts.ports !== undefined ? c.parsePorts(opts.ports) : undefined;
+      const from = opts.from !== undefined ? c.parsePodFilter('--from', opts.from) : undefined;
+      const to = opts.to !== undefined ? c.parsePodFilter('--to', opts.to) : undefined;
+      const progress = progressOnStderr();
+      progress(`loading ${files.join(', ')}`);
       const manifests = loadManifests(files);
       const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
-      const out = await withWorld(opts.backend, progressLine, (world) =>
-        runConnectivity(manifests, {
+      // Counted and refused above --max-pairs before the controller starts.
+      const plan = c.connectivityPlan(manifests, {
+        settings,
+        maxPairs: opts.maxPairs,
+        ...(ports ? { ports } : {}),
+        ...(from ? { from } : {}),
+        ...(to ? { to } : {}),
+      });
+      for (const n of plan.notes.slice(0, MAX_NOTES_SHOWN)) process.stderr.write(`kovn: ${shown(n)}\n`);
+      if (plan.notes.length > MAX_NOTES_SHOWN)
+        process.stderr.write(`kovn: ... and ${plan.notes.length - MAX_NOTES_SHOWN} more such notes\n`);
+      const writer = new ChunkedWriter(process.stdout);
+      const output = opts.json ? new ConnectivityJson(writer) : new ConnectivityText(plan.pods, writer);
+      let answered = 0;
+      const sum = await withWorld(opts.backend, progress, (world) =>
+        c.streamConnectivity(manifests, plan, {
           world,
           settings,
           seed: opts.seed,
-          onProgress: progressLine,
-          ...(ports ? { ports } : {}),
+          onProgress: progress,
+          onPair: async (p) => {
+            await output.pair(p);
+            if (++answered % YIELD_EVERY === 0) await yieldToEventLoop();
+          },
         }),
       );
-      for (const n of out.notes) process.stderr.write(`kovn: ${shown(n)}\n`);
-      process.exitCode = exitCode(opts.strict, out.warnings, 0);
-      if (opts.json) {
-        const pairs = out.pairs.map((p) => ({
-          from: p.from,
-          to: p.to,
-          protocol: p.protocol,
-          port: p.port,
-          allowed: p.allowed,
-          ...(p.reason ? { reason: p.reason } : {}),
-          ...(p.unsure ? { unsure: p.unsure } : {}),
-        }));
-        process.stdout.write(`${JSON.stringify({ pairs, warnings: out.warnings.map(warningJSON) })}\n`);
-        return;
-      }
-      print(warningLines(out.warnings));
-      print(connectivityLines(out));
+      process.exitCode = exitCode(opts.strict, sum.warnings, 0);
+      await output.end(sum);
     },
   );
 

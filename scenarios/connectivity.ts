@@ -6,29 +6,46 @@
  * scenario runner's (runScenario) with every pair as an expectation, so a
  * pair's verdict is the one `kovn sim run` would give for it.
  *
+ * The pairs are planned first (scenarios/connectivity-plan.ts: which pods,
+ * which ports, how many pairs, refused above `--max-pairs`), then streamed:
+ * each is handed to `onPair` as it is answered and not kept, so memory does
+ * not grow with their number. `runConnectivity` collects them, for small
+ * inputs and tests.
+ *
  * A port may be named (`TCP/http`): it is resolved per destination pod from
  * its containers' ports, as a NetworkPolicy's named port is; a destination
  * without that name is left out for that port (and said so). hostNetwork
  * pods are left out: they are on their node's network, which the node agent
  * wires (Kube-OVN gives them no logical port either).
  */
-import type { KubeObject } from '../controller/cluster/types.ts';
 import type { Warning } from '../controller/kube/warnings.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
+import {
+  type ConnectivityPlan,
+  type PlanOptions,
+  type PodFilter,
+  type PortProtocol,
+  type PortSpec,
+  pairsOf,
+  planConnectivity,
+} from './connectivity-plan.ts';
 import { expandObjects } from './expand.ts';
-import type { LoadedScenario, ScenarioProbe } from './load.ts';
+import type { LoadedScenario } from './load.ts';
 import { type ProbeWorld, runScenario } from './run.ts';
 
-export type PortProtocol = 'TCP' | 'UDP' | 'SCTP';
-
-/** One `--ports` entry: a number, or a container port's name resolved per destination. */
-export interface PortSpec {
-  readonly protocol: PortProtocol;
-  readonly port: number | string;
-}
+export {
+  ConnectivityError,
+  type ConnectivityPlan,
+  DEFAULT_MAX_PAIRS,
+  type PodFilter,
+  type PortProtocol,
+  type PortSpec,
+  parsePodFilter,
+} from './connectivity-plan.ts';
 
 export class PortSpecError extends Error {
   override readonly name = 'PortSpecError';
+  readonly code = 'BadPortSpec';
 }
 
 /**
@@ -67,81 +84,48 @@ export interface ConnectivityPair {
   readonly unsure?: string;
 }
 
-export interface ConnectivityResult {
+/** What a streamed run answered, in counts (the pairs went to `onPair`). */
+export interface ConnectivitySummary {
+  /** The pods pairs start or end at (document order). */
   readonly pods: readonly string[];
-  readonly pairs: readonly ConnectivityPair[];
+  readonly sources: readonly string[];
+  readonly destinations: readonly string[];
+  readonly total: number;
+  readonly allowed: number;
+  readonly denied: number;
+  readonly unsure: number;
   /** Pods left out, and destinations a named port does not resolve on. */
   readonly notes: readonly string[];
   readonly warnings: readonly Warning[];
 }
 
+export interface ConnectivityResult extends ConnectivitySummary {
+  readonly pairs: readonly ConnectivityPair[];
+}
+
 export interface ConnectivityOptions {
   readonly world: ProbeWorld;
   readonly ports?: readonly PortSpec[];
+  /** Only pairs from these pods, to these pods (`--from`, `--to`). */
+  readonly from?: PodFilter;
+  readonly to?: PodFilter;
+  /** `--max-pairs` (default DEFAULT_MAX_PAIRS): a run of more pairs is refused before it starts. */
+  readonly maxPairs?: number;
   readonly settings?: ControllerSettings;
   readonly seed?: number;
-  readonly onProgress?: (what: string) => void;
+  readonly onProgress?: (what: string, count?: { readonly done: number; readonly total: number }) => void;
 }
-
-interface ContainerPort {
-  readonly name?: string;
-  readonly containerPort: number;
-  readonly protocol: PortProtocol;
-}
-
-function containerPorts(pod: KubeObject): ContainerPort[] {
-  const spec = (pod.spec ?? {}) as { containers?: { ports?: Record<string, unknown>[] }[] };
-  const out: ContainerPort[] = [];
-  for (const c of spec.containers ?? [])
-    for (const p of c.ports ?? []) {
-      if (typeof p.containerPort !== 'number') continue;
-      const protocol = (typeof p.protocol === 'string' ? p.protocol.toUpperCase() : 'TCP') as PortProtocol;
-      out.push({
-        containerPort: p.containerPort,
-        protocol,
-        ...(typeof p.name === 'string' ? { name: p.name } : {}),
-      });
-    }
-  return out;
-}
-
-/** The (protocol, port) list a destination is probed on. */
-function portsFor(pod: KubeObject, specs: readonly PortSpec[] | undefined, notes: string[], key: string) {
-  const declared = containerPorts(pod);
-  if (specs === undefined) {
-    const seen = new Set<string>();
-    return declared
-      .filter((p) => {
-        const k = `${p.protocol}/${p.containerPort}`;
-        if (seen.has(k)) return false;
-        seen.add(k);
-        return true;
-      })
-      .map((p) => ({ protocol: p.protocol, port: p.containerPort }));
-  }
-  const out: { protocol: PortProtocol; port: number }[] = [];
-  for (const s of specs) {
-    if (typeof s.port === 'number') {
-      out.push({ protocol: s.protocol, port: s.port });
-      continue;
-    }
-    const hit = declared.find((p) => p.name === s.port && p.protocol === s.protocol);
-    if (hit) out.push({ protocol: s.protocol, port: hit.containerPort });
-    else notes.push(`${key} has no ${s.protocol} container port named ${s.port}: not probed on it`);
-  }
-  return out;
-}
-
-const isFinished = (pod: KubeObject) => {
-  const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  return phase === 'Succeeded' || phase === 'Failed';
-};
 
 /**
- * @example const r = await runConnectivity(loadManifests(['app.yaml']), { world: new SimWorld() });
- *   r.pairs.filter((p) => !p.allowed)
+ * The pairs an input's pods make, counted; throws ConnectivityError
+ * TooManyPairs above `maxPairs`, before anything runs.
+ *
+ * @example const plan = connectivityPlan(loadManifests(['cluster.json']), { maxPairs: 1_000_000 });
  */
-export async function runConnectivity(s: LoadedScenario, opts: ConnectivityOptions): Promise<ConnectivityResult> {
+export function connectivityPlan(
+  s: LoadedScenario,
+  opts: PlanOptions & { readonly settings?: ControllerSettings },
+): ConnectivityPlan {
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
   const expanded = expandObjects(
     s.objects.map((o) => o.object),
@@ -150,51 +134,73 @@ export async function runConnectivity(s: LoadedScenario, opts: ConnectivityOptio
       serviceCIDR: settings.serviceClusterIPRange,
     },
   );
-  const notes: string[] = [];
-  const pods: { key: string; pod: KubeObject }[] = [];
-  for (const o of expanded.objects) {
-    if (o.kind !== 'Pod') continue;
-    const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
-    if ((o.spec as { hostNetwork?: boolean } | undefined)?.hostNetwork === true) {
-      notes.push(`${key} uses the host network: left out (its node's network, not the overlay)`);
-      continue;
-    }
-    if (isFinished(o)) {
-      notes.push(`${key} has finished: left out (its address is released)`);
-      continue;
-    }
-    pods.push({ key, pod: o });
-  }
-  const probes: ScenarioProbe[] = [];
-  const targets = new Map(pods.map(({ key, pod }) => [key, portsFor(pod, opts.ports, notes, key)]));
-  for (const from of pods)
-    for (const to of pods) {
-      if (from.key === to.key) continue;
-      for (const p of targets.get(to.key) ?? [])
-        probes.push({ from: from.key, to: to.key, protocol: p.protocol, port: p.port, allowed: true });
-    }
-  for (const { key } of pods)
-    if ((targets.get(key) ?? []).length === 0 && opts.ports === undefined)
-      notes.push(`${key} declares no container port: nothing is probed towards it (give --ports)`);
-  opts.onProgress?.(`${pods.length} pods, ${probes.length} probes`);
+  return planConnectivity(expanded.objects, opts);
+}
+
+/**
+ * Answers every pair of `plan`, each handed to `onPair` as it comes (awaited:
+ * a writer may wait for its output to drain) and not kept.
+ *
+ * @example
+ * const plan = connectivityPlan(s, {});
+ * const sum = await streamConnectivity(s, plan, { world, onPair: (p) => out.write(JSON.stringify(p)) });
+ */
+export async function streamConnectivity(
+  s: LoadedScenario,
+  plan: ConnectivityPlan,
+  opts: ConnectivityOptions & { readonly onPair: (p: ConnectivityPair) => void | Promise<void> },
+): Promise<ConnectivitySummary> {
+  const settings = opts.settings ?? settingsFromScenario(s.cluster);
+  opts.onProgress?.(`${plan.pods.length} pods, ${plan.total} pairs`);
+  let allowed = 0;
+  let unsure = 0;
   const run = await runScenario(
-    { ...s, expect: probes, steps: [] },
+    { ...s, expect: [], steps: [] },
     {
       world: opts.world,
       settings,
       unresolvable: 'deny',
+      probes: { each: pairsOf(plan), total: plan.total },
+      onResult: (r) => {
+        if (r.allowed) allowed++;
+        if (r.unsure !== undefined) unsure++;
+        return opts.onPair({
+          from: r.from,
+          to: r.to,
+          protocol: r.protocol as PortProtocol,
+          port: r.port!,
+          allowed: r.allowed,
+          ...(r.reason ? { reason: r.reason } : {}),
+          ...(r.unsure ? { unsure: r.unsure } : {}),
+        });
+      },
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     },
   );
-  const pairs = run.results.map((r) => ({
-    from: r.from,
-    to: r.to,
-    protocol: r.protocol as PortProtocol,
-    port: r.port!,
-    allowed: r.allowed,
-    ...(r.reason ? { reason: r.reason } : {}),
-    ...(r.unsure ? { unsure: r.unsure } : {}),
-  }));
-  return { pods: pods.map((p) => p.key), pairs, notes, warnings: run.warnings };
+  const { pods, sources, destinations, total, notes } = plan;
+  return {
+    pods,
+    sources,
+    destinations,
+    total,
+    allowed,
+    denied: total - allowed,
+    unsure,
+    notes,
+    warnings: run.warnings,
+  };
+}
+
+/**
+ * Plans, answers and collects every pair (for inputs small enough to hold them).
+ *
+ * @example const r = await runConnectivity(loadManifests(['app.yaml']), { world: new SimWorld() });
+ *   r.pairs.filter((p) => !p.allowed)
+ */
+export async function runConnectivity(s: LoadedScenario, opts: ConnectivityOptions): Promise<ConnectivityResult> {
+  const plan = connectivityPlan(s, opts);
+  const pairs: ConnectivityPair[] = [];
+  const sum = await streamConnectivity(s, plan, { ...opts, onPair: (p) => void pairs.push(p) });
+  return { ...sum, pairs };
 }

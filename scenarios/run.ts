@@ -139,7 +139,19 @@ export interface RunOptions {
   /** MAC randomness (default 1): a scenario run is reproducible. */
   readonly seed?: number;
   readonly settings?: ControllerSettings;
-  readonly onProgress?: (what: string) => void;
+  /** What the run is doing; `count`: how far through a step's probes. */
+  readonly onProgress?: (what: string, count?: { readonly done: number; readonly total: number }) => void;
+  /**
+   * Step 0's probes as a stream instead of `spec.expect`: generated pairs
+   * (`kovn sim connectivity`), never a list in memory.
+   */
+  readonly probes?: { readonly each: Iterable<ScenarioProbe>; readonly total: number };
+  /**
+   * Where each result goes, as it is answered (awaited: a writer may wait for
+   * its output to drain); given, `results` stays empty, so memory does not
+   * grow with the number of probes.
+   */
+  readonly onResult?: (r: ProbeResult) => void | Promise<void>;
   /**
    * A probe naming a pod that has no address (its allocation failed) or no
    * such pod: `throw` (default: a scenario's probes are the author's, and a
@@ -156,6 +168,9 @@ export interface RunOptions {
     unsure: (e: ScenarioProbe) => string | undefined,
   ) => Promise<void>;
 }
+
+/** A progress report every this many probes (the caller decides how often to show one). */
+const PROGRESS_EVERY = 1000;
 
 const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
   const out: Record<string, readonly KubeObject[]> = {};
@@ -207,7 +222,8 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     progress(opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace');
     await opts.world.ready();
   };
-  const probeAll = async (step: number, list: readonly ScenarioProbe[]) => {
+  const keep = opts.onResult ?? ((r: ProbeResult) => void results.push(r));
+  const probeAll = async (step: number, list: Iterable<ScenarioProbe>, total: number) => {
     const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
     const topology = await opts.world.backend.read();
     const ix = buildIndex(objects, topology, settings);
@@ -219,7 +235,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     const net = opts.traces ? await worldNetwork(opts.world, topology) : undefined;
     let done = 0;
     for (const e of list) {
-      if (++done % 500 === 0) progress(`step ${step}: probes ${done}/${list.length}`);
+      if (++done % PROGRESS_EVERY === 0) progress(`step ${step}: probes ${done}/${total}`, { done, total });
       let r: ResolvedProbe;
       try {
         r = resolveProbe(ix, e, n++);
@@ -234,7 +250,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
       }
       const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await opts.world.answer(r);
       const doubt = unsureReason(unsure, ix, e);
-      results.push({
+      await keep({
         step,
         from: e.from,
         to: e.to,
@@ -249,11 +265,11 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         ...(net && r.kind === 'packet' ? { trace: traceResolved(net, r, e) } : {}),
       });
     }
-    progress(`step ${step}: ${list.length} probes`);
+    progress(`step ${step}: ${done} probes`, { done, total });
   };
   try {
     await converge();
-    await probeAll(0, s.expect);
+    await probeAll(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
     let nodes = first.nodes;
     for (const [i, st] of s.steps.entries()) {
       for (const ref of st.delete) {
@@ -288,7 +304,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
           );
       }
       await converge();
-      await probeAll(i + 1, st.expect);
+      await probeAll(i + 1, st.expect, st.expect.length);
     }
   } finally {
     await controller.stop();

@@ -2,15 +2,19 @@
  * `kovn sim connectivity` against the NetworkPolicy conformance suite (read in
  * place): each file's objects as plain manifests, `--ports` taken from its
  * step-0 probes, and every pod-to-pod expectation of step 0 met by the pair
- * the connectivity run reports for it. Plus the command itself, once, through
- * the CLI (JSON contract, a List document, named ports, errors).
+ * the connectivity run reports for it. Plus the command itself, through the
+ * CLI (JSON contract, a List document, named ports, errors), its streamed
+ * JSON against the whole result, --max-pairs and --from/--to, and a long run:
+ * progress on a stderr that is no terminal, and a signal that ends it.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { warningJSON } from '../../controller/kube/warnings.ts';
+import { pairJSON } from '../../cli/connectivity-output.ts';
 import { parsePorts, PortSpecError, runConnectivity } from '../../scenarios/connectivity.ts';
 import { loadManifests } from '../../scenarios/load.ts';
 import { SimWorld } from '../../scenarios/run.ts';
@@ -133,6 +137,106 @@ describe('kovn sim connectivity', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('kovn sim connectivity, streamed', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kovn-conn-stream-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `namespaces` × `per` pods with a declared port each, and a NetworkPolicy in the first namespace. */
+  const cluster = (name: string, namespaces: number, per: number) => {
+    const items: object[] = [];
+    for (let n = 0; n < namespaces; n++)
+      for (let i = 0; i < per; i++)
+        items.push({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: `p${i}`, namespace: `ns${n}`, labels: { app: i % 2 ? 'web' : 'db' } },
+          spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 8080 + (i % 2) }] }] },
+        });
+    items.push({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'db-from-web', namespace: 'ns0' },
+      spec: {
+        podSelector: { matchLabels: { app: 'db' } },
+        ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }] }],
+      },
+    });
+    const file = join(dir, name);
+    writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+    return file;
+  };
+
+  it('writes the JSON document runConnectivity gives whole, pair by pair', { timeout: 120_000 }, async () => {
+    const file = cluster('small.json', 2, 10);
+    const world = new SimWorld();
+    const whole = await runConnectivity(loadManifests([file]), { world }).finally(() => world.close());
+    const { stdout } = await run('node', [KOVN, 'sim', 'connectivity', file, '--json']);
+    expect(whole.pairs).toHaveLength(380);
+    expect(whole.pairs.some((p) => !p.allowed)).toBe(true);
+    const unstreamed = { pairs: whole.pairs.map(pairJSON), warnings: whole.warnings.map(warningJSON) };
+    expect(stdout).toBe(`${JSON.stringify(unstreamed)}\n`);
+  });
+
+  it('refuses more pairs than --max-pairs before it runs, with the number; --from/--to narrow them', {
+    timeout: 120_000,
+  }, async () => {
+    const file = cluster('narrow.json', 2, 10);
+    const refused = run('node', [KOVN, 'sim', 'connectivity', file, '--json', '--max-pairs', '379']);
+    await expect(refused).rejects.toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringContaining(
+        "kovn: 380 pairs (20 source pods, 20 destination pods, on each destination's ports) are more than --max-pairs 379: narrow them with --from/--to",
+      ),
+    });
+    const narrowed = await run('node', [
+      ...[KOVN, 'sim', 'connectivity', file, '--json', '--max-pairs', '379'],
+      ...['--from', 'ns1/p1,ns0', '--to', 'ns1,app=db'],
+    ]);
+    const pairs = (JSON.parse(narrowed.stdout) as { pairs: { from: string; to: string }[] }).pairs;
+    // From ns0's ten pods and ns1/p1, to ns1's pods labelled db (p0, p2, ... p8), never to itself.
+    expect(pairs).toHaveLength(11 * 5);
+    expect(new Set(pairs.map((p) => p.to))).toEqual(new Set(['ns1/p0', 'ns1/p2', 'ns1/p4', 'ns1/p6', 'ns1/p8']));
+    await expect(run('node', [KOVN, 'sim', 'connectivity', file, '--from', 'a/b/c'])).rejects.toMatchObject({
+      stderr: expect.stringContaining('--from: "a/b/c" is neither a namespace'),
+    });
+  });
+
+  it('shows a long run on stderr when it is no terminal, and a signal ends it mid-way', {
+    timeout: 120_000,
+  }, async () => {
+    // 1,000 pods: 999,000 pairs, a run of half a minute or more; its JSON into a file (writes that never wait).
+    const file = cluster('long.json', 10, 100);
+    const out = join(dir, 'long-out.json');
+    const fd = openSync(out, 'w');
+    const child = spawn(process.execPath, [KOVN, 'sim', 'connectivity', file, '--json'], {
+      stdio: ['ignore', fd, 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    closeSync(fd);
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const probing = /kovn: step 0: probes \d+\/999000 \(/;
+    while (child.exitCode === null && !probing.test(stderr)) await new Promise((r) => setTimeout(r, 100));
+    expect(child.exitCode, stderr).toBe(null);
+    // The pairs already answered went out as they came.
+    expect(readFileSync(out, 'utf8')).toMatch(/^\{"pairs":\[\{"from":"ns0\/p0","to":"ns0\/p1"/);
+    const reached = Math.max(...[...stderr.matchAll(/probes (\d+)\/999000/g)].map((m) => Number(m[1])));
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 143, signal: null });
+    // It ended there, not after answering every pair (a loop that never lets the signal in).
+    const written = readFileSync(out, 'utf8').split('{"from"').length - 1;
+    expect(written).toBeGreaterThanOrEqual(reached - 1000);
+    expect(written).toBeLessThan(reached + 100_000);
   });
 });
 

@@ -98,7 +98,7 @@ export interface EventInput {
 }
 
 /** What went wrong, as the API server's Status reasons. */
-export type ClusterErrorReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Gone';
+export type ClusterErrorReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Gone' | 'ServiceUnavailable';
 
 export class ClusterError extends Error {
   override readonly name = 'ClusterError';

@@ -7,7 +7,7 @@
  * missed or repeated event changes nothing.
  */
 import type { IPAM } from '../../model/ipam/index.ts';
-import type { ClusterSource, KubeObject, ObjectRef } from '../cluster/types.ts';
+import type { ClusterSource, KubeObject, ObjectKey, ObjectRef } from '../cluster/types.ts';
 import type { ControllerSettings } from '../config.ts';
 import type { Committer } from '../desired/commit.ts';
 import type { DecodeIssue } from '../kube/decode.ts';
@@ -51,7 +51,12 @@ export interface Ctx {
   policiesFor(ns: string): Iterable<KubeObject>;
   /** Decodes through a memo keyed by the cached object (one decode per version). */
   decode<T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T>;
-  enqueue(kind: Kind, key: string): void;
+  enqueue(kind: Kind, key: ObjectKey): void;
+  /**
+   * The pod or node whose IPAM owner key (`<pod>.<ns>`, `node-<name>`) this
+   * is, while it exists: owner keys are formats, never parsed back.
+   */
+  leaseHolder(owner: string): { readonly kind: Kind; readonly key: ObjectKey } | undefined;
   /** Records an event on `ref` (Kube-OVN's reasons); never throws. */
   event(ref: ObjectRef & { uid?: string }, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
   /** The cluster's load balancer names (from the settings). */
@@ -62,7 +67,11 @@ export interface Ctx {
    * (annotations, status) to `afterCommit`.
    */
   readonly starting: boolean;
-  /** Runs `fn` once the fragments set so far are committed. */
+  /**
+   * Runs `fn` once the fragments set so far are committed. It belongs to the
+   * object being reconciled: when it fails, that object's key is retried
+   * with its backoff, and the error names it.
+   */
   afterCommit(fn: () => Promise<void>): Promise<void>;
 }
 

@@ -37,13 +37,13 @@ export const networkPolicyExists = (ctx: Ctx): boolean =>
     .some((np) => !ctx.decode(np, decodeNetworkPolicy).value.deleting);
 
 export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
-  const owner = `Node/${name}`;
+  const owner = { kind: 'Node', name };
   const ipamOwner = nodePort(name);
   const o = ctx.cache('Node').get(name);
   if (o === undefined) {
     ctx.committer.delete(owner);
     ctx.ipam.release(ipamOwner);
-    ctx.enqueue('Subnet', ctx.settings.nodeSwitch);
+    ctx.enqueue('Subnet', { name: ctx.settings.nodeSwitch });
     return;
   }
   const n = ctx.decode(o, decodeNode).value;

@@ -22,6 +22,7 @@
  */
 import { formatMAC } from '../../model/addr/index.ts';
 import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
+import { formatKey, type ObjectKey } from '../cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import { decodeIP, decodeNamespace, decodePod, decodeSubnet, type PodView, selects } from '../kube/objects.ts';
 import { podNodeMemberships } from '../translate/node.ts';
@@ -60,11 +61,12 @@ function ipObjectName(pod: string, ns: string): string {
   return ownerKey(pod, ns);
 }
 
-export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
-  const [ns, name] = key.split('/') as [string, string];
-  const owner = `Pod/${key}`;
+export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
+  const { name } = key;
+  const ns = key.namespace ?? 'default';
+  const owner = { kind: 'Pod', namespace: ns, name };
   const ipamOwner = ownerKey(name, ns);
-  const o = ctx.cache('Pod').get(key);
+  const o = ctx.cache('Pod').get(formatKey(key));
   const p = o ? ctx.decode(o, decodePod).value : undefined;
   if (p === undefined || !alive(p)) {
     if (p?.hostNetwork) return;
@@ -74,7 +76,7 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
     // A StatefulSet pod deleted (not finished) keeps its address for its successor.
     if (sts && p === undefined) return;
     const lease = ctx.ipam.release(ipamOwner);
-    if (lease) ctx.enqueue('Subnet', lease.subnet);
+    if (lease) ctx.enqueue('Subnet', { name: lease.subnet });
     if (ipObj) {
       await ctx.afterCommit(async () => {
         await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch(() => {});
@@ -89,7 +91,7 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
   if (subObj === undefined || view === undefined) {
     const why = subObj === undefined ? `subnet ${subnet} does not exist` : `subnet ${subnet} is not valid`;
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
-    throw new Error(`pod ${key}: ${why}`);
+    throw new Error(`pod ${formatKey(key)}: ${why}`);
   }
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
@@ -104,6 +106,8 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
     ...(ordinal !== undefined ? { ordinal } : {}),
   });
   if (!a.ok) {
+    // A port whose lease is gone (its subnet's new spec dropped it) must not keep the address in NB.
+    if (ctx.ipam.lookup(ipamOwner) === undefined) ctx.committer.delete(owner);
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', a.error.message);
     throw a.error;
   }
@@ -133,7 +137,7 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
   const member = { namespace: ns, labels: p.labels, port: port.name, ips };
   contributions.push(...policyContributions(ctx, member, ctx.policiesFor(ns)));
   ctx.committer.set(owner, { rows, contributions });
-  ctx.enqueue('Subnet', subnet);
+  ctx.enqueue('Subnet', { name: subnet });
   const want: Record<string, string | null> = {
     ...podAnnotations(alloc),
     [A('pod_nic_type')]: ctx.settings.podNicType,

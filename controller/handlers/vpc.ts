@@ -32,7 +32,7 @@ export function joinGateways(ctx: Ctx): string[] {
 }
 
 export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
-  const owner = `Vpc/${name}`;
+  const owner = { kind: 'Vpc', name };
   const o = ctx.cache('Vpc').get(name);
   if (o === undefined) {
     ctx.committer.delete(owner);

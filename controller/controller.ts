@@ -111,6 +111,8 @@ export class Controller {
   private starting = true;
   private deferred: Deferred[] = [];
   private readonly pending = new Set<Promise<unknown>>();
+  /** The writes after commit each queue run in progress registered, by `kind/key`. */
+  private readonly runs = new Map<string, Promise<boolean>[]>();
   /**
    * Keys queued before the queues existed (start-up), deduplicated, and the
    * kinds whose every key was asked for: a policy that reaches beyond its
@@ -199,16 +201,13 @@ export class Controller {
       get starting() {
         return self.starting;
       },
-      afterCommit: async () => {
-        // Only a reconcile's own context (ctxFor) may write after a commit: the write belongs to its object.
-        throw new Error('afterCommit outside a reconcile');
-      },
+      afterCommit: async (kind: Kind, key: ObjectKey, fn: () => Promise<void>) => this.afterCommit(kind, key, fn),
     };
   }
 
-  /** The handler context of one object's reconcile (for tests that drive one handler). */
-  contextFor(kind: Kind, key: ObjectKey): Ctx {
-    return this.ctxFor(kind, key);
+  /** The handler context (for tests that drive one handler). */
+  get context(): Ctx {
+    return this.ctx;
   }
 
   /**
@@ -237,7 +236,7 @@ export class Controller {
         for (const o of creationOrder(this.informers.get(kind)!.list())) {
           const key = objectKey(o);
           try {
-            await reconcile(this.ctxFor(kind, key), key);
+            await reconcile(this.ctx, key);
           } catch (err) {
             this.opts.onError?.(kind, key, err);
             failed.push([kind, key]);
@@ -323,29 +322,25 @@ export class Controller {
     await Promise.allSettled([...this.pending]);
   }
 
-  /** A context whose writes after commit belong to `key` of `kind` (`writes` collects their outcomes). */
-  private ctxFor(kind: Kind, key: ObjectKey, writes?: Promise<boolean>[]): Ctx {
-    const afterCommit = async (fn: () => Promise<void>) => {
-      if (this.starting) {
-        this.deferred.push({ kind, key, fn });
-        return;
-      }
-      const p = this.committer
-        .sync()
-        .then(fn)
-        .then(
-          () => true,
-          (err: unknown) => {
-            this.writeFailed(kind, key, err);
-            return false;
-          },
-        );
-      const t = p.finally(() => this.pending.delete(t));
-      this.pending.add(t);
-      writes?.push(p);
-    };
-    // The shared context with this reconcile's afterCommit (its getters, `starting`, stay live).
-    return Object.create(this.ctx, { afterCommit: { value: afterCommit } }) as Ctx;
+  /** A write of `key` of `kind` once the fragments set so far are committed (Ctx.afterCommit). */
+  private afterCommit(kind: Kind, key: ObjectKey, fn: () => Promise<void>): void {
+    if (this.starting) {
+      this.deferred.push({ kind, key, fn });
+      return;
+    }
+    const p = this.committer
+      .sync()
+      .then(fn)
+      .then(
+        () => true,
+        (err: unknown) => {
+          this.writeFailed(kind, key, err);
+          return false;
+        },
+      );
+    const t = p.finally(() => this.pending.delete(t));
+    this.pending.add(t);
+    this.runs.get(`${kind}/${formatKey(key)}`)?.push(p);
   }
 
   /** A write after commit failed: the object's key runs again with its backoff, as a failed reconcile does. */
@@ -359,15 +354,23 @@ export class Controller {
 
   /** One queue run of `key`: its backoff resets once its writes after commit succeeded, not before. */
   private async runKey(kind: Kind, key: ObjectKey, reconcile: Reconcile): Promise<void> {
+    // A key runs on one worker at a time, so the writes registered under its id meanwhile are this run's.
+    const id = `${kind}/${formatKey(key)}`;
     const writes: Promise<boolean>[] = [];
-    await this.reconcileTracked(kind, key, reconcile, this.ctxFor(kind, key, writes));
+    this.runs.set(id, writes);
+    try {
+      await this.reconcileTracked(kind, key, reconcile);
+    } finally {
+      this.runs.delete(id);
+    }
     const q = this.queues.get(kind)!;
     if (writes.length === 0) q.forget(key);
     else void Promise.all(writes).then((ok) => ok.every(Boolean) && q.forget(key));
   }
 
   /** Pods: a new or released address changes what policies match, so every policy is requeued. */
-  private async reconcileTracked(kind: Kind, key: ObjectKey, reconcile: Reconcile, ctx: Ctx): Promise<void> {
+  private async reconcileTracked(kind: Kind, key: ObjectKey, reconcile: Reconcile): Promise<void> {
+    const ctx = this.ctx;
     if (kind !== 'Pod') return reconcile(ctx, key);
     const ns = key.namespace ?? 'default';
     const owner = ownerKey(key.name, ns);

@@ -149,6 +149,14 @@ describe('DesiredState', () => {
     expect(s.row('loadBalancer', 'lb')?.vips).toEqual({ [vip]: 'B2' });
   });
 
+  it('an owner that contributed nothing to a cell can drop it', () => {
+    const s = new DesiredState();
+    const owner = { kind: 'Pod', namespace: 'default', name: 'a' };
+    s.set(owner, { contributions: [{ table: 'portGroup', key: 'g', column: 'ports', members: [] }] });
+    expect(s.set(owner, {})).toEqual([]);
+    expect(s.has(owner)).toBe(false);
+  });
+
   it('refuses contributions to columns that are not sets or maps of the right kind', () => {
     const s = new DesiredState();
     const issues = s.set(

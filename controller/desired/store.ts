@@ -85,7 +85,7 @@ export interface StoreIssue {
   readonly message: string;
 }
 
-/** One column of one row that owners contribute to: its identity, kept beside its index. */
+/** One column of one row that owners contribute to: its identity, kept in its cell beside the cell's index. */
 interface CellRef {
   readonly table: TableName;
   readonly key: string;
@@ -96,14 +96,14 @@ interface OwnerState {
   readonly owner: OwnerKey;
   /** table → key → row, for the rows this owner holds. */
   readonly rows: Map<TableName, Map<string, unknown>>;
-  /** cell id → the cell and the contributed members (set) or entries (map). */
-  readonly contributions: Map<string, { readonly cell: CellRef; readonly value: readonly string[] | Attrs }>;
+  /** cell id → contributed members (set) or entries (map). */
+  readonly contributions: Map<string, readonly string[] | Attrs>;
 }
 
 /** Contributions to one column of one row. */
 type Cell =
-  | { readonly kind: 'set'; readonly members: Map<string, number> }
-  | { readonly kind: 'map'; readonly entries: Map<string, { owner: string; value: string }[]> };
+  | { readonly kind: 'set'; readonly ref: CellRef; readonly members: Map<string, number> }
+  | { readonly kind: 'map'; readonly ref: CellRef; readonly entries: Map<string, { owner: string; value: string }[]> };
 
 const SEP = '\u0000';
 const cellId = (table: TableName, key: string, column: string): string => table + SEP + key + SEP + column;
@@ -146,6 +146,8 @@ export class DesiredState {
     const id = formatOwner(owner);
     const prev = this.owners.get(id);
     const next: OwnerState = { owner, rows: new Map(), contributions: new Map() };
+    /** The cells this fragment names (a cell it drops is known from the store's own). */
+    const refs = new Map<string, CellRef>();
     for (const { table, row } of fragment.rows ?? []) {
       const key = keyOf(table, row as never);
       const holder = this.rowOwner.get(table)!.get(key);
@@ -177,16 +179,16 @@ export class DesiredState {
         continue;
       }
       const cid = cellId(c.table, c.key, c.column);
-      const old = next.contributions.get(cid)?.value;
-      const cell = { table: c.table, key: c.key, column: c.column };
+      const old = next.contributions.get(cid);
+      if (old === undefined) refs.set(cid, { table: c.table, key: c.key, column: c.column });
       if (isSet) {
-        next.contributions.set(cid, { cell, value: old ? [...(old as readonly string[]), ...c.members] : c.members });
+        next.contributions.set(cid, old ? [...(old as readonly string[]), ...c.members] : c.members);
       } else {
-        next.contributions.set(cid, { cell, value: old ? { ...(old as Attrs), ...c.entries } : c.entries });
+        next.contributions.set(cid, old ? { ...(old as Attrs), ...c.entries } : c.entries);
       }
     }
     this.replaceRows(id, prev, next);
-    appendAll(issues, this.replaceContributions(id, prev, next));
+    appendAll(issues, this.replaceContributions(id, prev, next, refs));
     if (next.rows.size === 0 && next.contributions.size === 0) this.owners.delete(id);
     else this.owners.set(id, next);
     return issues;
@@ -293,29 +295,34 @@ export class DesiredState {
     }
   }
 
-  private replaceContributions(owner: string, prev: OwnerState | undefined, next: OwnerState): StoreIssue[] {
+  private replaceContributions(
+    owner: string,
+    prev: OwnerState | undefined,
+    next: OwnerState,
+    refs: ReadonlyMap<string, CellRef>,
+  ): StoreIssue[] {
     const issues: StoreIssue[] = [];
     const ids = new Set<string>([...(prev?.contributions.keys() ?? []), ...next.contributions.keys()]);
     for (const id of ids) {
-      const b = prev?.contributions.get(id);
-      const a = next.contributions.get(id);
-      const before = b?.value;
-      const after = a?.value;
+      const before = prev?.contributions.get(id);
+      const after = next.contributions.get(id);
       if (before === after) continue;
-      const cell = (a ?? b)!.cell;
+      // A cell in the store, or one the fragment names; neither: an empty contribution dropped, nothing to undo.
+      const ref = this.cells.get(id)?.ref ?? refs.get(id);
+      if (ref === undefined) continue;
       const isSet = Array.isArray(before ?? after);
       const changed = isSet
-        ? this.diffSetCell(id, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
-        : this.diffMapCell(owner, id, cell, [(before ?? {}) as Attrs, (after ?? {}) as Attrs], issues);
-      if (changed) this.touch(cell.table, cell.key);
-      this.trackContributed(cell, id);
+        ? this.diffSetCell(id, ref, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
+        : this.diffMapCell(owner, id, ref, [(before ?? {}) as Attrs, (after ?? {}) as Attrs], issues);
+      if (changed) this.touch(ref.table, ref.key);
+      this.trackContributed(ref, id);
     }
     return issues;
   }
 
-  private diffSetCell(id: string, before: readonly string[], after: readonly string[]): boolean {
+  private diffSetCell(id: string, ref: CellRef, before: readonly string[], after: readonly string[]): boolean {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'set' }> | undefined;
-    if (!cell) this.cells.set(id, (cell = { kind: 'set', members: new Map() }));
+    if (!cell) this.cells.set(id, (cell = { kind: 'set', ref, members: new Map() }));
     const b = new Set(before);
     const a = new Set(after);
     let changed = false;
@@ -344,7 +351,7 @@ export class DesiredState {
     issues: StoreIssue[],
   ): boolean {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'map' }> | undefined;
-    if (!cell) this.cells.set(id, (cell = { kind: 'map', entries: new Map() }));
+    if (!cell) this.cells.set(id, (cell = { kind: 'map', ref, entries: new Map() }));
     let changed = false;
     for (const k of Object.keys(before)) {
       if (Object.hasOwn(after, k) && after[k] === before[k]) continue;

@@ -68,11 +68,11 @@ export interface Ctx {
    */
   readonly starting: boolean;
   /**
-   * Runs `fn` once the fragments set so far are committed. It belongs to the
-   * object being reconciled: when it fails, that object's key is retried
-   * with its backoff, and the error names it.
+   * Runs `fn` once the fragments set so far are committed: a write of the
+   * object `key` of `kind` (the one being reconciled). When it fails, that
+   * key is reconciled again with its backoff, and the error names it.
    */
-  afterCommit(fn: () => Promise<void>): Promise<void>;
+  afterCommit(kind: Kind, key: ObjectKey, fn: () => Promise<void>): Promise<void>;
 }
 
 /** A one-line message for decode issues. */

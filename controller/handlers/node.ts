@@ -80,7 +80,7 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
   const cfg = ctx.ipam.subnet(join)?.config;
   const cidrs = cfg ? subnetCidrs(cfg) : [];
   const gateways = cfg ? subnetGateways(cfg) : [];
-  await ctx.afterCommit(() =>
+  await ctx.afterCommit('Node', { name }, () =>
     patchAnnotations(ctx, o, {
       'ovn.kubernetes.io/ip_address': ips.join(','),
       'ovn.kubernetes.io/mac_address': mac,

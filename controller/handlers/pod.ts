@@ -78,7 +78,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     const lease = ctx.ipam.release(ipamOwner);
     if (lease) ctx.enqueue('Subnet', { name: lease.subnet });
     if (ipObj) {
-      await ctx.afterCommit(async () => {
+      await ctx.afterCommit('Pod', key, async () => {
         await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch(() => {});
       });
     }
@@ -143,7 +143,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     [A('pod_nic_type')]: ctx.settings.podNicType,
   };
   if (!p.nodeName) want[A('routed')] = null;
-  await ctx.afterCommit(async () => {
+  await ctx.afterCommit('Pod', key, async () => {
     await patchAnnotations(ctx, o!, want);
     await ensureIpObject(ctx, p, subnet, ips, mac, sts);
   });

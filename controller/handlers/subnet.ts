@@ -153,7 +153,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       { metadata: { finalizers: [...(o.metadata.finalizers ?? []), FINALIZER] } },
     );
   }
-  await ctx.afterCommit(() =>
+  await ctx.afterCommit('Subnet', { name }, () =>
     writeStatus(ctx, o, [
       { type: 'Validated', status: 'True', reason: 'ValidatedLogicalSwitch', message: '' },
       aclIssues.length > 0
@@ -174,7 +174,7 @@ async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): 
   ctx.ipam.deleteSubnet(name);
   ctx.committer.delete({ kind: 'Subnet', name });
   if (finalizers.includes(FINALIZER)) {
-    await ctx.afterCommit(async () => {
+    await ctx.afterCommit('Subnet', { name }, async () => {
       await ctx.cluster.patch(
         { kind: 'Subnet', name },
         { metadata: { finalizers: finalizers.filter((f) => f !== FINALIZER) } },

@@ -87,7 +87,7 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
     sctpSessionLoadBalancer: lbs.sctpSession,
   };
   if (!sameJson(pick(o.status, Object.keys(status)), status)) {
-    await ctx.afterCommit(() =>
+    await ctx.afterCommit('Vpc', { name }, () =>
       ctx.cluster.patch({ kind: 'Vpc', name }, { status }, { subresource: 'status' }).then(() => {}),
     );
   }

@@ -1,4 +1,5 @@
 /** `kovn bench <name>`: benchmarks that measure and report, never fail on a figure. */
+import { wholeNumber } from './options.ts';
 import type { Command } from 'commander';
 import { printReport } from './output.ts';
 
@@ -8,7 +9,7 @@ export function registerBench(program: Command): void {
   bench
     .command('ipam')
     .description('IPAM: allocations/s on a /16 and a /8, releases/s, restore of 150k allocations, heap bytes per IP')
-    .option('--allocations <n>', 'allocations per timed run', (v) => Number(v))
+    .option('--allocations <n>', 'allocations per timed run', wholeNumber('--allocations', 1))
     .option('--json', 'print one JSON object')
     .action(async (opts: { allocations?: number; json?: boolean }) => {
       const { runIpamBench } = await import('../bench/ipam.ts');
@@ -18,12 +19,12 @@ export function registerBench(program: Command): void {
   bench
     .command('sim')
     .description('simulator probes/s on 5,000 ports, 1,000 ACLs, 500 LBs, against ovn-trace on the same topology')
-    .option('--ports <n>', 'pod ports', (v) => Number(v))
-    .option('--acls <n>', 'ACLs', (v) => Number(v))
-    .option('--lbs <n>', 'load balancers', (v) => Number(v))
-    .option('--probes <n>', 'timed probes', (v) => Number(v))
-    .option('--seed <n>', 'topology and probe seed', (v) => Number(v))
-    .option('--ovn-traces <n>', 'ovn-trace sample size', (v) => Number(v))
+    .option('--ports <n>', 'pod ports', wholeNumber('--ports', 1))
+    .option('--acls <n>', 'ACLs', wholeNumber('--acls', 1))
+    .option('--lbs <n>', 'load balancers', wholeNumber('--lbs', 1))
+    .option('--probes <n>', 'timed probes', wholeNumber('--probes', 1))
+    .option('--seed <n>', 'topology and probe seed', wholeNumber('--seed', 0))
+    .option('--ovn-traces <n>', 'ovn-trace sample size', wholeNumber('--ovn-traces', 1))
     .option('--no-ovn', 'skip the ovn-trace half')
     .option('--json', 'print one JSON object')
     .action(
@@ -54,8 +55,8 @@ export function registerBench(program: Command): void {
   bench
     .command('controller')
     .description('the controller on the in-memory cluster: a pod storm, 10 % churn, a restart, one more pod')
-    .option('--nodes <n>', 'nodes (default 200)', (v) => Number(v))
-    .option('--pods <n>', 'pods (default 10,000)', (v) => Number(v))
+    .option('--nodes <n>', 'nodes (default 200)', wholeNumber('--nodes', 1))
+    .option('--pods <n>', 'pods (default 10,000)', wholeNumber('--pods', 1))
     .option('--backend <backend>', 'sim or ovn (a local NB)', 'sim')
     .option('--json', 'print one JSON object')
     .action(async (opts: { nodes?: number; pods?: number; backend: string; json?: boolean }) => {
@@ -74,8 +75,8 @@ export function registerBench(program: Command): void {
   bench
     .command('scale')
     .description('the core at cluster size: plan from empty, compile on 1 and on S switches, probes, RSS')
-    .option('--ports <n>', 'pod ports (default 150,000)', (v) => Number(v))
-    .option('--switches <n>', 'switches they spread over (default 2,000)', (v) => Number(v))
+    .option('--ports <n>', 'pod ports (default 150,000)', wholeNumber('--ports', 1))
+    .option('--switches <n>', 'switches they spread over (default 2,000)', wholeNumber('--switches', 1))
     .option('--json', 'print one JSON object')
     .action(async (opts: { ports?: number; switches?: number; json?: boolean }) => {
       const { runScaleBench } = await import('../bench/scale.ts');
@@ -91,16 +92,22 @@ export function registerBench(program: Command): void {
   bench
     .command('ovsdb')
     .description('NB write throughput: our client (batched) vs a bare JSON-RPC writer vs one ovn-nbctl per port')
-    .option('--ports <n>', 'logical switch ports to create (default 10,000; 2,000 with --fault)', (v) => Number(v))
-    .option('--switches <n>', 'logical switches they spread over', (v) => Number(v))
-    .option('--batch <n>', 'operations per transaction', (v) => Number(v))
-    .option('--nbctl-sample <n>', 'ports written with ovn-nbctl', (v) => Number(v))
-    .option('--rounds <n>', 'timed rounds (median reported)', (v) => Number(v))
+    .option(
+      '--ports <n>',
+      'logical switch ports to create (default 10,000; 2,000 with --fault)',
+      wholeNumber('--ports', 1),
+    )
+    .option('--switches <n>', 'logical switches they spread over', wholeNumber('--switches', 1))
+    .option('--batch <n>', 'operations per transaction', wholeNumber('--batch', 1))
+    .option('--nbctl-sample <n>', 'ports written with ovn-nbctl', wholeNumber('--nbctl-sample', 1))
+    .option('--rounds <n>', 'timed rounds (median reported)', wholeNumber('--rounds', 1))
     .option('--cluster', 'write to a 3-member raft NB instead of a standalone one')
     .option('--fault <kind>', 'with --cluster: kill-leader, freeze-leader or freeze-follower while writing')
-    .option('--seed <n>', 'with --fault: seeds the moment the fault hits', (v) => Number(v))
-    .option('--freeze-ms <n>', 'with --fault freeze-*: how long the member stays frozen (default 10000)', (v) =>
-      Number(v),
+    .option('--seed <n>', 'with --fault: seeds the moment the fault hits', wholeNumber('--seed', 0))
+    .option(
+      '--freeze-ms <n>',
+      'with --fault freeze-*: how long the member stays frozen (default 10000)',
+      wholeNumber('--freeze-ms', 1),
     )
     .option('--json', 'print one JSON object')
     .action(

@@ -3,6 +3,7 @@
  * ovn-trace over real northd flows and real packets through ovn-controller
  * and the OVS userspace datapath (the judge).
  */
+import { wholeNumber } from './options.ts';
 import type { Command } from 'commander';
 
 type Oracle = 'trace' | 'datapath' | 'both';
@@ -21,8 +22,8 @@ export function registerDifftest(program: Command): void {
       'random cases run by the simulator, ovn-trace and real packets through the OVS datapath; exit 0 iff the ' +
         'simulator agrees with the datapath, and with ovn-trace wherever ovn-trace agrees with the datapath',
     )
-    .option('--cases <n>', 'number of cases', (v) => Number(v), 300)
-    .option('--seed <n>', 'fast-check seed', (v) => Number(v), 7)
+    .option('--cases <n>', 'number of cases', wholeNumber('--cases', 1), 300)
+    .option('--seed <n>', 'fast-check seed', wholeNumber('--seed', 0), 7)
     .option(
       '--oracle <which>',
       'trace | datapath | both (default: both where ovs-vswitchd and ovn-controller exist)',

@@ -1,4 +1,10 @@
-/** `kovn sim ...`: the simulator's commands. */
+/**
+ * `kovn sim ...` and `kovn trace`: the simulator's commands. Every answer
+ * carries its warnings (what kovn did not act on or refused); `--strict`
+ * refuses an answer that has any (exit 3), so CI never passes on ignored
+ * objects. Exit codes: 0 all as expected, 1 a probe failed or is unsure
+ * (run) or the packet was dropped (trace), 3 `--strict` with warnings.
+ */
 import type { Command } from 'commander';
 import {
   type ControllerSettings,
@@ -6,37 +12,15 @@ import {
   settingsFromFlags,
   settingsFromScenario,
 } from '../controller/config.ts';
+import { type Warning, warningJSON } from '../controller/kube/warnings.ts';
 import type { ProbeIndex } from '../scenarios/probe.ts';
-import type { ProbeResult } from '../scenarios/run.ts';
+import type { ProbeWorld } from '../scenarios/run.ts';
+import { wholeNumber } from './options.ts';
+import { checkReportPath } from './report-path.ts';
+import { connectivityLines, paint, resultsTable, shown, shownLines, summaryLine, warningLines } from './sim-output.ts';
 
-const useColour = () => process.stdout.isTTY && !process.env.NO_COLOR;
-const paint = (code: number, s: string) => (useColour() ? `\u001b[${code}m${s}\u001b[0m` : s);
-
-/** The results as an aligned table, failing probes first, each denied one with its reason. */
-function resultsTable(results: readonly ProbeResult[]): string[] {
-  const sorted = [...results].sort((a, b) => Number(a.ok) - Number(b.ok));
-  const cells = sorted.map((r) => [
-    r.ok ? 'ok' : 'FAIL',
-    String(r.step),
-    r.from,
-    r.to,
-    `${r.protocol}${r.port !== undefined ? `/${r.port}` : ''}`,
-    r.expected ? 'allowed' : 'denied',
-    r.allowed ? 'allowed' : 'denied',
-  ]);
-  const head = ['', 'step', 'from', 'to', 'probe', 'expected', 'got'];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: readonly string[]) => c.map((x, i) => x.padEnd(widths[i]!)).join('  ');
-  const out = [`${line(head)}  why`];
-  sorted.forEach((r, k) => {
-    const c = cells[k]!;
-    let text = line(c);
-    // Colour after padding, so the columns stay aligned.
-    text = text.replace(/^(ok|FAIL)/, (m) => (r.ok ? paint(32, m) : paint(31, m)));
-    out.push(`${text}${r.reason && !r.allowed ? `  ${r.reason}` : ''}`);
-  });
-  return out;
-}
+/** `--strict`: any warning refuses the answer. */
+export const STRICT_EXIT = 3;
 
 /** Kube-OVN's controller flags given on the command line, over the scenario's own settings. */
 function settingsOf(opts: Record<string, unknown>, base: ControllerSettings): ControllerSettings {
@@ -52,9 +36,10 @@ function settingsOf(opts: Record<string, unknown>, base: ControllerSettings): Co
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** The options every command that runs the controller takes: the MAC seed and kube-ovn-controller's flags. */
+/** The options every command that runs the controller takes: the MAC seed, --strict and kube-ovn-controller's flags. */
 function controllerOptions(cmd: Command): Command {
-  cmd.option('--seed <n>', 'MAC randomness seed', (v) => Number(v), 1);
+  cmd.option('--seed <n>', 'MAC randomness seed', wholeNumber('--seed', 0, 2 ** 32 - 1), 1);
+  cmd.option('--strict', `exit ${STRICT_EXIT} when there is any warning (something not acted on or refused)`);
   for (const flag of Object.values(SETTING_FLAGS)) cmd.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
   return cmd;
 }
@@ -68,13 +53,21 @@ const progressLine = (what: string) => {
   if (process.stderr.isTTY) process.stderr.write(`kovn: ${what}\n`);
 };
 
+const print = (lines: readonly string[]) => {
+  for (const line of lines) process.stdout.write(`${line}\n`);
+};
+
+/** The exit code `--strict` asks for, else `otherwise`. */
+const exitCode = (strict: boolean | undefined, warnings: readonly Warning[], otherwise: number) =>
+  strict && warnings.length > 0 ? STRICT_EXIT : otherwise;
+
 /** Runs `f` in a world of the backend, closed afterwards and on Ctrl-C (no process or temp dir left). */
 async function withWorld<T>(
   backend: 'sim' | 'ovn',
   progress: (what: string) => void,
-  f: (world: import('../scenarios/run.ts').ProbeWorld) => Promise<T>,
+  f: (world: ProbeWorld) => Promise<T>,
 ): Promise<T> {
-  let world: import('../scenarios/run.ts').ProbeWorld;
+  let world: ProbeWorld;
   if (backend === 'ovn') {
     progress('starting a local OVN control plane');
     const { OvnWorld } = await import('../scenarios/ovn-world.ts');
@@ -94,43 +87,6 @@ async function withWorld<T>(
   }
 }
 
-/** Pods at most this many: a matrix per port; more, a list. */
-const MATRIX_MAX_PODS = 12;
-
-function printConnectivity(r: import('../scenarios/connectivity.ts').ConnectivityResult): void {
-  const w = (line: string) => process.stdout.write(`${line}\n`);
-  const ports = [...new Set(r.pairs.map((p) => `${p.protocol}/${p.port}`))].sort();
-  if (r.pods.length <= MATRIX_MAX_PODS) {
-    const idx = new Map(r.pods.map((p, i) => [p, i + 1]));
-    const width = Math.max(...r.pods.map((p) => p.length), 4);
-    for (const port of ports) {
-      const cell = new Map<string, boolean>();
-      for (const p of r.pairs) if (`${p.protocol}/${p.port}` === port) cell.set(`${p.from}\u0000${p.to}`, p.allowed);
-      w(`${port.padEnd(width + 4)} to: ${r.pods.map((_, i) => String(i + 1).padStart(3)).join('')}`);
-      for (const from of r.pods) {
-        const row = r.pods.map((to) => {
-          const v = cell.get(`${from}\u0000${to}`);
-          return v === undefined ? '  .' : v ? paint(32, '  Y') : paint(31, '  n');
-        });
-        w(`${String(idx.get(from)).padStart(2)}  ${from.padEnd(width)} ${row.join('')}`);
-      }
-      w('');
-    }
-    w('Y allowed, n denied, . not probed (the same pod, or no such port on the destination)');
-  }
-  const denied = r.pairs.filter((p) => !p.allowed);
-  const listed = r.pods.length <= MATRIX_MAX_PODS ? denied : [...denied, ...r.pairs.filter((p) => p.allowed)];
-  for (const p of listed)
-    w(
-      `${p.allowed ? paint(32, 'allowed') : paint(31, 'denied ')} ${p.from} -> ${p.to} ${p.protocol}/${p.port}${
-        p.reason ? ` - ${p.reason}` : ''
-      }`,
-    );
-  w(
-    `${r.pairs.length - denied.length}/${r.pairs.length} pairs allowed, ${denied.length} denied (${r.pods.length} pods)`,
-  );
-}
-
 /** `kovn trace`: one probe of a scenario, stage by stage, and its reply. */
 export function registerTrace(program: Command): void {
   const cmd = program
@@ -139,10 +95,10 @@ export function registerTrace(program: Command): void {
     .requiredOption('--from <pod>', 'the probe source: ns/name, or an outside address')
     .requiredOption('--to <dest>', 'the destination: ns/name, svc/ns/name, a cluster IP or an outside address')
     .requiredOption('--protocol <p>', 'TCP, UDP, SCTP or ICMP')
-    .option('--port <n>', 'destination port (not for ICMP)', (v) => Number(v))
-    .option('--step <n>', 'the state after this step (0: the scenario objects)', (v) => Number(v), 0)
+    .option('--port <n>', 'destination port (not for ICMP)', wholeNumber('--port', 1, 65535))
+    .option('--step <n>', 'the state after this step (0: the scenario objects)', wholeNumber('--step', 0), 0)
     .option('--backend <backend>', "sim, or ovn (a local NB/SB/northd; ovn-trace's own text beside)", 'sim')
-    .option('--json', 'print {"verdict","outport"?,"stages":[...],"reply"?,"ovnTrace"?}');
+    .option('--json', 'print {"verdict","outport"?,"stages":[...],"reply"?,"ovnTrace"?,"unsure"?,"warnings":[...]}');
   controllerOptions(cmd);
   cmd.action(
     async (
@@ -156,6 +112,7 @@ export function registerTrace(program: Command): void {
         backend: string;
         json?: boolean;
         seed: number;
+        strict?: boolean;
       },
     ) => {
       const { loadScenario } = await import('../scenarios/load.ts');
@@ -165,11 +122,8 @@ export function registerTrace(program: Command): void {
       const protocol = opts.protocol.toUpperCase();
       if (!['TCP', 'UDP', 'SCTP', 'ICMP'].includes(protocol))
         throw new Error(`--protocol: expected TCP, UDP, SCTP or ICMP, got ${JSON.stringify(opts.protocol)}`);
-      if (
-        protocol !== 'ICMP' &&
-        (opts.port === undefined || !Number.isInteger(opts.port) || opts.port < 1 || opts.port > 65535)
-      )
-        throw new Error(`--port: ${protocol} needs a port 1..65535`);
+      if (protocol !== 'ICMP' && opts.port === undefined) throw new Error(`--port: ${protocol} needs a port 1..65535`);
+      if (protocol === 'ICMP' && opts.port !== undefined) throw new Error('--port: ICMP has no port');
       const scenario = loadScenario(file);
       const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
       const probe = {
@@ -182,28 +136,33 @@ export function registerTrace(program: Command): void {
       const t = await withWorld(opts.backend, progressLine, (world) =>
         traceScenario(scenario, probe, { world, step: opts.step, settings, seed: opts.seed, onProgress: progressLine }),
       );
+      const dropped = t.verdict === 'dropped' || t.reply?.verdict === 'dropped';
+      process.exitCode = exitCode(opts.strict, t.warnings, dropped ? 1 : 0);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(traceReportJSON(t))}\n`);
         return;
       }
       const w = (line: string) => process.stdout.write(`${line}\n`);
+      print(warningLines(t.warnings));
       const verdict = (v: string) => (v === 'delivered' ? paint(32, v) : paint(31, v));
-      const what = `${probe.from} -> ${probe.to} ${protocol}${probe.port !== undefined ? `/${probe.port}` : ''}`;
-      w(`${what} (step ${opts.step}, ${opts.backend}): ${verdict(t.verdict)}${t.outport ? ` at ${t.outport}` : ''}`);
-      if (t.stages.length > 0) w(formatTrace(t.stages));
-      if (t.reason) w(`${paint(31, 'why')}: ${t.reason}`);
+      const what = shown(`${probe.from} -> ${probe.to} ${protocol}${probe.port !== undefined ? `/${probe.port}` : ''}`);
+      w(
+        `${what} (step ${opts.step}, ${opts.backend}): ${verdict(t.verdict)}${t.outport ? ` at ${shown(t.outport)}` : ''}`,
+      );
+      if (t.stages.length > 0) w(shownLines(formatTrace(t.stages)));
+      if (t.reason) w(`${paint(31, 'why')}: ${shown(t.reason)}`);
+      if (t.unsure) w(`${paint(33, 'unsure')}: ${shown(t.unsure)}`);
       if (t.reply) {
         w('');
-        w(`reply: ${verdict(t.reply.verdict)}${t.reply.outport ? ` at ${t.reply.outport}` : ''}`);
-        w(formatTrace(t.reply.stages));
-        if (t.reply.reason) w(`${paint(31, 'why')}: ${t.reply.reason}`);
+        w(`reply: ${verdict(t.reply.verdict)}${t.reply.outport ? ` at ${shown(t.reply.outport)}` : ''}`);
+        w(shownLines(formatTrace(t.reply.stages)));
+        if (t.reply.reason) w(`${paint(31, 'why')}: ${shown(t.reply.reason)}`);
       }
       if (t.ovnTrace !== undefined) {
         w('');
         w('ovn-trace (first packet):');
         w(t.ovnTrace.trimEnd());
       }
-      if (t.verdict === 'dropped' || t.reply?.verdict === 'dropped') process.exitCode = 1;
     },
   );
 }
@@ -215,33 +174,44 @@ export function registerSim(program: Command): void {
     .command('run <scenario>')
     .description('a scenario (a YAML file or a folder) through the controller onto a backend; every probe checked')
     .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
-    .option('--json', 'print {"backend","results":[{"step","from","to","protocol","port","expected","allowed","ok"}]}')
+    .option(
+      '--json',
+      'print {"backend","results":[{"step","from","to","protocol","port","expected","allowed","ok","reason"?,"unsure"?}],"warnings":[...]}',
+    )
     .option('--report <file>', 'also write the run as one self-contained HTML page (topology, results, traces)');
   controllerOptions(run);
   run.action(
     async (
       file: string,
-      opts: Record<string, unknown> & { backend: string; json?: boolean; seed: number; report?: string },
+      opts: Record<string, unknown> & {
+        backend: string;
+        json?: boolean;
+        seed: number;
+        report?: string;
+        strict?: boolean;
+      },
     ) => {
       const { loadScenario } = await import('../scenarios/load.ts');
       const { runScenario } = await import('../scenarios/run.ts');
       checkBackend(opts.backend);
+      // Before the run: a report path that cannot be written, or that is an input, fails now, not after it.
+      if (opts.report) checkReportPath(opts.report, [file]);
       progressLine(`loading ${file}`);
       const scenario = loadScenario(file);
-      const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
-      const progress = progressLine;
-      for (const i of scenario.ignored)
-        process.stderr.write(
-          `kovn: ignored ${i.count} ${i.kind} object(s) (first at ${i.first.file}, document ${i.first.doc})\n`,
+      const probes = scenario.expect.length + scenario.steps.reduce((n, s) => n + s.expect.length, 0);
+      if (probes === 0)
+        throw new Error(
+          `${file}: no probes (spec.expect and spec.steps[].expect are empty): nothing to check (kovn sim connectivity probes every pair of pods)`,
         );
+      const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
       const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
       const inventory = new InventoryCollector();
-      const out = await withWorld(opts.backend, progress, (world) =>
+      const out = await withWorld(opts.backend, progressLine, (world) =>
         runScenario(scenario, {
           world,
           seed: opts.seed,
           settings,
-          onProgress: progress,
+          onProgress: progressLine,
           ...(opts.report
             ? { traces: true, onConverged: async (_step: number, ix: ProbeIndex) => inventory.add(ix) }
             : {}),
@@ -256,31 +226,34 @@ export function registerSim(program: Command): void {
             backend: opts.backend,
             results: out.results,
             inventory: inventory.inventory,
+            warnings: out.warnings,
           }),
         );
         process.stderr.write(`kovn: report written to ${opts.report}\n`);
       }
-      const results = out.results.map((r) => ({
-        step: r.step,
-        from: r.from,
-        to: r.to,
-        protocol: r.protocol,
-        ...(r.port !== undefined ? { port: r.port } : {}),
-        expected: r.expected,
-        allowed: r.allowed,
-        ok: r.ok,
-        ...(r.reason ? { reason: r.reason } : {}),
-      }));
-      if (opts.json) process.stdout.write(`${JSON.stringify({ backend: opts.backend, results })}\n`);
-      else {
-        for (const w of out.warnings) process.stderr.write(`kovn: warning ${w.object} ${w.reason}: ${w.message}\n`);
-        for (const line of resultsTable(out.results)) process.stdout.write(`${line}\n`);
-        const bad = out.results.filter((r) => !r.ok).length;
+      const failed = out.results.some((r) => !r.ok);
+      process.exitCode = exitCode(opts.strict, out.warnings, failed ? 1 : 0);
+      if (opts.json) {
+        const results = out.results.map((r) => ({
+          step: r.step,
+          from: r.from,
+          to: r.to,
+          protocol: r.protocol,
+          ...(r.port !== undefined ? { port: r.port } : {}),
+          expected: r.expected,
+          allowed: r.allowed,
+          ok: r.ok,
+          ...(r.reason ? { reason: r.reason } : {}),
+          ...(r.unsure ? { unsure: r.unsure } : {}),
+        }));
         process.stdout.write(
-          `${out.results.length - bad}/${out.results.length} probes as expected on ${opts.backend}${bad ? paint(31, `, ${bad} not`) : ''}\n`,
+          `${JSON.stringify({ backend: opts.backend, results, warnings: out.warnings.map(warningJSON) })}\n`,
         );
+        return;
       }
-      if (out.results.some((r) => !r.ok)) process.exitCode = 1;
+      print(warningLines(out.warnings));
+      print(resultsTable(out.results));
+      print([summaryLine(out.results, out.warnings, opts.backend)]);
     },
   );
 
@@ -289,12 +262,21 @@ export function registerSim(program: Command): void {
     .description('every ordered pair of pods of plain manifests (files or folders), on the given or declared ports')
     .option('--ports <list>', "e.g. TCP/80,UDP/53,TCP/http (default: each destination's declared container ports)")
     .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
-    .option('--json', 'print {"pairs":[{"from","to","protocol","port","allowed"}]}');
+    .option(
+      '--json',
+      'print {"pairs":[{"from","to","protocol","port","allowed","reason"?,"unsure"?}],"warnings":[...]}',
+    );
   controllerOptions(conn);
   conn.action(
     async (
       files: string[],
-      opts: Record<string, unknown> & { backend: string; json?: boolean; seed: number; ports?: string },
+      opts: Record<string, unknown> & {
+        backend: string;
+        json?: boolean;
+        seed: number;
+        ports?: string;
+        strict?: boolean;
+      },
     ) => {
       const { loadManifests } = await import('../scenarios/load.ts');
       const { runConnectivity, parsePorts } = await import('../scenarios/connectivity.ts');
@@ -303,10 +285,6 @@ export function registerSim(program: Command): void {
       progressLine(`loading ${files.join(', ')}`);
       const manifests = loadManifests(files);
       const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
-      for (const i of manifests.ignored)
-        process.stderr.write(
-          `kovn: ignored ${i.count} ${i.kind} object(s) (first at ${i.first.file}, document ${i.first.doc})\n`,
-        );
       const out = await withWorld(opts.backend, progressLine, (world) =>
         runConnectivity(manifests, {
           world,
@@ -316,7 +294,8 @@ export function registerSim(program: Command): void {
           ...(ports ? { ports } : {}),
         }),
       );
-      for (const n of out.notes) process.stderr.write(`kovn: ${n}\n`);
+      for (const n of out.notes) process.stderr.write(`kovn: ${shown(n)}\n`);
+      process.exitCode = exitCode(opts.strict, out.warnings, 0);
       if (opts.json) {
         const pairs = out.pairs.map((p) => ({
           from: p.from,
@@ -325,12 +304,13 @@ export function registerSim(program: Command): void {
           port: p.port,
           allowed: p.allowed,
           ...(p.reason ? { reason: p.reason } : {}),
+          ...(p.unsure ? { unsure: p.unsure } : {}),
         }));
-        process.stdout.write(`${JSON.stringify({ pairs })}\n`);
+        process.stdout.write(`${JSON.stringify({ pairs, warnings: out.warnings.map(warningJSON) })}\n`);
         return;
       }
-      for (const w of out.warnings) process.stderr.write(`kovn: warning ${w.object} ${w.reason}: ${w.message}\n`);
-      printConnectivity(out);
+      print(warningLines(out.warnings));
+      print(connectivityLines(out));
     },
   );
 
@@ -343,7 +323,7 @@ export function registerSim(program: Command): void {
       const results = runDemo();
       if (opts.json) {
         process.stdout.write(
-          `${JSON.stringify({ backend: 'sim', results: results.map((r) => ({ step: 0, ...r })) })}\n`,
+          `${JSON.stringify({ backend: 'sim', results: results.map((r) => ({ step: 0, ...r })), warnings: [] })}\n`,
         );
       } else {
         for (const r of results) {

@@ -18,7 +18,15 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { IPAM, ownerKey, type RandomBytes } from '../model/ipam/index.ts';
-import { type ClusterSource, formatKey, type KubeObject, keyOf, type ObjectKey, objectKey } from './cluster/types.ts';
+import {
+  type ClusterSource,
+  formatKey,
+  type KubeObject,
+  keyOf,
+  type ObjectKey,
+  objectKey,
+  refOf,
+} from './cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from './config.ts';
 import { Committer, CommitterClosedError, type CommitInfo } from './desired/commit.ts';
 import { DesiredState } from './desired/store.ts';
@@ -34,14 +42,27 @@ import {
 import { reconcileNode } from './handlers/node.ts';
 import { reconcilePod } from './handlers/pod.ts';
 import { reconcileService } from './handlers/service.ts';
-import { reconcileSubnet } from './handlers/subnet.ts';
+import { reconcileSubnet, subnetsInOrder } from './handlers/subnet.ts';
 import { reconcileVpc } from './handlers/vpc.ts';
 import { restoreAllocations, type RestoreReport } from './restore.ts';
 import type { Clock } from './runtime/clock.ts';
 import { Informer, InformerStoppedError } from './runtime/informer.ts';
 import { WorkQueue } from './runtime/queue.ts';
+import { decodeProblems, Diagnostics } from './diagnostics.ts';
 import type { Decoded } from './kube/objects.ts';
-import { decodeEndpointSlice } from './kube/objects.ts';
+import {
+  decodeEndpointSlice,
+  decodeIP,
+  decodeIPPool,
+  decodeNamespace,
+  decodeNetworkPolicy,
+  decodeNode,
+  decodePod,
+  decodeService,
+  decodeSubnet,
+  decodeVpc,
+} from './kube/objects.ts';
+import { ownScope, type VerdictScope } from './kube/warnings.ts';
 import { nodePort } from './translate/names.ts';
 
 export interface ControllerOptions {
@@ -82,6 +103,19 @@ const START_ORDER: readonly Kind[] = [
 ];
 
 type Reconcile = (ctx: Ctx, key: ObjectKey) => Promise<void>;
+
+const DECODERS: Record<Kind, (o: KubeObject) => Decoded<unknown>> = {
+  Vpc: decodeVpc,
+  Subnet: decodeSubnet,
+  IPPool: decodeIPPool,
+  Node: decodeNode,
+  Namespace: decodeNamespace,
+  Pod: decodePod,
+  Service: decodeService,
+  EndpointSlice: decodeEndpointSlice,
+  NetworkPolicy: decodeNetworkPolicy,
+  IP: decodeIP,
+};
 const RECONCILE: Partial<Record<Kind, Reconcile>> = {
   Vpc: (ctx, key) => reconcileVpc(ctx, key.name),
   Subnet: (ctx, key) => reconcileSubnet(ctx, key.name),
@@ -105,6 +139,8 @@ export class Controller {
   readonly ipam: IPAM;
   readonly store = new DesiredState();
   readonly committer: Committer;
+  /** What the controller currently does not act on or refuses, per object (warnings). */
+  readonly diagnostics = new Diagnostics();
   private readonly informers = new Map<Kind, Informer>();
   private readonly queues = new Map<Kind, WorkQueue<ObjectKey>>();
   private readonly memo = new WeakMap<KubeObject, Map<unknown, Decoded<unknown>>>();
@@ -185,6 +221,7 @@ export class Controller {
         }
       },
       leaseHolder: (owner: string) => this.holders.get(owner),
+      report: (ref, topic, problems) => this.diagnostics.set(ref, topic, problems),
       event: async (ref, type, reason, message) => {
         await opts.cluster
           .recordEvent({ involved: ref, type, reason, message, source: 'kube-ovn-controller' })
@@ -233,7 +270,8 @@ export class Controller {
     const { operations } = await this.committer.start(async () => {
       for (const kind of START_ORDER) {
         const reconcile = RECONCILE[kind]!;
-        for (const o of creationOrder(this.informers.get(kind)!.list())) {
+        const list = this.informers.get(kind)!.list();
+        for (const o of kind === 'Subnet' ? subnetsInOrder(this.ctx, list) : creationOrder(list)) {
           const key = objectKey(o);
           try {
             await reconcile(this.ctx, key);
@@ -481,8 +519,36 @@ export class Controller {
     for (const o of this.informers.get(kind)!.values()) this.ctx.enqueue(kind, objectKey(o));
   }
 
+  /**
+   * Every object's decode issues (malformed values, fields and annotations
+   * not acted on) as its `decode` problems, kept current with the caches.
+   */
+  private watchDecodeIssues(): void {
+    const scopeOf = (kind: Kind, o: KubeObject, d: Decoded<unknown>): VerdictScope[] => {
+      const v = d.value as { subnet?: string; podName?: string; namespace?: string; service?: string };
+      const ns = o.metadata.namespace ?? '';
+      if (kind === 'IPPool') return v.subnet ? [{ kind: 'subnet', name: v.subnet }] : [];
+      if (kind === 'IP') return v.podName ? [{ kind: 'pod', namespace: v.namespace ?? '', name: v.podName }] : [];
+      if (kind === 'EndpointSlice') return v.service ? [{ kind: 'service', namespace: ns, name: v.service }] : [];
+      return ownScope(kind, ns, o.metadata.name);
+    };
+    for (const kind of KINDS) {
+      const decode = DECODERS[kind];
+      const report = (o: KubeObject) => {
+        const d = this.ctx.decode(o, decode);
+        this.diagnostics.set(refOf(o), 'decode', decodeProblems(d.issues, scopeOf(kind, o, d)));
+      };
+      this.informers.get(kind)!.addHandlers({
+        onAdd: report,
+        onUpdate: (_old, o) => report(o),
+        onDelete: (o) => this.diagnostics.forget(refOf(o)),
+      });
+    }
+  }
+
   /** Which keys a change of each kind requeues (see the handlers' headers). */
   private watch(): void {
+    this.watchDecodeIssues();
     const on = (kind: Kind, f: (o: KubeObject, old: KubeObject | undefined, gone: boolean) => void) =>
       this.informers.get(kind)!.addHandlers({
         onAdd: (o: KubeObject) => f(o, undefined, false),
@@ -501,6 +567,8 @@ export class Controller {
       if (!specChanged(o, old)) return;
       this.enqueueAll('Vpc');
       this.enqueueAll('Subnet');
+      // Its namespaces and defaultSubnet decide where their pods go.
+      this.enqueueAll('Namespace');
     });
     on('Subnet', (o, old) => {
       if (!specChanged(o, old)) return;
@@ -514,7 +582,8 @@ export class Controller {
       this.indexNode(o, gone);
       if (!specChanged(o, old) && JSON.stringify(old?.status) === JSON.stringify(o.status)) return;
       this.ctx.enqueue('Node', objectKey(o));
-      if (old === undefined) this.enqueueAll('Subnet');
+      // A new node, or new labels (gatewayNodeSelectors), may change a centralized subnet's gateways.
+      if (old === undefined || labelsChanged(o, old)) this.enqueueAll('Subnet');
     });
     on('Namespace', (o, old) => {
       this.ctx.enqueue('Namespace', objectKey(o));

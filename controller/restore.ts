@@ -11,9 +11,9 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { parseSubnetSpec } from '../model/ipam/index.ts';
-import { formatKey, type KubeObject } from './cluster/types.ts';
-import { type Ctx, blocking, creationOrder } from './handlers/context.ts';
-import { extraOverlaps } from './handlers/subnet.ts';
+import { formatKey } from './cluster/types.ts';
+import { type Ctx, blocking } from './handlers/context.ts';
+import { extraOverlaps, subnetsInOrder } from './handlers/subnet.ts';
 import { subnetVpc } from './handlers/vpc.ts';
 import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';
 import { decodeIP, decodeIPPool, decodeNode, decodePod, decodeSubnet } from './kube/objects.ts';
@@ -32,9 +32,7 @@ const A = (k: string) => `ovn.kubernetes.io/${k}`;
 
 export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<RestoreReport> {
   // The join subnet first (the others are checked against it), then oldest first as the Subnet handler goes.
-  const isJoin = (o: KubeObject) => o.metadata.name === ctx.settings.nodeSwitch;
-  const ordered = creationOrder(ctx.cache('Subnet').list());
-  const subnets = [...ordered.filter(isJoin), ...ordered.filter((o) => !isJoin(o))];
+  const subnets = subnetsInOrder(ctx, ctx.cache('Subnet').list());
   for (const o of subnets) {
     const d = ctx.decode(o, decodeSubnet);
     if (blocking(d.issues).length > 0) continue;
@@ -48,7 +46,8 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
     };
     // The same checks as the Subnet handler: an invalid Subnet holds no addresses.
     const parsed = parseSubnetSpec(spec);
-    if (parsed.ok && extraOverlaps(ctx, s.name, parsed.value).length === 0) ctx.ipam.setSubnet(spec);
+    const vpcOk = ctx.cache('Vpc').get(spec.vpc) !== undefined && s.vpc !== s.name;
+    if (vpcOk && parsed.ok && extraOverlaps(ctx, s.name, parsed.value, spec.vpc).length === 0) ctx.ipam.setSubnet(spec);
   }
   for (const o of ctx.cache('IPPool').list()) {
     const p = ctx.decode(o, decodeIPPool).value;

@@ -13,6 +13,7 @@
  * wires (Kube-OVN gives them no logical port either).
  */
 import type { KubeObject } from '../controller/cluster/types.ts';
+import type { Warning } from '../controller/kube/warnings.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { expandObjects } from './expand.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
@@ -62,6 +63,8 @@ export interface ConnectivityPair {
   readonly allowed: boolean;
   /** Why not, in one line, when not allowed. */
   readonly reason?: string;
+  /** Why the verdict may depend on something kovn did not act on. */
+  readonly unsure?: string;
 }
 
 export interface ConnectivityResult {
@@ -69,7 +72,7 @@ export interface ConnectivityResult {
   readonly pairs: readonly ConnectivityPair[];
   /** Pods left out, and destinations a named port does not resolve on. */
   readonly notes: readonly string[];
-  readonly warnings: readonly { readonly object: string; readonly reason: string; readonly message: string }[];
+  readonly warnings: readonly Warning[];
 }
 
 export interface ConnectivityOptions {
@@ -191,6 +194,7 @@ export async function runConnectivity(s: LoadedScenario, opts: ConnectivityOptio
     port: r.port!,
     allowed: r.allowed,
     ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.unsure ? { unsure: r.unsure } : {}),
   }));
   return { pods: pods.map((p) => p.key), pairs, notes, warnings: run.warnings };
 }

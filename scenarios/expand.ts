@@ -22,6 +22,8 @@ import { formatIPv4, parseCIDR, tryParseIP } from '../model/addr/index.ts';
 import type { KubeObject } from '../controller/cluster/types.ts';
 import { API_VERSION, NAMESPACED } from '../controller/cluster/types.ts';
 import { decodePod, decodeService, type PodView, selects, type ServiceView } from '../controller/kube/objects.ts';
+import type { Warning } from '../controller/kube/warnings.ts';
+import { RoundRobin, type SchedNode, schedNode, unfit } from './schedule.ts';
 
 type Obj = Record<string, unknown> & { kind: string; metadata: Record<string, unknown> & { name: string } };
 
@@ -80,12 +82,51 @@ function podFromTemplate(
   };
 }
 
-/** The pods a workload makes (nodes: for DaemonSets). */
+/** The most pods a scenario may expand to: beyond, the run is refused with the number (memory, not correctness). */
+export const MAX_PODS = 200_000;
+
+/** A workload's object or field Kubernetes would refuse, or a scenario beyond {@link MAX_PODS}. */
+export class ExpandError extends Error {
+  override readonly name = 'ExpandError';
+  constructor(
+    readonly code: 'invalid-count' | 'too-many-pods',
+    readonly object: string,
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `spec.replicas` (or a Job's `spec.parallelism`) as Kubernetes validates it: an int32 ≥ 0, default 1. */
+function countOf(w: Obj, field: 'replicas' | 'parallelism'): number {
+  const v = obj(w.spec)[field];
+  if (v === undefined || v === null) return 1;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2_147_483_647) {
+    const id = `${w.kind}/${(w.metadata.namespace as string | undefined) ?? 'default'}/${w.metadata.name}`;
+    throw new ExpandError(
+      'invalid-count',
+      id,
+      `spec.${field}`,
+      `${id}: spec.${field} must be a whole number 0..2147483647, got ${typeof v === 'number' ? String(v) : JSON.stringify(v)}`,
+    );
+  }
+  return v;
+}
+
+/** The pods a workload makes (nodes: for DaemonSets, those its pod template fits). */
 export function workloadPods(w: Obj, nodes: readonly string[]): KubeObject[] {
   const ns = (w.metadata.namespace as string | undefined) ?? 'default';
   const name = w.metadata.name;
-  const spec = obj(w.spec);
-  const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+  const replicas =
+    w.kind === 'Deployment' || w.kind === 'ReplicaSet' || w.kind === 'StatefulSet' ? countOf(w, 'replicas') : 0;
+  if (replicas > MAX_PODS)
+    throw new ExpandError(
+      'too-many-pods',
+      `${w.kind}/${ns}/${name}`,
+      'spec.replicas',
+      `${w.kind}/${ns}/${name}: ${replicas} replicas exceed kovn's limit of ${MAX_PODS} pods per scenario`,
+    );
   const out: KubeObject[] = [];
   switch (w.kind) {
     case 'Deployment': {
@@ -125,13 +166,21 @@ export function workloadPods(w: Obj, nodes: readonly string[]): KubeObject[] {
       }
       break;
     case 'DaemonSet':
+      // `nodes`: those the template fits (expandObjects); the pod names its node, as the DaemonSet controller does.
       for (const node of nodes)
         out.push(
           podFromTemplate(w, `${name}-${suffix(`${ns}/${name}/${node}`, 5)}`, ns, {}, { kind: w.kind, name }, node),
         );
       break;
     case 'Job': {
-      const n = typeof spec.parallelism === 'number' ? spec.parallelism : 1;
+      const n = countOf(w, 'parallelism');
+      if (n > MAX_PODS)
+        throw new ExpandError(
+          'too-many-pods',
+          `Job/${ns}/${name}`,
+          'spec.parallelism',
+          `Job/${ns}/${name}: ${n} pods exceed kovn's limit of ${MAX_PODS} pods per scenario`,
+        );
       for (let i = 0; i < n; i++)
         out.push(
           podFromTemplate(
@@ -151,7 +200,10 @@ export function workloadPods(w: Obj, nodes: readonly string[]): KubeObject[] {
 export interface Expanded {
   /** Every object to create, in order: namespaces, nodes, kubeovn.io objects, then the rest as written. */
   readonly objects: readonly KubeObject[];
-  readonly nodes: readonly string[];
+  /** The nodes of the cluster after this expansion, as the scheduler sees them. */
+  readonly nodes: readonly SchedNode[];
+  /** Pods no node fits (`FailedScheduling`): left pending, as a cluster leaves them. */
+  readonly warnings: readonly Warning[];
 }
 
 const FIRST: readonly string[] = ['Namespace', 'Node', 'Vpc', 'Subnet', 'IPPool'];
@@ -162,7 +214,37 @@ export interface ExpandOptions {
   /** Cluster IPs already taken (by earlier steps). */
   readonly takenServiceIPs?: ReadonlySet<string>;
   /** Nodes that exist already (later steps). */
-  readonly existingNodes?: readonly string[];
+  readonly existingNodes?: readonly SchedNode[];
+}
+
+/** The tolerations the DaemonSet controller adds to its pods (pkg/controller/daemon/util). */
+const DAEMONSET_TOLERATIONS = [
+  'node.kubernetes.io/not-ready:NoExecute',
+  'node.kubernetes.io/unreachable:NoExecute',
+  'node.kubernetes.io/disk-pressure:NoSchedule',
+  'node.kubernetes.io/memory-pressure:NoSchedule',
+  'node.kubernetes.io/pid-pressure:NoSchedule',
+  'node.kubernetes.io/unschedulable:NoSchedule',
+].map((t) => {
+  const [key, effect] = t.split(':');
+  return { key, operator: 'Exists', effect };
+});
+
+/**
+ * Whether `child` is controlled by `owner` (ownerReferences with
+ * `controller: true`, matched by uid when both have one, else by kind and
+ * name in the same namespace).
+ */
+function controlledBy(child: Obj, owner: Obj): boolean {
+  const refs = Array.isArray(child.metadata.ownerReferences) ? (child.metadata.ownerReferences as unknown[]) : [];
+  const ns = (o: Obj) => (o.metadata.namespace as string | undefined) ?? 'default';
+  return refs.some((raw) => {
+    const r = obj(raw);
+    if (r.controller !== true) return false;
+    const uid = owner.metadata.uid;
+    if (typeof r.uid === 'string' && r.uid !== '' && typeof uid === 'string' && uid !== '') return r.uid === uid;
+    return r.kind === owner.kind && r.name === owner.metadata.name && ns(child) === ns(owner);
+  });
 }
 
 /**
@@ -171,44 +253,71 @@ export interface ExpandOptions {
  */
 export function expandObjects(input: readonly Readonly<Record<string, unknown>>[], opts: ExpandOptions): Expanded {
   const docs = input.map((o) => structuredClone(o) as Obj);
-  const nodeNames: string[] = [...(opts.existingNodes ?? [])];
-  const addNode = (n: string) => {
-    if (n && !nodeNames.includes(n)) nodeNames.push(n);
+  const nodes: SchedNode[] = [...(opts.existingNodes ?? [])];
+  const addNode = (n: SchedNode) => {
+    const i = nodes.findIndex((x) => x.name === n.name);
+    if (i < 0) nodes.push(n);
+    else nodes[i] = n;
   };
-  for (const d of docs) if (d.kind === 'Node') addNode(d.metadata.name);
-  for (const d of docs) if (d.kind === 'Pod') addNode(obj(d.spec).nodeName as string);
+  for (const d of docs) if (d.kind === 'Node') addNode(schedNode(d));
   const generatedNodes: Obj[] = [];
-  if (nodeNames.length === 0) {
-    for (let i = 1; i <= (opts.nodes ?? 2); i++) {
-      const name = `kovn-node-${i}`;
-      nodeNames.push(name);
-      generatedNodes.push({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-      });
-    }
-  } else {
-    for (const n of nodeNames) {
-      if (opts.existingNodes?.includes(n) || docs.some((d) => d.kind === 'Node' && d.metadata.name === n)) continue;
-      generatedNodes.push({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: n, labels: { 'kubernetes.io/hostname': n } },
-      });
-    }
-  }
-  const rest: KubeObject[] = [];
+  const generate = (name: string) => {
+    const node: Obj = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+    };
+    generatedNodes.push(node);
+    addNode(schedNode(node));
+  };
   for (const d of docs) {
-    if (WORKLOADS.has(d.kind)) rest.push(...workloadPods(d, nodeNames));
-    else rest.push(d as unknown as KubeObject);
+    const name = obj(d.spec).nodeName;
+    if (d.kind === 'Pod' && typeof name === 'string' && name !== '' && !nodes.some((n) => n.name === name))
+      generate(name);
   }
-  // Scheduling: pods without a node, round-robin in document order.
-  let next = 0;
+  if (nodes.length === 0) for (let i = 1; i <= (opts.nodes ?? 2); i++) generate(`kovn-node-${i}`);
+  // A workload whose controlled objects are in the input (a `kubectl get -A -o yaml` dump holds the
+  // Deployment, its ReplicaSet and its pods) is not expanded again: its objects stand for it.
+  const parents = new Set(docs.filter((d) => WORKLOADS.has(d.kind) && docs.some((c) => c !== d && controlledBy(c, d))));
+  const rest: KubeObject[] = [];
+  let total = 0;
+  for (const d of docs) {
+    if (!WORKLOADS.has(d.kind)) {
+      rest.push(d as unknown as KubeObject);
+      if (d.kind === 'Pod') total++;
+      continue;
+    }
+    if (parents.has(d)) continue;
+    const fits =
+      d.kind === 'DaemonSet'
+        ? nodes.filter((n) => unfit(daemonSetPodSpec(d), n) === undefined).map((n) => n.name)
+        : nodes.map((n) => n.name);
+    const pods = workloadPods(d, fits);
+    total += pods.length;
+    if (total > MAX_PODS)
+      throw new ExpandError(
+        'too-many-pods',
+        `${d.kind}/${(d.metadata.namespace as string | undefined) ?? 'default'}/${d.metadata.name}`,
+        'spec',
+        `the scenario expands to more than kovn's limit of ${MAX_PODS} pods`,
+      );
+    rest.push(...pods);
+  }
+  const warnings: Warning[] = [];
+  const scheduler = new RoundRobin(nodes);
   const scheduled = rest.map((o) => {
     if (o.kind !== 'Pod' || obj(o.spec).nodeName) return o;
-    const nodeName = nodeNames[next++ % nodeNames.length]!;
-    return { ...o, spec: { ...obj(o.spec), nodeName } };
+    const placed = scheduler.place(obj(o.spec));
+    if ('node' in placed) return { ...o, spec: { ...obj(o.spec), nodeName: placed.node } };
+    warnings.push({
+      code: 'FailedScheduling',
+      kind: 'Pod',
+      namespace: o.metadata.namespace ?? 'default',
+      name: o.metadata.name,
+      field: 'spec',
+      message: `${placed.reason}: the pod stays pending, with no interface`,
+    });
+    return o;
   });
   const withDefaults = scheduled.map((o) => withApiDefaults(o));
   const assigned = assignClusterIPs(
@@ -225,7 +334,14 @@ export function expandObjects(input: readonly Readonly<Record<string, unknown>>[
   const all = [...nsObjects, ...(generatedNodes as unknown as KubeObject[]), ...assigned];
   const rank = (k: string) => (FIRST.includes(k) ? FIRST.indexOf(k) : FIRST.length);
   const ordered = all.map((o, i) => ({ o, i })).sort((a, b) => rank(a.o.kind) - rank(b.o.kind) || a.i - b.i);
-  return { objects: ordered.map((x) => x.o), nodes: nodeNames };
+  return { objects: ordered.map((x) => x.o), nodes, warnings };
+}
+
+/** A DaemonSet's pod template spec with the tolerations its controller adds. */
+function daemonSetPodSpec(d: Obj): Readonly<Record<string, unknown>> {
+  const spec = obj(obj(obj(d.spec).template).spec);
+  const own = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+  return { ...spec, tolerations: [...own, ...DAEMONSET_TOLERATIONS] };
 }
 
 function withApiDefaults(o: KubeObject): KubeObject {

@@ -5,8 +5,9 @@
  * `spec.cluster`, `spec.expect` and `spec.steps`.
  *
  * - `List` documents are flattened into their items.
- * - Objects of kinds kovn does not handle are reported once per kind as
- *   ignored (with the first place they appear), never dropped silently.
+ * - Objects of kinds kovn does not handle (by apiVersion and kind,
+ *   controller/kube/kinds.ts) are reported, one `UnsupportedKind` warning
+ *   each, never dropped silently.
  * - Anything malformed is a {@link ScenarioLoadError} naming the file, the
  *   document (0-based), the line and the field; the Scenario document is
  *   checked strictly (an unknown field is an error: a typo in an expectation
@@ -18,25 +19,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
 import type { ScenarioClusterSpec } from '../controller/config.ts';
-
-/** Kinds the controller handles (anything else is reported as ignored). */
-export const KNOWN_KINDS: ReadonlySet<string> = new Set([
-  'Namespace',
-  'Node',
-  'Pod',
-  'Deployment',
-  'StatefulSet',
-  'DaemonSet',
-  'ReplicaSet',
-  'Job',
-  'Service',
-  'EndpointSlice',
-  'NetworkPolicy',
-  'Subnet',
-  'Vpc',
-  'IP',
-  'IPPool',
-]);
+import { classifyKind } from '../controller/kube/kinds.ts';
+import type { Warning } from '../controller/kube/warnings.ts';
 
 export type ProbeProtocol = 'TCP' | 'UDP' | 'SCTP' | 'ICMP';
 
@@ -82,8 +66,15 @@ export interface LoadedScenario {
   readonly cluster: ScenarioClusterSpec;
   readonly expect: readonly ScenarioProbe[];
   readonly steps: readonly ScenarioStep[];
-  /** Kinds present but not handled: how many objects, and where the first one is. */
-  readonly ignored: readonly { readonly kind: string; readonly count: number; readonly first: Source }[];
+  /** Kinds (with their apiVersion) present but not handled: how many objects, and where the first one is. */
+  readonly ignored: readonly {
+    readonly kind: string;
+    readonly apiVersion: string;
+    readonly count: number;
+    readonly first: Source;
+  }[];
+  /** One `UnsupportedKind` warning per object not handled, with what a verdict may depend on. */
+  readonly warnings: readonly Warning[];
 }
 
 export type ScenarioLoadErrorCode = 'read' | 'yaml' | 'shape' | 'two-scenarios';
@@ -300,15 +291,33 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
       };
     });
   }
-  const ignored = new Map<string, { kind: string; count: number; first: Source }>();
+  const ignored = new Map<string, { kind: string; apiVersion: string; count: number; first: Source }>();
+  const warnings: Warning[] = [];
+  const handled = new Set<LoadedObject>();
   const all = [...acc.objects, ...steps.flatMap((s) => s.apply)];
   for (const o of all) {
-    if (KNOWN_KINDS.has(o.kind)) continue;
-    const seen = ignored.get(o.kind);
+    const c = classifyKind(o.object);
+    if (c.handled) {
+      handled.add(o);
+      continue;
+    }
+    const apiVersion = typeof o.object.apiVersion === 'string' ? o.object.apiVersion : '';
+    const id = `${apiVersion} ${o.kind}`;
+    const seen = ignored.get(id);
     if (seen) seen.count++;
-    else ignored.set(o.kind, { kind: o.kind, count: 1, first: o.source });
+    else ignored.set(id, { kind: o.kind, apiVersion, count: 1, first: o.source });
+    const meta = o.object.metadata as { name?: unknown; namespace?: unknown } | undefined;
+    warnings.push({
+      code: 'UnsupportedKind',
+      kind: o.kind,
+      namespace: typeof meta?.namespace === 'string' ? meta.namespace : '',
+      name: typeof meta?.name === 'string' ? meta.name : '',
+      field: '',
+      message: `${c.message} (${o.source.file}, document ${o.source.doc}, line ${o.source.line})`,
+      ...(c.scope ? { scope: c.scope } : {}),
+    });
   }
-  const known = (list: readonly LoadedObject[]) => list.filter((o) => KNOWN_KINDS.has(o.kind));
+  const known = (list: readonly LoadedObject[]) => list.filter((o) => handled.has(o));
   return {
     name,
     objects: known(acc.objects),
@@ -316,6 +325,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     expect,
     steps: steps.map((s) => ({ ...s, apply: known(s.apply) })),
     ignored: [...ignored.values()],
+    warnings,
   };
 }
 

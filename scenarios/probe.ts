@@ -17,6 +17,9 @@ import type { ScenarioProbe } from './load.ts';
 
 export interface ProbePod {
   readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
   readonly port: string;
   readonly mac: string;
   readonly ips: readonly string[];
@@ -42,6 +45,8 @@ export interface ProbeIndex {
   readonly settings: ControllerSettings;
   /** Subnet name → its router and CIDRs. */
   readonly subnets: ReadonlyMap<string, { readonly router: string; readonly cidrs: readonly string[] }>;
+  /** Pods with an address but no node (pending: no node fits them): they have no interface. */
+  readonly pending: ReadonlySet<string>;
 }
 
 export function buildIndex(
@@ -51,13 +56,21 @@ export function buildIndex(
 ): ProbeIndex {
   const A = (a: Readonly<Record<string, string>>, k: string) => a[`ovn.kubernetes.io/${k}`];
   const pods = new Map<string, ProbePod>();
+  const pending = new Set<string>();
   for (const o of objects.Pod ?? []) {
     const p = decodePod(o).value;
     const ip = A(p.annotations, 'ip_address');
     if (!ip || A(p.annotations, 'allocated') !== 'true') continue;
     const key = `${p.namespace}/${p.name}`;
+    if (p.nodeName === '') {
+      pending.add(key);
+      continue;
+    }
     pods.set(key, {
       key,
+      namespace: p.namespace,
+      name: p.name,
+      labels: p.labels,
       port: `${p.name}.${p.namespace}`,
       mac: A(p.annotations, 'mac_address') ?? '',
       ips: ip.split(','),
@@ -101,7 +114,7 @@ export function buildIndex(
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
     });
   }
-  return { pods, services, nodes, topology, settings, subnets };
+  return { pods, services, nodes, topology, settings, subnets, pending };
 }
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
@@ -151,6 +164,7 @@ function closeNames(want: string, have: Iterable<string>): string[] {
 }
 
 type End =
+  | { readonly kind: 'pending'; readonly key: string }
   | { readonly kind: 'pod'; readonly pod: ProbePod; readonly ip?: string }
   | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
   | { readonly kind: 'cluster-ip'; readonly ip: string }
@@ -169,18 +183,38 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
     return { kind: 'service', svc };
   }
   if (tryParseIP(text) !== undefined) {
-    for (const pod of ix.pods.values())
-      if (pod.ips.includes(text) && (vpc === undefined || pod.router === vpc)) return { kind: 'pod', pod, ip: text };
+    // The source's own VPC first, then the VPCs it peers with (nearest first): where the address is routed.
+    for (const v of vpc === undefined ? [undefined] : reachableVpcs(ix.topology, vpc))
+      for (const pod of ix.pods.values())
+        if (pod.ips.includes(text) && (v === undefined || pod.router === v)) return { kind: 'pod', pod, ip: text };
     for (const svc of ix.services.values())
       if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
     return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
   }
+  if (ix.pending.has(text)) return { kind: 'pending', key: text };
   const pod = ix.pods.get(text);
   if (pod === undefined) {
     const near = closeNames(text, ix.pods.keys());
     throw new ProbeError(`no pod ${text}${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}`);
   }
   return { kind: 'pod', pod };
+}
+
+/**
+ * `vpc` and the VPCs its router reaches through peering ports (router ports
+ * with a `peer`), breadth first: a peered VPC's addresses are reachable when
+ * the VPCs' routes say so, and the probe follows the packet to find out.
+ */
+export function reachableVpcs(t: Topology, vpc: string): string[] {
+  const out = [vpc];
+  for (let i = 0; i < out.length; i++) {
+    for (const rp of t.routerPort.values()) {
+      if (rp.router !== out[i] || !rp.peer) continue;
+      const remote = t.routerPort.get(rp.peer)?.router;
+      if (remote !== undefined && !out.includes(remote)) out.push(remote);
+    }
+  }
+  return out;
 }
 
 function inCluster(ix: ProbeIndex, ip: string, vpc: string | undefined): boolean {
@@ -215,9 +249,13 @@ function packetFor(
  */
 export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): ResolvedProbe {
   const from = resolveEnd(ix, e.from, undefined);
+  if (from.kind === 'pending')
+    return { kind: 'denied', reason: `${e.from} is pending (no node fits it): it has no interface` };
   if (from.kind === 'service') throw new ProbeError(`a probe cannot start at a Service (${e.from})`);
   if (from.kind === 'cluster-ip') throw new ProbeError(`${e.from} is a cluster address no pod holds`);
   const to = resolveEnd(ix, e.to, from.kind === 'pod' ? from.pod.router : undefined);
+  if (to.kind === 'pending')
+    return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
   if (from.kind === 'outside') {
     if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
     if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
@@ -294,6 +332,13 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
       return { kind: 'denied', reason: `no pod holds ${to.ip} and no Service serves it` };
     }
     case 'outside': {
+      // A custom VPC leaves the cluster network only through its own gateway (enableExternal, a VPC NAT
+      // gateway): kovn does not model those (a VPC or object with one is reported, its probes unsure).
+      if (src.router !== ix.settings.clusterRouter)
+        return {
+          kind: 'denied',
+          reason: `${e.from} is in VPC ${src.router}, which has no gateway out of the cluster network`,
+        };
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
       return {

@@ -19,6 +19,7 @@
  * The inventory is what the probes resolved against after each step (the
  * union of them), so a pod deleted by a later step is still drawn.
  */
+import { formatWarning, type Warning } from '../controller/kube/warnings.ts';
 import { formatTrace } from '../sim/trace.ts';
 import type { ProbeIndex } from './probe.ts';
 import type { ProbeResult } from './run.ts';
@@ -176,6 +177,8 @@ export interface ReportInput {
   readonly backend: string;
   readonly results: readonly ProbeResult[];
   readonly inventory: Inventory;
+  /** What kovn did not act on or refused: shown above the results. */
+  readonly warnings?: readonly Warning[];
 }
 
 const CSS = `
@@ -198,6 +201,9 @@ line.endpoint{stroke:#e8a100;stroke-dasharray:4 3}
 table{border-collapse:collapse;margin-top:16px;width:100%}
 th,td{border-bottom:1px solid #e2e8f0;padding:4px 8px;text-align:left;vertical-align:top}
 tr.fail td{background:#fff1f0}
+tr.unsure td{background:#fff8e1}
+#warnings{border:1px solid #e0b000;background:#fffbeb;padding:4px 12px;margin:12px 0}
+#warnings h2{font-size:15px;margin:6px 0}
 td.verdict.allowed{color:#2f9e44}
 td.verdict.denied{color:#b42318}
 pre{background:#f8fafc;padding:8px;overflow:auto;font-size:12px;margin:4px 0}
@@ -212,6 +218,9 @@ addEventListener('load', () => {
 });
 `;
 
+/** Failing first, then unsure, then the rest (as the terminal table). */
+const rank = (r: ProbeResult) => (r.unsure !== undefined ? 1 : r.ok ? 2 : 0);
+
 /**
  * @example writeFileSync('out.html', renderReport({ scenario: 'quickstart', backend: 'sim', results, inventory }))
  */
@@ -220,7 +229,7 @@ export function renderReport(input: ReportInput): string {
   const failingPods = new Set(failed.flatMap((r) => [r.from, r.to]));
   const rows = [...input.results]
     .map((r, i) => ({ r, i }))
-    .sort((a, b) => Number(a.r.ok) - Number(b.r.ok) || a.i - b.i)
+    .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
     .map(({ r, i }) => {
       const what = `${r.protocol}${r.port !== undefined ? `/${r.port}` : ''}`;
       const got = r.allowed ? 'allowed' : 'denied';
@@ -229,22 +238,34 @@ export function renderReport(input: ReportInput): string {
             '\n\n',
           )
         : (r.reason ?? 'no packet: decided before the network');
+      const status = r.unsure !== undefined ? 'UNSURE' : r.ok ? 'ok' : 'FAIL';
+      const cls = r.unsure !== undefined ? 'unsure' : r.ok ? 'ok' : 'fail';
+      const why = r.unsure !== undefined ? `unsure: ${r.unsure}` : (r.reason ?? '');
       return (
-        `<tr class="${r.ok ? 'ok' : 'fail'}" data-probe="${i}" data-ok="${r.ok}" data-allowed="${r.allowed}">` +
-        `<td>${r.ok ? 'ok' : 'FAIL'}</td><td>${r.step}</td><td>${esc(r.from)}</td><td>${esc(r.to)}</td><td>${what}</td>` +
+        `<tr class="${cls}" data-probe="${i}" data-ok="${r.ok}" data-allowed="${r.allowed}"${r.unsure !== undefined ? ' data-unsure="true"' : ''}>` +
+        `<td>${status}</td><td>${r.step}</td><td>${esc(r.from)}</td><td>${esc(r.to)}</td><td>${what}</td>` +
         `<td>${r.expected ? 'allowed' : 'denied'}</td><td class="verdict ${got}">${got}</td>` +
-        `<td>${esc(r.reason ?? '')}<details><summary>trace</summary><pre>${esc(trace)}</pre></details></td></tr>`
+        `<td>${esc(why)}<details><summary>trace</summary><pre>${esc(trace)}</pre></details></td></tr>`
       );
     })
     .join('\n');
   const total = input.results.length;
   const ok = total - failed.length;
+  const unsure = input.results.filter((r) => r.unsure !== undefined).length;
+  const warnings = input.warnings ?? [];
+  const warningList =
+    warnings.length === 0
+      ? ''
+      : `<section id="warnings" data-count="${warnings.length}"><h2>${warnings.length} warning${warnings.length === 1 ? '' : 's'}</h2>
+<p>kovn did not act on these, or refused them; a probe whose verdict may depend on one is marked unsure and does not pass.</p>
+<ul>${warnings.map((w) => `<li data-code="${esc(w.code)}">${esc(formatWarning(w))}</li>`).join('')}</ul></section>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>kovn: ${esc(input.scenario)} on ${esc(input.backend)}</title>
 <style>${CSS}</style></head>
 <body>
 <h1>kovn: scenario ${esc(input.scenario)} on ${esc(input.backend)}</h1>
-<p id="summary" class="${failed.length ? 'bad' : 'good'}" data-total="${total}" data-ok="${ok}" data-failed="${failed.length}">${ok}/${total} probes as expected${failed.length ? `, ${failed.length} not` : ''}</p>
+<p id="summary" class="${failed.length ? 'bad' : 'good'}" data-total="${total}" data-ok="${ok}" data-failed="${failed.length}" data-unsure="${unsure}" data-warnings="${warnings.length}">${ok}/${total} probes as expected${failed.length - unsure ? `, ${failed.length - unsure} not` : ''}${unsure ? `, ${unsure} unsure` : ''}${warnings.length ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}</p>
+${warningList}
 ${drawTopology(input.inventory, failingPods)}
 <table id="results"><thead><tr><th></th><th>step</th><th>from</th><th>to</th><th>probe</th><th>expected</th><th>got</th><th>why, and the trace</th></tr></thead>
 <tbody>

@@ -25,6 +25,9 @@ import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
+import { unsureIndex, unsureReason } from './unsure.ts';
+import { ClusterError } from '../controller/cluster/types.ts';
+import type { Warning } from '../controller/kube/warnings.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -34,9 +37,12 @@ export interface ProbeResult {
   readonly port?: number;
   readonly expected: boolean;
   readonly allowed: boolean;
+  /** The verdict is the expected one and nothing it may depend on was ignored. */
   readonly ok: boolean;
   /** Why not allowed, in one line. */
   readonly reason?: string;
+  /** Why the verdict may depend on something kovn did not act on: never counted as passing. */
+  readonly unsure?: string;
   /** The probe stage by stage (with `traces`), on the network the backend holds. */
   readonly trace?: TraceReport;
 }
@@ -45,8 +51,12 @@ export interface RunResult {
   readonly backend: 'sim' | 'ovn';
   readonly results: readonly ProbeResult[];
   readonly start: StartReport;
-  /** Warning events the controller recorded (object, reason, message). */
-  readonly warnings: readonly { readonly object: string; readonly reason: string; readonly message: string }[];
+  /**
+   * What kovn did not act on or refused, for the objects the run read: kinds
+   * not handled, fields and annotations not acted on, objects refused, pods no
+   * node fits (each once, from every step).
+   */
+  readonly warnings: readonly Warning[];
 }
 
 /** Answers resolved probes on one backend. */
@@ -117,7 +127,11 @@ export interface RunOptions {
   /** Trace every probe too (the simulator over the network the backend holds: the HTML report's traces). */
   readonly traces?: boolean;
   /** Called once each step has converged, before its probes, with what they resolve against. */
-  readonly onConverged?: (step: number, ix: ProbeIndex) => Promise<void>;
+  readonly onConverged?: (
+    step: number,
+    ix: ProbeIndex,
+    unsure: (e: ScenarioProbe) => string | undefined,
+  ) => Promise<void>;
 }
 
 const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
@@ -142,10 +156,15 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     },
   );
   const givenSlices = new Set<string>();
+  /** Everything reported during the run; `standing`: what the run itself found (the rest is the controller's, read current). */
+  const warnings = new Warnings();
+  const standing = new Warnings();
+  standing.add(s.warnings);
+  standing.add(first.warnings);
   for (const o of first.objects) {
     if (o.kind === 'EndpointSlice')
       givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
-    await cluster.create(o);
+    await refusedAsWarning(standing, o, () => cluster.create(o));
   }
   const controller = new Controller({
     cluster,
@@ -166,10 +185,14 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     await opts.world.ready();
   };
   const probeAll = async (step: number, list: readonly ScenarioProbe[]) => {
-    const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet']);
+    const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
     const topology = await opts.world.backend.read();
     const ix = buildIndex(objects, topology, settings);
-    await opts.onConverged?.(step, ix);
+    // What the controller does not act on now, with what the run itself could not take.
+    const now = controller.diagnostics.list();
+    warnings.add(now);
+    const unsure = unsureIndex([...standing.current(), ...now], objects.NetworkPolicy ?? []);
+    await opts.onConverged?.(step, ix, (e) => unsureReason(unsure, ix, e));
     const net = opts.traces ? await worldNetwork(opts.world, topology) : undefined;
     let done = 0;
     for (const e of list) {
@@ -187,6 +210,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         r = { kind: 'denied', reason: err.message };
       }
       const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await opts.world.answer(r);
+      const doubt = unsureReason(unsure, ix, e);
       results.push({
         step,
         from: e.from,
@@ -195,8 +219,9 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         ...(e.port !== undefined ? { port: e.port } : {}),
         expected: e.allowed,
         allowed: v.allowed,
-        ok: v.allowed === e.allowed,
+        ok: v.allowed === e.allowed && doubt === undefined,
         ...(v.reason && !v.allowed ? { reason: v.reason } : {}),
+        ...(doubt !== undefined ? { unsure: doubt } : {}),
         ...(net && r.kind === 'packet' ? { trace: traceResolved(net, r, e) } : {}),
       });
     }
@@ -223,15 +248,20 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         { existingNodes: nodes, serviceCIDR: settings.serviceClusterIPRange, takenServiceIPs: taken },
       );
       nodes = ex.nodes;
+      standing.add(ex.warnings);
       // Namespaces the expansion added (used by the step's objects, not written in it) never replace one that exists.
       const written = new Set(
         st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
       );
       for (const o of ex.objects) {
-        const have = await cluster.get(refOf(o));
-        if (have === undefined) await cluster.create(o);
+        const have = await refusedAsWarning(standing, o, () => cluster.get(refOf(o)));
+        if (have === null) continue;
+        if (have === undefined) await refusedAsWarning(standing, o, () => cluster.create(o));
         else if (o.kind === 'Namespace' && !written.has(o.metadata.name)) continue;
-        else await cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject);
+        else
+          await refusedAsWarning(standing, o, () =>
+            cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject),
+          );
       }
       await converge();
       await probeAll(i + 1, st.expect);
@@ -239,23 +269,46 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   } finally {
     await controller.stop();
   }
-  const warnings = cluster
-    .events()
-    .filter((e) => (e as { type?: string }).type === 'Warning')
-    .map((e) => {
-      const ev = e as unknown as {
-        involvedObject: { kind: string; namespace?: string; name: string };
-        reason: string;
-        message: string;
-      };
-      const o = ev.involvedObject;
-      return {
-        object: `${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`,
-        reason: ev.reason,
-        message: ev.message,
-      };
-    });
-  return { results, start, warnings };
+  warnings.add(standing.current());
+  return { results, start, warnings: warnings.current() };
+}
+
+/** The run's warnings, each once (a warning of step 0 still in force at step 2 is one warning). */
+class Warnings {
+  private readonly seen = new Map<string, Warning>();
+  add(list: readonly Warning[]): void {
+    for (const w of list) {
+      const id = JSON.stringify([w.code, w.kind, w.namespace, w.name, w.field, w.message]);
+      if (!this.seen.has(id)) this.seen.set(id, w);
+    }
+  }
+  current(): Warning[] {
+    return [...this.seen.values()];
+  }
+}
+
+/**
+ * Runs a cluster write; an object the API server refuses (`Invalid`: a bad
+ * name) becomes an `InvalidObject` warning and `null`, as `kubectl apply`
+ * reports it and goes on with the others.
+ */
+async function refusedAsWarning<T>(warnings: Warnings, o: KubeObject, write: () => Promise<T>): Promise<T | null> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!(err instanceof ClusterError) || err.reason !== 'Invalid') throw err;
+    warnings.add([
+      {
+        code: 'InvalidObject',
+        kind: o.kind,
+        namespace: o.metadata.namespace ?? '',
+        name: o.metadata.name,
+        field: err.field ?? '',
+        message: `refused, as the API server refuses it: ${err.message}`,
+      },
+    ]);
+    return null;
+  }
 }
 
 /** What deleting a workload deletes: its pods (the garbage collector's part). */

@@ -23,6 +23,8 @@ export interface TracedPacket {
 export interface TraceReport extends TracedPacket {
   readonly reply?: TracedPacket;
   readonly ovnTrace?: string;
+  /** Why the verdict may depend on something kovn did not act on. */
+  readonly unsure?: string;
 }
 
 /** An ICMP or ICMPv6 echo reply (what a router answering a ping sends back). */

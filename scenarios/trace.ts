@@ -11,6 +11,7 @@
  */
 import { traceToJSON } from '../sim/index.ts';
 import type { ControllerSettings } from '../controller/config.ts';
+import { type Warning, warningJSON } from '../controller/kube/warnings.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { resolveProbe } from './probe.ts';
 import { type ProbeWorld, runScenario, SimWorld, worldNetwork } from './run.ts';
@@ -41,7 +42,7 @@ export async function traceScenario(
   s: LoadedScenario,
   probe: ScenarioProbe,
   opts: TraceOptions = {},
-): Promise<TraceReport> {
+): Promise<TraceReport & { readonly warnings: readonly Warning[] }> {
   const step = opts.step ?? 0;
   if (!Number.isInteger(step) || step < 0 || step > s.steps.length)
     throw new TraceError(`--step ${step}: the scenario has steps 0..${s.steps.length}`);
@@ -52,33 +53,40 @@ export async function traceScenario(
     steps: s.steps.slice(0, step).map((st) => ({ ...st, expect: [] })),
   };
   let out: TraceReport | undefined;
+  let warnings: readonly Warning[] = [];
   try {
-    await runScenario(quiet, {
+    const run = await runScenario(quiet, {
       world,
       ...(opts.settings ? { settings: opts.settings } : {}),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-      onConverged: async (at, ix) => {
+      onConverged: async (at, ix, unsure) => {
         if (at !== step) return;
+        const doubt = unsure(probe);
         const r = resolveProbe(ix, probe, 0);
         if (r.kind === 'denied') {
-          out = { verdict: 'dropped', stages: [], reason: r.reason };
+          out = { verdict: 'dropped', stages: [], reason: r.reason, ...(doubt ? { unsure: doubt } : {}) };
           return;
         }
         const net = await worldNetwork(world);
         const report = traceResolved(net, r, probe);
-        out = world.ovnTrace ? { ...report, ovnTrace: await world.ovnTrace(r) } : report;
+        const withText = world.ovnTrace ? { ...report, ovnTrace: await world.ovnTrace(r) } : report;
+        out = doubt ? { ...withText, unsure: doubt } : withText;
       },
     });
+    warnings = run.warnings;
   } finally {
     if (opts.world === undefined) await world.close();
   }
   if (out === undefined) throw new TraceError(`step ${step} was never reached`);
-  return out;
+  return { ...out, warnings };
 }
 
-/** The JSON of docs/architecture.md: `{verdict, outport?, stages, reply?, ovnTrace?}` (and `reason` when dropped). */
-export function traceReportJSON(t: TraceReport): object {
+/**
+ * The JSON of docs/architecture.md: `{verdict, outport?, stages, reply?, ovnTrace?, warnings}` (and `reason`
+ * when dropped, `unsure` when the verdict may depend on something not acted on).
+ */
+export function traceReportJSON(t: TraceReport & { readonly warnings?: readonly Warning[] }): object {
   const one = (p: TracedPacket) => ({
     verdict: p.verdict,
     ...(p.outport !== undefined ? { outport: p.outport } : {}),
@@ -89,5 +97,7 @@ export function traceReportJSON(t: TraceReport): object {
     ...one(t),
     ...(t.reply ? { reply: one(t.reply) } : {}),
     ...(t.ovnTrace !== undefined ? { ovnTrace: t.ovnTrace } : {}),
+    ...(t.unsure !== undefined ? { unsure: t.unsure } : {}),
+    warnings: (t.warnings ?? []).map(warningJSON),
   };
 }

@@ -19,6 +19,7 @@
  *   other kinds are stored with or without a namespace as given.
  * - Watch events are delivered in microtasks, never inside the write call.
  */
+import { dns1123Label, nameProblem } from './names.ts';
 import { deepFreeze, isPlainObject, jsonEqual, mergePatch } from './json.ts';
 import {
   API_VERSION,
@@ -359,6 +360,13 @@ export class MemoryCluster implements ClusterSource {
     if (typeof name !== 'string' || name === '') {
       throw new ClusterError('Invalid', { kind, name: '' }, `${kind}: metadata.name: required`);
     }
+    const bad = nameProblem(kind, name);
+    if (bad !== undefined)
+      throw new ClusterError('Invalid', { kind, name }, `${kind}: metadata.name: ${bad}`, 'metadata.name');
+    const ns = isPlainObject(copy.metadata) ? copy.metadata['namespace'] : undefined;
+    const badNs = typeof ns === 'string' && ns !== '' ? dns1123Label(ns) : undefined;
+    if (badNs !== undefined)
+      throw new ClusterError('Invalid', { kind, name }, `${kind}: metadata.namespace: ${badNs}`, 'metadata.namespace');
     return copy;
   }
 

@@ -106,6 +106,8 @@ export class ClusterError extends Error {
     readonly reason: ClusterErrorReason,
     readonly ref: ObjectRef,
     message: string,
+    /** For `Invalid`: the field refused (`metadata.name`). */
+    readonly field?: string,
   ) {
     super(message);
   }

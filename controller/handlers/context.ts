@@ -10,7 +10,8 @@ import type { IPAM } from '../../model/ipam/index.ts';
 import type { ClusterSource, KubeObject, ObjectKey, ObjectRef } from '../cluster/types.ts';
 import type { ControllerSettings } from '../config.ts';
 import type { Committer } from '../desired/commit.ts';
-import type { DecodeIssue } from '../kube/decode.ts';
+import type { Problem } from '../diagnostics.ts';
+import { type DecodeIssue, isBlocking } from '../kube/decode.ts';
 import type { Decoded } from '../kube/objects.ts';
 import type { VpcLoadBalancers } from '../translate/names.ts';
 
@@ -57,6 +58,12 @@ export interface Ctx {
    * is, while it exists: owner keys are formats, never parsed back.
    */
   leaseHolder(owner: string): { readonly kind: Kind; readonly key: ObjectKey } | undefined;
+  /**
+   * Says what `topic` (a handler's reconcile, say) found wrong with `ref`
+   * now, replacing what it said before (an empty list clears it): the
+   * warnings an answer built on the controller's work carries.
+   */
+  report(ref: ObjectRef, topic: string, problems: readonly Problem[]): void;
   /** Records an event on `ref` (Kube-OVN's reasons); never throws. */
   event(ref: ObjectRef & { uid?: string }, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
   /** The cluster's load balancer names (from the settings). */
@@ -80,8 +87,8 @@ export function describeIssues(issues: readonly { readonly field: string; readon
   return issues.map((i) => i.message).join('; ');
 }
 
-/** Decode issues that make the object unusable (unknown fields are reported but do not block). */
-export const blocking = (issues: readonly DecodeIssue[]) => issues.filter((i) => i.code !== 'unknown-field');
+/** Decode issues that make the object unusable (what is reported as not acted on does not block). */
+export const blocking = (issues: readonly DecodeIssue[]) => issues.filter(isBlocking);
 
 /** Merge-patches annotations only where they differ (a restart with nothing changed writes nothing). */
 export async function patchAnnotations(

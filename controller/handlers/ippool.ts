@@ -21,6 +21,19 @@ export async function reconcileIPPool(ctx: Ctx, name: string): Promise<void> {
   }
   const p = ctx.decode(o, decodeIPPool).value;
   const r = ctx.ipam.setPool({ name, subnet: p.subnet, ips: p.ips, namespaces: p.namespaces });
+  const ref = { kind: 'IPPool', name };
+  ctx.report(
+    ref,
+    'reconcile',
+    r.ok
+      ? []
+      : r.issues.map((i) => ({
+          code: 'InvalidIPPool',
+          field: `spec.${String(i.path[2] ?? 'ips')}${i.path[3] !== undefined ? `[${String(i.path[3])}]` : ''}`,
+          message: `refused (no address is taken from it): ${i.message}`,
+          scope: p.subnet ? [{ kind: 'subnet' as const, name: p.subnet }] : [],
+        })),
+  );
   if (!r.ok) {
     const message = r.issues.map((i) => i.message).join('; ');
     await ctx.event({ kind: 'IPPool', name, uid: p.uid }, 'Warning', 'InvalidIPPool', message);

@@ -28,6 +28,7 @@ import {
   type PolicyPod,
   type PolicyRuleInput,
 } from '../translate/network-policy.ts';
+import { isBlocking } from '../kube/decode.ts';
 import { type Ctx, describeIssues } from './context.ts';
 import { namespaceSubnets } from './pod.ts';
 
@@ -131,7 +132,8 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<
   const d = ctx.decode(o, decodeNetworkPolicy);
   const np = d.value;
   const ref = { kind: 'NetworkPolicy', namespace: np.namespace, name: np.name, uid: np.uid };
-  if (d.issues.length > 0) await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', describeIssues(d.issues));
+  const invalid = d.issues.filter(isBlocking);
+  if (invalid.length > 0) await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', describeIssues(invalid));
   const byNs = new Map<string, Member[]>();
   const inNs = (ns: string) => {
     let m = byNs.get(ns);
@@ -153,17 +155,40 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<
   const rules = (rs: typeof np.ingress): PolicyRuleInput[] =>
     rs.map((r) => ({ ...(r.peers ? { peers: peers(r.peers) } : {}), ports: r.ports }));
   const families = policyFamilies(ctx, np.namespace);
-  const t = networkPolicyRows({
+  const input = (closed: boolean) => ({
     name: np.name,
     namespace: np.namespace,
     selected,
     families,
     clusterPods,
-    podMembers: 'contributed',
-    ...(np.policyTypes.includes('Ingress') ? { ingress: rules(np.ingress) } : {}),
-    ...(np.policyTypes.includes('Egress') ? { egress: rules(np.egress) } : {}),
+    podMembers: 'contributed' as const,
+    ...(np.policyTypes.includes('Ingress') ? { ingress: closed ? [] : rules(np.ingress) } : {}),
+    ...(np.policyTypes.includes('Egress') ? { egress: closed ? [] : rules(np.egress) } : {}),
   });
-  if (t.issues.length > 0) await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', describeIssues(t.issues));
+  let t = networkPolicyRows(input(np.failClosed));
+  // A rule that does not translate is never left out on its own (that would widen nothing but could open a
+  // port range the user meant to close): the whole policy fails closed, as for an invalid spec.
+  const untranslated = t.issues;
+  if (untranslated.length > 0) {
+    await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', describeIssues(untranslated));
+    t = networkPolicyRows(input(true));
+  }
+  const failed = [...invalid, ...untranslated];
+  const dirs = np.policyTypes.map((x) => x.toLowerCase()).join(' and ');
+  ctx.report(
+    ref,
+    'reconcile',
+    failed.length === 0
+      ? []
+      : [
+          {
+            code: 'InvalidNetworkPolicy',
+            field: failed[0]!.field,
+            message: `not translated (${failed.map((i) => i.message).join('; ')}): the pods it selects are isolated for ${dirs} (fail closed)`,
+            scope: [{ kind: 'policy', namespace: np.namespace, name: np.name }],
+          },
+        ],
+  );
   const rows: TableRow[] = [
     { table: 'portGroup', row: t.value.portGroup },
     ...t.value.addressSets.map((row): TableRow => ({ table: 'addressSet', row })),

@@ -54,6 +54,20 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
     ...(n.annotations['ovn.kubernetes.io/ip_address'] ? { ips: n.annotations['ovn.kubernetes.io/ip_address'] } : {}),
     ...(n.annotations['ovn.kubernetes.io/mac_address'] ? { mac: n.annotations['ovn.kubernetes.io/mac_address'] } : {}),
   });
+  ctx.report(
+    { kind: 'Node', name },
+    'reconcile',
+    a.ok
+      ? []
+      : [
+          {
+            code: 'AcquireAddressFailed',
+            field: '',
+            message: `no join address: ${a.error.message}`,
+            scope: [{ kind: 'cluster' }],
+          },
+        ],
+  );
   if (!a.ok) {
     await ctx.event({ kind: 'Node', name, uid: n.uid }, 'Warning', 'AcquireAddressFailed', a.error.message);
     throw a.error;

@@ -20,11 +20,20 @@
  *   is an `AcquireAddressFailed` event and no annotation; the work queue
  *   retries with backoff, so the pod gets it once the cause goes away.
  */
-import { formatMAC } from '../../model/addr/index.ts';
+import { formatMAC, tryParseIP } from '../../model/addr/index.ts';
 import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
 import { formatKey, type ObjectKey } from '../cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
-import { decodeIP, decodeNamespace, decodePod, decodeSubnet, type PodView, selects } from '../kube/objects.ts';
+import {
+  decodeIP,
+  decodeIPPool,
+  decodeNamespace,
+  decodePod,
+  decodeSubnet,
+  decodeVpc,
+  type PodView,
+  selects,
+} from '../kube/objects.ts';
 import { podNodeMemberships } from '../translate/node.ts';
 import { annotationKey, podAnnotations, podPortRow } from '../translate/pod.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
@@ -34,7 +43,13 @@ import { subnetVpc } from './vpc.ts';
 
 const A = (k: string) => annotationKey('ovn', k);
 
-/** The subnets a namespace's pods go to, by name (see the file header). */
+/**
+ * The subnets a namespace's pods go to, in order (Kube-OVN's handleAddNamespace):
+ * the Subnets binding it by `namespaces` or `namespaceSelectors` (by name),
+ * with a custom VPC's `defaultSubnet` first when that VPC lists the namespace;
+ * none binding it, the `defaultSubnet` of a VPC that lists it; else the
+ * namespace's own `logical_switch` annotation. Empty: the default subnet.
+ */
 export function namespaceSubnets(ctx: Ctx, ns: string): string[] {
   const nsObj = ctx.cache('Namespace').get(ns);
   const labels = nsObj ? ctx.decode(nsObj, decodeNamespace).value.labels : { 'kubernetes.io/metadata.name': ns };
@@ -44,14 +59,38 @@ export function namespaceSubnets(ctx: Ctx, ns: string): string[] {
     if (v.deleting) continue;
     if (v.namespaces.includes(ns) || v.namespaceSelectors.some((sel) => selects(sel, labels))) out.push(v.name);
   }
-  if (out.length > 0) return out.sort();
+  out.sort();
+  const vpcDefaults = ctx
+    .cache('Vpc')
+    .list()
+    .map((o) => ctx.decode(o, decodeVpc).value)
+    .filter((v) => v.name !== ctx.settings.clusterRouter && v.namespaces.includes(ns) && v.defaultSubnet !== '')
+    .map((v) => v.defaultSubnet)
+    .sort();
+  if (out.length > 0) {
+    // A bound subnet that is its VPC's default goes first (never for kube-system, as in Kube-OVN).
+    const first = ns === 'kube-system' ? undefined : vpcDefaults.find((d) => out.includes(d));
+    return first === undefined ? out : [first, ...out.filter((n) => n !== first)];
+  }
+  if (vpcDefaults.length > 0 && ctx.cache('Subnet').get(vpcDefaults[0]!) !== undefined) return [vpcDefaults[0]!];
   const own = nsObj?.metadata.annotations?.[A('logical_switch')];
   return own ? own.split(',').map((s) => s.trim()) : [];
 }
 
+/** A pool name (not a list of addresses) in the pod's `ip_pool` annotation: the pool's subnet (Kube-OVN's getPodDefaultSubnet). */
+function poolSubnet(ctx: Ctx, p: PodView): string | undefined {
+  const pool = (p.annotations[A('ip_pool')] ?? '').trim();
+  if (pool === '' || /[,;]/.test(pool) || tryParseIP(pool) !== undefined) return undefined;
+  const o = ctx.cache('IPPool').get(pool);
+  return o === undefined ? undefined : ctx.decode(o, decodeIPPool).value.subnet || undefined;
+}
+
 export function podSubnet(ctx: Ctx, p: PodView): string {
   return (
-    p.annotations[A('logical_switch')] || namespaceSubnets(ctx, p.namespace)[0] || ctx.settings.defaultLogicalSwitch
+    p.annotations[A('logical_switch')] ||
+    poolSubnet(ctx, p) ||
+    namespaceSubnets(ctx, p.namespace)[0] ||
+    ctx.settings.defaultLogicalSwitch
   );
 }
 
@@ -88,8 +127,18 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const subObj = ctx.cache('Subnet').get(subnet);
   const view = ctx.ipam.subnet(subnet);
   const ref = { kind: 'Pod', namespace: ns, name, uid: p.uid };
+  const failed = (why: string) =>
+    ctx.report(ref, 'reconcile', [
+      {
+        code: 'AcquireAddressFailed',
+        field: '',
+        message: `no address: ${why}`,
+        scope: [{ kind: 'pod', namespace: ns, name }],
+      },
+    ]);
   if (subObj === undefined || view === undefined) {
     const why = subObj === undefined ? `subnet ${subnet} does not exist` : `subnet ${subnet} is not valid`;
+    failed(why);
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
     throw new Error(`pod ${formatKey(key)}: ${why}`);
   }
@@ -108,9 +157,11 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   if (!a.ok) {
     // A port whose lease is gone (its subnet's new spec dropped it) must not keep the address in NB.
     if (ctx.ipam.lookup(ipamOwner) === undefined) ctx.committer.delete(owner);
+    failed(a.error.message);
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', a.error.message);
     throw a.error;
   }
+  ctx.report(ref, 'reconcile', []);
   const { ips } = toRecord(a.lease);
   const mac = formatMAC(a.lease.mac);
   const cfg = view.config;

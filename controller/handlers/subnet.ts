@@ -10,13 +10,23 @@
  * field and an event; whatever the subnet had before stays as it was (its
  * leases, its rows): nothing allocated is lost to a typo.
  */
-import { formatMAC, formatIPv4, overlaps, tryParseCIDR } from '../../model/addr/index.ts';
-import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
+import {
+  containsCIDR,
+  formatIP,
+  formatIPv4,
+  formatMAC,
+  networkOf,
+  tryParseCIDR,
+  v4,
+  v6,
+} from '../../model/addr/index.ts';
+import { type IpamIssue, parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
-import { decodeSubnet, type SubnetView } from '../kube/objects.ts';
+import type { KubeObject } from '../cluster/types.ts';
+import { decodeNode, decodeSubnet, type SubnetView, selects } from '../kube/objects.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
-import { blocking, type Ctx, describeIssues, sameJson, setConditions } from './context.ts';
+import { blocking, creationOrder, type Ctx, describeIssues, sameJson, setConditions } from './context.ts';
 import { subnetVpc } from './vpc.ts';
 
 export const FINALIZER = 'kubeovn.io/kube-ovn-controller';
@@ -32,30 +42,69 @@ export function gatewayMac(config: SubnetConfig): string {
   return formatMAC(0x0a5800000000 + (low >>> 0));
 }
 
-/** What the IPAM does not check itself: overlap with the service CIDR and, outside the join subnet, with it. */
-export function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig): string[] {
+/**
+ * Kube-OVN's checks beyond the IPAM's overlap within a VPC (pkg/util/validator.go
+ * ValidateSubnet, pkg/controller/subnet.go checkSubnetConflict), no stricter:
+ * a default-VPC subnet may not contain the API server's service address (the
+ * first address of the service CIDR, the `kubernetes` Service's) nor a node's
+ * InternalIP. A custom VPC's subnet may lie anywhere, the service CIDR included.
+ */
+export function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig, vpc: string): string[] {
   const out: string[] = [];
+  if (vpc !== ctx.settings.clusterRouter || name === ctx.settings.nodeSwitch) return out;
   const mine = [config.v4?.cidr, config.v6?.cidr].filter((c) => c !== undefined);
+  const holds = (ip: string) => {
+    const a = tryParseCIDR(ip, { allowBare: true });
+    return a !== undefined && mine.some((c) => c.family === a.family && containsCIDR(c, a));
+  };
   for (const text of ctx.settings.serviceClusterIPRange.split(',')) {
     const svc = tryParseCIDR(text.trim());
-    if (svc && mine.some((c) => overlaps(c, svc)))
-      out.push(`spec.cidrBlock ${config.spec.cidrBlock} overlaps the service CIDR ${text.trim()}`);
+    if (svc === undefined) continue;
+    const net = networkOf(svc);
+    const apiserver = formatIP(net.family === 4 ? v4(net.ip + 1) : v6(net.ip + 1n));
+    if (holds(apiserver))
+      out.push(
+        `spec.cidrBlock ${config.spec.cidrBlock} conflicts with the API server's service address ${apiserver} (the first address of the service CIDR ${text.trim()})`,
+      );
   }
-  const join = ctx.ipam.subnet(ctx.settings.nodeSwitch);
-  if (join && name !== ctx.settings.nodeSwitch) {
-    const jc = [join.config.v4?.cidr, join.config.v6?.cidr].filter((c) => c !== undefined);
-    if (mine.some((c) => jc.some((j) => overlaps(c, j))))
-      out.push(`spec.cidrBlock ${config.spec.cidrBlock} overlaps the join subnet ${join.config.spec.cidrBlock}`);
+  for (const n of ctx.cache('Node').list()) {
+    for (const ip of ctx.decode(n, decodeNode).value.internalIPs)
+      if (holds(ip))
+        out.push(`spec.cidrBlock ${config.spec.cidrBlock} conflicts with node ${n.metadata.name}'s address ${ip}`);
   }
   return out;
 }
 
-/** The join addresses of a centralized subnet's gateway nodes (`gatewayNode: "n1,n2"` or `"n1:ip,..."`). */
+/**
+ * Subnets in the order they claim addresses: the join subnet, then the
+ * default subnet (both exist from the controller's first start, before any
+ * user object), then oldest first. Of two overlapping subnets the later one
+ * is refused, as Kube-OVN refuses the one that conflicts with an existing one.
+ */
+export function subnetsInOrder(ctx: Ctx, list: readonly KubeObject[]): KubeObject[] {
+  const rank = (o: KubeObject) =>
+    o.metadata.name === ctx.settings.nodeSwitch ? 0 : o.metadata.name === ctx.settings.defaultLogicalSwitch ? 1 : 2;
+  const ordered = creationOrder(list);
+  return [0, 1, 2].flatMap((r) => ordered.filter((o) => rank(o) === r));
+}
+
+/** The join addresses of a centralized subnet's gateway nodes (`gatewayNode: "n1,n2"` or `"n1:ip,..."`, else `gatewayNodeSelectors`). */
 function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
   if (s.gatewayType !== 'centralized') return [];
+  const names =
+    s.gatewayNode.trim() !== ''
+      ? s.gatewayNode.split(',').map((entry) => entry.split(':')[0]!.trim())
+      : ctx
+          .cache('Node')
+          .list()
+          .filter((n) => {
+            const labels = ctx.decode(n, decodeNode).value.labels;
+            return s.gatewayNodeSelectors.some((sel) => selects(sel, labels));
+          })
+          .map((n) => n.metadata.name)
+          .sort();
   const out: string[] = [];
-  for (const entry of s.gatewayNode.split(',')) {
-    const node = entry.split(':')[0]!.trim();
+  for (const node of names) {
     if (node === '' || ctx.cache('Node').get(node) === undefined) continue;
     const lease = ctx.ipam.lookup(`node-${node}`);
     if (lease?.v4 !== undefined) out.push(formatIPv4(lease.v4));
@@ -77,7 +126,16 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   const ref = { kind: 'Subnet', name, uid: s.uid };
   if (s.deleting) return finalize(ctx, name, o.metadata.finalizers ?? []);
   const vpc = subnetVpc(ctx, o);
-  const bad = blocking(d.issues).map((i) => i.message);
+  /** What refuses the subnet, by field: the decoder's malformed values, then Kube-OVN's checks. */
+  const bad: { field: string; message: string; decoded?: true }[] = blocking(d.issues).map((i) => ({
+    field: i.field,
+    message: i.message,
+    decoded: true,
+  }));
+  if (s.vpc !== '' && s.vpc === name)
+    bad.push({ field: 'spec.vpc', message: `a Subnet and its Vpc cannot have the same name (${name})` });
+  else if (ctx.cache('Vpc').get(vpc) === undefined)
+    bad.push({ field: 'spec.vpc', message: `spec.vpc: Vpc ${vpc} does not exist` });
   let config: SubnetConfig | undefined;
   if (bad.length === 0) {
     const spec = {
@@ -87,17 +145,19 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       excludeIps: s.excludeIps,
       ...(s.gateway ? { gateway: s.gateway } : {}),
     };
+    const ipamField = (i: IpamIssue) =>
+      `spec.${String(i.path[2] ?? 'cidrBlock')}${i.path[3] !== undefined ? `[${String(i.path[3])}]` : ''}`;
     const parsed = parseSubnetSpec(spec);
-    if (!parsed.ok) bad.push(...parsed.issues.map((i) => i.message));
+    if (!parsed.ok) bad.push(...parsed.issues.map((i) => ({ field: ipamField(i), message: i.message })));
     else {
-      bad.push(...extraOverlaps(ctx, name, parsed.value));
+      bad.push(...extraOverlaps(ctx, name, parsed.value, vpc).map((message) => ({ field: 'spec.cidrBlock', message })));
       const have = ctx.ipam.subnet(name);
       // Unchanged: the IPAM keeps its allocator (re-setting a subnet re-walks every lease in it).
       if (bad.length === 0 && have !== undefined && sameJson(normalSpec(have.config.spec), normalSpec(spec))) {
         config = have.config;
       } else if (bad.length === 0) {
         const r = ctx.ipam.setSubnet(spec);
-        if (!r.ok) bad.push(...r.issues.map((i) => i.message));
+        if (!r.ok) bad.push(...r.issues.map((i) => ({ field: ipamField(i), message: i.message })));
         else {
           config = parsed.value;
           for (const lost of r.dropped) {
@@ -111,7 +171,20 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   }
   const unknown = d.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
   if (bad.length > 0 || config === undefined) {
-    const message = describeIssues(bad.map((m) => ({ field: '', message: m })));
+    const message = describeIssues(bad);
+    // The decoder's issues are reported as the object's decode problems (diagnostics.ts); the rest here.
+    ctx.report(
+      ref,
+      'reconcile',
+      bad
+        .filter((b) => !b.decoded)
+        .map((b) => ({
+          code: 'ValidateLogicalSwitchFailed',
+          field: b.field,
+          message: `refused (its pods get no address): ${b.message}`,
+          scope: [{ kind: 'subnet', name }],
+        })),
+    );
     await ctx.event(ref, 'Warning', 'ValidateLogicalSwitchFailed', message);
     await writeStatus(ctx, o, [
       { type: 'Validated', status: 'False', reason: 'ValidateLogicalSwitchFailed', message },
@@ -146,6 +219,16 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   ];
   ctx.committer.set(owner, { rows });
   const aclIssues = t.issues.map((i) => i.message);
+  ctx.report(
+    ref,
+    'reconcile',
+    t.issues.map((i) => ({
+      code: 'InvalidSubnetACL',
+      field: i.field,
+      message: `${i.message}: the ACL is left out`,
+      scope: [{ kind: 'subnet', name }],
+    })),
+  );
   if (aclIssues.length > 0) await ctx.event(ref, 'Warning', 'InvalidSubnetACL', aclIssues.join('; '));
   if (!(o.metadata.finalizers ?? []).includes(FINALIZER)) {
     await ctx.cluster.patch(

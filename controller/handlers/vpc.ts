@@ -55,6 +55,16 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
       staticRoutes.push({ cidr: gw.includes(':') ? '::/0' : '0.0.0.0/0', nextHopIP: gw });
   }
   const t = vpcRows({ name, staticRoutes, policyRoutes: d.value.policyRoutes });
+  ctx.report(
+    { kind: 'Vpc', name },
+    'reconcile',
+    t.issues.map((i) => ({
+      code: 'InvalidVpcRoute',
+      field: i.field,
+      message: `${i.message}: left out`,
+      scope: [{ kind: 'vpc', name }],
+    })),
+  );
   if (t.issues.length > 0) {
     await ctx.event({ kind: 'Vpc', name, uid: d.value.uid }, 'Warning', 'InvalidVpcRoute', describeIssues(t.issues));
   }
@@ -75,7 +85,7 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
     .sort();
   const status = {
     default: isDefault,
-    defaultLogicalSwitch: isDefault ? ctx.settings.defaultLogicalSwitch : '',
+    defaultLogicalSwitch: isDefault ? ctx.settings.defaultLogicalSwitch : d.value.defaultSubnet,
     router: name,
     standby: true,
     subnets,

@@ -5,15 +5,32 @@
  * {@link DecodeIssue} naming the object and the field path, for the handler
  * to put in a status condition or an event.
  */
+import { checkSupport, type KindSupport, type VerdictEffect } from './support.ts';
 
 export interface DecodeIssue {
-  readonly code: 'wrong-type' | 'missing-field' | 'unknown-field' | 'invalid-value';
+  readonly code:
+    | 'wrong-type'
+    | 'missing-field'
+    | 'invalid-value'
+    | 'unknown-field'
+    | 'unsupported-field'
+    | 'limited-field'
+    | 'unsupported-annotation';
   /** `Kind/[namespace/]name`. */
   readonly object: string;
   /** `spec.cidrBlock`, `spec.containers[0].ports[1].containerPort`. */
   readonly field: string;
   readonly message: string;
+  /**
+   * For what kovn read and did not (fully) act on: whether a probe's verdict
+   * may depend on it (support.ts). Absent for malformed values.
+   */
+  readonly verdict?: VerdictEffect;
 }
+
+/** A malformed value makes the object unusable as written; what is reported as not acted on does not. */
+export const isBlocking = (i: DecodeIssue): boolean =>
+  i.code === 'wrong-type' || i.code === 'missing-field' || i.code === 'invalid-value';
 
 export type Plain = Readonly<Record<string, unknown>>;
 
@@ -70,6 +87,36 @@ export class Reader {
     return this.bad(join(path, k), 'an integer or a string', v);
   }
 
+  /** A port number 1..65535 (Kubernetes' validation); out of range is an `invalid-value` issue. */
+  port(o: Plain | undefined, k: string, path: string): number | undefined {
+    const v = this.int(o, k, path);
+    if (v === undefined || (v >= 1 && v <= 65535)) return v;
+    this.issue('invalid-value', join(path, k), `${join(path, k)} must be a port number 1..65535, got ${v}`);
+    return undefined;
+  }
+
+  /**
+   * A port number 1..65535 or a port name (IANA_SVC_NAME: at most 15 lower-case letters, digits and
+   * '-', with a letter, no '--', not starting or ending with '-'), as Kubernetes validates an IntOrString port.
+   */
+  portOrName(o: Plain | undefined, k: string, path: string): number | string | undefined {
+    const v = this.intOrStr(o, k, path);
+    if (v === undefined) return undefined;
+    const at = join(path, k);
+    if (typeof v === 'number') {
+      if (v >= 1 && v <= 65535) return v;
+      this.issue('invalid-value', at, `${at} must be a port number 1..65535 or a port name, got ${v}`);
+      return undefined;
+    }
+    if (isPortName(v)) return v;
+    this.issue(
+      'invalid-value',
+      at,
+      `${at} must be a port number or a port name (IANA_SVC_NAME), got ${JSON.stringify(v)}`,
+    );
+    return undefined;
+  }
+
   arr(o: Plain | undefined, k: string, path: string): readonly unknown[] | undefined {
     const v = o?.[k];
     if (v === undefined || v === null) return undefined;
@@ -105,11 +152,27 @@ export class Reader {
     return out;
   }
 
-  /** Reports fields of `o` not in `known` (kubeovn.io specs are closed: a typo must not pass unnoticed). */
-  closed(o: Plain | undefined, known: readonly string[], path: string): void {
-    for (const k of Object.keys(o ?? {}))
-      if (!known.includes(k)) this.issue('unknown-field', join(path, k), `unknown field ${join(path, k)}`);
+  /**
+   * Checks the whole object against its kind's support table: unknown
+   * fields where the table is closed, fields and annotations not acted on.
+   */
+  support(o: Plain, table: KindSupport): void {
+    for (const i of checkSupport(table, o))
+      this.issues.push({ code: i.code, object: this.object, field: i.field, message: i.message, verdict: i.verdict });
   }
+}
+
+/** Kubernetes' IsValidPortName (IANA_SVC_NAME, RFC 6335). */
+export function isPortName(v: string): boolean {
+  return (
+    v.length >= 1 &&
+    v.length <= 15 &&
+    /^[a-z0-9-]+$/.test(v) &&
+    /[a-z]/.test(v) &&
+    !v.includes('--') &&
+    !v.startsWith('-') &&
+    !v.endsWith('-')
+  );
 }
 
 const join = (path: string, k: string) => (path === '' ? k : `${path}.${k}`);

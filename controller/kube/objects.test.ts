@@ -88,26 +88,73 @@ describe('decoding objects into typed views', () => {
     expect(d.issues).toEqual([]);
   });
 
-  it('a NetworkPolicy: policyTypes defaults, peers, ports, and a bad operator reported', () => {
+  it('a NetworkPolicy: policyTypes defaults, peers, ports', () => {
     const d = decodeNetworkPolicy(
       obj('NetworkPolicy', {
         podSelector: { matchLabels: { app: 'db' } },
         ingress: [
           {
-            from: [{ namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'Is', values: ['a'] }] } }],
+            from: [{ namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a'] }] } }],
             ports: [{ port: 'pg' }],
           },
         ],
         egress: [{}],
       }),
     );
+    expect(d.value.failClosed).toBe(false);
     expect(d.value.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(d.value.ingress[0]!.ports).toEqual([{ protocol: 'TCP', port: 'pg' }]);
     expect(d.value.egress[0]).toEqual({ ports: [] });
-    expect(d.issues.map((i) => i.field)).toEqual([
-      'spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].operator',
-    ]);
+    expect(d.issues).toEqual([]);
     expect(decodeNetworkPolicy(obj('NetworkPolicy', { podSelector: {} })).value.policyTypes).toEqual(['Ingress']);
+  });
+
+  it('a NetworkPolicy Kubernetes would refuse fails closed: no rules in the directions it covers, every issue named', () => {
+    const bad = (spec: unknown) => decodeNetworkPolicy(obj('NetworkPolicy', spec));
+    const operator = bad({
+      podSelector: {},
+      ingress: [{ from: [{ namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'Is' }] } }] }],
+    });
+    expect(operator.value).toMatchObject({ failClosed: true, policyTypes: ['Ingress'], ingress: [], egress: [] });
+    expect(operator.issues.map((i) => [i.code, i.field])).toEqual([
+      ['invalid-value', 'spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].operator'],
+    ]);
+    const ports = bad({
+      podSelector: {},
+      egress: [
+        {
+          ports: [{ port: 99999 }, { port: 80, endPort: 70000 }, { port: 90, endPort: 85 }, { port: 'x', endPort: 9 }],
+        },
+      ],
+    });
+    expect(ports.value).toMatchObject({ failClosed: true, policyTypes: ['Ingress', 'Egress'], egress: [] });
+    expect(ports.issues.map((i) => i.field)).toEqual([
+      'spec.egress[0].ports[0].port',
+      'spec.egress[0].ports[1].endPort',
+      'spec.egress[0].ports[2].endPort',
+      'spec.egress[0].ports[3].endPort',
+    ]);
+    const blocks = bad({
+      podSelector: {},
+      ingress: [
+        {
+          from: [
+            { ipBlock: { cidr: '10.0.0.0/8', except: ['192.168.0.0/16', 'x'] } },
+            { ipBlock: { cidr: '10.0.0/8' } },
+          ],
+        },
+      ],
+    });
+    expect(blocks.issues.map((i) => i.field)).toEqual([
+      'spec.ingress[0].from[0].ipBlock.except[0]',
+      'spec.ingress[0].from[0].ipBlock.except[1]',
+      'spec.ingress[0].from[1].ipBlock.cidr',
+    ]);
+    // policyTypes it cannot read: both directions isolated.
+    expect(bad({ podSelector: {}, policyTypes: ['Ingress', 'Sideways'] }).value.policyTypes).toEqual([
+      'Ingress',
+      'Egress',
+    ]);
   });
 
   it('label selectors: matchLabels and every operator; absent selects nothing, empty everything', () => {

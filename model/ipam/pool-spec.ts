@@ -71,11 +71,15 @@ export function parsePoolSpec(spec: IPPoolSpec, subnet: SubnetConfig): ParseResu
   };
 }
 
-/** IPPool `spec.ips` entry: an address, "a..b", or a CIDR (all its addresses). */
+/**
+ * IPPool `spec.ips` entry: an address, "a..b", or a CIDR (all its addresses).
+ * A CIDR with host bits set is its network, as Go's net.ParseCIDR reads it
+ * and Kube-OVN with it (the controller reports such an entry).
+ */
 function parsePoolEntry(entry: string): { family: 4 | 6; start: number | bigint; end: number | bigint } | string {
   if (!entry.includes('/')) return parseRangeEntry(entry);
   try {
-    const c = parseCIDR(entry, { strict: true });
+    const c = parseCIDR(entry);
     return { family: c.family, start: firstIP(c).value, end: lastIP(c).value };
   } catch (e) {
     return e instanceof AddressParseError ? e.message : String(e);

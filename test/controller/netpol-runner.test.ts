@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadScenario } from '../../scenarios/load.ts';
 import { runScenario, SimWorld } from '../../scenarios/run.ts';
 import { DIR, files } from '../netpol-suite.ts';
+import { formatWarning } from '../../controller/kube/warnings.ts';
 
 describe('NetworkPolicy conformance through the controller and the scenario runner', () => {
   it('finds the suite in place', () => {
@@ -25,7 +26,7 @@ describe('NetworkPolicy conformance through the controller and the scenario runn
       const world = new SimWorld();
       const r = await runScenario(loadScenario(file), { world });
       await world.close();
-      for (const w of r.warnings) warnings.push(`${file}: ${w.object} ${w.reason}: ${w.message}`);
+      for (const w of r.warnings) warnings.push(`${file}: ${formatWarning(w)}`);
       for (const x of r.results) {
         probes++;
         if (!x.ok)

@@ -1,0 +1,102 @@
+/**
+ * The controller's current account of what it did not act on or refused,
+ * per object: the warnings an answer built on its work must carry
+ * (controller/kube/warnings.ts). Level-driven like everything else: each
+ * source of problems (`topic`: the decoder, a handler's reconcile) replaces
+ * its whole list for the object every time it looks at it, and an object's
+ * problems go with the object. Events stay what they are in Kubernetes, a
+ * history; this is the state.
+ */
+import type { ObjectRef } from './cluster/types.ts';
+import { type VerdictScope, type Warning, ownScope } from './kube/warnings.ts';
+import type { DecodeIssue } from './kube/decode.ts';
+
+export interface Problem {
+  readonly code: string;
+  readonly field: string;
+  readonly message: string;
+  /** What a probe's verdict may depend on; absent when no verdict does. */
+  readonly scope?: readonly VerdictScope[];
+}
+
+interface Entry {
+  readonly ref: ObjectRef;
+  readonly topics: Map<string, readonly Problem[]>;
+}
+
+const DECODE_CODES: Readonly<Record<DecodeIssue['code'], string>> = {
+  'wrong-type': 'InvalidField',
+  'missing-field': 'InvalidField',
+  'invalid-value': 'InvalidField',
+  'unknown-field': 'UnknownField',
+  'unsupported-field': 'UnsupportedField',
+  'limited-field': 'LimitedField',
+  'unsupported-annotation': 'UnsupportedAnnotation',
+};
+
+/**
+ * Decode issues as problems: a malformed value, or what was read and not
+ * acted on where a verdict may depend on it, has the scope given (by default
+ * the object's own, `ownScope`).
+ *
+ * @example decodeProblems(d.issues, [{ kind: 'subnet', name: 's1' }])
+ */
+export function decodeProblems(issues: readonly DecodeIssue[], scope: readonly VerdictScope[]): Problem[] {
+  return issues.map((i) => ({
+    code: DECODE_CODES[i.code],
+    field: i.field,
+    message: i.message,
+    ...(i.verdict === 'none' || scope.length === 0 ? {} : { scope }),
+  }));
+}
+
+export class Diagnostics {
+  private readonly byObject = new Map<string, Entry>();
+
+  /** Replaces what `topic` says about `ref` (an empty list clears it). */
+  set(ref: ObjectRef, topic: string, problems: readonly Problem[]): void {
+    const id = idOf(ref);
+    let e = this.byObject.get(id);
+    if (problems.length === 0) {
+      e?.topics.delete(topic);
+      if (e && e.topics.size === 0) this.byObject.delete(id);
+      return;
+    }
+    if (e === undefined) this.byObject.set(id, (e = { ref, topics: new Map() }));
+    e.topics.set(topic, problems);
+  }
+
+  /** The object is gone: nothing is said about it any more. */
+  forget(ref: ObjectRef): void {
+    this.byObject.delete(idOf(ref));
+  }
+
+  /** Every current warning, by kind, namespace, name and field. */
+  list(): Warning[] {
+    const out: Warning[] = [];
+    for (const { ref, topics } of this.byObject.values())
+      for (const problems of topics.values())
+        for (const p of problems)
+          out.push({
+            code: p.code,
+            kind: ref.kind,
+            namespace: ref.namespace ?? '',
+            name: ref.name,
+            field: p.field,
+            message: p.message,
+            ...(p.scope && p.scope.length > 0 ? { scope: p.scope } : {}),
+          });
+    const key = (w: Warning) => [w.kind, w.namespace, w.name, w.field, w.code, w.message];
+    return out.sort((a, b) => {
+      const ka = key(a);
+      const kb = key(b);
+      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;
+      return 0;
+    });
+  }
+}
+
+/** A map key for a reference (never parsed back: the entry keeps the reference itself). */
+const idOf = (ref: ObjectRef) => JSON.stringify([ref.kind, ref.namespace ?? '', ref.name]);
+
+export { ownScope };

@@ -1,0 +1,139 @@
+/**
+ * Which (apiVersion, kind) pairs kovn handles, and what it says about the
+ * rest. `apiVersion` is checked together with `kind`: a
+ * `crd.projectcalico.org/v1` NetworkPolicy or a `kubeovn.io/v2` Subnet is
+ * not the kind kovn reads, whatever its name.
+ *
+ * Kinds Kube-OVN acts on and kovn does not yet (a Vip, an EIP, an
+ * AdminNetworkPolicy) may change what reaches what: each says which probes
+ * (`scope`) may depend on it. Kinds no Kube-OVN cluster acts on (a
+ * ConfigMap, another CNI's policy) change no verdict of Kube-OVN's: reported,
+ * with no scope.
+ */
+import type { VerdictScope } from './warnings.ts';
+
+/** The kinds kovn acts on, with their one apiVersion (workloads are expanded into pods by the scenario runner). */
+export const HANDLED_KINDS: Readonly<Record<string, string>> = Object.freeze({
+  Namespace: 'v1',
+  Node: 'v1',
+  Pod: 'v1',
+  Service: 'v1',
+  EndpointSlice: 'discovery.k8s.io/v1',
+  NetworkPolicy: 'networking.k8s.io/v1',
+  Deployment: 'apps/v1',
+  StatefulSet: 'apps/v1',
+  DaemonSet: 'apps/v1',
+  ReplicaSet: 'apps/v1',
+  Job: 'batch/v1',
+  Subnet: 'kubeovn.io/v1',
+  Vpc: 'kubeovn.io/v1',
+  IP: 'kubeovn.io/v1',
+  IPPool: 'kubeovn.io/v1',
+});
+
+type Obj = Readonly<Record<string, unknown>>;
+
+const rec = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const strs = (...vs: unknown[]) => vs.flatMap((v) => (typeof v === 'string' && v !== '' ? v.split(',') : []));
+const addresses = (...vs: unknown[]): VerdictScope[] => {
+  const cidrs = strs(...vs).map((s) => s.trim());
+  return cidrs.length > 0 ? [{ kind: 'addresses', cidrs }] : [];
+};
+const vpcOf = (...vs: unknown[]): VerdictScope[] => strs(...vs).map((name) => ({ kind: 'vpc', name }));
+
+interface Unhandled {
+  readonly why: string;
+  /** What a probe's verdict may depend on, from the object; absent: nothing. */
+  readonly scope?: (o: Obj) => VerdictScope[];
+}
+
+const NS = 'north-south for VPCs (EIPs, NAT) is not modelled yet';
+
+/** Kube-OVN's kinds (kubeovn.io/v1) kovn does not act on yet, and what each may change. */
+const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
+  Vip: {
+    why: 'virtual IPs are not reserved or programmed yet',
+    scope: (o) => addresses(rec(o.spec).v4ip, rec(o.spec).v6ip, rec(o.status).v4ip, rec(o.status).v6ip),
+  },
+  SwitchLBRule: {
+    why: 'switch load-balancer rules are not programmed yet',
+    scope: (o) => addresses(rec(o.spec).vip, rec(o.status).vip),
+  },
+  RouterLBRule: { why: 'router load-balancer rules are not programmed yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
+  OvnEip: { why: NS, scope: (o) => addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Ip, rec(o.status).v6Ip) },
+  OvnFip: {
+    why: NS,
+    scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)],
+  },
+  OvnSnatRule: { why: NS, scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4IpCidr, rec(o.spec).v6IpCidr)] },
+  OvnDnatRule: { why: NS, scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)] },
+  IptablesEIP: { why: NS, scope: (o) => addresses(rec(o.spec).v4ip, rec(o.spec).v6ip, rec(o.status).ip) },
+  IptablesFIPRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalIp, rec(o.status).v4ip) },
+  IptablesSnatRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalCIDR, rec(o.status).v4ip) },
+  IptablesDnatRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalIp, rec(o.status).v4ip) },
+  VpcNatGateway: { why: 'VPC NAT gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
+  VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
+  SecurityGroup: {
+    why: 'security groups are not modelled yet (the pods that name one in ovn.kubernetes.io/security_groups say so too)',
+  },
+  ProviderNetwork: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
+  Vlan: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
+  QoSPolicy: { why: 'QoS changes no probe verdict' },
+  VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
+  BgpConf: { why: 'BGP announcement is outside the cluster network' },
+  EvpnConf: { why: 'EVPN is outside the cluster network' },
+  DNSNameResolver: { why: 'DNS-name ACLs are not modelled yet', scope: () => [{ kind: 'cluster' }] },
+};
+
+/** Other kinds a Kube-OVN cluster acts on, by apiVersion group. */
+const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {
+  'policy.networking.k8s.io': {
+    AdminNetworkPolicy: { why: 'AdminNetworkPolicy is not modelled yet', scope: () => [{ kind: 'cluster' }] },
+    BaselineAdminNetworkPolicy: {
+      why: 'BaselineAdminNetworkPolicy is not modelled yet',
+      scope: () => [{ kind: 'cluster' }],
+    },
+  },
+  'k8s.cni.cncf.io': {
+    NetworkAttachmentDefinition: {
+      why: 'attachment networks (Multus) are not modelled; probes use the primary interface',
+    },
+  },
+};
+
+export interface KindVerdict {
+  readonly handled: boolean;
+  /** Why not, for a warning (`UnsupportedKind`). */
+  readonly message?: string;
+  /** What a probe's verdict may depend on (absent: nothing). */
+  readonly scope?: readonly VerdictScope[];
+}
+
+const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+
+/**
+ * @example classifyKind({ apiVersion: 'crd.projectcalico.org/v1', kind: 'NetworkPolicy' })
+ *   // { handled: false, message: 'crd.projectcalico.org/v1 NetworkPolicy is not networking.k8s.io/v1 NetworkPolicy: ...' }
+ */
+export function classifyKind(o: Obj): KindVerdict {
+  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
+  const kind = typeof o.kind === 'string' ? o.kind : '';
+  const want = HANDLED_KINDS[kind];
+  if (want !== undefined && want === apiVersion) return { handled: true };
+  const group = groupOf(apiVersion);
+  const known = group === 'kubeovn.io' ? KUBE_OVN_UNHANDLED[kind] : OTHER_NETWORK_KINDS[group]?.[kind];
+  if (known !== undefined && (group !== 'kubeovn.io' || apiVersion === 'kubeovn.io/v1')) {
+    const scope = known.scope?.(o) ?? [];
+    return {
+      handled: false,
+      message: `${apiVersion} ${kind} is not acted on: ${known.why}`,
+      ...(scope.length > 0 ? { scope } : {}),
+    };
+  }
+  if (want !== undefined)
+    return {
+      handled: false,
+      message: `${apiVersion || '(no apiVersion)'} ${kind} is not ${want} ${kind}: not read (kovn reads ${want})`,
+    };
+  return { handled: false, message: `kind ${kind} (${apiVersion}) is not one kovn reads: not acted on` };
+}

@@ -1,0 +1,36 @@
+/**
+ * Kube-OVN's annotation keys (pkg/util/const.go) kovn reads on more than one
+ * kind, and the helpers the tables use.
+ */
+import type { AnnotationSupport } from '../support.ts';
+
+export const OVN = 'ovn.kubernetes.io/';
+
+export const acted = (key: string, note?: string): AnnotationSupport => ({
+  key,
+  state: 'acted',
+  ...(note ? { note } : {}),
+});
+
+export const ignored = (
+  key: string,
+  note: string,
+  extra: Partial<Omit<AnnotationSupport, 'key' | 'state' | 'note'>> = {},
+): AnnotationSupport => ({ key, state: 'ignored', note, ...extra });
+
+/** Written by the controller; read back as Kube-OVN reads them (an input's own are its previous state). */
+export const output = (key: string): AnnotationSupport => acted(key, 'written by the controller');
+
+/** The keys an attachment network's provider writes and reads, `<nad>.<ns>[.ovn].kubernetes.io/<key>`. */
+const ATTACHMENT_KEYS =
+  'allocated|routed|routes|mac_address|ip_address|ip_family|cidr|gateway|ip_pool|logical_switch|logical_router|vlan_id|ingress_rate|egress_rate|security_groups|default_route|port_security|port_vips|layer2_forward|provider_network|pod_nic_type|vf|vf_representor|mirror|latency|limit|loss|jitter|dhcp-v4-options|dhcp-v6-options|activation_strategy|virtualmachine|vpc_cidrs';
+
+export const ATTACHMENT: AnnotationSupport = {
+  key: '<provider>.kubernetes.io/* of an attachment network',
+  match: new RegExp(`^(?!ovn\\.kubernetes\\.io/)[^/]+\\.kubernetes\\.io/(${ATTACHMENT_KEYS})$`),
+  state: 'ignored',
+  note: 'attachment networks (Multus) are not modelled; probes use the primary interface',
+  verdict: 'none',
+};
+
+export const NO_VERDICT = { verdict: 'none' } as const;

@@ -1,0 +1,141 @@
+/**
+ * The scheduler's part of a scenario (kube-scheduler's filters, without its
+ * scoring): a pod goes to a node that fits it, round-robin among those in
+ * document order. A node fits when it
+ * - is not `spec.unschedulable`;
+ * - has every label of the pod's `nodeSelector`;
+ * - matches one term of `requiredDuringSchedulingIgnoredDuringExecution`
+ *   node affinity (matchExpressions on labels: In, NotIn, Exists,
+ *   DoesNotExist, Gt, Lt; matchFields on metadata.name);
+ * - has no `NoSchedule`/`NoExecute` taint the pod does not tolerate.
+ * A pod no node fits stays pending (no `nodeName`), with a
+ * `FailedScheduling` warning: it has no interface, so probes to or from it
+ * are denied, as in a cluster. Preferences and inter-pod (anti-)affinity
+ * are not honoured; the Pod's support table says so (controller/kube/support/pod.ts).
+ */
+
+type Obj = Readonly<Record<string, unknown>>;
+
+const rec = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const strMap = (v: unknown): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(rec(v))) if (typeof x === 'string') out[k] = x;
+  return out;
+};
+
+export interface SchedNode {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly { readonly key: string; readonly value: string; readonly effect: string }[];
+  readonly unschedulable: boolean;
+}
+
+/** A Node object (or a generated one) as the scheduler sees it. */
+export function schedNode(o: Obj): SchedNode {
+  const meta = rec(o.metadata);
+  const spec = rec(o.spec);
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  return {
+    name,
+    // The kubelet labels every node with its hostname.
+    labels: { 'kubernetes.io/hostname': name, ...strMap(meta.labels) },
+    taints: list(spec.taints).map((t) => {
+      const r = rec(t);
+      return {
+        key: typeof r.key === 'string' ? r.key : '',
+        value: typeof r.value === 'string' ? r.value : '',
+        effect: typeof r.effect === 'string' ? r.effect : '',
+      };
+    }),
+    unschedulable: spec.unschedulable === true,
+  };
+}
+
+function requirementHolds(req: Obj, value: string | undefined): boolean {
+  const op = req.operator;
+  const values = list(req.values).filter((v): v is string => typeof v === 'string');
+  switch (op) {
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      const n = Number(value);
+      const bound = Number(values[0]);
+      if (value === undefined || !Number.isInteger(n) || !Number.isInteger(bound)) return false;
+      return op === 'Gt' ? n > bound : n < bound;
+    }
+    default:
+      // An operator the API server would refuse: nothing matches (the pod stays pending, never misplaced).
+      return false;
+  }
+}
+
+function termHolds(term: Obj, node: SchedNode): boolean {
+  const exprs = list(term.matchExpressions).map(rec);
+  const fields = list(term.matchFields).map(rec);
+  // An empty term matches no node (kube-scheduler's nodeaffinity).
+  if (exprs.length === 0 && fields.length === 0) return false;
+  return (
+    exprs.every((e) => typeof e.key === 'string' && requirementHolds(e, node.labels[e.key])) &&
+    fields.every((f) => f.key === 'metadata.name' && requirementHolds(f, node.name))
+  );
+}
+
+function tolerates(tolerations: readonly Obj[], taint: SchedNode['taints'][number]): boolean {
+  return tolerations.some((t) => {
+    if (t.effect !== undefined && t.effect !== '' && t.effect !== taint.effect) return false;
+    if (t.operator === 'Exists') return t.key === undefined || t.key === '' || t.key === taint.key;
+    return t.key === taint.key && (t.value ?? '') === taint.value;
+  });
+}
+
+/** Why `node` does not fit the pod spec, or undefined when it does. */
+export function unfit(podSpec: Obj, node: SchedNode): string | undefined {
+  if (node.unschedulable) return 'unschedulable';
+  for (const [k, v] of Object.entries(strMap(podSpec.nodeSelector)))
+    if (node.labels[k] !== v) return `nodeSelector ${k}=${v}`;
+  const required = rec(rec(rec(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
+  const terms = list(required.nodeSelectorTerms).map(rec);
+  if (Object.keys(required).length > 0 && !terms.some((t) => termHolds(t, node))) return 'node affinity';
+  const tolerations = list(podSpec.tolerations).map(rec);
+  for (const taint of node.taints)
+    if ((taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerates(tolerations, taint))
+      return `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;
+  return undefined;
+}
+
+/** Round-robin among fitting nodes, in document order, as the scenario format promises. */
+export class RoundRobin {
+  private next = 0;
+  constructor(private readonly nodes: readonly SchedNode[]) {}
+
+  /** The node for a pod spec, or why none fits (each node's reason, summarized). */
+  place(podSpec: Obj): { node: string } | { reason: string } {
+    const fits = this.nodes.filter((n) => unfit(podSpec, n) === undefined);
+    if (fits.length === 0) {
+      const why = new Map<string, number>();
+      for (const n of this.nodes) {
+        const r = unfit(podSpec, n) ?? '';
+        why.set(r, (why.get(r) ?? 0) + 1);
+      }
+      const parts = [...why].map(([r, k]) => `${k} node(s) didn't match ${r}`);
+      return { reason: `0/${this.nodes.length} nodes are available: ${parts.join(', ')}` };
+    }
+    // The counter walks all nodes, so a pod that fits everywhere goes where the document order puts it.
+    for (let i = 0; i < this.nodes.length; i++) {
+      const n = this.nodes[(this.next + i) % this.nodes.length]!;
+      if (fits.includes(n)) {
+        this.next = (this.next + i + 1) % this.nodes.length;
+        return { node: n.name };
+      }
+    }
+    return { node: fits[0]!.name };
+  }
+}

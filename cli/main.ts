@@ -3,9 +3,12 @@
  * and randomness are created here (and in daemon mains) and passed down.
  */
 import { Command } from 'commander';
+import { installLifecycle } from './lifecycle.ts';
 import { registerBench } from './bench.ts';
 import { registerSim, registerTrace } from './sim.ts';
 import { registerDifftest } from './difftest.ts';
+
+installLifecycle();
 
 const program = new Command()
   .name('kovn')

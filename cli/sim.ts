@@ -61,7 +61,7 @@ const print = (lines: readonly string[]) => {
 const exitCode = (strict: boolean | undefined, warnings: readonly Warning[], otherwise: number) =>
   strict && warnings.length > 0 ? STRICT_EXIT : otherwise;
 
-/** Runs `f` in a world of the backend, closed afterwards and on Ctrl-C (no process or temp dir left). */
+/** Runs `f` in a world of the backend, closed afterwards (on a signal, cli/lifecycle.ts ends the process). */
 async function withWorld<T>(
   backend: 'sim' | 'ovn',
   progress: (what: string) => void,
@@ -73,16 +73,9 @@ async function withWorld<T>(
     const { OvnWorld } = await import('../scenarios/ovn-world.ts');
     world = await OvnWorld.start();
   } else world = new (await import('../scenarios/run.ts')).SimWorld();
-  const stop = () => {
-    void world.close().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   try {
     return await f(world);
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
     await world.close();
   }
 }
@@ -191,18 +184,14 @@ export function registerSim(program: Command): void {
         strict?: boolean;
       },
     ) => {
-      const { loadScenario } = await import('../scenarios/load.ts');
+      const { loadScenario, requireProbes } = await import('../scenarios/load.ts');
       const { runScenario } = await import('../scenarios/run.ts');
       checkBackend(opts.backend);
       // Before the run: a report path that cannot be written, or that is an input, fails now, not after it.
       if (opts.report) checkReportPath(opts.report, [file]);
       progressLine(`loading ${file}`);
       const scenario = loadScenario(file);
-      const probes = scenario.expect.length + scenario.steps.reduce((n, s) => n + s.expect.length, 0);
-      if (probes === 0)
-        throw new Error(
-          `${file}: no probes (spec.expect and spec.steps[].expect are empty): nothing to check (kovn sim connectivity probes every pair of pods)`,
-        );
+      requireProbes(scenario, file);
       const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
       const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
       const inventory = new InventoryCollector();

@@ -61,7 +61,7 @@ describe('expanding a scenario as a cluster would', () => {
 
   it('nodes kovn-node-1..N, pods round-robin in document order, DaemonSet pods one per node', () => {
     const a = expandObjects(docs, { nodes: 3 });
-    expect(a.nodes).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3']);
+    expect(a.nodes.map((n) => n.name)).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3']);
     const placed = a.objects
       .filter((o) => o.kind === 'Pod')
       .map((o) => [o.metadata.name, (o.spec as { nodeName: string }).nodeName]);
@@ -71,7 +71,7 @@ describe('expanding a scenario as a cluster would', () => {
     expect(others).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3', 'kovn-node-1', 'kovn-node-2']);
     // A node a pod names is a node; then no generated ones.
     const named = expandObjects([{ kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'worker-9' } }], {});
-    expect(named.nodes).toEqual(['worker-9']);
+    expect(named.nodes.map((n) => n.name)).toEqual(['worker-9']);
   });
 
   it('namespaces default, kube-system and every one used; cluster IPs lowest free, given ones kept', () => {

@@ -64,7 +64,13 @@ spec:
     expect(s.expect).toEqual([{ from: 'prod/a', to: '8.8.8.8', protocol: 'ICMP', allowed: true }]);
     expect(s.steps[0]?.apply.map((o) => o.kind)).toEqual(['Pod']);
     expect(s.steps[0]?.delete).toEqual([{ kind: 'NetworkPolicy', namespace: 'prod', name: 'deny' }]);
-    expect(s.ignored).toEqual([{ kind: 'ConfigMap', count: 2, first: { file: 't.yaml', doc: 0, line: 6 } }]);
+    expect(s.ignored).toEqual([
+      { kind: 'ConfigMap', apiVersion: 'v1', count: 2, first: { file: 't.yaml', doc: 0, line: 6 } },
+    ]);
+    expect(s.warnings.map((w) => [w.code, w.kind, w.scope])).toEqual([
+      ['UnsupportedKind', 'ConfigMap', undefined],
+      ['UnsupportedKind', 'ConfigMap', undefined],
+    ]);
   });
 
   it('errors name the file, the document, the line and the field', () => {

@@ -1,8 +1,10 @@
 /**
  * Scenario files (docs/architecture.md, "Scenario files"): one multi-document
- * YAML file or a folder of them, read into the Kubernetes objects they hold
- * plus at most one `kind: Scenario` (apiVersion kovn.io/v1alpha1) with its
- * `spec.cluster`, `spec.expect` and `spec.steps`.
+ * YAML (or JSON) file or a folder of them, read into the Kubernetes objects
+ * they hold plus at most one `kind: Scenario` (apiVersion kovn.io/v1alpha1)
+ * with its `spec.cluster`, `spec.expect` and `spec.steps`. Files are read as
+ * kubectl reads them, with size and nesting limits (read-files.ts,
+ * kube-yaml.ts, kube-json.ts).
  *
  * - `List` documents are flattened into their items.
  * - Objects of kinds kovn does not handle (by apiVersion and kind,
@@ -15,12 +17,17 @@
  * Object contents are not interpreted here: the controller's decoding of each
  * kind reports its own problems on the object.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { isMap, isSeq, LineCounter, type Node, parseAllDocuments } from 'yaml';
+import { isMap, isSeq, type LineCounter, type Node } from 'yaml';
 import type { ScenarioClusterSpec } from '../controller/config.ts';
 import { classifyKind } from '../controller/kube/kinds.ts';
 import type { Warning } from '../controller/kube/warnings.ts';
+import { readJsonDocuments } from './kube-json.ts';
+import { type ReadDocument, readYamlDocuments } from './kube-yaml.ts';
+import { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
+import { isJsonFile, ReadBudget, type ReadLimits, listManifestFiles } from './read-files.ts';
+
+export { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
+export { READ_LIMITS, type ReadLimits } from './read-files.ts';
 
 export type ProbeProtocol = 'TCP' | 'UDP' | 'SCTP' | 'ICMP';
 
@@ -37,14 +44,6 @@ export interface ObjectRef {
   readonly kind: string;
   readonly namespace?: string;
   readonly name: string;
-}
-
-/** Where a document came from. */
-export interface Source {
-  readonly file: string;
-  /** 0-based index of the document in its file. */
-  readonly doc: number;
-  readonly line: number;
 }
 
 /** A Kubernetes object as written, with its source. */
@@ -75,21 +74,6 @@ export interface LoadedScenario {
   }[];
   /** One `UnsupportedKind` warning per object not handled, with what a verdict may depend on. */
   readonly warnings: readonly Warning[];
-}
-
-export type ScenarioLoadErrorCode = 'read' | 'yaml' | 'shape' | 'two-scenarios';
-
-export class ScenarioLoadError extends Error {
-  override readonly name = 'ScenarioLoadError';
-  constructor(
-    readonly code: ScenarioLoadErrorCode,
-    readonly source: Source,
-    /** The field, as a path (`spec.expect[3].port`); empty for the document itself. */
-    readonly field: string,
-    detail: string,
-  ) {
-    super(`${source.file}: document ${source.doc}, line ${source.line}${field ? `, ${field}` : ''}: ${detail}`);
-  }
 }
 
 const PROTOCOLS: readonly string[] = ['TCP', 'UDP', 'SCTP', 'ICMP'];
@@ -217,31 +201,16 @@ interface Accumulator {
   scenario?: { value: Record<string, unknown>; ctx: DocCtx };
 }
 
-/** Reads one file's text into `acc` (pure apart from the accumulator). */
+/**
+ * Reads one file's text into `acc` (pure apart from the accumulator): JSON
+ * when the name ends in `.json` (any case), YAML otherwise, each document as
+ * kubectl would read it (kube-yaml.ts, kube-json.ts).
+ */
 export function readScenarioText(file: string, text: string, acc: Accumulator = { objects: [] }): Accumulator {
-  const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true, logLevel: 'error' });
-  const list = Array.isArray(docs) ? docs : [docs];
-  list.forEach((doc, index) => {
-    const docLine = lines.linePos(doc.range?.[0] ?? 0).line;
-    const err = doc.errors[0];
-    if (err) {
-      throw new ScenarioLoadError(
-        'yaml',
-        { file, doc: index, line: err.linePos?.[0].line ?? docLine },
-        '',
-        err.message.split('\n')[0] ?? 'invalid YAML',
-      );
-    }
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (e) {
-      // An alias without its anchor, an alias bomb: the document does not resolve to data.
-      throw new ScenarioLoadError('yaml', { file, doc: index, line: docLine }, '', (e as Error).message);
-    }
-    if (value === null || value === undefined) return; // an empty document (a trailing ---)
-    const ctx = new DocCtx(file, index, doc.contents, lines, docLine);
+  const docs: Iterable<ReadDocument> = isJsonFile(file) ? readJsonDocuments(file, text) : readYamlDocuments(file, text);
+  for (const { index, value, contents, lines, line } of docs) {
+    if (value === null || value === undefined) continue; // an empty document (a trailing ---)
+    const ctx = new DocCtx(file, index, contents, lines, line);
     if (isRecord(value) && value.kind === 'Scenario') {
       if (acc.scenario)
         ctx.fail(
@@ -250,10 +219,10 @@ export function readScenarioText(file: string, text: string, acc: Accumulator = 
           `a second Scenario (the first is in ${acc.scenario.ctx.file}, document ${acc.scenario.ctx.index})`,
         );
       acc.scenario = { value, ctx };
-      return;
+      continue;
     }
     for (const o of objectsOf(ctx, value, [])) acc.objects.push(o);
-  });
+  }
   return acc;
 }
 
@@ -329,40 +298,59 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
   };
 }
 
-/** Loads a scenario file or a folder of `.yaml`/`.yml` files (sorted by name). */
+/** Loads a scenario file or a folder of `.yaml`, `.yml` and `.json` files (sorted by name). */
 export function loadScenario(path: string): LoadedScenario {
   return loadManifests([path]);
 }
 
 /**
  * Loads files and folders as one scenario (in the order given, a folder's
- * files sorted by name): plain manifests need no Scenario document.
+ * files sorted by name): plain manifests need no Scenario document. An input
+ * with neither a Kubernetes object nor a Scenario is an error: an answer about
+ * nothing would look like an answer.
+ *
+ * @example loadManifests(['cluster/', 'policy.yaml']).objects.length
+ * @throws ScenarioLoadError naming the file (and document, line, field when they apply).
  */
-export function loadManifests(paths: readonly string[]): LoadedScenario {
-  const files: string[] = [];
-  for (const path of paths) {
-    try {
-      if (!statSync(path).isDirectory()) files.push(path);
-      else
-        for (const f of readdirSync(path)
-          .filter((f) => /\.ya?ml$/.test(f))
-          .sort())
-          files.push(join(path, f));
-    } catch (e) {
-      throw new ScenarioLoadError('read', { file: path, doc: 0, line: 0 }, '', (e as Error).message);
-    }
-  }
+export function loadManifests(paths: readonly string[], opts: { readonly limits?: ReadLimits } = {}): LoadedScenario {
   const acc: Accumulator = { objects: [] };
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new ScenarioLoadError('read', { file, doc: 0, line: 0 }, '', (e as Error).message);
-    }
-    readScenarioText(file, text, acc);
-  }
+  const budget = new ReadBudget(opts.limits);
+  for (const file of listManifestFiles(paths)) readScenarioText(file, budget.readText(file), acc);
   const first = paths[0] ?? 'manifests';
+  if (acc.objects.length === 0 && acc.scenario === undefined)
+    throw new ScenarioLoadError(
+      'empty',
+      { file: paths.join(', ') || 'manifests', doc: 0, line: 0 },
+      '',
+      'no Kubernetes object and no Scenario in this input (empty, only comments or only ---)',
+    );
   const base = first.split('/').filter(Boolean).pop() ?? first;
-  return assembleScenario(acc, base.replace(/\.ya?ml$/, ''));
+  return assembleScenario(acc, base.replace(/\.(ya?ml|json)$/i, ''));
+}
+
+/**
+ * Probes a scenario checks: its `expect` and every step's.
+ *
+ * @example countProbes(loadScenario('scenarios/quickstart.yaml')) > 0
+ */
+export function countProbes(s: LoadedScenario): number {
+  return s.expect.length + s.steps.reduce((n, step) => n + step.expect.length, 0);
+}
+
+/**
+ * For `kovn sim run`: a scenario without a probe is an error, not "0/0 probes
+ * as expected" (a confident answer about nothing). Plain manifests without a
+ * Scenario are fine for `sim connectivity`, which probes every pod pair.
+ *
+ * @example requireProbes(loadScenario(file), file)
+ * @throws ScenarioLoadError 'no-probes' naming the input.
+ */
+export function requireProbes(s: LoadedScenario, input: string): void {
+  if (countProbes(s) > 0) return;
+  throw new ScenarioLoadError(
+    'no-probes',
+    { file: input, doc: 0, line: 0 },
+    '',
+    `no probe to check: scenario ${JSON.stringify(s.name)} has no spec.expect and no step with expect (for every pod pair of plain manifests, use kovn sim connectivity)`,
+  );
 }

@@ -3,7 +3,7 @@
  * temp dir (NB, SB, northd), the controller's plans written into NB through
  * our OVSDB client, and each probe's first packet answered by ovn-trace over
  * the flows northd compiled. `close` stops every process and removes the
- * dir (the CLI calls it on Ctrl-C too).
+ * dir (on a signal or a crash the control plane's exit hooks and run guard do).
  */
 import { type ControlPlane, startControlPlane } from '../backends/ovn/control-plane/index.ts';
 import { OvnProber } from '../backends/ovn/prober.ts';

@@ -27,7 +27,7 @@ import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
 import { ClusterError } from '../controller/cluster/types.ts';
-import type { Warning } from '../controller/kube/warnings.ts';
+import { ownScope, type Warning } from '../controller/kube/warnings.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -305,6 +305,8 @@ async function refusedAsWarning<T>(warnings: Warnings, o: KubeObject, write: () 
         name: o.metadata.name,
         field: err.field ?? '',
         message: `refused, as the API server refuses it: ${err.message}`,
+        // What it was meant to change may be what a probe depends on.
+        scope: ownScope(o.kind, o.metadata.namespace ?? '', o.metadata.name),
       },
     ]);
     return null;

@@ -16,7 +16,7 @@ import { loadManifests } from '../../scenarios/load.ts';
 import { SimWorld } from '../../scenarios/run.ts';
 import { OvnWorld } from '../../scenarios/ovn-world.ts';
 import { requireOvn } from '../../backends/ovn/control-plane/index.ts';
-import { files } from '../netpol-suite.ts';
+import { EXCUSED_FILES_MAX, files, refusals } from '../netpol-suite.ts';
 
 const run = promisify(execFile);
 const KOVN = join(import.meta.dirname, '..', '..', 'cli', 'bin', 'kovn.js');
@@ -27,6 +27,8 @@ describe('kovn sim connectivity', () => {
   }, async () => {
     let checked = 0;
     let pairs = 0;
+    let excused = 0;
+    const excusedFiles: string[] = [];
     const wrong: string[] = [];
     for (const file of files()) {
       const s = loadManifests([file]);
@@ -37,11 +39,18 @@ describe('kovn sim connectivity', () => {
       const r = await runConnectivity({ ...s, expect: [], steps: [] }, { world, ports });
       await world.close();
       pairs += r.pairs.length;
+      const refused = refusals(r.warnings).length > 0;
+      if (refused) excusedFiles.push(file);
       const verdict = new Map(r.pairs.map((p) => [`${p.from}|${p.to}|${p.protocol}|${p.port}`, p]));
       for (const e of withPort) {
         const got = verdict.get(`${e.from}|${e.to}|${e.protocol}|${e.port}`);
         if (got === undefined) continue; // not pod to pod (a Service, an address, or a pod to itself)
         checked++;
+        // The file's own run refused an object (the cause in the case at hand) and the pair says it is unsure.
+        if (got.allowed !== e.allowed && refused && got.unsure?.includes('InvalidObject')) {
+          excused++;
+          continue;
+        }
         if (got.allowed !== e.allowed)
           wrong.push(
             `${file.split('/').slice(-2).join('/')}: ${e.from} → ${e.to} ${e.protocol}/${e.port}: want ${e.allowed}`,
@@ -49,8 +58,9 @@ describe('kovn sim connectivity', () => {
       }
     }
     console.log(
-      `netpol conformance via connectivity: ${checked - wrong.length}/${checked} expectations, ${pairs} pairs`,
+      `netpol conformance via connectivity: ${checked - wrong.length - excused}/${checked} expectations, ${pairs} pairs, ${excused} unsure in ${excusedFiles.length} files the API server would refuse`,
     );
+    expect(excusedFiles.length).toBeLessThanOrEqual(EXCUSED_FILES_MAX);
     expect(wrong.slice(0, 10)).toEqual([]);
     expect(checked).toBeGreaterThan(1000);
   });

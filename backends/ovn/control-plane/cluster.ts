@@ -4,7 +4,7 @@
  * For the client's leader-loss tests: find the leader, kill it, restart it.
  */
 import { rm } from 'node:fs/promises';
-import { makeTempDir } from './control-plane.ts';
+import { makeTempDir, removeTempDir } from './run-dir.ts';
 import { ControlPlaneError } from './errors.ts';
 import { pollUntil, runTool } from './exec.ts';
 import { NB_SCHEMA, OvsdbServerProcess, type OvsdbServer } from './ovsdb-server.ts';
@@ -151,8 +151,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<OvsdbClus
   const dir = opts.dir ?? (await makeTempDir('raft'));
   const schema = opts.schema ?? NB_SCHEMA;
   const n = opts.members ?? 3;
-  const dbName = (await runTool('ovsdb-tool', ['schema-name', schema])).stdout.trim();
-  const members = await startMembers(dir, schema, dbName, n);
+  let dbName: string;
+  let members: Member[];
+  try {
+    dbName = (await runTool('ovsdb-tool', ['schema-name', schema])).stdout.trim();
+    members = await startMembers(dir, schema, dbName, n);
+  } catch (e) {
+    if (ownDir) await removeTempDir(dir);
+    throw e;
+  }
   const at = (i: number): Member => {
     const m = members[i];
     if (m === undefined) throw new RangeError(`cluster: no member ${i} (members 0..${members.length - 1})`);
@@ -170,7 +177,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<OvsdbClus
       const results = await Promise.allSettled(members.map((m) => m.stop()));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) throw failed.reason;
-      if (ownDir && process.env.KOVN_KEEP_TMP !== '1') await rm(dir, { recursive: true, force: true });
+      if (ownDir) await removeTempDir(dir);
     },
   };
   try {

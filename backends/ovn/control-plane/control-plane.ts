@@ -3,24 +3,13 @@
  * temp dir. What tests, `kovn --backend ovn`, the benchmarks and the
  * differential test run against.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DaemonProcess, type ProcessHandle } from './daemon.ts';
 import type { ControlPlaneError } from './errors.ts';
 import { pollUntil, runTool } from './exec.ts';
 import { NB_SCHEMA, SB_SCHEMA, startOvsdbServer, type OvsdbServer } from './ovsdb-server.ts';
+import { makeTempDir, removeTempDir } from './run-dir.ts';
 
-/**
- * A fresh directory `kovn-<prefix>-XXXXXX` under the OS temp dir. Keep
- * prefixes short: unix socket paths inside it are limited to 107 bytes.
- *
- * @example
- * const dir = await makeTempDir('nb'); // '/tmp/kovn-nb-Ab12Cd'
- */
-export async function makeTempDir(prefix = 'tmp'): Promise<string> {
-  return mkdtemp(join(tmpdir(), `kovn-${prefix}-`));
-}
+export { makeTempDir, removeTempDir };
 
 export interface ControlPlane {
   readonly dir: string;
@@ -96,6 +85,16 @@ function notActive(northd: DaemonProcess, cause: unknown): ControlPlaneError {
 export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const ownDir = opts.dir === undefined;
   const dir = opts.dir ?? (await makeTempDir('cp'));
+  try {
+    return await startIn(dir, ownDir, opts);
+  } catch (e) {
+    // A failed start leaves nothing: its daemons were stopped, its dir goes.
+    if (ownDir) await removeTempDir(dir);
+    throw e;
+  }
+}
+
+async function startIn(dir: string, ownDir: boolean, opts: ControlPlaneOptions): Promise<ControlPlane> {
   const tcp = opts.tcp === true ? { tcpPort: 0 } : {};
   const started = await Promise.allSettled([
     startOvsdbServer({ dir, name: 'nb', schema: NB_SCHEMA, ...tcp }),
@@ -130,7 +129,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       } finally {
         await stopAll([nb, sb]);
       }
-      if (ownDir && process.env.KOVN_KEEP_TMP !== '1') await rm(dir, { recursive: true, force: true });
+      if (ownDir) await removeTempDir(dir);
     },
   };
 }

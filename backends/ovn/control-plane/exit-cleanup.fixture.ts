@@ -1,15 +1,22 @@
 /**
- * Run by registry.test.ts in a child Node process: starts a control plane,
- * prints its pids as one JSON line, then ends the way argv[2] says without
- * ever calling stop(). The registry's exit hooks must still kill the daemons.
+ * Run by registry.test.ts in a child Node process: starts a control plane
+ * and the ovn-trace daemon (detached), prints their pids, the run dir and
+ * the run guard's pid as one JSON line, then ends the way argv[2] says
+ * without ever calling stop(). The exit hooks, or the run guard where no
+ * JavaScript runs at death, must still end the daemons and remove the dir.
  */
-import { startControlPlane } from './index.ts';
+import { startControlPlane, startOvnTrace } from './index.ts';
+import { runGuardPid } from './run-guard.ts';
 
 const how = process.argv[2] ?? 'exit';
 const cp = await startControlPlane();
-const pids = [cp.nb.pid, cp.sb.pid, cp.northd?.pid ?? 0];
-process.stdout.write(`${JSON.stringify({ pids, dir: cp.dir })}\n`);
+const tracer = await startOvnTrace({ dir: cp.dir, sbRemote: cp.sb.remote });
+const pids = [cp.nb.pid, cp.sb.pid, cp.northd?.pid ?? 0, tracer.pid];
+process.stdout.write(`${JSON.stringify({ pids, dir: cp.dir, guard: runGuardPid() })}\n`);
 if (how === 'exit') process.exit(0);
 if (how === 'throw') throw new Error('fixture: uncaught on purpose');
-// 'signal': stay alive until the test sends SIGTERM or SIGINT.
+// What V8 does when the heap is exhausted: abort(), SIGABRT, no exit hook runs.
+// Once the test has seen the daemons, so that it knows what was running.
+if (how === 'abort') process.on('SIGUSR2', () => process.abort());
+// 'signal' (and 'abort'): stay alive until the test sends a signal.
 setInterval(() => undefined, 1_000);

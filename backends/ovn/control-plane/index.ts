@@ -5,9 +5,13 @@
  * appctl tools); speaking OVSDB is backends/ovn/ovsdb's job.
  *
  * Every daemon runs in a temp dir with its own pidfile, unixctl socket and
- * log, as a child of this process (ovn-trace must --detach), is stopped by
- * pid, and is SIGKILLed when this process exits, however it exits. ovn-trace 23.03's daemon takes no --ct/--lb-dst
- * and never re-reads the SB: see ovn-trace.ts before relying on it.
+ * log, as a child of this process (ovn-trace must --detach), and is stopped
+ * by pid. Daemons and run dirs never outlive this process, however it ends:
+ * the exit hooks end them (registry.ts), or, where no JavaScript runs at
+ * death (SIGKILL, V8's abort), the run guard (run-guard.ts); run dirs carry
+ * an owner marker, and a later run removes those whose owner is gone
+ * (run-dir.ts). ovn-trace 23.03's daemon takes no --ct/--lb-dst and never
+ * re-reads the SB: see ovn-trace.ts before relying on it.
  *
  * Measured (2 vCPU VM, OVN 23.03.1 / OVS 3.1.0, median of 7, until ready):
  *   ovsdb-server, create db + start + answers list-dbs       19 ms
@@ -30,6 +34,7 @@ export type { ProcessHandle } from './daemon.ts';
 export { trackedPids } from './registry.ts';
 export { freePort } from './ports.ts';
 export { NB_SCHEMA, SB_SCHEMA, VSWITCH_SCHEMA, startOvsdbServer, type OvsdbServer } from './ovsdb-server.ts';
-export { makeTempDir, startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.ts';
+export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.ts';
+export { makeTempDir, removeTempDir } from './run-dir.ts';
 export { startCluster, type ClusterMember, type ClusterOptions, type OvsdbCluster } from './cluster.ts';
 export { startOvnTrace, type OvnTraceDaemon, type OvnTraceOptions, type TraceArgs } from './ovn-trace.ts';

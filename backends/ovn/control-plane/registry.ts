@@ -1,7 +1,10 @@
 /**
- * Every daemon this process starts is tracked here until it is gone, and
- * SIGKILLed when the process exits (normally, on an uncaught exception, or on
- * SIGINT/SIGTERM/SIGHUP): a failing or interrupted test never leaks daemons.
+ * Every daemon this process starts, and every run dir it makes, is tracked
+ * here until it is gone: when the process exits (normally, on an uncaught
+ * exception, or on SIGINT/SIGTERM/SIGHUP) the daemons are SIGKILLed and the
+ * dirs removed, synchronously. Where no JavaScript runs at death (SIGKILL,
+ * V8's out-of-memory abort) the run guard (run-guard.ts), told of each one
+ * here, does the same from outside.
  *
  * Most daemons are our children; ovn-trace must run --detach and so is not,
  * and lingers as a zombie until init reaps it (here init reaps every ~2 s,
@@ -9,9 +12,10 @@
  * not a zombie, and has the start time we recorded (so a recycled pid is
  * never mistaken for, or killed as, our daemon).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ControlPlaneError } from './errors.ts';
+import { guardDir, guardForget, guardUndir, guardWatch } from './run-guard.ts';
 
 export interface TrackedPid {
   readonly pid: number;
@@ -23,6 +27,7 @@ export interface TrackedPid {
 }
 
 const tracked = new Map<number, TrackedPid>();
+const runDirs = new Set<string>();
 let hooksInstalled = false;
 
 interface ProcStat {
@@ -60,7 +65,24 @@ export function track(pid: number, name: string, reaped?: Promise<unknown>): Tra
   const startTime = typeof stat === 'object' ? stat.startTime : '';
   const t: TrackedPid = reaped === undefined ? { pid, name, startTime } : { pid, name, startTime, reaped };
   tracked.set(pid, t);
+  if (startTime !== '') guardWatch(pid, startTime);
   return t;
+}
+
+/**
+ * Registers a run dir this process made (holding its owner marker): removed
+ * at exit, or by the guard if we die first, unless {@link releaseRunDir}
+ * was called.
+ */
+export function trackRunDir(dir: string): void {
+  installExitHooks();
+  runDirs.add(dir);
+  guardDir(dir);
+}
+
+/** The dir was removed (or is to be kept): nobody removes it any more. */
+export function releaseRunDir(dir: string): void {
+  if (runDirs.delete(dir)) guardUndir(dir);
 }
 
 /** True while the tracked process runs (not a zombie, same start time). */
@@ -112,6 +134,7 @@ export async function stopPid(t: TrackedPid, opts: { signal?: NodeJS.Signals; gr
     throw new ControlPlaneError('stop-failed', `${t.name} (pid ${t.pid}): still running after SIGKILL`);
   }
   tracked.delete(t.pid);
+  guardForget(t.pid);
 }
 
 /**
@@ -124,25 +147,46 @@ export function trackedPids(): readonly TrackedPid[] {
   return [...tracked.values()];
 }
 
-/** Synchronous on purpose: 'exit' listeners cannot await. */
-export function killAllTrackedSync(): void {
-  for (const t of tracked.values()) {
+const EXIT_WAIT_MS = 2_000;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * SIGKILLs every tracked daemon, waits (at most 2 s) until none runs, then
+ * removes every run dir: the dirs go only once nothing can write into them.
+ * Synchronous on purpose: 'exit' listeners cannot await.
+ */
+export function endRunSync(): void {
+  const targets = [...tracked.values()];
+  tracked.clear();
+  for (const t of targets) {
     try {
       send(t, 'SIGKILL');
     } catch {
       // best effort at exit
     }
   }
-  tracked.clear();
+  const deadline = performance.now() + EXIT_WAIT_MS;
+  while (targets.some(isAlive) && performance.now() < deadline) sleepSync(5);
+  for (const dir of runDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // best effort at exit; the guard and later runs try again
+    }
+  }
+  runDirs.clear();
 }
 
 function installExitHooks(): void {
   if (hooksInstalled) return;
   hooksInstalled = true;
-  process.on('exit', killAllTrackedSync);
+  process.on('exit', endRunSync);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = (): void => {
-      killAllTrackedSync();
+      endRunSync();
       process.removeListener(signal, onSignal);
       // Only re-raise when we were the sole listener: otherwise whoever else
       // listens (a test runner) decides how the process ends.

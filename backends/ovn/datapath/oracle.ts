@@ -13,7 +13,6 @@
  * ovn-controller learned (SB MAC_Binding, FDB) is forgotten by
  * {@link DatapathOracle.forgetLearned}.
  */
-import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ETH_TYPE_ARP } from '../../../model/packet/fields.ts';
 import type { Packet } from '../../../model/packet/packet.ts';
@@ -22,7 +21,7 @@ import { learnsFdb, type Topology } from '../../../model/topology/index.ts';
 import { formatMAC } from '../../../model/addr/index.ts';
 import type { ControlPlane } from '../control-plane/index.ts';
 import { affinityTimeout } from '../../../sim/compile/lb.ts';
-import { makeTempDir } from '../control-plane/control-plane.ts';
+import { makeTempDir, removeTempDir } from '../control-plane/run-dir.ts';
 import { runTool } from '../control-plane/exec.ts';
 import { Chassis, type PortBinding } from './chassis.ts';
 import { DatapathError } from './errors.ts';
@@ -194,13 +193,18 @@ export class DatapathOracle {
   static async start(opts: DatapathOracleOptions): Promise<DatapathOracle> {
     const ownDir = opts.dir === undefined;
     const dir = opts.dir ?? (await makeTempDir('dp'));
-    const chassis = await Chassis.start({
-      dir,
-      sbRemote: opts.controlPlane.sb.remote,
-      nbRemote: opts.controlPlane.nb.remote,
-      ...(opts.systemId ? { systemId: opts.systemId } : {}),
-    });
-    return new DatapathOracle(chassis, opts, ownDir);
+    try {
+      const chassis = await Chassis.start({
+        dir,
+        sbRemote: opts.controlPlane.sb.remote,
+        nbRemote: opts.controlPlane.nb.remote,
+        ...(opts.systemId ? { systemId: opts.systemId } : {}),
+      });
+      return new DatapathOracle(chassis, opts, ownDir);
+    } catch (e) {
+      if (ownDir) await removeTempDir(dir);
+      throw e;
+    }
   }
 
   /** Times vswitchd had to be restarted so far. */
@@ -377,6 +381,6 @@ export class DatapathOracle {
 
   async stop(): Promise<void> {
     await this.chassis.stop();
-    if (this.ownDir && process.env.KOVN_KEEP_TMP !== '1') await rm(this.chassis.dir, { recursive: true, force: true });
+    if (this.ownDir) await removeTempDir(this.chassis.dir);
   }
 }

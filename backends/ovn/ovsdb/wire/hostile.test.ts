@@ -59,6 +59,20 @@ describe('JSON-RPC ids that do not survive a round trip (defect 6)', () => {
     );
   });
 
+  it('an id nested thousands deep is the typed protocol error, not a stack overflow', () => {
+    for (const n of [65, 4_000, 100_000]) {
+      const list = JSON.parse(`{"id": ${'['.repeat(n)}${']'.repeat(n)}, "result": null, "error": null}`);
+      const map = JSON.parse(`{"id": ${'{"a": '.repeat(n)}1${'}'.repeat(n)}, "method": "echo", "params": []}`);
+      for (const m of [list, map]) {
+        expect(() => parseRpcMessage(m), `${n}`).toThrow(OvsdbProtocolError);
+        expect(() => parseRpcMessage(m)).toThrow(/id .* is nested deeper than 64 levels/);
+      }
+    }
+    expect(
+      parseRpcMessage(JSON.parse(`{"id": ${'['.repeat(64)}${']'.repeat(64)}, "result": null, "error": null}`)).kind,
+    ).toBe('response');
+  });
+
   it('accepts ids that do, and their keys stay distinct', () => {
     const a = parseRpcMessage(JSON.parse('{"id": 12, "result": [], "error": null}'));
     const b = parseRpcMessage(JSON.parse('{"id": "12", "result": [], "error": null}'));

@@ -5,7 +5,7 @@
  * sends `error: null` on success; both forms parse.
  */
 import { OvsdbProtocolError } from './errors.ts';
-import { expectObject, preview } from './json.ts';
+import { expectObject, MAX_JSON_DEPTH, preview } from './json.ts';
 
 /** Request ids: any non-null JSON value; ours are integers, the server's echo ids are strings. */
 export type RpcId = string | number | readonly unknown[] | Readonly<Record<string, unknown>> | boolean;
@@ -36,10 +36,8 @@ export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
 export function parseRpcMessage(json: unknown): RpcMessage {
   const o = expectObject(json, 'message');
   const id = o.id;
-  if (id !== null && id !== undefined && !survivesRoundTrip(id)) {
-    // 1e400 parses as Infinity and prints as null: a reply could never be matched to it, or would match another.
-    throw new OvsdbProtocolError(`message id ${preview(id)} does not survive a JSON round trip`);
-  }
+  const problem = id === null || id === undefined ? undefined : idProblem(id);
+  if (problem !== undefined) throw new OvsdbProtocolError(`message id ${preview(id)} ${problem}`);
   if (o.method !== undefined) {
     if (typeof o.method !== 'string')
       throw new OvsdbProtocolError(`message.method: expected a string, got ${preview(o.method)}`);
@@ -54,11 +52,23 @@ export function parseRpcMessage(json: unknown): RpcMessage {
   return { kind: 'response', id: id as RpcId, result: error === null ? (o.result ?? null) : null, error };
 }
 
-/** Whether JSON.stringify gives back what was parsed: every number in it finite (depth bounded by framing). */
-function survivesRoundTrip(v: unknown): boolean {
-  if (typeof v === 'number') return Number.isFinite(v);
-  if (typeof v !== 'object' || v === null) return true;
-  return (Array.isArray(v) ? v : Object.values(v)).every(survivesRoundTrip);
+/**
+ * Why an id cannot be used, if it cannot: a number that does not survive a
+ * JSON round trip (1e400 parses as Infinity and prints as null: a reply could
+ * never be matched to it, or would match another), or nesting deeper than any
+ * message may have. Walked without recursion: the message may not have come
+ * through the framing that refuses deep input.
+ */
+function idProblem(id: unknown): string | undefined {
+  const stack: [unknown, number][] = [[id, 1]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [v, depth] = top;
+    if (typeof v === 'number' && !Number.isFinite(v)) return 'does not survive a JSON round trip';
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > MAX_JSON_DEPTH) return `is nested deeper than ${MAX_JSON_DEPTH} levels`;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push([x, depth + 1]);
+  }
+  return undefined;
 }
 
 /** Inverse of {@link parseRpcMessage}. */

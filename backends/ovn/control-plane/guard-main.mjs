@@ -1,0 +1,197 @@
+// The run guard: a small process that outlives the kovn process it watches,
+// so that daemons and temp dirs never outlive a run, however the run ends.
+// Plain JavaScript on purpose: it starts with a bare `node` (no TypeScript
+// loader, no loader cache in TMPDIR) and imports nothing of ours.
+//
+// Started by run-guard.ts with stdin a pipe from its owner and argv
+//   <owner JSON: {"pid","start","boot","pidns"}> <comma-separated program names>
+// Lines on stdin:
+//   pid <pid> <start>   a daemon of the run (start: field 22 of /proc/<pid>/stat)
+//   gone <pid>          that daemon was stopped by its owner
+//   dir <path>          a temp dir of the run, holding kovn-owner.json
+//   undir <path>        that dir was removed by its owner
+//
+// At start it sweeps TMPDIR: every kovn-* dir whose kovn-owner.json names an
+// owner that is gone (pid exited, or reused by another process: the start
+// time differs; another boot) loses its processes and is removed. A dir
+// without a marker, or with an owner in another pid namespace, is never
+// touched.
+//
+// At EOF on stdin (the owner exited, normally, by a signal, by SIGKILL or by
+// V8's out-of-memory abort: the kernel closes the pipe in every case) it
+// SIGKILLs every daemon still alive with its recorded start time and every
+// process of the named programs whose command line names one of the run's
+// dirs (the detached ovn-trace daemon before its pidfile was read, one-shot
+// tools), waits until they are gone, removes the dirs whose marker names its
+// owner, and exits.
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MARKER = 'kovn-owner.json';
+const WAIT_GONE_MS = 2_000;
+
+const owner = JSON.parse(process.argv[2] ?? '{}');
+const programs = new Set((process.argv[3] ?? '').split(',').filter(Boolean));
+/** pid → start time */
+const pids = new Map();
+const dirs = new Set();
+
+function readOr(path, fallback) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+/** State and start time of a pid, or undefined when it is gone. */
+function stat(pid) {
+  const text = readOr(`/proc/${pid}/stat`, undefined);
+  if (text === undefined) return undefined;
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0], start: fields[19] };
+}
+
+function alive(pid, start) {
+  const s = stat(pid);
+  return s !== undefined && s.state !== 'Z' && s.state !== 'X' && s.start === start;
+}
+
+const bootId = readOr('/proc/sys/kernel/random/boot_id', '').trim();
+let pidNs = '';
+try {
+  pidNs = readlinkSync('/proc/self/ns/pid');
+} catch {
+  // no /proc: nothing can be judged
+}
+
+/** 'gone', 'alive', or 'unknown' (another pid namespace: never judged). */
+function ownerState(o) {
+  if (typeof o !== 'object' || o === null || !Number.isInteger(o.pid)) return 'unknown';
+  if (o.pidns !== pidNs || pidNs === '') return 'unknown';
+  if (o.boot !== bootId) return 'gone';
+  return alive(o.pid, String(o.start)) ? 'alive' : 'gone';
+}
+
+function readMarker(dir) {
+  try {
+    return JSON.parse(readFileSync(join(dir, MARKER), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function sameOwner(a, b) {
+  return typeof a === 'object' && a !== null && a.pid === b.pid && String(a.start) === String(b.start);
+}
+
+/** True when `arg` names `dir` itself or a path inside it. */
+function names(arg, dir) {
+  for (let i = arg.indexOf(dir); i >= 0; i = arg.indexOf(dir, i + 1)) {
+    const next = arg[i + dir.length];
+    if (next === undefined || next === '/') return true;
+  }
+  return false;
+}
+
+/** Live processes of the named programs whose command line names one of `inDirs`. */
+function processesNaming(inDirs) {
+  const found = [];
+  if (inDirs.length === 0) return found;
+  let entries = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    if (!programs.has(readOr(`/proc/${pid}/comm`, '').trim())) continue;
+    const args = readOr(`/proc/${pid}/cmdline`, '').split('\0');
+    if (!args.some((a) => inDirs.some((d) => names(a, d)))) continue;
+    const s = stat(pid);
+    if (s !== undefined && s.state !== 'Z' && s.state !== 'X') found.push({ pid, start: s.start });
+  }
+  return found;
+}
+
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** SIGKILL, then wait (bounded) until none of them runs. */
+function killAll(targets) {
+  for (const t of targets) {
+    if (!alive(t.pid, t.start)) continue;
+    try {
+      process.kill(t.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = performance.now() + WAIT_GONE_MS;
+  while (targets.some((t) => alive(t.pid, t.start)) && performance.now() < deadline) sleepSync(5);
+}
+
+function removeDir(dir) {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // nothing more to do: a later run's sweep tries again
+  }
+}
+
+/** Dirs of runs whose owner is gone: their processes end, the dirs go. */
+function sweepStale() {
+  const base = tmpdir();
+  let entries = [];
+  try {
+    entries = readdirSync(base);
+  } catch {
+    return;
+  }
+  const stale = entries
+    .filter((e) => e.startsWith('kovn-'))
+    .map((e) => join(base, e))
+    .filter((d) => {
+      const m = readMarker(d);
+      return m !== undefined && ownerState(m) === 'gone';
+    });
+  if (stale.length === 0) return;
+  killAll(processesNaming(stale));
+  for (const d of stale) removeDir(d);
+}
+
+function endRun() {
+  const runDirs = [...dirs];
+  const targets = [...pids].map(([pid, start]) => ({ pid, start }));
+  killAll([...targets, ...processesNaming(runDirs)]);
+  for (const d of runDirs) if (sameOwner(readMarker(d), owner)) removeDir(d);
+  process.exit(0);
+}
+
+function onLine(line) {
+  const [verb, arg, start] = line.split(' ');
+  if (verb === 'pid' && arg !== undefined && start !== undefined) pids.set(Number(arg), start);
+  else if (verb === 'gone') pids.delete(Number(arg));
+  else if (verb === 'dir' && arg !== undefined) dirs.add(line.slice(4));
+  else if (verb === 'undir') dirs.delete(line.slice(6));
+}
+
+let buffered = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffered += chunk;
+  let nl = buffered.indexOf('\n');
+  while (nl >= 0) {
+    onLine(buffered.slice(0, nl));
+    buffered = buffered.slice(nl + 1);
+    nl = buffered.indexOf('\n');
+  }
+});
+process.stdin.on('end', endRun);
+process.stdin.on('error', endRun);
+
+sweepStale();

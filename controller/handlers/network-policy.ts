@@ -8,7 +8,7 @@
  * own work, and never wrong).
  */
 import { ownerKey, toRecord } from '../../model/ipam/index.ts';
-import type { KubeObject } from '../cluster/types.ts';
+import { formatKey, type KubeObject, type ObjectKey } from '../cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeNamespace,
@@ -122,9 +122,9 @@ function computeMayMatch(ctx: Ctx, np: KubeObject, ns: string): boolean {
 const all = (sel: LabelSelector | undefined, labels: Readonly<Record<string, string>>) =>
   sel === undefined || selects(sel, labels);
 
-export async function reconcileNetworkPolicy(ctx: Ctx, key: string): Promise<void> {
-  const owner = `NetworkPolicy/${key}`;
-  const o = ctx.cache('NetworkPolicy').get(key);
+export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<void> {
+  const owner = { kind: 'NetworkPolicy', ...key };
+  const o = ctx.cache('NetworkPolicy').get(formatKey(key));
   if (o === undefined || !ctx.settings.enableNP) {
     ctx.committer.delete(owner);
     return;

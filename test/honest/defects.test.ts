@@ -192,7 +192,8 @@ describe('placement, owners and kinds', () => {
       {},
     );
     const nodeOf = (n: string) =>
-      (ex.objects.find((o) => o.kind === 'Pod' && o.metadata.name === n)?.spec as { nodeName?: string }).nodeName;
+      (ex.objects.find((o) => o.kind === 'Pod' && o.metadata.name === n)?.spec as { nodeName?: string } | undefined)
+        ?.nodeName;
     expect([nodeOf('fast'), nodeOf('fast2'), nodeOf('gpu')]).toEqual(['n2', 'n2', undefined]);
     const r = await runYaml(file);
     expect(r.results[0]).toMatchObject({ allowed: false, ok: true, reason: expect.stringContaining('pending') });

@@ -328,3 +328,18 @@ describe('objects the API server refuses', () => {
     expect(r.warnings[1]!.message).toContain("x.t1's address");
   });
 });
+
+describe('probes between VPCs', () => {
+  it('an address in a peered VPC is resolved there, and no reason names a node port for a custom-VPC pod', async () => {
+    const { join } = await import('node:path');
+    const r = await runYaml(join(import.meta.dirname, '..', '..', 'scenarios', 'vpc-peering.yaml'));
+    expect(r.results.every((x) => x.ok)).toBe(true);
+    const byIp = r.results.filter((x) => x.to === '10.130.0.2');
+    expect(byIp.map((x) => [x.step, x.allowed])).toEqual([
+      [0, false],
+      [1, true],
+    ]);
+    for (const x of r.results) expect(x.reason ?? '').not.toMatch(/node-/);
+    expect(byIp[0]!.reason).toContain('VPC vpc-a');
+  });
+});

@@ -166,8 +166,8 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<
     ...(np.policyTypes.includes('Egress') ? { egress: closed ? [] : rules(np.egress) } : {}),
   });
   let t = networkPolicyRows(input(np.failClosed));
-  // A rule that does not translate is never left out on its own (that would widen nothing but could open a
-  // port range the user meant to close): the whole policy fails closed, as for an invalid spec.
+  // A rule that does not translate fails the whole policy closed, as an invalid spec does: what the user
+  // meant by it is unknown, and the one answer that cannot open anything is isolation.
   const untranslated = t.issues;
   if (untranslated.length > 0) {
     await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', describeIssues(untranslated));

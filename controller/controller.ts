@@ -50,18 +50,7 @@ import { Informer, InformerStoppedError } from './runtime/informer.ts';
 import { WorkQueue } from './runtime/queue.ts';
 import { decodeProblems, Diagnostics } from './diagnostics.ts';
 import type { Decoded } from './kube/objects.ts';
-import {
-  decodeEndpointSlice,
-  decodeIP,
-  decodeIPPool,
-  decodeNamespace,
-  decodeNetworkPolicy,
-  decodeNode,
-  decodePod,
-  decodeService,
-  decodeSubnet,
-  decodeVpc,
-} from './kube/objects.ts';
+import { DECODERS, decodeEndpointSlice } from './kube/objects.ts';
 import { ownScope, type VerdictScope } from './kube/warnings.ts';
 import { nodePort } from './translate/names.ts';
 
@@ -104,18 +93,6 @@ const START_ORDER: readonly Kind[] = [
 
 type Reconcile = (ctx: Ctx, key: ObjectKey) => Promise<void>;
 
-const DECODERS: Record<Kind, (o: KubeObject) => Decoded<unknown>> = {
-  Vpc: decodeVpc,
-  Subnet: decodeSubnet,
-  IPPool: decodeIPPool,
-  Node: decodeNode,
-  Namespace: decodeNamespace,
-  Pod: decodePod,
-  Service: decodeService,
-  EndpointSlice: decodeEndpointSlice,
-  NetworkPolicy: decodeNetworkPolicy,
-  IP: decodeIP,
-};
 const RECONCILE: Partial<Record<Kind, Reconcile>> = {
   Vpc: (ctx, key) => reconcileVpc(ctx, key.name),
   Subnet: (ctx, key) => reconcileSubnet(ctx, key.name),
@@ -533,7 +510,7 @@ export class Controller {
       return ownScope(kind, ns, o.metadata.name);
     };
     for (const kind of KINDS) {
-      const decode = DECODERS[kind];
+      const decode = DECODERS[kind]!;
       const report = (o: KubeObject) => {
         const d = this.ctx.decode(o, decode);
         this.diagnostics.set(refOf(o), 'decode', decodeProblems(d.issues, scopeOf(kind, o, d)));

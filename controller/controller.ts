@@ -18,15 +18,7 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { IPAM, ownerKey, type RandomBytes } from '../model/ipam/index.ts';
-import {
-  type ClusterSource,
-  formatKey,
-  type KubeObject,
-  keyOf,
-  type ObjectKey,
-  objectKey,
-  refOf,
-} from './cluster/types.ts';
+import { type ClusterSource, formatKey, type KubeObject, keyOf, type ObjectKey, objectKey } from './cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from './config.ts';
 import { Committer, CommitterClosedError, type CommitInfo } from './desired/commit.ts';
 import { DesiredState } from './desired/store.ts';
@@ -48,10 +40,9 @@ import { restoreAllocations, type RestoreReport } from './restore.ts';
 import type { Clock } from './runtime/clock.ts';
 import { Informer, InformerStoppedError } from './runtime/informer.ts';
 import { WorkQueue } from './runtime/queue.ts';
-import { decodeProblems, Diagnostics } from './diagnostics.ts';
+import { decodeReporter, Diagnostics } from './diagnostics.ts';
 import type { Decoded } from './kube/objects.ts';
-import { DECODERS, decodeEndpointSlice } from './kube/objects.ts';
-import { ownScope, type VerdictScope } from './kube/warnings.ts';
+import { decodeEndpointSlice } from './kube/objects.ts';
 import { nodePort } from './translate/names.ts';
 
 export interface ControllerOptions {
@@ -496,36 +487,10 @@ export class Controller {
     for (const o of this.informers.get(kind)!.values()) this.ctx.enqueue(kind, objectKey(o));
   }
 
-  /**
-   * Every object's decode issues (malformed values, fields and annotations
-   * not acted on) as its `decode` problems, kept current with the caches.
-   */
-  private watchDecodeIssues(): void {
-    const scopeOf = (kind: Kind, o: KubeObject, d: Decoded<unknown>): VerdictScope[] => {
-      const v = d.value as { subnet?: string; podName?: string; namespace?: string; service?: string };
-      const ns = o.metadata.namespace ?? '';
-      if (kind === 'IPPool') return v.subnet ? [{ kind: 'subnet', name: v.subnet }] : [];
-      if (kind === 'IP') return v.podName ? [{ kind: 'pod', namespace: v.namespace ?? '', name: v.podName }] : [];
-      if (kind === 'EndpointSlice') return v.service ? [{ kind: 'service', namespace: ns, name: v.service }] : [];
-      return ownScope(kind, ns, o.metadata.name);
-    };
-    for (const kind of KINDS) {
-      const decode = DECODERS[kind]!;
-      const report = (o: KubeObject) => {
-        const d = this.ctx.decode(o, decode);
-        this.diagnostics.set(refOf(o), 'decode', decodeProblems(d.issues, scopeOf(kind, o, d)));
-      };
-      this.informers.get(kind)!.addHandlers({
-        onAdd: report,
-        onUpdate: (_old, o) => report(o),
-        onDelete: (o) => this.diagnostics.forget(refOf(o)),
-      });
-    }
-  }
-
   /** Which keys a change of each kind requeues (see the handlers' headers). */
   private watch(): void {
-    this.watchDecodeIssues();
+    for (const kind of KINDS)
+      this.informers.get(kind)!.addHandlers(decodeReporter(this.diagnostics, (o, f) => this.ctx.decode(o, f), kind));
     const on = (kind: Kind, f: (o: KubeObject, old: KubeObject | undefined, gone: boolean) => void) =>
       this.informers.get(kind)!.addHandlers({
         onAdd: (o: KubeObject) => f(o, undefined, false),

@@ -7,6 +7,7 @@ import { installLifecycle } from './lifecycle.ts';
 import { registerBench } from './bench.ts';
 import { registerSim, registerTrace } from './sim.ts';
 import { registerDifftest } from './difftest.ts';
+import { shownLines } from './sim-output.ts';
 
 installLifecycle();
 
@@ -26,6 +27,7 @@ registerDifftest(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  process.stderr.write(`kovn: ${err instanceof Error ? err.message : String(err)}\n`);
+  // Messages quote the input (a name, a path): shown escaped, never acting on the terminal.
+  process.stderr.write(`kovn: ${shownLines(err instanceof Error ? err.message : String(err))}\n`);
   process.exitCode = 1;
 }

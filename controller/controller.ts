@@ -17,10 +17,10 @@
  *   seeded on a simulated clock.
  */
 import type { Backend } from '../backends/backend.ts';
-import { IPAM, type RandomBytes } from '../model/ipam/index.ts';
-import { type ClusterSource, type KubeObject, keyOf, refOf } from './cluster/types.ts';
+import { IPAM, ownerKey, type RandomBytes } from '../model/ipam/index.ts';
+import { type ClusterSource, formatKey, type KubeObject, keyOf, type ObjectKey, objectKey } from './cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from './config.ts';
-import { Committer, type CommitInfo } from './desired/commit.ts';
+import { Committer, CommitterClosedError, type CommitInfo } from './desired/commit.ts';
 import { DesiredState } from './desired/store.ts';
 import { type Cache, creationOrder, type Ctx, KINDS, type Kind } from './handlers/context.ts';
 import { reconcileIPPool } from './handlers/ippool.ts';
@@ -38,23 +38,12 @@ import { reconcileSubnet, subnetsInOrder } from './handlers/subnet.ts';
 import { reconcileVpc } from './handlers/vpc.ts';
 import { restoreAllocations, type RestoreReport } from './restore.ts';
 import type { Clock } from './runtime/clock.ts';
-import { Informer } from './runtime/informer.ts';
+import { Informer, InformerStoppedError } from './runtime/informer.ts';
 import { WorkQueue } from './runtime/queue.ts';
-import { decodeProblems, Diagnostics } from './diagnostics.ts';
+import { decodeReporter, Diagnostics } from './diagnostics.ts';
 import type { Decoded } from './kube/objects.ts';
-import {
-  decodeEndpointSlice,
-  decodeIP,
-  decodeIPPool,
-  decodeNamespace,
-  decodeNetworkPolicy,
-  decodeNode,
-  decodePod,
-  decodeService,
-  decodeSubnet,
-  decodeVpc,
-} from './kube/objects.ts';
-import { ownScope, type VerdictScope } from './kube/warnings.ts';
+import { decodeEndpointSlice } from './kube/objects.ts';
+import { nodePort } from './translate/names.ts';
 
 export interface ControllerOptions {
   readonly cluster: ClusterSource;
@@ -68,8 +57,12 @@ export interface ControllerOptions {
   readonly onCommit?: (info: CommitInfo) => void;
   /** How long policy recomputes caused by pod changes are gathered (default 20 ms). */
   readonly policyDelayMs?: number;
-  /** Handler failures (after the event they record): logging. */
-  readonly onError?: (kind: Kind, key: string, err: unknown) => void;
+  /**
+   * Failures, for logging: a handler run or a write after its commit (`key`
+   * names the object; it is retried with its backoff), or a kind's failed
+   * list or watch (`key` undefined; the informer lists again with backoff).
+   */
+  readonly onError?: (kind: Kind, key: ObjectKey | undefined, err: unknown) => void;
 }
 
 export interface StartReport extends RestoreReport {
@@ -89,30 +82,25 @@ const START_ORDER: readonly Kind[] = [
   'NetworkPolicy',
 ];
 
-type Reconcile = (ctx: Ctx, key: string) => Promise<void>;
+type Reconcile = (ctx: Ctx, key: ObjectKey) => Promise<void>;
 
-const DECODERS: Record<Kind, (o: KubeObject) => Decoded<unknown>> = {
-  Vpc: decodeVpc,
-  Subnet: decodeSubnet,
-  IPPool: decodeIPPool,
-  Node: decodeNode,
-  Namespace: decodeNamespace,
-  Pod: decodePod,
-  Service: decodeService,
-  EndpointSlice: decodeEndpointSlice,
-  NetworkPolicy: decodeNetworkPolicy,
-  IP: decodeIP,
-};
 const RECONCILE: Partial<Record<Kind, Reconcile>> = {
-  Vpc: reconcileVpc,
-  Subnet: reconcileSubnet,
-  IPPool: reconcileIPPool,
-  Node: reconcileNode,
-  Namespace: reconcileNamespace,
+  Vpc: (ctx, key) => reconcileVpc(ctx, key.name),
+  Subnet: (ctx, key) => reconcileSubnet(ctx, key.name),
+  IPPool: (ctx, key) => reconcileIPPool(ctx, key.name),
+  Node: (ctx, key) => reconcileNode(ctx, key.name),
+  Namespace: (ctx, key) => reconcileNamespace(ctx, key.name),
   Pod: reconcilePod,
   Service: reconcileService,
   NetworkPolicy: reconcileNetworkPolicy,
 };
+
+/** A write to the cluster that waits for a commit, and the object whose reconcile asked for it. */
+interface Deferred {
+  readonly kind: Kind;
+  readonly key: ObjectKey;
+  readonly fn: () => Promise<void>;
+}
 
 export class Controller {
   readonly settings: ControllerSettings;
@@ -122,30 +110,34 @@ export class Controller {
   /** What the controller currently does not act on or refuses, per object (warnings). */
   readonly diagnostics = new Diagnostics();
   private readonly informers = new Map<Kind, Informer>();
-  private readonly queues = new Map<Kind, WorkQueue>();
+  private readonly queues = new Map<Kind, WorkQueue<ObjectKey>>();
   private readonly memo = new WeakMap<KubeObject, Map<unknown, Decoded<unknown>>>();
   private starting = true;
-  private deferred: (() => Promise<void>)[] = [];
-  private readonly pending = new Set<Promise<void>>();
+  private deferred: Deferred[] = [];
+  private readonly pending = new Set<Promise<unknown>>();
+  /** The writes after commit each queue run in progress registered, by `kind/key`. */
+  private readonly runs = new Map<string, Promise<boolean>[]>();
   /**
    * Keys queued before the queues existed (start-up), deduplicated, and the
    * kinds whose every key was asked for: a policy that reaches beyond its
    * namespace requeues every pod, and at start-up each such policy's list
    * event would otherwise add every pod once more (policies × pods keys).
    */
-  private readonly early = new Map<Kind, Set<string>>();
+  private readonly early = new Map<Kind, Map<string, ObjectKey>>();
   private readonly earlyAll = new Set<Kind>();
   private readonly ctx: Ctx;
   private stopped = false;
   /** Pods by namespace, beside the informer's cache (policies read one namespace at a time). */
   private readonly podIndex = new Map<string, Map<string, KubeObject>>();
+  /** IPAM owner keys of the pods and nodes the caches hold: a lease's holder without parsing its key. */
+  private readonly holders = new Map<string, { readonly kind: Kind; readonly key: ObjectKey }>();
   private readonly npsByNs = new Map<string, Map<string, KubeObject>>();
   private readonly wideNps = new Map<string, KubeObject>();
   /** Policies with named ports (their rows depend on pods): on egress (every pod), on ingress (by namespace). */
   private readonly namedAll = new Map<string, KubeObject>();
   private readonly namedOwn = new Map<string, Map<string, KubeObject>>();
   private readonly wideByNs = new Map<string, { nsObj: KubeObject | undefined; list: readonly KubeObject[] }>();
-  private readonly policySoon = new Set<string>();
+  private readonly policySoon = new Map<string, ObjectKey>();
   private policyTimer: unknown;
   private policyWaiters: (() => void)[] = [];
 
@@ -160,13 +152,13 @@ export class Controller {
       ...(opts.onCommit ? { onCommit: opts.onCommit } : {}),
       // A row two objects claim (two Subnets naming one switch, say) is an event on the one that lost it.
       onStoreIssues: (owner, issues) => {
-        const [kind, a, b] = owner.split('/');
-        if (!kind || !a) return;
-        const ref = b === undefined ? { kind, name: a } : { kind, namespace: a, name: b };
-        void this.ctx.event(ref, 'Warning', 'ConflictingRow', issues.map((i) => i.message).join('; '));
+        void this.ctx.event(owner, 'Warning', 'ConflictingRow', issues.map((i) => i.message).join('; '));
       },
     });
-    for (const kind of KINDS) this.informers.set(kind, new Informer(opts.cluster, kind));
+    for (const kind of KINDS) {
+      const onError = (err: unknown) => this.opts.onError?.(kind, undefined, err);
+      this.informers.set(kind, new Informer(opts.cluster, kind, { clock: opts.clock, onError }));
+    }
     const s = this.settings;
     const self = this;
     this.ctx = {
@@ -186,16 +178,17 @@ export class Controller {
         if (d === undefined) m.set(f, (d = f(o)));
         return d as Decoded<T>;
       },
-      enqueue: (kind: Kind, key: string) => {
+      enqueue: (kind: Kind, key: ObjectKey) => {
         const q = this.queues.get(kind);
         // Before the queues run (start-up), changes are kept and queued once they do: none is missed.
         if (q) q.add(key);
         else {
           let keys = this.early.get(kind);
-          if (keys === undefined) this.early.set(kind, (keys = new Set()));
-          keys.add(key);
+          if (keys === undefined) this.early.set(kind, (keys = new Map()));
+          keys.set(formatKey(key), key);
         }
       },
+      leaseHolder: (owner: string) => this.holders.get(owner),
       report: (ref, topic, problems) => this.diagnostics.set(ref, topic, problems),
       event: async (ref, type, reason, message) => {
         await opts.cluster
@@ -213,13 +206,7 @@ export class Controller {
       get starting() {
         return self.starting;
       },
-      afterCommit: async (fn: () => Promise<void>) => {
-        if (this.starting) {
-          this.deferred.push(fn);
-          return;
-        }
-        this.track(this.committer.sync().then(fn));
-      },
+      afterCommit: async (kind: Kind, key: ObjectKey, fn: () => Promise<void>) => this.afterCommit(kind, key, fn),
     };
   }
 
@@ -238,25 +225,27 @@ export class Controller {
     await Promise.all([...this.informers.values()].map((i) => i.start()));
     await Promise.all([...this.informers.values()].map((i) => i.synced()));
     for (const o of this.informers.get('Pod')!.list()) this.indexPod(o, false);
+    for (const o of this.informers.get('Node')!.list()) this.indexNode(o, false);
     for (const o of this.informers.get('NetworkPolicy')!.list()) this.indexPolicy(o, false);
     await this.ensureDefaults();
     const restored = await restoreAllocations(this.ctx, this.opts.backend);
     // The pass below reconciles every object the caches hold now: what was queued so far matters only for
     // objects gone from them (deleted while the informers started). Changes during the pass are kept.
     for (const [kind, keys] of this.early)
-      for (const key of keys) if (this.informers.get(kind)!.get(key) !== undefined) keys.delete(key);
+      for (const id of keys.keys()) if (this.informers.get(kind)!.get(id) !== undefined) keys.delete(id);
     this.earlyAll.clear();
-    const failed: [Kind, string][] = [];
+    const failed: [Kind, ObjectKey][] = [];
     const { operations } = await this.committer.start(async () => {
       for (const kind of START_ORDER) {
         const reconcile = RECONCILE[kind]!;
         const list = this.informers.get(kind)!.list();
         for (const o of kind === 'Subnet' ? subnetsInOrder(this.ctx, list) : creationOrder(list)) {
+          const key = objectKey(o);
           try {
-            await reconcile(this.ctx, keyOf(o));
+            await reconcile(this.ctx, key);
           } catch (err) {
-            this.opts.onError?.(kind, keyOf(o), err);
-            failed.push([kind, keyOf(o)]);
+            this.opts.onError?.(kind, key, err);
+            failed.push([kind, key]);
           }
         }
       }
@@ -264,22 +253,26 @@ export class Controller {
     this.starting = false;
     const deferred = this.deferred;
     this.deferred = [];
-    for (const fn of deferred) await fn().catch((err) => this.opts.onError?.('Pod', '', err));
+    const unwritten: [Deferred, unknown][] = [];
+    for (const d of deferred) await d.fn().catch((err: unknown) => unwritten.push([d, err]));
     for (const name of restored.staleIpObjects)
-      await this.opts.cluster.delete({ kind: 'IP', name }).catch((err) => this.opts.onError?.('IP', name, err));
+      await this.opts.cluster.delete({ kind: 'IP', name }).catch((err) => this.opts.onError?.('IP', { name }, err));
     for (const kind of KINDS) {
       const reconcile = RECONCILE[kind];
       if (reconcile === undefined) continue;
-      const q = new WorkQueue({
+      const q = new WorkQueue<ObjectKey>({
         clock: this.opts.clock,
-        onError: (key: string, err: unknown) => this.opts.onError?.(kind, key, err),
+        id: formatKey,
+        manualForget: true,
+        onError: (key, err) => this.opts.onError?.(kind, key, err),
       });
       this.queues.set(kind, q);
       const workers = kind === 'Pod' ? Math.max(16, this.settings.workerNum) : this.settings.workerNum;
-      q.run((key: string) => this.reconcileTracked(kind, key, reconcile), workers);
+      q.run((key) => this.runKey(kind, key, reconcile), workers);
     }
     for (const [kind, key] of failed) this.ctx.enqueue(kind, key);
-    for (const [kind, keys] of this.early) for (const key of keys) this.ctx.enqueue(kind, key);
+    for (const [d, err] of unwritten) this.writeFailed(d.kind, d.key, err);
+    for (const [kind, keys] of this.early) for (const key of keys.values()) this.ctx.enqueue(kind, key);
     this.early.clear();
     for (const kind of this.earlyAll) this.enqueueAll(kind);
     this.earlyAll.clear();
@@ -317,6 +310,12 @@ export class Controller {
     return out;
   }
 
+  /**
+   * Stops watching and working, and resolves once nothing of this
+   * controller runs: the committer is closed first (a batch in flight is
+   * waited for a bounded time, commits never made are given up), so writes
+   * waiting for a commit a refusing backend would never make end with it.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
@@ -324,27 +323,69 @@ export class Controller {
     if (this.policyTimer !== undefined) this.opts.clock.clearTimeout(this.policyTimer);
     this.policyTimer = undefined;
     for (const w of this.policyWaiters.splice(0)) w();
+    await this.committer.close();
     await Promise.all([...this.queues.values()].map((q) => q.shutdown()));
     await Promise.allSettled([...this.pending]);
-    await this.committer.close();
   }
 
-  private track(p: Promise<void>): void {
-    const t = p.catch((err) => this.opts.onError?.('Pod', '', err)).finally(() => this.pending.delete(t));
+  /** A write of `key` of `kind` once the fragments set so far are committed (Ctx.afterCommit). */
+  private afterCommit(kind: Kind, key: ObjectKey, fn: () => Promise<void>): void {
+    if (this.starting) {
+      this.deferred.push({ kind, key, fn });
+      return;
+    }
+    const p = this.committer
+      .sync()
+      .then(fn)
+      .then(
+        () => true,
+        (err: unknown) => {
+          this.writeFailed(kind, key, err);
+          return false;
+        },
+      );
+    const t = p.finally(() => this.pending.delete(t));
     this.pending.add(t);
+    this.runs.get(`${kind}/${formatKey(key)}`)?.push(p);
+  }
+
+  /** A write after commit failed: the object's key runs again with its backoff, as a failed reconcile does. */
+  private writeFailed(kind: Kind, key: ObjectKey, err: unknown): void {
+    // Stopping: the commit it waited for will not be made by this controller; the next one starts level.
+    if (err instanceof CommitterClosedError) return;
+    const q = this.queues.get(kind);
+    if (q !== undefined) q.fail(key, err);
+    else this.opts.onError?.(kind, key, err);
+  }
+
+  /** One queue run of `key`: its backoff resets once its writes after commit succeeded, not before. */
+  private async runKey(kind: Kind, key: ObjectKey, reconcile: Reconcile): Promise<void> {
+    // A key runs on one worker at a time, so the writes registered under its id meanwhile are this run's.
+    const id = `${kind}/${formatKey(key)}`;
+    const writes: Promise<boolean>[] = [];
+    this.runs.set(id, writes);
+    try {
+      await this.reconcileTracked(kind, key, reconcile);
+    } finally {
+      this.runs.delete(id);
+    }
+    const q = this.queues.get(kind)!;
+    if (writes.length === 0) q.forget(key);
+    else void Promise.all(writes).then((ok) => ok.every(Boolean) && q.forget(key));
   }
 
   /** Pods: a new or released address changes what policies match, so every policy is requeued. */
-  private async reconcileTracked(kind: Kind, key: string, reconcile: Reconcile): Promise<void> {
-    if (kind !== 'Pod') return reconcile(this.ctx, key);
-    const [ns, name] = key.split('/');
-    const owner = `${name}.${ns}`;
+  private async reconcileTracked(kind: Kind, key: ObjectKey, reconcile: Reconcile): Promise<void> {
+    const ctx = this.ctx;
+    if (kind !== 'Pod') return reconcile(ctx, key);
+    const ns = key.namespace ?? 'default';
+    const owner = ownerKey(key.name, ns);
     const before = this.ipam.lookup(owner);
     try {
-      await reconcile(this.ctx, key);
+      await reconcile(ctx, key);
     } finally {
       const after = this.ipam.lookup(owner);
-      if (before?.v4 !== after?.v4 || before?.v6 !== after?.v6) this.enqueuePolicies(ns!);
+      if (before?.v4 !== after?.v4 || before?.v6 !== after?.v6) this.enqueuePolicies(ns);
     }
   }
 
@@ -376,15 +417,15 @@ export class Controller {
    * queued: such a policy is recomputed once per window during a storm.
    */
   private enqueuePolicies(ns: string): void {
-    for (const key of this.namedAll.keys()) this.policySoon.add(key);
-    for (const key of this.namedOwn.get(ns)?.keys() ?? []) this.policySoon.add(key);
+    for (const [id, o] of this.namedAll) this.policySoon.set(id, objectKey(o));
+    for (const [id, o] of this.namedOwn.get(ns) ?? []) this.policySoon.set(id, objectKey(o));
     if (this.policySoon.size === 0 || this.policyTimer !== undefined) return;
     this.policyTimer = this.opts.clock.setTimeout(() => this.flushPolicies(), this.opts.policyDelayMs ?? 20);
   }
 
   private flushPolicies(): void {
     this.policyTimer = undefined;
-    const keys = [...this.policySoon];
+    const keys = [...this.policySoon.values()];
     this.policySoon.clear();
     for (const key of keys) this.ctx.enqueue('NetworkPolicy', key);
     for (const w of this.policyWaiters.splice(0)) w();
@@ -421,10 +462,21 @@ export class Controller {
     const ns = o.metadata.namespace ?? 'default';
     let m = this.podIndex.get(ns);
     if (m === undefined) this.podIndex.set(ns, (m = new Map()));
+    const owner = ownerKey(o.metadata.name, ns);
     if (gone) {
       m.delete(keyOf(o));
       if (m.size === 0) this.podIndex.delete(ns);
-    } else m.set(keyOf(o), o);
+      this.holders.delete(owner);
+    } else {
+      m.set(keyOf(o), o);
+      this.holders.set(owner, { kind: 'Pod', key: objectKey(o) });
+    }
+  }
+
+  private indexNode(o: KubeObject, gone: boolean): void {
+    const owner = nodePort(o.metadata.name);
+    if (gone) this.holders.delete(owner);
+    else this.holders.set(owner, { kind: 'Node', key: objectKey(o) });
   }
 
   private enqueueAll(kind: Kind): void {
@@ -432,39 +484,13 @@ export class Controller {
       this.earlyAll.add(kind);
       return;
     }
-    for (const key of this.informers.get(kind)!.keys()) this.ctx.enqueue(kind, key);
-  }
-
-  /**
-   * Every object's decode issues (malformed values, fields and annotations
-   * not acted on) as its `decode` problems, kept current with the caches.
-   */
-  private watchDecodeIssues(): void {
-    const scopeOf = (kind: Kind, o: KubeObject, d: Decoded<unknown>): VerdictScope[] => {
-      const v = d.value as { subnet?: string; podName?: string; namespace?: string; service?: string };
-      const ns = o.metadata.namespace ?? '';
-      if (kind === 'IPPool') return v.subnet ? [{ kind: 'subnet', name: v.subnet }] : [];
-      if (kind === 'IP') return v.podName ? [{ kind: 'pod', namespace: v.namespace ?? '', name: v.podName }] : [];
-      if (kind === 'EndpointSlice') return v.service ? [{ kind: 'service', namespace: ns, name: v.service }] : [];
-      return ownScope(kind, ns, o.metadata.name);
-    };
-    for (const kind of KINDS) {
-      const decode = DECODERS[kind];
-      const report = (o: KubeObject) => {
-        const d = this.ctx.decode(o, decode);
-        this.diagnostics.set(refOf(o), 'decode', decodeProblems(d.issues, scopeOf(kind, o, d)));
-      };
-      this.informers.get(kind)!.addHandlers({
-        onAdd: report,
-        onUpdate: (_old, o) => report(o),
-        onDelete: (o) => this.diagnostics.forget(refOf(o)),
-      });
-    }
+    for (const o of this.informers.get(kind)!.values()) this.ctx.enqueue(kind, objectKey(o));
   }
 
   /** Which keys a change of each kind requeues (see the handlers' headers). */
   private watch(): void {
-    this.watchDecodeIssues();
+    for (const kind of KINDS)
+      this.informers.get(kind)!.addHandlers(decodeReporter(this.diagnostics, (o, f) => this.ctx.decode(o, f), kind));
     const on = (kind: Kind, f: (o: KubeObject, old: KubeObject | undefined, gone: boolean) => void) =>
       this.informers.get(kind)!.addHandlers({
         onAdd: (o: KubeObject) => f(o, undefined, false),
@@ -488,42 +514,43 @@ export class Controller {
     });
     on('Subnet', (o, old) => {
       if (!specChanged(o, old)) return;
-      this.ctx.enqueue('Subnet', keyOf(o));
+      this.ctx.enqueue('Subnet', objectKey(o));
       this.enqueueAll('Vpc');
       this.enqueueAll('Node');
       this.enqueueAll('Namespace');
     });
-    on('IPPool', (o) => this.ctx.enqueue('IPPool', keyOf(o)));
-    on('Node', (o, old) => {
+    on('IPPool', (o) => this.ctx.enqueue('IPPool', objectKey(o)));
+    on('Node', (o, old, gone) => {
+      this.indexNode(o, gone);
       if (!specChanged(o, old) && JSON.stringify(old?.status) === JSON.stringify(o.status)) return;
-      this.ctx.enqueue('Node', keyOf(o));
+      this.ctx.enqueue('Node', objectKey(o));
       // A new node, or new labels (gatewayNodeSelectors), may change a centralized subnet's gateways.
       if (old === undefined || labelsChanged(o, old)) this.enqueueAll('Subnet');
     });
     on('Namespace', (o, old) => {
-      this.ctx.enqueue('Namespace', keyOf(o));
+      this.ctx.enqueue('Namespace', objectKey(o));
       // Wider policies' memberships of its pods may change.
       if (labelsChanged(o, old))
-        for (const p of this.podIndex.get(o.metadata.name)?.keys() ?? []) this.ctx.enqueue('Pod', p);
+        for (const p of this.podIndex.get(o.metadata.name)?.values() ?? []) this.ctx.enqueue('Pod', objectKey(p));
     });
     on('Pod', (o, old, gone) => {
       this.indexPod(o, gone);
-      this.ctx.enqueue('Pod', keyOf(o));
+      this.ctx.enqueue('Pod', objectKey(o));
       if (gone || labelsChanged(o, old)) this.enqueuePolicies(o.metadata.namespace ?? 'default');
     });
-    on('Service', (o) => this.ctx.enqueue('Service', keyOf(o)));
+    on('Service', (o) => this.ctx.enqueue('Service', objectKey(o)));
     on('EndpointSlice', (o) => {
       const svc = this.ctx.decode(o, decodeEndpointSlice).value.service;
-      if (svc) this.ctx.enqueue('Service', `${o.metadata.namespace}/${svc}`);
+      if (svc) this.ctx.enqueue('Service', objectKey({ metadata: { ...o.metadata, name: svc } }));
     });
     on('NetworkPolicy', (o, old, gone) => {
       const wasWide = old !== undefined && reachesBeyondNamespace(this.ctx, old);
       this.indexPolicy(o, gone);
-      this.ctx.enqueue('NetworkPolicy', keyOf(o));
+      this.ctx.enqueue('NetworkPolicy', objectKey(o));
       // The pods that can be members, before or after, recompute their memberships.
       const ns = o.metadata.namespace ?? 'default';
       if (wasWide || reachesBeyondNamespace(this.ctx, o)) this.enqueueAll('Pod');
-      else for (const p of this.podIndex.get(ns)?.keys() ?? []) this.ctx.enqueue('Pod', p);
+      else for (const p of this.podIndex.get(ns)?.values() ?? []) this.ctx.enqueue('Pod', objectKey(p));
       if (gone || old === undefined) this.enqueueAll('Node');
     });
   }
@@ -567,8 +594,8 @@ export class Controller {
       await this.opts.cluster.create(o).catch((e: unknown) => {
         if ((e as { reason?: string }).reason !== 'AlreadyExists') throw e;
       });
-      for (let i = 0; i < 1000 && inf.get(o.metadata.name) === undefined; i++)
-        await new Promise((r) => setImmediate(r));
+      // The informer's own event brings it into the cache, however long the source takes to deliver it.
+      if ((await inf.waitFor(o.metadata.name)) === undefined) throw new InformerStoppedError(o.kind);
     }
   }
 }

@@ -7,9 +7,10 @@
  * problems go with the object. Events stay what they are in Kubernetes, a
  * history; this is the state.
  */
-import type { ObjectRef } from './cluster/types.ts';
-import { type VerdictScope, type Warning, ownScope } from './kube/warnings.ts';
+import { type KubeObject, type ObjectRef, refOf } from './cluster/types.ts';
 import type { DecodeIssue } from './kube/decode.ts';
+import { type Decoded, DECODERS } from './kube/objects.ts';
+import { ownScope, type VerdictScope, type Warning } from './kube/warnings.ts';
 
 export interface Problem {
   readonly code: string;
@@ -99,4 +100,37 @@ export class Diagnostics {
 /** A map key for a reference (never parsed back: the entry keeps the reference itself). */
 const idOf = (ref: ObjectRef) => JSON.stringify([ref.kind, ref.namespace ?? '', ref.name]);
 
-export { ownScope };
+/** What a kind's own decode problems may change: the object, or what it belongs to. */
+function decodeScope(kind: string, o: KubeObject, d: Decoded<unknown>): VerdictScope[] {
+  const v = d.value as { subnet?: string; podName?: string; namespace?: string; service?: string };
+  const ns = o.metadata.namespace ?? '';
+  if (kind === 'IPPool') return v.subnet ? [{ kind: 'subnet', name: v.subnet }] : [];
+  if (kind === 'IP') return v.podName ? [{ kind: 'pod', namespace: v.namespace ?? '', name: v.podName }] : [];
+  if (kind === 'EndpointSlice') return v.service ? [{ kind: 'service', namespace: ns, name: v.service }] : [];
+  return ownScope(kind, ns, o.metadata.name);
+}
+
+/**
+ * Informer handlers that keep every object's decode issues (malformed values,
+ * fields and annotations not acted on) as its `decode` problems, current
+ * with the cache; `decode` is the controller's memoized decoding.
+ *
+ * @example informer.addHandlers(decodeReporter(diagnostics, ctx.decode, 'Subnet'))
+ */
+export function decodeReporter(
+  diagnostics: Diagnostics,
+  decode: <T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>) => Decoded<T>,
+  kind: string,
+): {
+  onAdd: (o: KubeObject) => void;
+  onUpdate: (old: KubeObject, o: KubeObject) => void;
+  onDelete: (o: KubeObject) => void;
+} {
+  const decoder = DECODERS[kind];
+  const report = (o: KubeObject) => {
+    if (decoder === undefined) return;
+    const d = decode(o, decoder);
+    diagnostics.set(refOf(o), 'decode', decodeProblems(d.issues, decodeScope(kind, o, d)));
+  };
+  return { onAdd: report, onUpdate: (_old, o) => report(o), onDelete: (o) => diagnostics.forget(refOf(o)) };
+}

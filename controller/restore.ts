@@ -11,6 +11,7 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { parseSubnetSpec } from '../model/ipam/index.ts';
+import { formatKey } from './cluster/types.ts';
 import { type Ctx, blocking } from './handlers/context.ts';
 import { extraOverlaps, subnetsInOrder } from './handlers/subnet.ts';
 import { subnetVpc } from './handlers/vpc.ts';
@@ -54,7 +55,8 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
   }
   const ipObjects: Claim[] = [];
   const stale: string[] = [];
-  const podExists = (name: string, ns: string) => ctx.cache('Pod').get(`${ns}/${name}`) !== undefined;
+  const podExists = (name: string, ns: string) =>
+    ctx.cache('Pod').get(formatKey({ namespace: ns, name })) !== undefined;
   for (const o of ctx.cache('IP').list()) {
     const ip = ctx.decode(o, decodeIP).value;
     if (!ip.podName || !ip.namespace || !ip.ipAddress) continue;
@@ -99,15 +101,12 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
     const [mac, ...ips] = p.addresses[0]!.split(' ');
     if (ips.length === 0 || !mac) continue;
     // Only ports of pods and nodes that exist: any other port of ours is an orphan the start-up flush removes.
-    const [podName, podNs] = (p.externalIds.pod ?? '').split('/').reverse();
-    const owner =
-      podName && podNs && podExists(podName, podNs)
-        ? p.name
-        : p.externalIds.node && ctx.cache('Node').get(p.externalIds.node)
-          ? p.name
-          : undefined;
-    if (owner === undefined) continue;
-    ports.push({ owner, subnet: p.switch, ips, mac });
+    // A pod's port is named by its owner key and records the pod's key: both are compared, neither parsed.
+    const holder = ctx.leaseHolder(p.name);
+    const pod = holder?.kind === 'Pod' && p.externalIds.pod === formatKey(holder.key);
+    const node = p.externalIds.node !== undefined && ctx.cache('Node').get(p.externalIds.node) !== undefined;
+    if (!pod && !node) continue;
+    ports.push({ owner: p.name, subnet: p.switch, ips, mac });
   }
   const r = rebuildAllocations({ ipObjects, annotations, ports });
   const issues = ctx.ipam.restore(r.records);
@@ -136,13 +135,10 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
   };
 }
 
-/** The pod an IPAM owner key `<pod>.<ns>` names, when it exists. */
+/** The pod an IPAM owner key names, when it exists. */
 function podRef(ctx: Ctx, owner: string) {
-  // Namespaces have no dots (DNS labels); pod names may.
-  const dot = owner.lastIndexOf('.');
-  if (dot < 0) return undefined;
-  const key = `${owner.slice(dot + 1)}/${owner.slice(0, dot)}`;
-  const o = ctx.cache('Pod').get(key);
+  const holder = ctx.leaseHolder(owner);
+  const o = holder?.kind === 'Pod' ? ctx.cache('Pod').get(formatKey(holder.key)) : undefined;
   return o
     ? { kind: 'Pod', namespace: o.metadata.namespace ?? '', name: o.metadata.name, uid: o.metadata.uid ?? '' }
     : undefined;

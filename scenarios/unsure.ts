@@ -1,10 +1,14 @@
 /**
  * Which probes' verdicts may depend on something kovn did not act on
- * (docs/architecture.md, "Probes"): a warning with a scope (a subnet, VPC,
- * namespace, pod, Service, the pods a NetworkPolicy selects, addresses an
- * object not acted on claims, or the whole cluster) makes every probe that
- * starts, ends or is resolved inside it `unsure`, with the warning as the
- * reason. An unsure probe never counts as passing.
+ * (docs/architecture.md, "Honest answers"): a warning with a scope (a subnet,
+ * VPC, namespace, pod, Service, the pods a NetworkPolicy selects, addresses
+ * an object not acted on claims, or the whole cluster) makes every probe
+ * that starts, ends or is resolved inside it `unsure`, with the warning as
+ * the reason. An unsure probe never counts as passing.
+ *
+ * What a pod is touched by is computed once per pod and kept (`podHits`):
+ * `sim connectivity` asks for every pair, so a probe costs two lookups, not
+ * a walk over every warning.
  */
 import { containsCIDR, tryParseCIDR } from '../model/addr/index.ts';
 import type { KubeObject } from '../controller/cluster/types.ts';
@@ -13,20 +17,23 @@ import { formatWarning, type VerdictScope, type Warning } from '../controller/ku
 import type { ScenarioProbe } from './load.ts';
 import type { ProbeIndex, ProbePod } from './probe.ts';
 
-/** What a probe touches, as scopes can name it. */
-interface Touched {
-  readonly pods: readonly ProbePod[];
+/** What a probe touches beyond pods, as scopes can name it. */
+interface Others {
   readonly services: readonly { readonly namespace: string; readonly name: string }[];
-  /** Addresses the probe is sent to or from that are no pod's (outside hosts, cluster addresses). */
+  /** Addresses the probe is sent to or from that are no pod's (outside hosts, cluster addresses, VIPs). */
   readonly addresses: readonly string[];
-  /** VPCs the packet starts in. */
+  /** VPCs the packet enters by (an outside source enters the default VPC). */
   readonly vpcs: readonly string[];
 }
 
-/** The probe-independent part: policies by name, scoped warnings. */
+/** The probe-independent part: the warnings with a scope, policies by name, and per-pod results. */
 export interface UnsureIndex {
   readonly warnings: readonly Warning[];
   readonly policies: ReadonlyMap<string, { readonly namespace: string; readonly podSelector: LabelSelector }>;
+  /** Pod key → indices (into `warnings`) of the warnings touching it; filled as pods are asked about. */
+  readonly podHits: Map<string, readonly number[]>;
+  /** Pod port (`<pod>.<ns>`) → pod, for a Service's endpoints. */
+  portIndex?: Map<string, ProbePod>;
 }
 
 /**
@@ -38,7 +45,11 @@ export function unsureIndex(warnings: readonly Warning[], policies: readonly Kub
     const v = decodeNetworkPolicy(o).value;
     byName.set(`${v.namespace}/${v.name}`, { namespace: v.namespace, podSelector: v.podSelector });
   }
-  return { warnings: warnings.filter((w) => w.scope !== undefined && w.scope.length > 0), policies: byName };
+  return {
+    warnings: warnings.filter((w) => w.scope !== undefined && w.scope.length > 0),
+    policies: byName,
+    podHits: new Map(),
+  };
 }
 
 const inCidrs = (ip: string, cidrs: readonly string[]) => {
@@ -50,50 +61,76 @@ const inCidrs = (ip: string, cidrs: readonly string[]) => {
   });
 };
 
-function touches(u: UnsureIndex, ix: ProbeIndex, s: VerdictScope, t: Touched): boolean {
+function touchesPod(u: UnsureIndex, s: VerdictScope, p: ProbePod): boolean {
   switch (s.kind) {
     case 'cluster':
       return true;
     case 'vpc':
-      return t.vpcs.includes(s.name) || t.pods.some((p) => p.router === s.name);
-    case 'subnet': {
-      if (t.pods.some((p) => p.subnet === s.name)) return true;
-      const cidrs = ix.subnets.get(s.name)?.cidrs ?? [];
-      return t.addresses.some((a) => inCidrs(a, cidrs));
-    }
+      return p.router === s.name;
+    case 'subnet':
+      return p.subnet === s.name;
     case 'namespace':
-      return t.pods.some((p) => p.namespace === s.name) || t.services.some((x) => x.namespace === s.name);
+      return p.namespace === s.name;
     case 'pod':
-      return t.pods.some((p) => p.namespace === s.namespace && p.name === s.name);
+      return p.namespace === s.namespace && p.name === s.name;
     case 'service':
-      return t.services.some((x) => x.namespace === s.namespace && x.name === s.name);
+      return false;
     case 'policy': {
       const np = u.policies.get(`${s.namespace}/${s.name}`);
-      if (np === undefined) return t.pods.some((p) => p.namespace === s.namespace);
-      return t.pods.some((p) => p.namespace === np.namespace && selects(np.podSelector, p.labels));
+      // A policy not in the cluster (refused): what it meant to select is unknown, its namespace is touched.
+      if (np === undefined) return p.namespace === s.namespace;
+      return p.namespace === np.namespace && selects(np.podSelector, p.labels);
     }
     case 'addresses':
-      return (
-        t.addresses.some((a) => inCidrs(a, s.cidrs)) || t.pods.some((p) => p.ips.some((ip) => inCidrs(ip, s.cidrs)))
-      );
+      return p.ips.some((ip) => inCidrs(ip, s.cidrs));
   }
+}
+
+function touchesOthers(ix: ProbeIndex, s: VerdictScope, t: Others): boolean {
+  switch (s.kind) {
+    case 'cluster':
+      return true;
+    case 'vpc':
+      return t.vpcs.includes(s.name);
+    case 'subnet':
+      return t.addresses.some((a) => inCidrs(a, ix.subnets.get(s.name)?.cidrs ?? []));
+    case 'namespace':
+      return t.services.some((x) => x.namespace === s.name);
+    case 'service':
+      return t.services.some((x) => x.namespace === s.namespace && x.name === s.name);
+    case 'addresses':
+      return t.addresses.some((a) => inCidrs(a, s.cidrs));
+    default:
+      return false;
+  }
+}
+
+function podHits(u: UnsureIndex, p: ProbePod): readonly number[] {
+  let hits = u.podHits.get(p.key);
+  if (hits === undefined) {
+    hits = u.warnings.flatMap((w, i) => ((w.scope ?? []).some((s) => touchesPod(u, s, p)) ? [i] : []));
+    u.podHits.set(p.key, hits);
+  }
+  return hits;
 }
 
 /** The pods, Services and addresses one end of a probe names. */
 function endOf(
+  u: UnsureIndex,
   ix: ProbeIndex,
   text: string,
-  into: { pods: ProbePod[]; services: Touched['services'][number][]; addresses: string[] },
+  into: { pods: ProbePod[]; services: Others['services'][number][]; addresses: string[] },
 ): void {
   if (text.startsWith('svc/')) {
     const key = text.slice(4);
     const [namespace = '', name = ''] = key.split('/');
     into.services.push({ namespace, name });
     const svc = ix.services.get(key);
-    // The Service's verdict is its endpoints': they are touched too.
+    if (u.portIndex === undefined) u.portIndex = new Map([...ix.pods.values()].map((p) => [p.port, p]));
+    // A Service probe's verdict is its endpoints': they are touched too.
     for (const eps of svc?.endpoints.values() ?? [])
       for (const e of eps) {
-        const pod = [...ix.pods.values()].find((p) => p.port === e.port);
+        const pod = u.portIndex.get(e.port);
         if (pod) into.pods.push(pod);
       }
     for (const ip of svc?.clusterIPs ?? []) into.addresses.push(ip);
@@ -115,13 +152,22 @@ function endOf(
  */
 export function unsureReason(u: UnsureIndex, ix: ProbeIndex, e: ScenarioProbe): string | undefined {
   if (u.warnings.length === 0) return undefined;
-  const acc = { pods: [] as ProbePod[], services: [] as Touched['services'][number][], addresses: [] as string[] };
-  endOf(ix, e.from, acc);
-  endOf(ix, e.to, acc);
-  const vpcs = acc.pods.length > 0 ? [] : [ix.settings.clusterRouter];
-  const t: Touched = { ...acc, vpcs };
-  const hits = u.warnings.filter((w) => (w.scope ?? []).some((s) => touches(u, ix, s, t)));
-  if (hits.length === 0) return undefined;
-  const more = hits.length > 1 ? ` (and ${hits.length - 1} more warning${hits.length > 2 ? 's' : ''})` : '';
-  return `may depend on what kovn does not act on: ${formatWarning(hits[0]!)}${more}`;
+  const acc = { pods: [] as ProbePod[], services: [] as Others['services'][number][], addresses: [] as string[] };
+  endOf(u, ix, e.from, acc);
+  endOf(u, ix, e.to, acc);
+  const others: Others = {
+    services: acc.services,
+    addresses: acc.addresses,
+    vpcs: acc.pods.length > 0 ? [] : [ix.settings.clusterRouter],
+  };
+  const hits = new Set<number>();
+  for (const p of acc.pods) for (const i of podHits(u, p)) hits.add(i);
+  if (others.services.length > 0 || others.addresses.length > 0 || others.vpcs.length > 0)
+    u.warnings.forEach((w, i) => {
+      if (!hits.has(i) && (w.scope ?? []).some((s) => touchesOthers(ix, s, others))) hits.add(i);
+    });
+  if (hits.size === 0) return undefined;
+  const first = Math.min(...hits);
+  const more = hits.size > 1 ? ` (and ${hits.size - 1} more warning${hits.size > 2 ? 's' : ''})` : '';
+  return `may depend on what kovn does not act on: ${formatWarning(u.warnings[first]!)}${more}`;
 }

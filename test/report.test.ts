@@ -6,13 +6,14 @@
  * data-name, and the numbers on the page those of the run's JSON.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expandObjects } from '../scenarios/expand.ts';
 import { loadScenario } from '../scenarios/load.ts';
+import { ONE_OF_EACH } from './honest/one-of-each.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..');
@@ -44,6 +45,32 @@ const elements = (dom: string, kind: string) =>
   );
 
 describe('the HTML report in headless Chromium', () => {
+  it('lists the warnings above the results and marks unsure probes, as the JSON says', {
+    timeout: 120_000,
+  }, async () => {
+    const file = join(dir, 'one-of-each.yaml');
+    writeFileSync(file, ONE_OF_EACH);
+    const html = join(dir, 'one-of-each.html');
+    const { stdout } = await run('node', [KOVN, 'sim', 'run', file, '--json', '--report', html]).catch(
+      (e: { stdout: string }) => ({ stdout: e.stdout }), // exit 1: unsure probes do not pass
+    );
+    const json = JSON.parse(stdout) as { results: { unsure?: string }[]; warnings: { code: string }[] };
+    const dom = (await run('chromium', [...CHROMIUM, '--dump-dom', `file://${html}`], { maxBuffer: 64 << 20 })).stdout;
+    const section = /<section id="warnings" data-count="(\d+)"/.exec(dom);
+    expect(Number(section?.[1])).toBe(json.warnings.length);
+    expect(dom.indexOf('id="warnings"')).toBeLessThan(dom.indexOf('id="results"'));
+    expect([...dom.matchAll(/<li data-code="([A-Za-z]+)"/g)].map((m) => m[1])).toEqual(
+      json.warnings.map((w) => w.code),
+    );
+    const unsure = json.results.filter((r) => r.unsure !== undefined).length;
+    expect(unsure).toBe(7);
+    expect((dom.match(/data-unsure="true"/g) ?? []).length).toBe(unsure);
+    expect(/id="summary"[^>]*data-unsure="(\d+)" data-warnings="(\d+)"/.exec(dom)?.slice(1).map(Number)).toEqual([
+      unsure,
+      json.warnings.length,
+    ]);
+  });
+
   it.each(['quickstart.yaml', 'vpc-routes.yaml', 'multi-step.yaml'])(
     '%s: drawn, complete, and as the JSON says',
     {

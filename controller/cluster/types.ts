@@ -98,7 +98,7 @@ export interface EventInput {
 }
 
 /** What went wrong, as the API server's Status reasons. */
-export type ClusterErrorReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Gone';
+export type ClusterErrorReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Gone' | 'ServiceUnavailable';
 
 export class ClusterError extends Error {
   override readonly name = 'ClusterError';
@@ -158,6 +158,30 @@ export const refOf = (o: KubeObject): ObjectRef => ({
   ...(o.metadata.namespace !== undefined ? { namespace: o.metadata.namespace } : {}),
 });
 
-/** `ns/name`, or `name` for a cluster-scoped object: the work-queue key. */
+/**
+ * An object's identity within its kind: its namespace (namespaced kinds
+ * only) and name. The work queues hold these; `formatKey` makes the string
+ * the caches are indexed by, which is never parsed back (a pod's name may
+ * hold dots, and a key is cheaper to carry than to recover).
+ */
+export interface ObjectKey {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+/**
+ * @example objectKey(pod) // { namespace: 'prod', name: 'web.v2' }
+ */
+export const objectKey = (o: { readonly metadata: ObjectMeta }): ObjectKey =>
+  o.metadata.namespace ? { namespace: o.metadata.namespace, name: o.metadata.name } : { name: o.metadata.name };
+
+/**
+ * `ns/name`, or `name` for a cluster-scoped key: the informer cache's index and what logs show.
+ *
+ * @example formatKey({ namespace: 'prod', name: 'web.v2' }) // 'prod/web.v2'
+ */
+export const formatKey = (k: ObjectKey): string => (k.namespace ? `${k.namespace}/${k.name}` : k.name);
+
+/** `formatKey(objectKey(o))`: the cache index of an object. */
 export const keyOf = (o: { readonly metadata: ObjectMeta }): string =>
   o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;

@@ -43,6 +43,20 @@ export interface CommitterOptions {
   readonly onCommit?: (info: CommitInfo) => void;
   /** Called when a fragment could not be taken as given (a row another owner holds, ...). */
   readonly onStoreIssues?: (owner: OwnerKey, issues: readonly StoreIssue[]) => void;
+  /** How long `close` waits for a batch in flight before it gives up on it (default 5,000 ms on the clock). */
+  readonly closeGraceMs?: number;
+}
+
+/**
+ * What `sync` rejects with once the committer is closed before the changes
+ * it waits for were committed (they never will be, by this committer).
+ */
+export class CommitterClosedError extends Error {
+  override readonly name = 'CommitterClosedError';
+  readonly code = 'committer-closed';
+  constructor() {
+    super('committer closed before the changes were committed');
+  }
 }
 
 export interface CommitInfo {
@@ -66,13 +80,14 @@ export interface CommitStats {
 interface Waiter {
   readonly gen: number;
   readonly resolve: () => void;
+  readonly reject: (err: Error) => void;
 }
 
 /**
  * @example
  * const c = new Committer({ backend, store, clock });
- * await c.start(async () => { for (const s of subnets) c.set(`Subnet/${s.name}`, translateSubnet(s)); });
- * c.set('Pod/default/web-0', fragment); await c.sync(); // the port is in NB
+ * await c.start(async () => { for (const s of subnets) c.set({ kind: 'Subnet', name: s.name }, translateSubnet(s)); });
+ * c.set({ kind: 'Pod', namespace: 'default', name: 'web-0' }, fragment); await c.sync(); // the port is in NB
  */
 export class Committer {
   private shadow: Shadow = emptyShadow();
@@ -118,11 +133,16 @@ export class Committer {
     this.kick();
   }
 
-  /** Resolves once everything changed before the call is committed (after retries, however long). */
+  /**
+   * Resolves once everything changed before the call is committed (after
+   * retries, however long); rejects with CommitterClosedError when the
+   * committer is closed first.
+   */
   sync(): Promise<void> {
     const gen = this.gen;
     if (this.doneGen >= gen && this.opts.store.dirtyCount === 0 && !this.inFlight) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ gen, resolve }));
+    if (this.closed) return Promise.reject(new CommitterClosedError());
+    return new Promise((resolve, reject) => this.waiters.push({ gen, resolve, reject }));
   }
 
   /** The full diff between the backend and the desired state (drift check; empty when in step). */
@@ -134,12 +154,28 @@ export class Committer {
     return { ...this.s, pendingRows: this.opts.store.dirtyCount };
   }
 
-  /** Stop scheduling; waits for a batch in flight. */
+  /**
+   * Stops scheduling (no retry either), waits for a batch in flight for at
+   * most `closeGraceMs`, and rejects every `sync` still waiting: a backend
+   * that refuses every apply cannot hold a shutdown.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    await this.inFlight;
+    const inFlight = this.inFlight;
+    if (inFlight !== undefined) {
+      let grace: unknown;
+      const expired = new Promise<void>(
+        (r) => (grace = this.opts.clock.setTimeout(r, this.opts.closeGraceMs ?? 5_000)),
+      );
+      await Promise.race([inFlight, expired]);
+      this.opts.clock.clearTimeout(grace);
+    }
+    this.release();
+    const left = this.waiters;
+    this.waiters = [];
+    for (const w of left) w.reject(new CommitterClosedError());
   }
 
   /** Schedule a flush (no-op before start, while one is scheduled, or while one is in flight). */

@@ -35,9 +35,21 @@ import {
   type Topology,
 } from '../../model/topology/index.ts';
 import { appendAll } from '../../model/append.ts';
+import type { ObjectRef } from '../cluster/types.ts';
 
-/** Who contributed: e.g. `Pod/default/web-0`, `Subnet/ovn-default`, `startup/ovn-cluster`. */
-export type OwnerKey = string;
+/**
+ * Who contributed: one Kubernetes object, as a value. The store indexes
+ * owners by `formatOwner`, never parsed back: issues and `ownerOf` hand back the value.
+ */
+export type OwnerKey = ObjectRef;
+
+/**
+ * The owner as text: `Kind/ns/name` or `Kind/name` (the store's index, and messages).
+ *
+ * @example formatOwner({ kind: 'Pod', namespace: 'prod', name: 'web.v2' }) // 'Pod/prod/web.v2'
+ */
+export const formatOwner = (o: OwnerKey): string =>
+  o.namespace ? `${o.kind}/${o.namespace}/${o.name}` : `${o.kind}/${o.name}`;
 
 /** One row of one table. */
 export type TableRow = { [T in TableName]: { readonly table: T; readonly row: Tables[T] } }[TableName];
@@ -73,7 +85,15 @@ export interface StoreIssue {
   readonly message: string;
 }
 
+/** One column of one row that owners contribute to: its identity, kept in its cell beside the cell's index. */
+interface CellRef {
+  readonly table: TableName;
+  readonly key: string;
+  readonly column: string;
+}
+
 interface OwnerState {
+  readonly owner: OwnerKey;
   /** table → key → row, for the rows this owner holds. */
   readonly rows: Map<TableName, Map<string, unknown>>;
   /** cell id → contributed members (set) or entries (map). */
@@ -82,8 +102,8 @@ interface OwnerState {
 
 /** Contributions to one column of one row. */
 type Cell =
-  | { readonly kind: 'set'; readonly members: Map<string, number> }
-  | { readonly kind: 'map'; readonly entries: Map<string, { owner: OwnerKey; value: string }[]> };
+  | { readonly kind: 'set'; readonly ref: CellRef; readonly members: Map<string, number> }
+  | { readonly kind: 'map'; readonly ref: CellRef; readonly entries: Map<string, { owner: string; value: string }[]> };
 
 const SEP = '\u0000';
 const cellId = (table: TableName, key: string, column: string): string => table + SEP + key + SEP + column;
@@ -91,15 +111,16 @@ const cellId = (table: TableName, key: string, column: string): string => table 
 /**
  * @example
  * const s = new DesiredState();
- * s.set('Subnet/ovn-default', { rows: [{ table: 'switch', row: ls }] });
- * s.set('Service/default/web', { contributions: [{ table: 'loadBalancer', key: 'cluster-tcp-loadbalancer',
+ * s.set({ kind: 'Subnet', name: 'ovn-default' }, { rows: [{ table: 'switch', row: ls }] });
+ * s.set({ kind: 'Service', namespace: 'default', name: 'web' }, { contributions: [{ table: 'loadBalancer', key: 'cluster-tcp-loadbalancer',
  *   column: 'vips', entries: { '10.96.0.10:80': '10.16.0.5:8080' } }] });
  * s.takeDirty(); // { switch: Set{'ovn-default'}, loadBalancer: Set{'cluster-tcp-loadbalancer'} }
  */
 export class DesiredState {
-  private readonly owners = new Map<OwnerKey, OwnerState>();
-  /** table → key → owner. */
-  private readonly rowOwner = new Map<TableName, Map<string, OwnerKey>>();
+  /** By `formatOwner`. */
+  private readonly owners = new Map<string, OwnerState>();
+  /** table → key → the owner's index. */
+  private readonly rowOwner = new Map<TableName, Map<string, string>>();
   /** table → key → the owner's row as given. */
   private readonly base = new Map<TableName, Map<string, unknown>>();
   /** table → key → column → cell. */
@@ -122,17 +143,20 @@ export class DesiredState {
   /** Replace `owner`'s fragment. Returns what could not be taken as given. */
   set(owner: OwnerKey, fragment: Fragment): StoreIssue[] {
     const issues: StoreIssue[] = [];
-    const prev = this.owners.get(owner);
-    const next: OwnerState = { rows: new Map(), contributions: new Map() };
+    const id = formatOwner(owner);
+    const prev = this.owners.get(id);
+    const next: OwnerState = { owner, rows: new Map(), contributions: new Map() };
+    /** The cells this fragment names (a cell it drops is known from the store's own). */
+    const refs = new Map<string, CellRef>();
     for (const { table, row } of fragment.rows ?? []) {
       const key = keyOf(table, row as never);
       const holder = this.rowOwner.get(table)!.get(key);
-      if (holder !== undefined && holder !== owner) {
+      if (holder !== undefined && holder !== id) {
         issues.push({
           code: 'row-owned',
           table,
           key,
-          heldBy: holder,
+          heldBy: this.owners.get(holder)!.owner,
           message: `${table} ${JSON.stringify(key)} already belongs to ${holder}`,
         });
         continue;
@@ -154,18 +178,19 @@ export class DesiredState {
         });
         continue;
       }
-      const id = cellId(c.table, c.key, c.column);
-      const old = next.contributions.get(id);
+      const cid = cellId(c.table, c.key, c.column);
+      const old = next.contributions.get(cid);
+      if (old === undefined) refs.set(cid, { table: c.table, key: c.key, column: c.column });
       if (isSet) {
-        next.contributions.set(id, old ? [...(old as readonly string[]), ...c.members] : c.members);
+        next.contributions.set(cid, old ? [...(old as readonly string[]), ...c.members] : c.members);
       } else {
-        next.contributions.set(id, old ? { ...(old as Attrs), ...c.entries } : c.entries);
+        next.contributions.set(cid, old ? { ...(old as Attrs), ...c.entries } : c.entries);
       }
     }
-    this.replaceRows(owner, prev, next);
-    appendAll(issues, this.replaceContributions(owner, prev, next));
-    if (next.rows.size === 0 && next.contributions.size === 0) this.owners.delete(owner);
-    else this.owners.set(owner, next);
+    this.replaceRows(id, prev, next);
+    appendAll(issues, this.replaceContributions(id, prev, next, refs));
+    if (next.rows.size === 0 && next.contributions.size === 0) this.owners.delete(id);
+    else this.owners.set(id, next);
     return issues;
   }
 
@@ -175,11 +200,11 @@ export class DesiredState {
   }
 
   has(owner: OwnerKey): boolean {
-    return this.owners.has(owner);
+    return this.owners.has(formatOwner(owner));
   }
 
-  ownerKeys(): IterableIterator<OwnerKey> {
-    return this.owners.keys();
+  *ownerKeys(): IterableIterator<OwnerKey> {
+    for (const o of this.owners.values()) yield o.owner;
   }
 
   /** The row as it should be in NB (base row plus contributions), or undefined. */
@@ -202,7 +227,8 @@ export class DesiredState {
   }
 
   ownerOf(table: TableName, key: string): OwnerKey | undefined {
-    return this.rowOwner.get(table)!.get(key);
+    const id = this.rowOwner.get(table)!.get(key);
+    return id === undefined ? undefined : this.owners.get(id)?.owner;
   }
 
   /** Every desired row, materialized (start-up and drift checks). */
@@ -247,7 +273,7 @@ export class DesiredState {
     this.merged.get(table)!.delete(key);
   }
 
-  private replaceRows(owner: OwnerKey, prev: OwnerState | undefined, next: OwnerState): void {
+  private replaceRows(owner: string, prev: OwnerState | undefined, next: OwnerState): void {
     for (const [table, rows] of prev?.rows ?? []) {
       const keep = next.rows.get(table);
       for (const key of rows.keys()) {
@@ -269,27 +295,34 @@ export class DesiredState {
     }
   }
 
-  private replaceContributions(owner: OwnerKey, prev: OwnerState | undefined, next: OwnerState): StoreIssue[] {
+  private replaceContributions(
+    owner: string,
+    prev: OwnerState | undefined,
+    next: OwnerState,
+    refs: ReadonlyMap<string, CellRef>,
+  ): StoreIssue[] {
     const issues: StoreIssue[] = [];
     const ids = new Set<string>([...(prev?.contributions.keys() ?? []), ...next.contributions.keys()]);
     for (const id of ids) {
       const before = prev?.contributions.get(id);
       const after = next.contributions.get(id);
       if (before === after) continue;
-      const [table, key, column] = id.split(SEP) as [TableName, string, string];
+      // A cell in the store, or one the fragment names; neither: an empty contribution dropped, nothing to undo.
+      const ref = this.cells.get(id)?.ref ?? refs.get(id);
+      if (ref === undefined) continue;
       const isSet = Array.isArray(before ?? after);
       const changed = isSet
-        ? this.diffSetCell(id, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
-        : this.diffMapCell(owner, id, (before ?? {}) as Attrs, (after ?? {}) as Attrs, issues);
-      if (changed) this.touch(table, key);
-      this.trackContributed(table, key, column, id);
+        ? this.diffSetCell(id, ref, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
+        : this.diffMapCell(owner, id, ref, [(before ?? {}) as Attrs, (after ?? {}) as Attrs], issues);
+      if (changed) this.touch(ref.table, ref.key);
+      this.trackContributed(ref, id);
     }
     return issues;
   }
 
-  private diffSetCell(id: string, before: readonly string[], after: readonly string[]): boolean {
+  private diffSetCell(id: string, ref: CellRef, before: readonly string[], after: readonly string[]): boolean {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'set' }> | undefined;
-    if (!cell) this.cells.set(id, (cell = { kind: 'set', members: new Map() }));
+    if (!cell) this.cells.set(id, (cell = { kind: 'set', ref, members: new Map() }));
     const b = new Set(before);
     const a = new Set(after);
     let changed = false;
@@ -310,9 +343,15 @@ export class DesiredState {
     return changed;
   }
 
-  private diffMapCell(owner: OwnerKey, id: string, before: Attrs, after: Attrs, issues: StoreIssue[]): boolean {
+  private diffMapCell(
+    owner: string,
+    id: string,
+    ref: CellRef,
+    [before, after]: readonly [Attrs, Attrs],
+    issues: StoreIssue[],
+  ): boolean {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'map' }> | undefined;
-    if (!cell) this.cells.set(id, (cell = { kind: 'map', entries: new Map() }));
+    if (!cell) this.cells.set(id, (cell = { kind: 'map', ref, entries: new Map() }));
     let changed = false;
     for (const k of Object.keys(before)) {
       if (Object.hasOwn(after, k) && after[k] === before[k]) continue;
@@ -331,13 +370,13 @@ export class DesiredState {
       list.push({ owner, value });
       if (list.length === 1) changed = true;
       else if (list[0]!.value !== value) {
-        const [table, key, column] = id.split(SEP) as [TableName, string, string];
+        const { table, key, column } = ref;
         issues.push({
           code: 'map-key-conflict',
           table,
           key,
           column,
-          heldBy: list[0]!.owner,
+          heldBy: this.owners.get(list[0]!.owner)?.owner,
           message: `${table} ${JSON.stringify(key)} ${column}[${JSON.stringify(k)}] is already set by ${list[0]!.owner}`,
         });
       }
@@ -345,7 +384,8 @@ export class DesiredState {
     return changed;
   }
 
-  private trackContributed(table: TableName, key: string, column: string, id: string): void {
+  private trackContributed(ref: CellRef, id: string): void {
+    const { table, key, column } = ref;
     const cell = this.cells.get(id)!;
     const empty = cell.kind === 'set' ? cell.members.size === 0 : cell.entries.size === 0;
     const byKey = this.contributed.get(table)!;

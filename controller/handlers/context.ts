@@ -7,7 +7,7 @@
  * missed or repeated event changes nothing.
  */
 import type { IPAM } from '../../model/ipam/index.ts';
-import type { ClusterSource, KubeObject, ObjectRef } from '../cluster/types.ts';
+import type { ClusterSource, KubeObject, ObjectKey, ObjectRef } from '../cluster/types.ts';
 import type { ControllerSettings } from '../config.ts';
 import type { Committer } from '../desired/commit.ts';
 import type { Problem } from '../diagnostics.ts';
@@ -52,7 +52,12 @@ export interface Ctx {
   policiesFor(ns: string): Iterable<KubeObject>;
   /** Decodes through a memo keyed by the cached object (one decode per version). */
   decode<T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T>;
-  enqueue(kind: Kind, key: string): void;
+  enqueue(kind: Kind, key: ObjectKey): void;
+  /**
+   * The pod or node whose IPAM owner key (`<pod>.<ns>`, `node-<name>`) this
+   * is, while it exists: owner keys are formats, never parsed back.
+   */
+  leaseHolder(owner: string): { readonly kind: Kind; readonly key: ObjectKey } | undefined;
   /**
    * Says what `topic` (a handler's reconcile, say) found wrong with `ref`
    * now, replacing what it said before (an empty list clears it): the
@@ -69,8 +74,12 @@ export interface Ctx {
    * (annotations, status) to `afterCommit`.
    */
   readonly starting: boolean;
-  /** Runs `fn` once the fragments set so far are committed. */
-  afterCommit(fn: () => Promise<void>): Promise<void>;
+  /**
+   * Runs `fn` once the fragments set so far are committed: a write of the
+   * object `key` of `kind` (the one being reconciled). When it fails, that
+   * key is reconciled again with its backoff, and the error names it.
+   */
+  afterCommit(kind: Kind, key: ObjectKey, fn: () => Promise<void>): Promise<void>;
 }
 
 /** A one-line message for decode issues. */

@@ -8,7 +8,7 @@
  * own work, and never wrong).
  */
 import { ownerKey, toRecord } from '../../model/ipam/index.ts';
-import type { KubeObject } from '../cluster/types.ts';
+import { formatKey, type KubeObject, type ObjectKey } from '../cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeNamespace,
@@ -122,9 +122,9 @@ function computeMayMatch(ctx: Ctx, np: KubeObject, ns: string): boolean {
 const all = (sel: LabelSelector | undefined, labels: Readonly<Record<string, string>>) =>
   sel === undefined || selects(sel, labels);
 
-export async function reconcileNetworkPolicy(ctx: Ctx, key: string): Promise<void> {
-  const owner = `NetworkPolicy/${key}`;
-  const o = ctx.cache('NetworkPolicy').get(key);
+export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<void> {
+  const owner = { kind: 'NetworkPolicy', ...key };
+  const o = ctx.cache('NetworkPolicy').get(formatKey(key));
   if (o === undefined || !ctx.settings.enableNP) {
     ctx.committer.delete(owner);
     return;
@@ -166,8 +166,8 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: string): Promise<voi
     ...(np.policyTypes.includes('Egress') ? { egress: closed ? [] : rules(np.egress) } : {}),
   });
   let t = networkPolicyRows(input(np.failClosed));
-  // A rule that does not translate is never left out on its own (that would widen nothing but could open a
-  // port range the user meant to close): the whole policy fails closed, as for an invalid spec.
+  // A rule that does not translate fails the whole policy closed, as an invalid spec does: what the user
+  // meant by it is unknown, and the one answer that cannot open anything is isolation.
   const untranslated = t.issues;
   if (untranslated.length > 0) {
     await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', describeIssues(untranslated));

@@ -37,13 +37,13 @@ export const networkPolicyExists = (ctx: Ctx): boolean =>
     .some((np) => !ctx.decode(np, decodeNetworkPolicy).value.deleting);
 
 export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
-  const owner = `Node/${name}`;
+  const owner = { kind: 'Node', name };
   const ipamOwner = nodePort(name);
   const o = ctx.cache('Node').get(name);
   if (o === undefined) {
     ctx.committer.delete(owner);
     ctx.ipam.release(ipamOwner);
-    ctx.enqueue('Subnet', ctx.settings.nodeSwitch);
+    ctx.enqueue('Subnet', { name: ctx.settings.nodeSwitch });
     return;
   }
   const n = ctx.decode(o, decodeNode).value;
@@ -94,7 +94,7 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
   const cfg = ctx.ipam.subnet(join)?.config;
   const cidrs = cfg ? subnetCidrs(cfg) : [];
   const gateways = cfg ? subnetGateways(cfg) : [];
-  await ctx.afterCommit(() =>
+  await ctx.afterCommit('Node', { name }, () =>
     patchAnnotations(ctx, o, {
       'ovn.kubernetes.io/ip_address': ips.join(','),
       'ovn.kubernetes.io/mac_address': mac,

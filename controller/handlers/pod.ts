@@ -22,6 +22,7 @@
  */
 import { formatMAC, tryParseIP } from '../../model/addr/index.ts';
 import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
+import { formatKey, type ObjectKey } from '../cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeIP,
@@ -99,11 +100,12 @@ function ipObjectName(pod: string, ns: string): string {
   return ownerKey(pod, ns);
 }
 
-export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
-  const [ns, name] = key.split('/') as [string, string];
-  const owner = `Pod/${key}`;
+export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
+  const { name } = key;
+  const ns = key.namespace ?? 'default';
+  const owner = { kind: 'Pod', namespace: ns, name };
   const ipamOwner = ownerKey(name, ns);
-  const o = ctx.cache('Pod').get(key);
+  const o = ctx.cache('Pod').get(formatKey(key));
   const p = o ? ctx.decode(o, decodePod).value : undefined;
   if (p === undefined || !alive(p)) {
     if (p?.hostNetwork) return;
@@ -113,9 +115,9 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
     // A StatefulSet pod deleted (not finished) keeps its address for its successor.
     if (sts && p === undefined) return;
     const lease = ctx.ipam.release(ipamOwner);
-    if (lease) ctx.enqueue('Subnet', lease.subnet);
+    if (lease) ctx.enqueue('Subnet', { name: lease.subnet });
     if (ipObj) {
-      await ctx.afterCommit(async () => {
+      await ctx.afterCommit('Pod', key, async () => {
         await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch(() => {});
       });
     }
@@ -138,7 +140,7 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
     const why = subObj === undefined ? `subnet ${subnet} does not exist` : `subnet ${subnet} is not valid`;
     failed(why);
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
-    throw new Error(`pod ${key}: ${why}`);
+    throw new Error(`pod ${formatKey(key)}: ${why}`);
   }
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
@@ -153,6 +155,8 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
     ...(ordinal !== undefined ? { ordinal } : {}),
   });
   if (!a.ok) {
+    // A port whose lease is gone (its subnet's new spec dropped it) must not keep the address in NB.
+    if (ctx.ipam.lookup(ipamOwner) === undefined) ctx.committer.delete(owner);
     failed(a.error.message);
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', a.error.message);
     throw a.error;
@@ -184,13 +188,13 @@ export async function reconcilePod(ctx: Ctx, key: string): Promise<void> {
   const member = { namespace: ns, labels: p.labels, port: port.name, ips };
   contributions.push(...policyContributions(ctx, member, ctx.policiesFor(ns)));
   ctx.committer.set(owner, { rows, contributions });
-  ctx.enqueue('Subnet', subnet);
+  ctx.enqueue('Subnet', { name: subnet });
   const want: Record<string, string | null> = {
     ...podAnnotations(alloc),
     [A('pod_nic_type')]: ctx.settings.podNicType,
   };
   if (!p.nodeName) want[A('routed')] = null;
-  await ctx.afterCommit(async () => {
+  await ctx.afterCommit('Pod', key, async () => {
     await patchAnnotations(ctx, o!, want);
     await ensureIpObject(ctx, p, subnet, ips, mac, sts);
   });

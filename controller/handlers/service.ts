@@ -6,6 +6,7 @@
  * (kube-controller-manager's job; the scenario runner derives them), and
  * carry target ports already resolved per endpoint.
  */
+import { formatKey, type ObjectKey } from '../cluster/types.ts';
 import { decodeEndpointSlice, decodeService } from '../kube/objects.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { serviceVips } from '../translate/service.ts';
@@ -14,9 +15,9 @@ import { isBlocking } from '../kube/decode.ts';
 import { type Ctx, describeIssues } from './context.ts';
 import { subnetVpc } from './vpc.ts';
 
-export async function reconcileService(ctx: Ctx, key: string): Promise<void> {
-  const owner = `Service/${key}`;
-  const o = ctx.cache('Service').get(key);
+export async function reconcileService(ctx: Ctx, key: ObjectKey): Promise<void> {
+  const owner = { kind: 'Service', ...key };
+  const o = ctx.cache('Service').get(formatKey(key));
   if (o === undefined || !ctx.settings.enableLb) {
     ctx.committer.delete(owner);
     return;

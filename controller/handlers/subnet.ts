@@ -113,7 +113,7 @@ function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
 }
 
 export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
-  const owner = `Subnet/${name}`;
+  const owner = { kind: 'Subnet', name };
   const o = ctx.cache('Subnet').get(name);
   if (o === undefined) {
     // Gone without our finalizer (or after it): release what is left.
@@ -161,9 +161,9 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
         else {
           config = parsed.value;
           for (const lost of r.dropped) {
-            // Leases the new spec no longer allows: their pods get new addresses.
-            const [pod, ns] = lost.owner.split('.');
-            if (pod && ns) ctx.enqueue('Pod', `${ns}/${pod}`);
+            // Leases the new spec no longer allows: their pods (and nodes) are reconciled again.
+            const holder = ctx.leaseHolder(lost.owner);
+            if (holder !== undefined) ctx.enqueue(holder.kind, holder.key);
           }
         }
       }
@@ -236,7 +236,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       { metadata: { finalizers: [...(o.metadata.finalizers ?? []), FINALIZER] } },
     );
   }
-  await ctx.afterCommit(() =>
+  await ctx.afterCommit('Subnet', { name }, () =>
     writeStatus(ctx, o, [
       { type: 'Validated', status: 'True', reason: 'ValidatedLogicalSwitch', message: '' },
       aclIssues.length > 0
@@ -255,9 +255,9 @@ async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): 
     return;
   }
   ctx.ipam.deleteSubnet(name);
-  ctx.committer.delete(`Subnet/${name}`);
+  ctx.committer.delete({ kind: 'Subnet', name });
   if (finalizers.includes(FINALIZER)) {
-    await ctx.afterCommit(async () => {
+    await ctx.afterCommit('Subnet', { name }, async () => {
       await ctx.cluster.patch(
         { kind: 'Subnet', name },
         { metadata: { finalizers: finalizers.filter((f) => f !== FINALIZER) } },

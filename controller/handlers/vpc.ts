@@ -32,7 +32,7 @@ export function joinGateways(ctx: Ctx): string[] {
 }
 
 export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
-  const owner = `Vpc/${name}`;
+  const owner = { kind: 'Vpc', name };
   const o = ctx.cache('Vpc').get(name);
   if (o === undefined) {
     ctx.committer.delete(owner);
@@ -97,7 +97,7 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
     sctpSessionLoadBalancer: lbs.sctpSession,
   };
   if (!sameJson(pick(o.status, Object.keys(status)), status)) {
-    await ctx.afterCommit(() =>
+    await ctx.afterCommit('Vpc', { name }, () =>
       ctx.cluster.patch({ kind: 'Vpc', name }, { status }, { subresource: 'status' }).then(() => {}),
     );
   }

@@ -7,18 +7,7 @@
 import fc from 'fast-check';
 import { fuzzTarget } from '../../test/fuzz/target.ts';
 import type { KubeObject } from '../cluster/types.ts';
-import {
-  decodeEndpointSlice,
-  decodeIP,
-  decodeIPPool,
-  decodeNamespace,
-  decodeNetworkPolicy,
-  decodeNode,
-  decodePod,
-  decodeService,
-  decodeSubnet,
-  decodeVpc,
-} from './objects.ts';
+import { DECODERS } from './objects.ts';
 
 const BASES: readonly KubeObject[] = [
   {
@@ -117,18 +106,7 @@ const BASES: readonly KubeObject[] = [
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x', labels: { team: 'a' } } },
 ];
 
-const DECODE: Readonly<Record<string, (o: KubeObject) => { issues: readonly { object: string; field: string }[] }>> = {
-  Pod: decodePod,
-  Subnet: decodeSubnet,
-  NetworkPolicy: decodeNetworkPolicy,
-  Service: decodeService,
-  EndpointSlice: decodeEndpointSlice,
-  Vpc: decodeVpc,
-  IPPool: decodeIPPool,
-  IP: decodeIP,
-  Node: decodeNode,
-  Namespace: decodeNamespace,
-};
+const DECODE = DECODERS;
 
 /** Every path to a value inside `v` (objects and arrays walked). */
 function paths(v: unknown, at: (string | number)[] = []): (string | number)[][] {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCluster } from '../cluster/memory.ts';
-import type { ClusterError, ClusterSource, KubeObject, Watch, WatchEvent } from '../cluster/types.ts';
+import { FaultyCluster } from '../cluster/faults.ts';
+import { ClusterError, type ClusterSource, type KubeObject, type Watch, type WatchEvent } from '../cluster/types.ts';
 import { SimClock } from './clock.ts';
-import { Informer } from './informer.ts';
+import { Informer, InformerStoppedError } from './informer.ts';
 
 const pod = (name: string, namespace = 'default', labels: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -69,7 +70,7 @@ describe('Informer', () => {
     await c.create(pod('b'));
     await c.create(pod('a', 'x'));
     await c.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
-    const inf = new Informer(c, 'Pod');
+    const inf = new Informer(c, 'Pod', { clock: new SimClock() });
     const log = recorder(inf);
     expect(inf.hasSynced()).toBe(false);
     await inf.start();
@@ -93,7 +94,7 @@ describe('Informer', () => {
     const c = new MemoryCluster({ historyLimit: 2 });
     for (const n of ['a', 'b', 'd']) await c.create(pod(n));
     const src = new HeldWatches(c);
-    const inf = new Informer(src, 'Pod');
+    const inf = new Informer(src, 'Pod', { clock: new SimClock() });
     await inf.start();
     const log = recorder(inf);
     // While the watch is away: c added, a changed, b deleted, d untouched; more changes than the history holds.
@@ -116,7 +117,7 @@ describe('Informer', () => {
 
   it('calls nothing after stop', async () => {
     const c = new MemoryCluster();
-    const inf = new Informer(c, 'Pod');
+    const inf = new Informer(c, 'Pod', { clock: new SimClock() });
     const log = recorder(inf);
     await inf.start();
     const p = c.create(pod('a'));
@@ -130,7 +131,7 @@ describe('Informer', () => {
   it('keeps to its namespace, and reports a throwing handler without stopping', async () => {
     const c = new MemoryCluster();
     const errors: unknown[] = [];
-    const inf = new Informer(c, 'Pod', { namespace: 'x', onError: (e) => errors.push(e) });
+    const inf = new Informer(c, 'Pod', { clock: new SimClock(), namespace: 'x', onError: (e) => errors.push(e) });
     inf.addHandlers({
       onAdd: () => {
         throw new Error('boom');
@@ -167,6 +168,101 @@ describe('Informer', () => {
     await clock.tick(1);
     expect(synced).toBe(true);
     expect(inf.get('default/a')).toBeDefined();
+  });
+
+  it('recovers from a failed watch and failed relists once the source answers, backing off on its clock', async () => {
+    const clock = new SimClock();
+    const c = new MemoryCluster();
+    await c.create(pod('a'));
+    const src = new FaultyCluster(c);
+    const errors: string[] = [];
+    const inf = new Informer(src, 'Pod', {
+      clock,
+      onError: (e) => errors.push((e as { reason?: string }).reason ?? String(e)),
+    });
+    await inf.start();
+    const log = recorder(inf);
+    src.fail('list', { times: 2 });
+    src.breakWatches('Pod');
+    await c.create(pod('b'));
+    // The first watch failure relists at once; that list is refused, and the next waits 2 × 800 ms.
+    await clock.settle();
+    expect(errors).toEqual(['ServiceUnavailable', 'ServiceUnavailable']);
+    await clock.tick(1_599);
+    expect(errors).toHaveLength(2);
+    await clock.tick(1);
+    // Refused again: 3,200 ms more.
+    expect(errors).toHaveLength(3);
+    await clock.tick(3_199);
+    expect(inf.get('default/b')).toBeUndefined();
+    await clock.tick(1);
+    expect(log).toEqual(['add default/b']);
+    expect(inf.stats.lists).toBe(2);
+    // Watching again; an event delivered resets the backoff, so the next failure relists at once.
+    await c.create(pod('c'));
+    await clock.settle();
+    src.breakWatches('Pod');
+    await c.create(pod('d'));
+    await clock.settle();
+    expect(log).toEqual(['add default/b', 'add default/c', 'add default/d']);
+    expect(errors).toHaveLength(4);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('relists a watch that fails at once every time with growing delays, never in a loop', async () => {
+    const clock = new SimClock();
+    const c = new MemoryCluster();
+    const src = new HeldWatches(c);
+    src.watch = (_kind, _rv, _onEvent, onError) => {
+      src.watches++;
+      queueMicrotask(() => onError?.(new ClusterError('ServiceUnavailable', { kind: 'Pod', name: '' }, 'down')));
+      return { stop: () => {} };
+    };
+    const inf = new Informer(src, 'Pod', { clock, retryMs: 100, maxRetryMs: 1_000 });
+    await inf.start();
+    await clock.settle();
+    // Lists at 0 (start), 0 (first watch failure), then after 200, 400, 800, 1,000, 1,000 ms.
+    expect(inf.stats.lists).toBe(2);
+    await clock.tick(200 + 400 + 800 + 1_000 + 1_000);
+    expect(inf.stats.lists).toBe(7);
+    expect(src.watches).toBe(7);
+  });
+
+  it('a start whose lists keep failing ends when the informer is stopped', async () => {
+    const clock = new SimClock();
+    const src = new FaultyCluster(new MemoryCluster());
+    src.fail('list', { times: 1_000 });
+    const inf = new Informer(src, 'Pod', { clock });
+    const started = inf.start().then(
+      () => 'synced',
+      (e: unknown) => e,
+    );
+    await clock.tick(60_000);
+    expect(src.refused.list).toBeGreaterThan(2);
+    inf.stop();
+    expect(await started).toBeInstanceOf(InformerStoppedError);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('waitFor resolves once the object is cached, at once when it is, and with nothing on stop', async () => {
+    const c = new MemoryCluster();
+    await c.create(pod('a'));
+    const src = new FaultyCluster(c);
+    const inf = new Informer(src, 'Pod', { clock: new SimClock() });
+    await inf.start();
+    expect((await inf.waitFor('default/a'))?.metadata.name).toBe('a');
+    src.hold('Pod');
+    let got: KubeObject | undefined;
+    const later = inf.waitFor('default/b').then((o) => (got = o));
+    await c.create(pod('b'));
+    await settle();
+    expect(got).toBeUndefined();
+    src.release('Pod');
+    await later;
+    expect(got?.metadata.name).toBe('b');
+    const never = inf.waitFor('default/never');
+    inf.stop();
+    expect(await never).toBeUndefined();
   });
 });
 

@@ -10,10 +10,17 @@
  * resourceVersion) and gone. Replaying the whole list as adds would make
  * every handler reconcile every object after each disconnect.
  *
+ * Failures never stop it: a failed list, and a watch that fails again
+ * before it delivered anything, are retried on the injected clock with an
+ * exponential backoff (client-go's reflector: 800 ms doubling to 30 s);
+ * the first watch failure relists at once, as `Gone` is the common one. An
+ * event delivered, or a watch that stayed up for the longest delay, resets
+ * the backoff.
+ *
  * Objects from the source are kept as they are: the in-memory cluster
  * freezes them, and handlers must not change them in any case.
  */
-import { type ClusterError, type ClusterSource, type KubeObject, keyOf, type Watch } from '../cluster/types.ts';
+import { type ClusterSource, type KubeObject, keyOf, type Watch } from '../cluster/types.ts';
 import type { Clock } from './clock.ts';
 
 export interface InformerHandlers {
@@ -23,13 +30,24 @@ export interface InformerHandlers {
 }
 
 export interface InformerOptions {
+  /** Schedules the retries. */
+  readonly clock: Clock;
   /** Only objects of this namespace. */
   readonly namespace?: string;
-  /** Watch errors, failed lists and handlers that throw. */
+  /** Watch errors other than `Gone`, failed lists and handlers that throw. */
   readonly onError?: (err: unknown) => void;
-  /** With a clock, a failed relist is tried again after `retryMs` (default 1,000); without, the informer stops. */
-  readonly clock?: Clock;
+  /** The first retry delay (default 800 ms), doubled per consecutive failure up to `maxRetryMs` (default 30 s). */
   readonly retryMs?: number;
+  readonly maxRetryMs?: number;
+}
+
+/** What `start` and `synced` reject with when the informer is stopped before its first list succeeded. */
+export class InformerStoppedError extends Error {
+  override readonly name = 'InformerStoppedError';
+  readonly code = 'informer-stopped';
+  constructor(readonly kind: string) {
+    super(`informer ${kind}: stopped before its first list`);
+  }
 }
 
 export interface InformerStats {
@@ -39,7 +57,7 @@ export interface InformerStats {
 
 /**
  * @example
- * const pods = new Informer(cluster, 'Pod');
+ * const pods = new Informer(cluster, 'Pod', { clock: realClock, onError: (e) => log.warn(e) });
  * pods.addHandlers({ onAdd: (p) => queue.add(keyOf(p)), onUpdate: (_, p) => queue.add(keyOf(p)) });
  * await pods.start(); // the cache holds every pod
  * pods.get('default/web-0');
@@ -54,16 +72,26 @@ export class Informer {
   private stopped = false;
   private syncedFlag = false;
   private retryTimer: unknown;
+  /** Consecutive failures (lists, and watches that delivered nothing), and when the current watch started. */
+  private failures = 0;
+  private watchSince = 0;
+  private readonly waiters = new Map<string, ((o: KubeObject | undefined) => void)[]>();
   private readonly syncedPromise: Promise<void>;
   private resolveSynced!: () => void;
+  private rejectSynced!: (err: Error) => void;
   private readonly s = { lists: 0, events: 0 };
 
   constructor(
     private readonly source: ClusterSource,
     readonly kind: string,
-    private readonly opts: InformerOptions = {},
+    private readonly opts: InformerOptions,
   ) {
-    this.syncedPromise = new Promise((resolve) => (this.resolveSynced = resolve));
+    this.syncedPromise = new Promise((resolve, reject) => {
+      this.resolveSynced = resolve;
+      this.rejectSynced = reject;
+    });
+    // Rejected only by a stop before the first list: whoever waits sees it; nobody waiting is no error.
+    this.syncedPromise.catch(() => {});
   }
 
   /**
@@ -83,7 +111,8 @@ export class Informer {
 
   /**
    * Lists (calling `onAdd` for every object), then watches from the list's
-   * version. Resolves once the initial list is in the cache.
+   * version. Resolves once the initial list is in the cache, however many
+   * failed lists that takes; rejects with InformerStoppedError when stopped first.
    *
    * @example
    * await informer.start();
@@ -100,7 +129,7 @@ export class Informer {
     return this.syncedFlag;
   }
 
-  /** Resolves once the initial list is in the cache. */
+  /** Resolves once the initial list is in the cache; rejects with InformerStoppedError when stopped before. */
   synced(): Promise<void> {
     return this.syncedPromise;
   }
@@ -110,9 +139,33 @@ export class Informer {
     return this.cache.get(key);
   }
 
+  /**
+   * The object under `key` once the cache holds it (at once when it does),
+   * or undefined when the informer stops first: waits on the informer's own
+   * events, however long the source takes to deliver them.
+   *
+   * @example
+   * await cluster.create(subnet);
+   * await subnets.waitFor('ovn-default');
+   */
+  waitFor(key: string): Promise<KubeObject | undefined> {
+    const have = this.cache.get(key);
+    if (have !== undefined || this.stopped) return Promise.resolve(have);
+    return new Promise((resolve) => {
+      let list = this.waiters.get(key);
+      if (list === undefined) this.waiters.set(key, (list = []));
+      list.push(resolve);
+    });
+  }
+
   /** The cached keys, in no particular order (for requeueing: the queue orders nothing either). */
   keys(): IterableIterator<string> {
     return this.cache.keys();
+  }
+
+  /** The cached objects, in no particular order (for requeueing). */
+  values(): IterableIterator<KubeObject> {
+    return this.cache.values();
   }
 
   /** Every cached object, sorted by key. */
@@ -126,12 +179,15 @@ export class Informer {
 
   /** Stops watching; no handler is called after it returns. The cache stays readable. */
   stop(): void {
+    if (!this.stopped && !this.syncedFlag) this.rejectSynced(new InformerStoppedError(this.kind));
     this.stopped = true;
     this.epoch++;
     this.watch?.stop();
     this.watch = undefined;
-    if (this.retryTimer !== undefined) this.opts.clock?.clearTimeout(this.retryTimer);
+    if (this.retryTimer !== undefined) this.opts.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    for (const list of this.waiters.values()) for (const w of list) w(undefined);
+    this.waiters.clear();
   }
 
   private async relist(): Promise<void> {
@@ -145,8 +201,7 @@ export class Informer {
     } catch (err) {
       if (epoch !== this.epoch || this.stopped) return;
       this.report(err);
-      this.retry();
-      if (!this.syncedFlag && this.opts.clock === undefined) throw err;
+      this.retry(false);
       return;
     }
     if (epoch !== this.epoch || this.stopped) return;
@@ -165,42 +220,73 @@ export class Informer {
       this.syncedFlag = true;
       this.resolveSynced();
     }
+    for (const key of [...this.waiters.keys()]) this.wake(key);
     if (epoch !== this.epoch || this.stopped) return;
-    this.watch = this.source.watch(
-      this.kind,
-      listed.resourceVersion,
-      (e) => {
-        if (epoch !== this.epoch || this.stopped) return;
-        this.s.events++;
-        const o = e.object;
-        if (this.opts.namespace !== undefined && o.metadata.namespace !== this.opts.namespace) return;
-        const key = keyOf(o);
-        const before = this.cache.get(key);
-        if (e.type === 'DELETED') {
-          this.cache.delete(key);
-          this.call('onDelete', before ?? o);
-        } else {
-          this.cache.set(key, o);
-          if (before === undefined) this.call('onAdd', o);
-          else this.call('onUpdate', before, o);
-        }
-      },
-      (err: ClusterError) => {
-        if (epoch !== this.epoch || this.stopped) return;
-        // Gone is the expected one (our version left the history); any other failure is handled alike.
-        if (err.reason !== 'Gone') this.report(err);
-        void this.relist();
-      },
-    );
+    this.startWatch(epoch, listed.resourceVersion);
   }
 
-  private retry(): void {
+  private startWatch(epoch: number, resourceVersion: string): void {
+    const failed = (err: unknown) => {
+      if (epoch !== this.epoch || this.stopped) return;
+      // Gone is the expected one (our version left the history); any other failure is handled alike.
+      if ((err as { reason?: unknown }).reason !== 'Gone') this.report(err);
+      this.epoch++;
+      this.watch?.stop();
+      this.watch = undefined;
+      this.retry(true);
+    };
+    this.watchSince = this.opts.clock.now();
+    try {
+      this.watch = this.source.watch(this.kind, resourceVersion, (e) => this.deliver(epoch, e.type, e.object), failed);
+    } catch (err) {
+      failed(err);
+    }
+  }
+
+  private deliver(epoch: number, type: string, o: KubeObject): void {
+    if (epoch !== this.epoch || this.stopped) return;
+    this.s.events++;
+    this.failures = 0;
+    if (this.opts.namespace !== undefined && o.metadata.namespace !== this.opts.namespace) return;
+    const key = keyOf(o);
+    const before = this.cache.get(key);
+    if (type === 'DELETED') {
+      this.cache.delete(key);
+      this.call('onDelete', before ?? o);
+    } else {
+      this.cache.set(key, o);
+      if (before === undefined) this.call('onAdd', o);
+      else this.call('onUpdate', before, o);
+      this.wake(key);
+    }
+  }
+
+  /** A list again after a failure: at once for a first watch failure, else after the backoff. */
+  private retry(watchFailed: boolean): void {
     const { clock } = this.opts;
-    if (clock === undefined || this.stopped) return;
+    if (this.stopped || this.retryTimer !== undefined) return;
+    const initial = this.opts.retryMs ?? 800;
+    const max = this.opts.maxRetryMs ?? 30_000;
+    // A watch that stayed up longer than the longest delay was healthy: its failure starts afresh.
+    if (watchFailed && clock.now() - this.watchSince >= max) this.failures = 0;
+    this.failures++;
+    if (watchFailed && this.failures === 1) {
+      void this.relist();
+      return;
+    }
+    const delay = Math.min(max, initial * 2 ** Math.min(30, this.failures - 1));
     this.retryTimer = clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (!this.stopped) void this.relist();
-    }, this.opts.retryMs ?? 1_000);
+    }, delay);
+  }
+
+  private wake(key: string): void {
+    const list = this.waiters.get(key);
+    const o = this.cache.get(key);
+    if (list === undefined || o === undefined) return;
+    this.waiters.delete(key);
+    for (const w of list) w(o);
   }
 
   private call(what: 'onAdd' | 'onDelete', o: KubeObject): void;

@@ -187,6 +187,48 @@ describe('WorkQueue', () => {
     expect(q.delayed()).toBe(0);
   });
 
+  it('holds typed keys: two values with one id are one key, and the handler gets the value', async () => {
+    type Key = { readonly namespace: string; readonly name: string };
+    const clock = new SimClock();
+    const q = new WorkQueue<Key>({ clock, id: (k) => `${k.namespace}/${k.name}` });
+    const seen: Key[] = [];
+    q.add({ namespace: 'prod', name: 'web.v2' });
+    q.add({ namespace: 'prod', name: 'web.v2' });
+    q.add({ namespace: 'v2', name: 'web' });
+    expect(q.len()).toBe(2);
+    q.run(async (k) => void seen.push(k), 2);
+    await q.idle();
+    expect(seen).toEqual([
+      { namespace: 'prod', name: 'web.v2' },
+      { namespace: 'v2', name: 'web' },
+    ]);
+  });
+
+  it('fail retries a key whose work failed after its run, and with manualForget only forget resets the backoff', async () => {
+    const clock = new SimClock();
+    const errors: [string, number][] = [];
+    const q = new WorkQueue({ clock, manualForget: true, onError: (k, _e, attempt) => errors.push([k, attempt]) });
+    const at: number[] = [];
+    q.run(async () => void at.push(clock.now()), 1);
+    q.add('a');
+    await clock.settle();
+    // The run succeeded; what it left to do afterwards failed twice: 5 then 10 ms, the run between resetting nothing.
+    q.fail('a', new Error('conflict'));
+    await clock.tick(5);
+    q.fail('a', new Error('conflict'));
+    await clock.tick(10);
+    expect(at).toEqual([0, 5, 15]);
+    expect(errors).toEqual([
+      ['a', 1],
+      ['a', 2],
+    ]);
+    q.forget('a');
+    q.fail('a', new Error('conflict'));
+    await clock.tick(5);
+    expect(at).toEqual([0, 5, 15, 20]);
+    expect(errors.at(-1)).toEqual(['a', 1]);
+  });
+
   it('idle waits for queued and running keys', async () => {
     const clock = new SimClock();
     const q = new WorkQueue({ clock });

@@ -1,6 +1,7 @@
 /**
  * The work queue each handler runs from, with client-go's semantics: keys
- * (`ns/name`), not events, are queued, so a burst of changes to one object
+ * (typed values, as controller-runtime's `reconcile.Request`; `id` says when
+ * two are the same key), not events, are queued, so a burst of changes to one object
  * is reconciled once (handlers are level-driven and read the object from the
  * informer cache); a key is never processed by two workers at once, and a
  * key added while it is being processed is processed once more afterwards;
@@ -8,18 +9,27 @@
  *
  * Time comes from the injected Clock, so backoff is exact under a SimClock.
  * A handler that succeeds resets its key's backoff (client-go's handlers
- * call Forget on success; here the queue does it).
+ * call Forget on success; here the queue does it, unless `manualForget` says
+ * the key's work goes on after its handler returns).
  */
 import type { Clock } from './clock.ts';
 
-export interface WorkQueueOptions {
+export interface WorkQueueOptions<K> {
   readonly clock: Clock;
+  /** A key's identity: keys with one id are one key (default `String(key)`). */
+  readonly id?: (key: K) => string;
+  /**
+   * The caller resets a key's backoff itself (`forget`), once the key's work
+   * is done: a handler that returns with writes still pending is not yet a
+   * success, and `fail` after it must back off further, not start again.
+   */
+  readonly manualForget?: boolean;
   /** First retry delay (default 5 ms); doubled on every further failure of the key. */
   readonly initialMs?: number;
   /** Retry delay cap (default 60,000 ms). */
   readonly maxMs?: number;
   /** Called for every failed run, with the key's failure count (1 for the first); what it throws is ignored. */
-  readonly onError?: (key: string, err: unknown, attempt: number) => void;
+  readonly onError?: (key: K, err: unknown, attempt: number) => void;
 }
 
 export interface WorkQueueStats {
@@ -33,27 +43,29 @@ export interface WorkQueueStats {
 
 /**
  * @example
- * const q = new WorkQueue({ clock: realClock, onError: (key, err) => log.warn(key, err) });
- * informer.addHandlers({ onAdd: (o) => q.add(keyOf(o)), onUpdate: (_, o) => q.add(keyOf(o)) });
+ * const q = new WorkQueue<ObjectKey>({ clock: realClock, id: formatKey, onError: (key, err) => log.warn(key, err) });
+ * informer.addHandlers({ onAdd: (o) => q.add(objectKey(o)), onUpdate: (_, o) => q.add(objectKey(o)) });
  * q.run(async (key) => reconcile(key), 4);
  */
-export class WorkQueue {
-  /** Keys waiting, in order; `dirty` is the same set, for deduplication. */
-  private readonly queue: string[] = [];
+export class WorkQueue<K = string> {
+  /** Keys waiting, in order; `dirty` holds their ids, for deduplication. */
+  private readonly queue: K[] = [];
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly waiting = new Map<string, { readonly at: number; readonly handle: unknown }>();
   private readonly failures = new Map<string, number>();
   private idleWaiters: (() => void)[] = [];
   private drainWaiters: (() => void)[] = [];
-  private handler: ((key: string) => Promise<void>) | undefined;
+  private handler: ((key: K) => Promise<void>) | undefined;
+  private readonly id: (key: K) => string;
   private workers = 0;
   private stopping = false;
   private readonly s = { adds: 0, processed: 0, retries: 0 };
   private readonly initialMs: number;
   private readonly maxMs: number;
 
-  constructor(private readonly opts: WorkQueueOptions) {
+  constructor(private readonly opts: WorkQueueOptions<K>) {
+    this.id = opts.id ?? String;
     this.initialMs = opts.initialMs ?? 5;
     this.maxMs = opts.maxMs ?? 60_000;
   }
@@ -65,12 +77,13 @@ export class WorkQueue {
    * @example
    * q.add('default/web-0');
    */
-  add(key: string): void {
+  add(key: K): void {
     if (this.stopping) return;
     this.s.adds++;
-    if (this.dirty.has(key)) return;
-    this.dirty.add(key);
-    if (this.processing.has(key)) return;
+    const id = this.id(key);
+    if (this.dirty.has(id)) return;
+    this.dirty.add(id);
+    if (this.processing.has(id)) return;
     this.queue.push(key);
     this.pump();
   }
@@ -82,31 +95,44 @@ export class WorkQueue {
    * @example
    * q.addAfter('default/web-0', 1_000); // check again in a second
    */
-  addAfter(key: string, ms: number): void {
+  addAfter(key: K, ms: number): void {
     if (this.stopping) return;
     if (!(ms > 0)) return this.add(key);
     const { clock } = this.opts;
+    const id = this.id(key);
     const at = clock.now() + ms;
-    const prev = this.waiting.get(key);
+    const prev = this.waiting.get(id);
     if (prev !== undefined) {
       if (prev.at <= at) return;
       clock.clearTimeout(prev.handle);
     }
     const handle = clock.setTimeout(() => {
-      this.waiting.delete(key);
+      this.waiting.delete(id);
       this.add(key);
     }, ms);
-    this.waiting.set(key, { at, handle });
+    this.waiting.set(id, { at, handle });
   }
 
   /** Resets the key's backoff (its next failure waits `initialMs` again). */
-  forget(key: string): void {
-    this.failures.delete(key);
+  forget(key: K): void {
+    this.failures.delete(this.id(key));
   }
 
   /** The key's current failure count. */
-  retriesOf(key: string): number {
-    return this.failures.get(key) ?? 0;
+  retriesOf(key: K): number {
+    return this.failures.get(this.id(key)) ?? 0;
+  }
+
+  /**
+   * A failure of the key's work outside its handler run (a write made after
+   * its batch was committed): reported and retried with the key's backoff,
+   * exactly as a handler that threw (client-go's AddRateLimited).
+   *
+   * @example
+   * q.fail({ namespace: 'prod', name: 'web' }, conflict); // runs again after the key's next backoff
+   */
+  fail(key: K, err: unknown): void {
+    this.failed(key, err);
   }
 
   /**
@@ -116,7 +142,7 @@ export class WorkQueue {
    * @example
    * q.run(async (key) => { await reconcile(key); }, 2);
    */
-  run(handler: (key: string) => Promise<void>, workers: number): void {
+  run(handler: (key: K) => Promise<void>, workers: number): void {
     if (this.handler !== undefined) throw new Error('WorkQueue.run: already running');
     if (!(workers >= 1)) throw new Error(`WorkQueue.run: workers must be at least 1, not ${workers}`);
     this.handler = handler;
@@ -178,8 +204,9 @@ export class WorkQueue {
     if (handler === undefined) return;
     while (!this.stopping && this.processing.size < this.workers && this.queue.length > 0) {
       const key = this.queue.shift()!;
-      this.dirty.delete(key);
-      this.processing.add(key);
+      const id = this.id(key);
+      this.dirty.delete(id);
+      this.processing.add(id);
       // Started in a microtask, never inside the caller's add().
       void Promise.resolve()
         .then(() => handler(key))
@@ -190,25 +217,13 @@ export class WorkQueue {
     }
   }
 
-  private done(key: string, err: unknown, failed: boolean): void {
+  private done(key: K, err: unknown, failed: boolean): void {
     this.s.processed++;
-    this.processing.delete(key);
-    if (failed) {
-      const attempt = (this.failures.get(key) ?? 0) + 1;
-      this.failures.set(key, attempt);
-      try {
-        this.opts.onError?.(key, err, attempt);
-      } catch {
-        // A failing reporter must not stop the queue.
-      }
-      if (!this.stopping) {
-        this.s.retries++;
-        this.addAfter(key, this.backoff(attempt));
-      }
-    } else {
-      this.failures.delete(key);
-    }
-    if (this.dirty.has(key) && !this.stopping) this.queue.push(key);
+    const id = this.id(key);
+    this.processing.delete(id);
+    if (failed) this.failed(key, err);
+    else if (!this.opts.manualForget) this.failures.delete(id);
+    if (this.dirty.has(id) && !this.stopping) this.queue.push(key);
     this.pump();
     if (this.processing.size === 0 && this.stopping) {
       const waiters = this.drainWaiters;
@@ -216,6 +231,21 @@ export class WorkQueue {
       for (const w of waiters) w();
     }
     this.checkIdle();
+  }
+
+  private failed(key: K, err: unknown): void {
+    const id = this.id(key);
+    const attempt = (this.failures.get(id) ?? 0) + 1;
+    this.failures.set(id, attempt);
+    try {
+      this.opts.onError?.(key, err, attempt);
+    } catch {
+      // A failing reporter must not stop the queue.
+    }
+    if (!this.stopping) {
+      this.s.retries++;
+      this.addAfter(key, this.backoff(attempt));
+    }
   }
 
   private backoff(attempt: number): number {

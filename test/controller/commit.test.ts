@@ -15,7 +15,12 @@ import {
   type PortGroup,
   plan,
 } from '../../model/topology/index.ts';
-import { type CommitClock, Committer, type CommitterOptions } from '../../controller/desired/commit.ts';
+import {
+  type CommitClock,
+  Committer,
+  CommitterClosedError,
+  type CommitterOptions,
+} from '../../controller/desired/commit.ts';
 import { applyToShadow, emptyShadow, planDirty } from '../../controller/desired/delta.ts';
 import { DesiredState } from '../../controller/desired/store.ts';
 
@@ -98,19 +103,22 @@ class RecordingBackend implements Backend {
 describe('planDirty', () => {
   it('a pod joining a port group is one create and one mutate naming that pod only', () => {
     const store = new DesiredState();
-    store.set('Subnet/ovn-default', { rows: [{ table: 'switch', row: ls('ovn-default') }] });
-    store.set('NetworkPolicy/default/allow', { rows: [{ table: 'portGroup', row: pg('np.allow') }] });
-    for (let i = 0; i < 100; i++) store.set(`Pod/default/p${i}`, podFragment(`p${i}`));
+    store.set({ kind: 'Subnet', name: 'ovn-default' }, { rows: [{ table: 'switch', row: ls('ovn-default') }] });
+    store.set(
+      { kind: 'NetworkPolicy', namespace: 'default', name: 'allow' },
+      { rows: [{ table: 'portGroup', row: pg('np.allow') }] },
+    );
+    for (let i = 0; i < 100; i++) store.set({ kind: 'Pod', namespace: 'default', name: `p${i}` }, podFragment(`p${i}`));
     const shadow = emptyShadow();
     applyToShadow(shadow, planDirty(store, shadow, store.takeDirty()).after);
-    store.set('Pod/default/new', podFragment('new'));
+    store.set({ kind: 'Pod', namespace: 'default', name: 'new' }, podFragment('new'));
     const { plan: p, after } = planDirty(store, shadow, store.takeDirty());
     applyToShadow(shadow, after);
     expect(p).toEqual([
       { op: 'create', table: 'switchPort', key: 'new', row: lsp('new') },
       { op: 'mutate', table: 'portGroup', key: 'np.allow', insert: { ports: ['new'] } },
     ]);
-    store.delete('Pod/default/p7');
+    store.delete({ kind: 'Pod', namespace: 'default', name: 'p7' });
     expect(planDirty(store, shadow, store.takeDirty()).plan).toEqual([
       { op: 'mutate', table: 'portGroup', key: 'np.allow', delete: { ports: ['p7'] } },
       { op: 'delete', table: 'switchPort', key: 'p7' },
@@ -134,8 +142,11 @@ describe('Committer', () => {
     const store = new DesiredState();
     const c = new Committer({ backend, store, clock, retry: { initialMs: 100, maxMs: 1000 }, ...extra });
     const done = c.start(() => {
-      c.set('Subnet/ovn-default', { rows: [{ table: 'switch', row: ls('ovn-default') }] });
-      c.set('NetworkPolicy/default/allow', { rows: [{ table: 'portGroup', row: pg('np.allow') }] });
+      c.set({ kind: 'Subnet', name: 'ovn-default' }, { rows: [{ table: 'switch', row: ls('ovn-default') }] });
+      c.set(
+        { kind: 'NetworkPolicy', namespace: 'default', name: 'allow' },
+        { rows: [{ table: 'portGroup', row: pg('np.allow') }] },
+      );
     });
     return { c, clock, store, start: await settle(clock, done) };
   }
@@ -144,7 +155,7 @@ describe('Committer', () => {
     const be = new RecordingBackend();
     const { c, clock, start } = await started(be);
     expect(start.operations).toBe(2);
-    for (let i = 0; i < 50; i++) c.set(`Pod/default/p${i}`, podFragment(`p${i}`));
+    for (let i = 0; i < 50; i++) c.set({ kind: 'Pod', namespace: 'default', name: `p${i}` }, podFragment(`p${i}`));
     await settle(clock, c.sync());
     expect(be.plans).toHaveLength(2);
     expect(be.plans[1]).toHaveLength(51);
@@ -159,7 +170,7 @@ describe('Committer', () => {
     const errors: number[] = [];
     const { c, clock, store } = await started(be, { onError: (_e, i) => errors.push(i.attempt) });
     be.failNext = 2;
-    c.set('Pod/default/a', podFragment('a'));
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
     let synced = false;
     const s = c.sync().then(() => {
       synced = true;
@@ -176,6 +187,49 @@ describe('Committer', () => {
     expect(synced).toBe(true);
     expect(plan(await be.read(), store.topology())).toEqual([]);
     expect(c.stats.failures).toBe(2);
+  });
+
+  it('close ends while the backend refuses every apply: no retry after it, and every waiting sync rejects', async () => {
+    const be = new RecordingBackend();
+    const { c, clock } = await started(be);
+    be.failNext = Number.POSITIVE_INFINITY;
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
+    const waiting = c.sync().then(
+      () => 'committed',
+      (e: unknown) => e,
+    );
+    await clock.advance(1_000);
+    const refused = be.plans.length;
+    expect(refused).toBeGreaterThan(2);
+    await c.close();
+    expect(await waiting).toBeInstanceOf(CommitterClosedError);
+    await expect(c.sync()).rejects.toBeInstanceOf(CommitterClosedError);
+    await clock.advance(10_000);
+    expect(be.plans).toHaveLength(refused);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('close waits for a batch in flight only for its grace time', async () => {
+    const inner = new RecordingBackend();
+    let hang = false;
+    const be: Backend = {
+      kind: 'hanging',
+      apply: (p) => (hang ? new Promise(() => {}) : inner.apply(p)),
+      read: () => inner.read(),
+      close: () => inner.close(),
+    };
+    const { c, clock } = await started(be, { closeGraceMs: 2_000 });
+    hang = true;
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
+    const waiting = c.sync().catch((e: unknown) => e);
+    await clock.advance(0);
+    let closed = false;
+    const closing = c.close().then(() => (closed = true));
+    await clock.advance(1_999);
+    expect(closed).toBe(false);
+    await clock.advance(1);
+    await closing;
+    expect(await waiting).toBeInstanceOf(CommitterClosedError);
   });
 
   it('start-up removes rows nobody explains and writes nothing when the backend already matches', async () => {

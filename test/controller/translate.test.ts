@@ -399,23 +399,35 @@ describe('serviceVips', () => {
       options: {},
       externalIds: {},
     });
-    store.set('Vpc/ovn-cluster', {
-      rows: vpcLoadBalancerRows(lbs).map((row) => ({ table: 'loadBalancer' as const, row })),
-    });
-    store.set('Subnet/ovn-default', {
-      rows: [
-        { table: 'switch', row: { name: 'ovn-default', loadBalancers: [lbs.tcp], otherConfig: {}, externalIds: {} } },
-        { table: 'switchPort', row: pod('client.default', '10.16.0.2', '0a:58:0a:10:00:02') },
-        { table: 'switchPort', row: pod('web.default', '10.16.0.5', '0a:58:0a:10:00:05') },
-      ],
-    });
+    store.set(
+      { kind: 'Vpc', name: 'ovn-cluster' },
+      {
+        rows: vpcLoadBalancerRows(lbs).map((row) => ({ table: 'loadBalancer' as const, row })),
+      },
+    );
+    store.set(
+      { kind: 'Subnet', name: 'ovn-default' },
+      {
+        rows: [
+          { table: 'switch', row: { name: 'ovn-default', loadBalancers: [lbs.tcp], otherConfig: {}, externalIds: {} } },
+          { table: 'switchPort', row: pod('client.default', '10.16.0.2', '0a:58:0a:10:00:02') },
+          { table: 'switchPort', row: pod('web.default', '10.16.0.5', '0a:58:0a:10:00:05') },
+        ],
+      },
+    );
     const web = [{ ports: [{ name: 'http', port: 8080 }], endpoints: [{ addresses: ['10.16.0.5'] }] }];
-    store.set('Service/default/web', {
-      contributions: serviceVips({ clusterIPs: ['10.96.0.20'], ports: [{ name: 'http', port: 80 }] }, web, lbs),
-    });
-    store.set('Service/default/idle', {
-      contributions: serviceVips({ clusterIPs: ['10.96.0.21'], ports: [{ name: 'http', port: 80 }] }, [], lbs),
-    });
+    store.set(
+      { kind: 'Service', namespace: 'default', name: 'web' },
+      {
+        contributions: serviceVips({ clusterIPs: ['10.96.0.20'], ports: [{ name: 'http', port: 80 }] }, web, lbs),
+      },
+    );
+    store.set(
+      { kind: 'Service', namespace: 'default', name: 'idle' },
+      {
+        contributions: serviceVips({ clusterIPs: ['10.96.0.21'], ports: [{ name: 'http', port: 80 }] }, [], lbs),
+      },
+    );
     const sim = new SimBackend();
     await sim.apply(plan(await sim.read(), store.topology()));
     expect(Object.keys((await sim.read()).loadBalancer.get(lbs.tcp)?.vips ?? {})).toEqual(['10.96.0.20:80']);
@@ -530,33 +542,42 @@ describe('nodeRows', () => {
       subnetRows({ ...base, gatewayMac: mac, config: config({ name, cidrBlock: cidr }) }).value;
     const def = sub('ovn-default', '10.16.0.0/16', '0a:58:0a:10:00:01');
     const join = sub('join', '100.64.0.0/16', '0a:58:64:40:00:01');
-    store.set('Vpc/ovn-cluster', {
-      rows: [
-        { table: 'router', row: vpc.router },
-        ...vpc.staticRoutes.map((row) => ({ table: 'staticRoute' as const, row })),
-      ],
-    });
-    for (const s of [def, join]) {
-      store.set(`Subnet/${s.switch.name}`, {
+    store.set(
+      { kind: 'Vpc', name: 'ovn-cluster' },
+      {
         rows: [
-          { table: 'switch', row: s.switch },
-          { table: 'routerPort', row: s.routerPort },
-          { table: 'switchPort', row: s.switchPort },
+          { table: 'router', row: vpc.router },
+          ...vpc.staticRoutes.map((row) => ({ table: 'staticRoute' as const, row })),
         ],
-      });
+      },
+    );
+    for (const s of [def, join]) {
+      store.set(
+        { kind: 'Subnet', name: s.switch.name },
+        {
+          rows: [
+            { table: 'switch', row: s.switch },
+            { table: 'routerPort', row: s.routerPort },
+            { table: 'switchPort', row: s.switchPort },
+          ],
+        },
+      );
     }
     const nodes = [
       node('node-1', '100.64.0.2', '0a:58:64:40:00:02', '192.168.0.1'),
       node('node-2', '100.64.0.3', '0a:58:64:40:00:03', '192.168.0.2'),
     ];
     for (const [i, n] of nodes.entries()) {
-      store.set(`Node/node-${i + 1}`, {
-        rows: [
-          { table: 'switchPort', row: n.port },
-          ...n.policies.map((row) => ({ table: 'routerPolicy' as const, row })),
-          ...n.portGroups.map((row) => ({ table: 'portGroup' as const, row })),
-        ],
-      });
+      store.set(
+        { kind: 'Node', name: `node-${i + 1}` },
+        {
+          rows: [
+            { table: 'switchPort', row: n.port },
+            ...n.policies.map((row) => ({ table: 'routerPolicy' as const, row })),
+            ...n.portGroups.map((row) => ({ table: 'portGroup' as const, row })),
+          ],
+        },
+      );
     }
     const pods = [
       ['a', 'node-1', '10.16.0.5', '0a:58:0a:10:00:05'],
@@ -564,10 +585,13 @@ describe('nodeRows', () => {
     ] as const;
     for (const [pod, nodeName, ip, mac] of pods) {
       const port = podPortRow({ ...alloc(pod, ip, mac) });
-      store.set(`Pod/default/${pod}`, {
-        rows: [{ table: 'switchPort', row: port }],
-        contributions: podNodeMemberships(port.name, nodeName, 'ovn-default', true),
-      });
+      store.set(
+        { kind: 'Pod', namespace: 'default', name: pod },
+        {
+          rows: [{ table: 'switchPort', row: port }],
+          contributions: podNodeMemberships(port.name, nodeName, 'ovn-default', true),
+        },
+      );
     }
     const sim = new SimBackend();
     await sim.apply(plan(await sim.read(), store.topology()));

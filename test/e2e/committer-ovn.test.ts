@@ -29,7 +29,7 @@ const clock: CommitClock = {
 
 function fill(c: Committer, pods: readonly string[]): void {
   const vpc = vpcRows({ name: 'ovn-cluster' }).value;
-  c.set('Vpc/ovn-cluster', { rows: [{ table: 'router', row: vpc.router }] });
+  c.set({ kind: 'Vpc', name: 'ovn-cluster' }, { rows: [{ table: 'router', row: vpc.router }] });
   const cfg = parseSubnetSpec({ name: 'ovn-default', cidrBlock: '10.16.0.0/16' });
   if (!cfg.ok) throw new Error('bad subnet');
   const s = subnetRows({
@@ -39,14 +39,20 @@ function fill(c: Committer, pods: readonly string[]): void {
     nodeSwitchCidr: '100.64.0.0/16',
     loadBalancers: [],
   }).value;
-  c.set('Subnet/ovn-default', {
-    rows: [
-      { table: 'switch', row: s.switch },
-      { table: 'routerPort', row: s.routerPort },
-      { table: 'switchPort', row: s.switchPort },
-    ],
-  });
-  c.set('Node/node-1', { rows: [{ table: 'portGroup', row: { name: 'node.node.1', ports: [], externalIds: {} } }] });
+  c.set(
+    { kind: 'Subnet', name: 'ovn-default' },
+    {
+      rows: [
+        { table: 'switch', row: s.switch },
+        { table: 'routerPort', row: s.routerPort },
+        { table: 'switchPort', row: s.switchPort },
+      ],
+    },
+  );
+  c.set(
+    { kind: 'Node', name: 'node-1' },
+    { rows: [{ table: 'portGroup', row: { name: 'node.node.1', ports: [], externalIds: {} } }] },
+  );
   const np = networkPolicyRows({
     name: 'deny-all',
     namespace: 'default',
@@ -54,13 +60,16 @@ function fill(c: Committer, pods: readonly string[]): void {
     families: ['IPv4'],
     ingress: [],
   }).value;
-  c.set('NetworkPolicy/default/deny-all', {
-    rows: [
-      { table: 'portGroup', row: np.portGroup },
-      ...np.addressSets.map((row) => ({ table: 'addressSet' as const, row })),
-      ...np.acls.map((row) => ({ table: 'acl' as const, row })),
-    ],
-  });
+  c.set(
+    { kind: 'NetworkPolicy', namespace: 'default', name: 'deny-all' },
+    {
+      rows: [
+        { table: 'portGroup', row: np.portGroup },
+        ...np.addressSets.map((row) => ({ table: 'addressSet' as const, row })),
+        ...np.acls.map((row) => ({ table: 'acl' as const, row })),
+      ],
+    },
+  );
   for (const pod of pods) {
     // Addresses follow the pod's own number, as an allocation would stay with its pod.
     const i = Number(pod.split('-')[1]);
@@ -74,10 +83,13 @@ function fill(c: Committer, pods: readonly string[]): void {
       cidrs: ['10.16.0.0/16'],
       gateways: ['10.16.0.1'],
     });
-    c.set(`Pod/default/${pod}`, {
-      rows: [{ table: 'switchPort', row: port }],
-      contributions: podNodeMemberships(port.name, 'node-1', 'ovn-default', false),
-    });
+    c.set(
+      { kind: 'Pod', namespace: 'default', name: pod },
+      {
+        rows: [{ table: 'switchPort', row: port }],
+        contributions: podNodeMemberships(port.name, 'node-1', 'ovn-default', false),
+      },
+    );
   }
 }
 
@@ -114,10 +126,13 @@ describe.skipIf(!requireOvn('committer on real NB'))('Committer on a real NB', (
       cidrs: ['10.16.0.0/16'],
       gateways: ['10.16.0.1'],
     });
-    c.set('Pod/default/late', {
-      rows: [{ table: 'switchPort', row: port }],
-      contributions: podNodeMemberships(port.name, 'node-1', 'ovn-default', false),
-    });
+    c.set(
+      { kind: 'Pod', namespace: 'default', name: 'late' },
+      {
+        rows: [{ table: 'switchPort', row: port }],
+        contributions: podNodeMemberships(port.name, 'node-1', 'ovn-default', false),
+      },
+    );
     await c.sync();
     expect(rec.plans.at(-1)).toEqual([
       { op: 'create', table: 'switchPort', key: 'late.default', row: port },
@@ -126,7 +141,7 @@ describe.skipIf(!requireOvn('committer on real NB'))('Committer on a real NB', (
     expect(await c.drift()).toEqual([]);
     const members = await nbctl(cp.nb.remote, '--bare', '--columns=ports', 'find', 'Port_Group', 'name=node.node.1');
     expect(members.trim().split(/\s+/)).toHaveLength(pods.length + 1);
-    c.delete('Pod/default/late');
+    c.delete({ kind: 'Pod', namespace: 'default', name: 'late' });
     await c.sync();
     await c.close();
     await be.close();

@@ -21,7 +21,7 @@ export interface PortSpec {
 
 /**
  * The default `--max-pairs`: about four minutes on the simulator (40,000 to
- * 49,000 pairs a second measured on 2,000 and 20,000 pods) and about a
+ * 55,000 pairs a second measured on 2,000 and 20,000 pods) and about a
  * gigabyte of JSON (97 bytes a pair); docs/architecture.md, "The `kovn` command".
  */
 export const DEFAULT_MAX_PAIRS = 10_000_000;

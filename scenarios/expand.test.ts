@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../controller/cluster/types.ts';
-import { endpointSlicesFor, expandObjects, suffix } from './expand.ts';
+import { endpointSlicesFor, expandObjects, MAX_PODS, suffix } from './expand.ts';
 
 const template = (labels: Record<string, string>, ports: unknown[] = []) => ({
   metadata: { labels },
@@ -130,5 +130,25 @@ describe('expanding a scenario as a cluster would', () => {
       [[{ name: 'h', port: 9090, protocol: 'TCP' }], [['10.16.0.3', true]]],
     ]);
     expect(slices[0]!.metadata.labels).toMatchObject({ 'kubernetes.io/service-name': 'web' });
+  });
+});
+
+describe('workload counts as Kubernetes validates them', () => {
+  const deploy = (replicas: unknown) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'x' }] } } },
+  });
+  it.each([[-1], [1.5], [Number.POSITIVE_INFINITY], ['3']])('replicas %s is refused naming the field', (replicas) => {
+    expect(() => expandObjects([deploy(replicas)], {})).toThrow(
+      expect.objectContaining({ name: 'ExpandError', code: 'invalid-count', field: 'spec.replicas' }),
+    );
+  });
+  it('more pods than the limit is refused with the number, before any is made', () => {
+    expect(() => expandObjects([deploy(MAX_PODS + 1)], {})).toThrow(
+      expect.objectContaining({ code: 'too-many-pods', message: expect.stringContaining(String(MAX_PODS)) }),
+    );
+    expect(expandObjects([deploy(0)], {}).objects.filter((o) => o.kind === 'Pod')).toEqual([]);
   });
 });

@@ -173,3 +173,30 @@ describe('decoding objects into typed views', () => {
     expect(selects({ matchLabels: { app: 'db' }, matchExpressions: [] }, labels)).toBe(false);
   });
 });
+
+describe('ports as Kubernetes validates them', () => {
+  it('a Service port or targetPort out of range, or a targetPort name that is no port name, is an issue naming it', () => {
+    const d = decodeService(
+      obj('Service', {
+        ports: [
+          { port: 80, targetPort: 70000 },
+          { port: 0 },
+          { port: 81, targetPort: 'Not_A_Name' },
+          { port: 82, targetPort: 'http' },
+        ],
+      }),
+    );
+    expect(d.issues.map((i) => [i.code, i.field])).toEqual([
+      ['invalid-value', 'spec.ports[0].targetPort'],
+      ['invalid-value', 'spec.ports[1].port'],
+      ['invalid-value', 'spec.ports[2].targetPort'],
+    ]);
+    expect(d.value.ports.find((p) => p.port === 82)?.targetPort).toBe('http');
+  });
+
+  it('a container port out of range is an issue, not a port', () => {
+    const d = decodePod(obj('Pod', { containers: [{ ports: [{ containerPort: 65536 }, { containerPort: 8080 }] }] }));
+    expect(d.issues.map((i) => i.field)).toEqual(['spec.containers[0].ports[0].containerPort']);
+    expect(d.value.ports.map((p) => p.containerPort)).toEqual([8080]);
+  });
+});

@@ -13,7 +13,13 @@ export const NAMESPACE_SUPPORT: KindSupport = {
     acted(`${OVN}logical_switch`, 'read when no Subnet or Vpc binds the namespace; written by the controller'),
     output(`${OVN}cidr`),
     output(`${OVN}exclude_ips`),
-    output(`${OVN}ip_pool`),
+    ignored(
+      `${OVN}ip_pool`,
+      "Kube-OVN's controller writes the pools bound to the namespace here; kovn reads the IPPools themselves",
+      {
+        verdict: 'none',
+      },
+    ),
     ignored(
       `${OVN}network_policy_enforcement`,
       "Kube-OVN reads this annotation on NetworkPolicies (and the controller's --network-policy-enforcement), not on Namespaces",

@@ -1,6 +1,6 @@
 /** Service (v1): the fields Kube-OVN's load balancers act on (see ../support.ts). */
 import type { FieldSupport, KindSupport } from '../support.ts';
-import { acted as annotation, ignored, OVN, output } from './annotations.ts';
+import { acted as annotation, ignored, OVN } from './annotations.ts';
 
 const acted = (path: string, note?: string): FieldSupport => ({ path, state: 'acted', ...(note ? { note } : {}) });
 
@@ -55,7 +55,13 @@ export const SERVICE_SUPPORT: KindSupport = {
   ],
   annotations: [
     annotation(`${OVN}vpc`, "the VPC whose load balancers carry the Service's VIPs"),
-    output(`${OVN}switch_lb_vip`),
+    ignored(
+      `${OVN}switch_lb_vip`,
+      "Kube-OVN's mark on the Service a SwitchLBRule makes; SwitchLBRules are reported as not acted on",
+      {
+        verdict: 'none',
+      },
+    ),
     ignored(`${OVN}service_external_ip_from_subnet`, 'LoadBalancer addresses from a subnet are not modelled yet'),
     ignored(`${OVN}service_health_check`, 'load balancer health checks are not modelled: every ready endpoint is up'),
     ignored(`${OVN}lb_svc_img`, 'LoadBalancer Services in VPCs are not modelled yet', { verdict: 'none' }),

@@ -152,3 +152,56 @@ describe('workload counts as Kubernetes validates them', () => {
     expect(expandObjects([deploy(0)], {}).objects.filter((o) => o.kind === 'Pod')).toEqual([]);
   });
 });
+
+describe('a dump holds workloads and what they made', () => {
+  const tpl = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+  const owner = (kind: string, name: string, uid?: string) => ({
+    apiVersion: 'apps/v1',
+    kind,
+    name,
+    controller: true,
+    ...(uid ? { uid } : {}),
+  });
+  const pods = (docs: Record<string, unknown>[]) =>
+    expandObjects(docs, {})
+      .objects.filter((o) => o.kind === 'Pod')
+      .map((o) => o.metadata.name)
+      .sort();
+  it('references by kind and name (no uids) count as well, within the namespace', () => {
+    const docs = [
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, template: tpl } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'web-1', ownerReferences: [owner('Deployment', 'web')] },
+        spec: { replicas: 2, template: tpl },
+      },
+    ];
+    // The Deployment's ReplicaSet is in the dump: only the ReplicaSet makes pods (its own two).
+    expect(pods(docs)).toHaveLength(2);
+    expect(pods(docs).every((n) => n.startsWith('web-1-'))).toBe(true);
+    // The same reference from another namespace controls nothing here.
+    const elsewhere = [docs[0]!, { ...docs[1]!, metadata: { ...docs[1]!.metadata, namespace: 'other' } }];
+    expect(pods(elsewhere)).toHaveLength(4);
+  });
+  it('a uid decides when both sides have one', () => {
+    const docs = [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'web-1', uid: 'rs-1' },
+        spec: { replicas: 3, template: tpl },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web-1-aaaaa', ownerReferences: [owner('ReplicaSet', 'web-1', 'rs-OLD')] },
+        spec: tpl.spec,
+      },
+    ];
+    // The pod belongs to an earlier ReplicaSet of that name: this one still makes its three.
+    expect(pods(docs)).toHaveLength(4);
+    docs[1]!.metadata.ownerReferences = [owner('ReplicaSet', 'web-1', 'rs-1')];
+    expect(pods(docs)).toEqual(['web-1-aaaaa']);
+  });
+});

@@ -57,6 +57,8 @@ export interface ScenarioStep {
   readonly apply: readonly LoadedObject[];
   readonly delete: readonly ObjectRef[];
   readonly expect: readonly ScenarioProbe[];
+  /** `UnsupportedKind` warnings of the objects this step applies (they stand from this step on). */
+  readonly warnings?: readonly Warning[];
 }
 
 export interface LoadedScenario {
@@ -72,7 +74,10 @@ export interface LoadedScenario {
     readonly count: number;
     readonly first: Source;
   }[];
-  /** One `UnsupportedKind` warning per object not handled, with what a verdict may depend on. */
+  /**
+   * One `UnsupportedKind` warning per object not handled, with what a verdict
+   * may depend on: the scenario's own objects here, each step's in the step.
+   */
   readonly warnings: readonly Warning[];
 }
 
@@ -261,38 +266,43 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     });
   }
   const ignored = new Map<string, { kind: string; apiVersion: string; count: number; first: Source }>();
-  const warnings: Warning[] = [];
   const handled = new Set<LoadedObject>();
-  const all = [...acc.objects, ...steps.flatMap((s) => s.apply)];
-  for (const o of all) {
-    const c = classifyKind(o.object);
-    if (c.handled) {
-      handled.add(o);
-      continue;
+  /** The warnings of one list of objects (the scenario's own, or one step's). */
+  const unhandled = (list: readonly LoadedObject[]): Warning[] => {
+    const out: Warning[] = [];
+    for (const o of list) {
+      const c = classifyKind(o.object);
+      if (c.handled) {
+        handled.add(o);
+        continue;
+      }
+      const apiVersion = typeof o.object.apiVersion === 'string' ? o.object.apiVersion : '';
+      const id = `${apiVersion} ${o.kind}`;
+      const seen = ignored.get(id);
+      if (seen) seen.count++;
+      else ignored.set(id, { kind: o.kind, apiVersion, count: 1, first: o.source });
+      const meta = o.object.metadata as { name?: unknown; namespace?: unknown } | undefined;
+      out.push({
+        code: 'UnsupportedKind',
+        kind: o.kind,
+        namespace: typeof meta?.namespace === 'string' ? meta.namespace : '',
+        name: typeof meta?.name === 'string' ? meta.name : '',
+        field: '',
+        message: `${c.message} (${o.source.file}, document ${o.source.doc}, line ${o.source.line})`,
+        ...(c.scope ? { scope: c.scope } : {}),
+      });
     }
-    const apiVersion = typeof o.object.apiVersion === 'string' ? o.object.apiVersion : '';
-    const id = `${apiVersion} ${o.kind}`;
-    const seen = ignored.get(id);
-    if (seen) seen.count++;
-    else ignored.set(id, { kind: o.kind, apiVersion, count: 1, first: o.source });
-    const meta = o.object.metadata as { name?: unknown; namespace?: unknown } | undefined;
-    warnings.push({
-      code: 'UnsupportedKind',
-      kind: o.kind,
-      namespace: typeof meta?.namespace === 'string' ? meta.namespace : '',
-      name: typeof meta?.name === 'string' ? meta.name : '',
-      field: '',
-      message: `${c.message} (${o.source.file}, document ${o.source.doc}, line ${o.source.line})`,
-      ...(c.scope ? { scope: c.scope } : {}),
-    });
-  }
+    return out;
+  };
+  const warnings = unhandled(acc.objects);
+  const stepWarnings = steps.map((s) => unhandled(s.apply));
   const known = (list: readonly LoadedObject[]) => list.filter((o) => handled.has(o));
   return {
     name,
     objects: known(acc.objects),
     cluster,
     expect,
-    steps: steps.map((s) => ({ ...s, apply: known(s.apply) })),
+    steps: steps.map((s, i) => ({ ...s, apply: known(s.apply), warnings: stepWarnings[i]! })),
     ignored: [...ignored.values()],
     warnings,
   };

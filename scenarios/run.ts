@@ -289,6 +289,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
       );
       nodes = ex.nodes;
       standing.add(ex.warnings);
+      standing.add(st.warnings ?? []);
       // Namespaces the expansion added (used by the step's objects, not written in it) never replace one that exists.
       const written = new Set(
         st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),

@@ -343,3 +343,33 @@ describe('probes between VPCs', () => {
     expect(byIp[0]!.reason).toContain('VPC vpc-a');
   });
 });
+
+describe('warnings and steps', () => {
+  it('an object a step applies stands from that step on: earlier probes are not unsure because of it', async () => {
+    const file = tmp.file(
+      'steps.yaml',
+      join3(
+        pod('a'),
+        pod('b'),
+        `apiVersion: kovn.io/v1alpha1
+kind: Scenario
+metadata: {name: steps}
+spec:
+  expect:
+  - {from: default/a, to: 10.16.7.7, protocol: TCP, port: 80, allowed: false}
+  steps:
+  - apply:
+    - {apiVersion: kubeovn.io/v1, kind: Vip, metadata: {name: v}, spec: {subnet: ovn-default, v4ip: 10.16.7.7}}
+    expect:
+    - {from: default/a, to: 10.16.7.7, protocol: TCP, port: 80, allowed: false}
+`,
+      ),
+    );
+    const r = await runYaml(file);
+    expect(r.results.map((x) => [x.step, x.ok, x.unsure !== undefined])).toEqual([
+      [0, true, false],
+      [1, false, true],
+    ]);
+    expect(r.warnings.map((w) => [w.code, w.kind, w.name])).toEqual([['UnsupportedKind', 'Vip', 'v']]);
+  });
+});

@@ -42,7 +42,7 @@ const DECODE_CODES: Readonly<Record<DecodeIssue['code'], string>> = {
  *
  * @example decodeProblems(d.issues, [{ kind: 'subnet', name: 's1' }])
  */
-export function decodeProblems(issues: readonly DecodeIssue[], scope: readonly VerdictScope[]): Problem[] {
+function decodeProblems(issues: readonly DecodeIssue[], scope: readonly VerdictScope[]): Problem[] {
   return issues.map((i) => ({
     code: DECODE_CODES[i.code],
     field: i.field,

@@ -205,7 +205,7 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
  * with a `peer`), breadth first: a peered VPC's addresses are reachable when
  * the VPCs' routes say so, and the probe follows the packet to find out.
  */
-export function reachableVpcs(t: Topology, vpc: string): string[] {
+function reachableVpcs(t: Topology, vpc: string): string[] {
   const out = [vpc];
   for (let i = 0; i < out.length; i++) {
     for (const rp of t.routerPort.values()) {

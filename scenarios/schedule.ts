@@ -14,13 +14,14 @@
  * are not honoured; the Pod's support table says so (controller/kube/support/pod.ts).
  */
 
+import { obj } from './workloads.ts';
+
 type Obj = Readonly<Record<string, unknown>>;
 
-const rec = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strMap = (v: unknown): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(rec(v))) if (typeof x === 'string') out[k] = x;
+  for (const [k, x] of Object.entries(obj(v))) if (typeof x === 'string') out[k] = x;
   return out;
 };
 
@@ -33,15 +34,15 @@ export interface SchedNode {
 
 /** A Node object (or a generated one) as the scheduler sees it. */
 export function schedNode(o: Obj): SchedNode {
-  const meta = rec(o.metadata);
-  const spec = rec(o.spec);
+  const meta = obj(o.metadata);
+  const spec = obj(o.spec);
   const name = typeof meta.name === 'string' ? meta.name : '';
   return {
     name,
     // The kubelet labels every node with its hostname.
     labels: { 'kubernetes.io/hostname': name, ...strMap(meta.labels) },
     taints: list(spec.taints).map((t) => {
-      const r = rec(t);
+      const r = obj(t);
       return {
         key: typeof r.key === 'string' ? r.key : '',
         value: typeof r.value === 'string' ? r.value : '',
@@ -78,8 +79,8 @@ function requirementHolds(req: Obj, value: string | undefined): boolean {
 }
 
 function termHolds(term: Obj, node: SchedNode): boolean {
-  const exprs = list(term.matchExpressions).map(rec);
-  const fields = list(term.matchFields).map(rec);
+  const exprs = list(term.matchExpressions).map(obj);
+  const fields = list(term.matchFields).map(obj);
   // An empty term matches no node (kube-scheduler's nodeaffinity).
   if (exprs.length === 0 && fields.length === 0) return false;
   return (
@@ -101,10 +102,10 @@ export function unfit(podSpec: Obj, node: SchedNode): string | undefined {
   if (node.unschedulable) return 'unschedulable';
   for (const [k, v] of Object.entries(strMap(podSpec.nodeSelector)))
     if (node.labels[k] !== v) return `nodeSelector ${k}=${v}`;
-  const required = rec(rec(rec(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
-  const terms = list(required.nodeSelectorTerms).map(rec);
+  const required = obj(obj(obj(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
+  const terms = list(required.nodeSelectorTerms).map(obj);
   if (Object.keys(required).length > 0 && !terms.some((t) => termHolds(t, node))) return 'node affinity';
-  const tolerations = list(podSpec.tolerations).map(rec);
+  const tolerations = list(podSpec.tolerations).map(obj);
   for (const taint of node.taints)
     if ((taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerates(tolerations, taint))
       return `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;

@@ -6,7 +6,7 @@
  * each one computes its object's whole fragment from the caches, so a
  * missed or repeated event changes nothing.
  */
-import type { IPAM } from '../../model/ipam/index.ts';
+import type { IPAM, IpamIssue } from '../../model/ipam/index.ts';
 import type { ClusterSource, KubeObject, ObjectKey, ObjectRef } from '../cluster/types.ts';
 import type { ControllerSettings } from '../config.ts';
 import type { Committer } from '../desired/commit.ts';
@@ -80,6 +80,15 @@ export interface Ctx {
    * key is reconciled again with its backoff, and the error names it.
    */
   afterCommit(kind: Kind, key: ObjectKey, fn: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * The spec field an IPAM issue is about: its path is `[subnets|ippools, name,
+ * field, index?]`, the object's spec field (`spec.excludeIps[2]`).
+ */
+export function ipamIssueField(i: IpamIssue, otherwise: string): string {
+  const [, , field = otherwise, index] = i.path;
+  return `spec.${String(field)}${index !== undefined ? `[${String(index)}]` : ''}`;
 }
 
 /** A one-line message for decode issues. */

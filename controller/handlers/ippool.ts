@@ -4,7 +4,7 @@
  * addresses back to the subnet's default pool.
  */
 import { decodeIPPool } from '../kube/objects.ts';
-import type { Ctx } from './context.ts';
+import { type Ctx, ipamIssueField } from './context.ts';
 
 /** Pools by name → subnet, to delete a pool whose object is gone. */
 const known = new WeakMap<Ctx, Map<string, string>>();
@@ -29,7 +29,7 @@ export async function reconcileIPPool(ctx: Ctx, name: string): Promise<void> {
       ? []
       : r.issues.map((i) => ({
           code: 'InvalidIPPool',
-          field: `spec.${String(i.path[2] ?? 'ips')}${i.path[3] !== undefined ? `[${String(i.path[3])}]` : ''}`,
+          field: ipamIssueField(i, 'ips'),
           message: `refused (no address is taken from it): ${i.message}`,
           scope: p.subnet ? [{ kind: 'subnet' as const, name: p.subnet }] : [],
         })),

@@ -10,7 +10,7 @@ import { formatKey, type ObjectKey } from '../cluster/types.ts';
 import { decodeEndpointSlice, decodeService } from '../kube/objects.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { serviceVips } from '../translate/service.ts';
-import { containsCIDR, tryParseCIDR } from '../../model/addr/index.ts';
+import { containsIP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { isBlocking } from '../kube/decode.ts';
 import { type Ctx, describeIssues } from './context.ts';
 import { subnetVpc } from './vpc.ts';
@@ -72,12 +72,12 @@ function clusterIPProblems(ctx: Ctx, clusterIPs: readonly string[], vpc: string)
   const out: string[] = [];
   const ranges = ctx.settings.serviceClusterIPRange.split(',').flatMap((c) => tryParseCIDR(c.trim()) ?? []);
   for (const ip of clusterIPs) {
-    const a = tryParseCIDR(ip, { allowBare: true });
-    if (a === undefined || ip.includes('/')) {
+    const a = tryParseIP(ip);
+    if (a === undefined) {
       out.push(`spec.clusterIP ${JSON.stringify(ip)} is not an IP address`);
       continue;
     }
-    if (!ranges.some((r) => r.family === a.family && containsCIDR(r, a))) {
+    if (!ranges.some((r) => containsIP(r, a))) {
       out.push(`spec.clusterIP ${ip} is not inside the service CIDR ${ctx.settings.serviceClusterIPRange}`);
       continue;
     }

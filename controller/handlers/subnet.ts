@@ -11,14 +11,14 @@
  * leases, its rows): nothing allocated is lost to a typo.
  */
 import {
-  containsCIDR,
+  containsIP,
   formatIP,
   formatIPv4,
   formatMAC,
-  networkOf,
+  type IP,
+  nthIP,
   tryParseCIDR,
-  v4,
-  v6,
+  tryParseIP,
 } from '../../model/addr/index.ts';
 import { type IpamIssue, parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
@@ -26,7 +26,15 @@ import type { KubeObject } from '../cluster/types.ts';
 import { decodeNode, decodeSubnet, type SubnetView, selects } from '../kube/objects.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
-import { blocking, creationOrder, type Ctx, describeIssues, sameJson, setConditions } from './context.ts';
+import {
+  blocking,
+  creationOrder,
+  type Ctx,
+  describeIssues,
+  ipamIssueField,
+  sameJson,
+  setConditions,
+} from './context.ts';
 import { subnetVpc } from './vpc.ts';
 
 export const FINALIZER = 'kubeovn.io/kube-ovn-controller';
@@ -53,23 +61,18 @@ export function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig, vpc:
   const out: string[] = [];
   if (vpc !== ctx.settings.clusterRouter || name === ctx.settings.nodeSwitch) return out;
   const mine = [config.v4?.cidr, config.v6?.cidr].filter((c) => c !== undefined);
-  const holds = (ip: string) => {
-    const a = tryParseCIDR(ip, { allowBare: true });
-    return a !== undefined && mine.some((c) => c.family === a.family && containsCIDR(c, a));
-  };
+  const holds = (ip: IP | undefined) => ip !== undefined && mine.some((c) => containsIP(c, ip));
   for (const text of ctx.settings.serviceClusterIPRange.split(',')) {
     const svc = tryParseCIDR(text.trim());
-    if (svc === undefined) continue;
-    const net = networkOf(svc);
-    const apiserver = formatIP(net.family === 4 ? v4(net.ip + 1) : v6(net.ip + 1n));
-    if (holds(apiserver))
+    const apiserver = svc === undefined ? undefined : nthIP(svc, 1);
+    if (apiserver !== undefined && holds(apiserver))
       out.push(
-        `spec.cidrBlock ${config.spec.cidrBlock} conflicts with the API server's service address ${apiserver} (the first address of the service CIDR ${text.trim()})`,
+        `spec.cidrBlock ${config.spec.cidrBlock} conflicts with the API server's service address ${formatIP(apiserver)} (the first address of the service CIDR ${text.trim()})`,
       );
   }
   for (const n of ctx.cache('Node').list()) {
     for (const ip of ctx.decode(n, decodeNode).value.internalIPs)
-      if (holds(ip))
+      if (holds(tryParseIP(ip)))
         out.push(`spec.cidrBlock ${config.spec.cidrBlock} conflicts with node ${n.metadata.name}'s address ${ip}`);
   }
   return out;
@@ -145,8 +148,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       excludeIps: s.excludeIps,
       ...(s.gateway ? { gateway: s.gateway } : {}),
     };
-    const ipamField = (i: IpamIssue) =>
-      `spec.${String(i.path[2] ?? 'cidrBlock')}${i.path[3] !== undefined ? `[${String(i.path[3])}]` : ''}`;
+    const ipamField = (i: IpamIssue) => ipamIssueField(i, 'cidrBlock');
     const parsed = parseSubnetSpec(spec);
     if (!parsed.ok) bad.push(...parsed.issues.map((i) => ({ field: ipamField(i), message: i.message })));
     else {

@@ -10,30 +10,27 @@
  * ConfigMap, another CNI's policy) change no verdict of Kube-OVN's: reported,
  * with no scope.
  */
+import { isPlainObject } from '../cluster/json.ts';
+import { API_VERSION } from '../cluster/types.ts';
 import type { VerdictScope } from './warnings.ts';
 
-/** The kinds kovn acts on, with their one apiVersion (workloads are expanded into pods by the scenario runner). */
-export const HANDLED_KINDS: Readonly<Record<string, string>> = Object.freeze({
-  Namespace: 'v1',
-  Node: 'v1',
-  Pod: 'v1',
-  Service: 'v1',
-  EndpointSlice: 'discovery.k8s.io/v1',
-  NetworkPolicy: 'networking.k8s.io/v1',
+/**
+ * The kinds kovn acts on, with their one apiVersion: those the cluster
+ * serves (API_VERSION; Events are the controller's own writes) and the
+ * workloads the scenario runner expands into pods.
+ */
+const HANDLED_KINDS: Readonly<Record<string, string>> = Object.freeze({
+  ...Object.fromEntries(Object.entries(API_VERSION).filter(([kind]) => kind !== 'Event')),
   Deployment: 'apps/v1',
   StatefulSet: 'apps/v1',
   DaemonSet: 'apps/v1',
   ReplicaSet: 'apps/v1',
   Job: 'batch/v1',
-  Subnet: 'kubeovn.io/v1',
-  Vpc: 'kubeovn.io/v1',
-  IP: 'kubeovn.io/v1',
-  IPPool: 'kubeovn.io/v1',
 });
 
 type Obj = Readonly<Record<string, unknown>>;
 
-const rec = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const rec = (v: unknown): Obj => (isPlainObject(v) ? v : {});
 const strs = (...vs: unknown[]) => vs.flatMap((v) => (typeof v === 'string' && v !== '' ? v.split(',') : []));
 const addresses = (...vs: unknown[]): VerdictScope[] => {
   const cidrs = strs(...vs).map((s) => s.trim());

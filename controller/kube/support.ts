@@ -20,6 +20,7 @@
  * kubeovn.io/v1 kinds are closed: every spec field is listed, and a field
  * not in the table is an unknown field (a typo must not pass unnoticed).
  */
+import { isPlainObject as isRecord } from '../cluster/json.ts';
 
 export type SupportState = 'acted' | 'limited' | 'ignored';
 
@@ -87,10 +88,7 @@ export const zero = (v: unknown): boolean =>
   v === 0 ||
   v === '' ||
   (Array.isArray(v) && v.length === 0) ||
-  (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
-
-const isRecord = (v: unknown): v is Readonly<Record<string, unknown>> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+  (isRecord(v) && Object.keys(v).length === 0);
 
 /** `a.b[].c` → [`a`, `b[]`, `c`]. */
 const segments = (path: string) => path.split('.');

@@ -28,8 +28,6 @@ export const SUPPORT: readonly KindSupport[] = [
   ENDPOINT_SLICE_SUPPORT,
 ];
 
-export const SUPPORT_BY_KIND: ReadonlyMap<string, KindSupport> = new Map(SUPPORT.map((s) => [s.kind, s]));
-
 export {
   ENDPOINT_SLICE_SUPPORT,
   IP_SUPPORT,

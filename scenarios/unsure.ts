@@ -10,7 +10,7 @@
  * `sim connectivity` asks for every pair, so a probe costs two lookups, not
  * a walk over every warning.
  */
-import { containsCIDR, tryParseCIDR } from '../model/addr/index.ts';
+import { type CIDR, containsIP, tryParseCIDR, tryParseIP } from '../model/addr/index.ts';
 import type { KubeObject } from '../controller/cluster/types.ts';
 import { decodeNetworkPolicy, type LabelSelector, selects } from '../controller/kube/objects.ts';
 import { formatWarning, type VerdictScope, type Warning } from '../controller/kube/warnings.ts';
@@ -32,8 +32,11 @@ export interface UnsureIndex {
   readonly policies: ReadonlyMap<string, { readonly namespace: string; readonly podSelector: LabelSelector }>;
   /** Pod key → indices (into `warnings`) of the warnings touching it; filled as pods are asked about. */
   readonly podHits: Map<string, readonly number[]>;
-  /** Pod port (`<pod>.<ns>`) → pod, for a Service's endpoints. */
+  /** Pod port (`<pod>.<ns>`) → pod, for a Service's endpoints; address → its pods, for a probe to an address. */
   portIndex?: Map<string, ProbePod>;
+  ipIndex?: Map<string, ProbePod[]>;
+  /** Each CIDR text of a scope or subnet, parsed once. */
+  readonly parsed: Map<string, CIDR | undefined>;
 }
 
 /**
@@ -49,17 +52,19 @@ export function unsureIndex(warnings: readonly Warning[], policies: readonly Kub
     warnings: warnings.filter((w) => w.scope !== undefined && w.scope.length > 0),
     policies: byName,
     podHits: new Map(),
+    parsed: new Map(),
   };
 }
 
-const inCidrs = (ip: string, cidrs: readonly string[]) => {
-  const a = tryParseCIDR(ip, { allowBare: true });
+function inCidrs(u: UnsureIndex, ip: string, cidrs: readonly string[]): boolean {
+  const a = tryParseIP(ip);
   if (a === undefined) return false;
-  return cidrs.some((c) => {
-    const p = tryParseCIDR(c.trim(), { allowBare: true });
-    return p !== undefined && p.family === a.family && containsCIDR(p, a);
+  return cidrs.some((text) => {
+    if (!u.parsed.has(text)) u.parsed.set(text, tryParseCIDR(text.trim(), { allowBare: true }));
+    const c = u.parsed.get(text);
+    return c !== undefined && containsIP(c, a);
   });
-};
+}
 
 function touchesPod(u: UnsureIndex, s: VerdictScope, p: ProbePod): boolean {
   switch (s.kind) {
@@ -82,24 +87,24 @@ function touchesPod(u: UnsureIndex, s: VerdictScope, p: ProbePod): boolean {
       return p.namespace === np.namespace && selects(np.podSelector, p.labels);
     }
     case 'addresses':
-      return p.ips.some((ip) => inCidrs(ip, s.cidrs));
+      return p.ips.some((ip) => inCidrs(u, ip, s.cidrs));
   }
 }
 
-function touchesOthers(ix: ProbeIndex, s: VerdictScope, t: Others): boolean {
+function touchesOthers(u: UnsureIndex, ix: ProbeIndex, s: VerdictScope, t: Others): boolean {
   switch (s.kind) {
     case 'cluster':
       return true;
     case 'vpc':
       return t.vpcs.includes(s.name);
     case 'subnet':
-      return t.addresses.some((a) => inCidrs(a, ix.subnets.get(s.name)?.cidrs ?? []));
+      return t.addresses.some((a) => inCidrs(u, a, ix.subnets.get(s.name)?.cidrs ?? []));
     case 'namespace':
       return t.services.some((x) => x.namespace === s.name);
     case 'service':
       return t.services.some((x) => x.namespace === s.namespace && x.name === s.name);
     case 'addresses':
-      return t.addresses.some((a) => inCidrs(a, s.cidrs));
+      return t.addresses.some((a) => inCidrs(u, a, s.cidrs));
     default:
       return false;
   }
@@ -141,7 +146,16 @@ function endOf(
   else if (!text.includes('/') || text.includes(':')) {
     // An address: the pods holding it are touched, and the address itself.
     into.addresses.push(text);
-    for (const p of ix.pods.values()) if (p.ips.includes(text)) into.pods.push(p);
+    if (u.ipIndex === undefined) {
+      u.ipIndex = new Map();
+      for (const p of ix.pods.values())
+        for (const ip of p.ips) {
+          const list = u.ipIndex.get(ip);
+          if (list === undefined) u.ipIndex.set(ip, [p]);
+          else list.push(p);
+        }
+    }
+    into.pods.push(...(u.ipIndex.get(text) ?? []));
   }
 }
 
@@ -164,7 +178,7 @@ export function unsureReason(u: UnsureIndex, ix: ProbeIndex, e: ScenarioProbe): 
   for (const p of acc.pods) for (const i of podHits(u, p)) hits.add(i);
   if (others.services.length > 0 || others.addresses.length > 0 || others.vpcs.length > 0)
     u.warnings.forEach((w, i) => {
-      if (!hits.has(i) && (w.scope ?? []).some((s) => touchesOthers(ix, s, others))) hits.add(i);
+      if (!hits.has(i) && (w.scope ?? []).some((s) => touchesOthers(u, ix, s, others))) hits.add(i);
     });
   if (hits.size === 0) return undefined;
   const first = Math.min(...hits);

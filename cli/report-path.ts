@@ -3,8 +3,9 @@
  * never ends in "cannot write", and never over an input (a scenario file
  * or a manifest inside an input folder).
  */
-import { accessSync, constants, readdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { listManifestFiles } from '../scenarios/read-files.ts';
 
 export class ReportPathError extends Error {
   override readonly name = 'ReportPathError';
@@ -17,8 +18,6 @@ export class ReportPathError extends Error {
   }
 }
 
-const MANIFEST = /\.(ya?ml|json)$/i;
-
 const real = (p: string) => {
   try {
     return realpathSync(p);
@@ -27,16 +26,14 @@ const real = (p: string) => {
   }
 };
 
-/** Every file an input path stands for (a folder: its manifests). */
+/** Every file the inputs stand for, as the loader lists them (a folder: its manifests). */
 function inputFiles(paths: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (const p of paths) {
     try {
-      if (statSync(p).isDirectory()) {
-        for (const f of readdirSync(p)) if (MANIFEST.test(f)) out.add(real(join(p, f)));
-      } else out.add(real(p));
+      for (const f of listManifestFiles([p])) out.add(real(f));
     } catch {
-      // An input that cannot be read is the loader's error to report.
+      // An input that cannot be read (or an empty folder) is the loader's error to report.
     }
   }
   return out;

@@ -7,6 +7,7 @@
  * text, it never acts on the terminal.
  */
 import { formatWarning, type Warning } from '../controller/kube/warnings.ts';
+import { resultRank, resultStatus } from '../scenarios/results.ts';
 import type { ProbeResult } from '../scenarios/run.ts';
 
 const useColour = () => process.stdout.isTTY && !process.env.NO_COLOR;
@@ -45,14 +46,11 @@ export function warningLines(warnings: readonly Warning[]): string[] {
   return out;
 }
 
-const statusOf = (r: { ok: boolean; unsure?: string }) => (r.unsure !== undefined ? 'UNSURE' : r.ok ? 'ok' : 'FAIL');
-const rank = (r: ProbeResult) => (r.unsure !== undefined ? 1 : r.ok ? 2 : 0);
-
 /** The results as an aligned table, failing then unsure probes first, each with its reason. */
 export function resultsTable(results: readonly ProbeResult[]): string[] {
-  const sorted = [...results].sort((a, b) => rank(a) - rank(b));
+  const sorted = [...results].sort((a, b) => resultRank(a) - resultRank(b));
   const cells = sorted.map((r) => [
-    statusOf(r),
+    resultStatus(r),
     String(r.step),
     shown(r.from),
     shown(r.to),

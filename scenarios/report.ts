@@ -22,6 +22,7 @@
 import { formatWarning, type Warning } from '../controller/kube/warnings.ts';
 import { formatTrace } from '../sim/trace.ts';
 import type { ProbeIndex } from './probe.ts';
+import { resultRank, resultStatus } from './results.ts';
 import type { ProbeResult } from './run.ts';
 import type { TracedPacket } from './trace-probe.ts';
 
@@ -219,8 +220,6 @@ addEventListener('load', () => {
 `;
 
 /** Failing first, then unsure, then the rest (as the terminal table). */
-const rank = (r: ProbeResult) => (r.unsure !== undefined ? 1 : r.ok ? 2 : 0);
-
 /**
  * @example writeFileSync('out.html', renderReport({ scenario: 'quickstart', backend: 'sim', results, inventory }))
  */
@@ -229,7 +228,7 @@ export function renderReport(input: ReportInput): string {
   const failingPods = new Set(failed.flatMap((r) => [r.from, r.to]));
   const rows = [...input.results]
     .map((r, i) => ({ r, i }))
-    .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+    .sort((a, b) => resultRank(a.r) - resultRank(b.r) || a.i - b.i)
     .map(({ r, i }) => {
       const what = `${r.protocol}${r.port !== undefined ? `/${r.port}` : ''}`;
       const got = r.allowed ? 'allowed' : 'denied';
@@ -240,8 +239,8 @@ export function renderReport(input: ReportInput): string {
             ...(r.trace.reply ? [traceText(r.trace.reply, 'reply')] : []),
           ].join('\n\n')
         : (r.reason ?? 'no packet: decided before the network');
-      const status = r.unsure !== undefined ? 'UNSURE' : r.ok ? 'ok' : 'FAIL';
-      const cls = r.unsure !== undefined ? 'unsure' : r.ok ? 'ok' : 'fail';
+      const status = resultStatus(r);
+      const cls = status.toLowerCase();
       const why = [r.unsure !== undefined ? `unsure: ${r.unsure}` : r.reason, r.note].filter(Boolean).join('; ');
       return (
         `<tr class="${cls}" data-probe="${i}" data-ok="${r.ok}" data-allowed="${r.allowed}"${r.unsure !== undefined ? ' data-unsure="true"' : ''}>` +

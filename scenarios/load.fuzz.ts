@@ -4,6 +4,7 @@
  * loader's own scan agrees with JSON.parse on what is valid JSON.
  */
 import fc from 'fast-check';
+import { isPlain } from '../controller/kube/decode.ts';
 import { mutatedText } from '../test/fuzz/mutate.ts';
 import { fuzzTarget } from '../test/fuzz/target.ts';
 import { assembleScenario, readScenarioText, ScenarioLoadError } from './load.ts';
@@ -113,7 +114,7 @@ export const targets = [
       }
       try {
         const docs = readScenarioText('fuzz.json', text);
-        if (parsed.ok && isRecord(parsed.value) && parsed.value.kind !== 'Scenario') {
+        if (parsed.ok && isPlain(parsed.value) && parsed.value.kind !== 'Scenario') {
           const values = docs.objects.map((o) => o.object);
           const kind = parsed.value.kind;
           const expected = typeof kind === 'string' && kind.endsWith('List') ? parsed.value.items : [parsed.value];
@@ -131,5 +132,3 @@ export const targets = [
     },
   }),
 ];
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -8,7 +8,7 @@
  */
 import { LineCounter } from 'yaml';
 import { type ScenarioLoadErrorCode, ScenarioLoadError } from './load-error.ts';
-import { MAX_NESTING, type ReadDocument } from './kube-yaml.ts';
+import { inexactInteger, MAX_NESTING, type ReadDocument, TOO_DEEP } from './kube-yaml.ts';
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -91,8 +91,7 @@ class JsonScanner {
         top?.add(key);
         expect = 'colon';
       } else if (c === '{' || c === '[') {
-        if (open.length >= MAX_NESTING)
-          this.fail(index, 'too-deep', `collections nested more than ${MAX_NESTING} deep`);
+        if (open.length >= MAX_NESTING) this.fail(index, 'too-deep', TOO_DEEP);
         open.push(c === '{' ? new Set() : null);
         this.at++;
         expect = c === '{' ? 'key-or-close' : 'value-or-close';
@@ -140,8 +139,7 @@ class JsonScanner {
       const m = re.exec(t);
       if (!m) continue;
       if (re === NUMBER && !m[2] && !m[3] && m[0].replace('-', '').length > 15) {
-        if (!Number.isSafeInteger(Number(m[0])))
-          this.fail(index, 'value', `the integer ${m[0]} is beyond 2^53, which JavaScript cannot hold exactly`);
+        if (!Number.isSafeInteger(Number(m[0]))) this.fail(index, 'value', inexactInteger(m[0]));
       }
       this.at += m[0].length;
       return;

@@ -48,6 +48,17 @@ import { meaningOfPlain, type ScalarMeaning } from './yaml-scalar.ts';
  */
 export const MAX_NESTING = 128;
 
+/** The detail of a 'too-deep' error, from either reader (this one or kube-json.ts). */
+export const TOO_DEEP = `collections nested more than ${MAX_NESTING} deep`;
+
+/**
+ * The detail of a 'value' error for an integer JavaScript cannot hold exactly, from either reader.
+ *
+ * @example inexactInteger('9007199254740993') // 'the integer 9007199254740993 is beyond 2^53, which ...'
+ */
+export const inexactInteger = (text: string): string =>
+  `the integer ${text} is beyond 2^53, which JavaScript cannot hold exactly`;
+
 /** One document: its JSON value, and what is needed to find the line of a field. */
 export interface ReadDocument {
   /** 0-based index in the file. */
@@ -71,6 +82,7 @@ const SCALAR_TAGS: ReadonlySet<string> = new Set([
   `${TAG}null`,
 ]);
 const shortTag = (tag: string) => (tag.startsWith(TAG) ? `!!${tag.slice(TAG.length)}` : tag);
+const refusedTag = (tag: string) => `the tag ${shortTag(tag)} is not accepted: kovn reads only what converts to JSON`;
 
 /**
  * The documents of one YAML file, each as kubectl would read it.
@@ -91,8 +103,7 @@ export function* readYamlDocuments(file: string, text: string): Generator<ReadDo
   for (const token of new Parser(lines.addNewLine).parse(text)) {
     if (token.type === 'document') {
       const deep = firstTooDeep(token);
-      if (deep !== undefined)
-        fail(file, tokens, lines.linePos(deep).line, 'too-deep', `collections nested more than ${MAX_NESTING} deep`);
+      if (deep !== undefined) fail(file, tokens, lines.linePos(deep).line, 'too-deep', TOO_DEEP);
       tokens++;
     }
     yield* take(composer.next(token));
@@ -167,7 +178,7 @@ class ToJson {
       }
     }
     if (isScalar(node)) return this.scalar(node);
-    if (depth >= MAX_NESTING) this.fail(node, 'too-deep', `collections nested more than ${MAX_NESTING} deep`);
+    if (depth >= MAX_NESTING) this.fail(node, 'too-deep', TOO_DEEP);
     this.open.add(node);
     try {
       if (isMap(node)) return this.map(node, depth);
@@ -194,8 +205,7 @@ class ToJson {
 
   private checkCollectionTag(node: YAMLMap | YAMLSeq, expected: 'map' | 'seq'): void {
     const tag = node.tag;
-    if (tag !== undefined && tag !== '!' && tag !== `${TAG}${expected}`)
-      this.fail(node, 'tag', `the tag ${shortTag(tag)} is not accepted: kovn reads only what converts to JSON`);
+    if (tag !== undefined && tag !== '!' && tag !== `${TAG}${expected}`) this.fail(node, 'tag', refusedTag(tag));
   }
 
   private seq(node: YAMLSeq, depth: number): unknown[] {
@@ -266,8 +276,7 @@ class ToJson {
 
   private scalar(node: Scalar): unknown {
     const tag = node.tag;
-    if (tag !== undefined && !SCALAR_TAGS.has(tag))
-      this.fail(node, 'tag', `the tag ${shortTag(tag)} is not accepted: kovn reads only what converts to JSON`);
+    if (tag !== undefined && !SCALAR_TAGS.has(tag)) this.fail(node, 'tag', refusedTag(tag));
     const text = String(node.value);
     const meaning = meaningOf(node);
     if (meaning === undefined) return text;
@@ -285,8 +294,7 @@ class ToJson {
         return text;
       case 'int': {
         const n = Number(meaning.value);
-        if (!Number.isSafeInteger(n))
-          this.fail(node, 'value', `the integer ${text} is beyond 2^53, which JavaScript cannot hold exactly`);
+        if (!Number.isSafeInteger(n)) this.fail(node, 'value', inexactInteger(text));
         return n;
       }
       case 'float':

@@ -4,6 +4,7 @@
  * loader's own scan agrees with JSON.parse on what is valid JSON.
  */
 import fc from 'fast-check';
+import { isPlain } from '../controller/kube/decode.ts';
 import { mutatedText } from '../test/fuzz/mutate.ts';
 import { fuzzTarget } from '../test/fuzz/target.ts';
 import { assembleScenario, readScenarioText, ScenarioLoadError } from './load.ts';
@@ -83,23 +84,26 @@ const jsonFile = fc
     return shape === 'one' ? show(objs[0]) : objs.map(show).join('\n');
   });
 
-/** Runs the loader on a text; a ScenarioLoadError with a sound location is a rejection, anything else a finding. */
-function load(file: string, text: string): 'accepted' | 'rejected' {
-  try {
-    assembleScenario(readScenarioText(file, text), 'fuzz');
-    return 'accepted';
-  } catch (e) {
-    if (!(e instanceof ScenarioLoadError)) throw e;
-    if (e.source.line < 0 || e.source.doc < 0) throw new Error(`bad location in ${e.message}`);
-    return 'rejected';
-  }
+/** A ScenarioLoadError with a sound location is a rejection; anything else escapes as a finding. */
+function rejection(e: unknown): ScenarioLoadError {
+  if (!(e instanceof ScenarioLoadError)) throw e;
+  if (e.source.line < 0 || e.source.doc < 0) throw new Error(`bad location in ${e.message}`);
+  return e;
 }
 
 export const targets = [
   fuzzTarget({
     name: 'scenario/load',
     arbitrary: mutatedText(file, fc.string({ maxLength: 12 })),
-    run: (text: string) => load('fuzz.yaml', text),
+    run(text: string) {
+      try {
+        assembleScenario(readScenarioText('fuzz.yaml', text), 'fuzz');
+        return 'accepted';
+      } catch (e) {
+        rejection(e);
+        return 'rejected';
+      }
+    },
   }),
   fuzzTarget({
     name: 'scenario/load-json',
@@ -113,23 +117,23 @@ export const targets = [
       }
       try {
         const docs = readScenarioText('fuzz.json', text);
-        if (parsed.ok && isRecord(parsed.value) && parsed.value.kind !== 'Scenario') {
+        if (parsed.ok && isPlain(parsed.value) && parsed.value.kind !== 'Scenario') {
           const values = docs.objects.map((o) => o.object);
           const kind = parsed.value.kind;
           const expected = typeof kind === 'string' && kind.endsWith('List') ? parsed.value.items : [parsed.value];
           if (Array.isArray(expected) && JSON.stringify(values) !== JSON.stringify(expected))
             throw new Error('the loader read other values than JSON.parse');
         }
+        assembleScenario(docs, 'fuzz');
+        return 'accepted';
       } catch (e) {
-        if (!(e instanceof ScenarioLoadError)) throw e;
+        const err = rejection(e);
         // What JSON.parse reads, the scan must read too (a repeated key or an inexact integer aside).
         const excused = /appears twice|beyond 2\^53|nested more than/;
-        if (e.code === 'json' && parsed.ok && !excused.test(e.message))
-          throw new Error(`valid JSON refused: ${e.message}`);
+        if (err.code === 'json' && parsed.ok && !excused.test(err.message))
+          throw new Error(`valid JSON refused: ${err.message}`);
+        return 'rejected';
       }
-      return load('fuzz.json', text);
     },
   }),
 ];
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -24,7 +24,7 @@ import type { Warning } from '../controller/kube/warnings.ts';
 import { readJsonDocuments } from './kube-json.ts';
 import { type ReadDocument, readYamlDocuments } from './kube-yaml.ts';
 import { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
-import { isJsonFile, ReadBudget, type ReadLimits, listManifestFiles } from './read-files.ts';
+import { isJsonFile, MANIFEST, ReadBudget, type ReadLimits, listManifestFiles } from './read-files.ts';
 
 export { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
 export { READ_LIMITS, type ReadLimits } from './read-files.ts';
@@ -335,7 +335,7 @@ export function loadManifests(paths: readonly string[], opts: { readonly limits?
       'no Kubernetes object and no Scenario in this input (empty, only comments or only ---)',
     );
   const base = first.split('/').filter(Boolean).pop() ?? first;
-  return assembleScenario(acc, base.replace(/\.(ya?ml|json)$/i, ''));
+  return assembleScenario(acc, base.replace(MANIFEST, ''));
 }
 
 /**

@@ -34,7 +34,8 @@ const MiB = 1024 * 1024;
 /** The limits of every input (see above for why these). */
 export const READ_LIMITS: ReadLimits = { yamlFileBytes: 16 * MiB, jsonFileBytes: 128 * MiB, totalBytes: 128 * MiB };
 
-const MANIFEST = /\.(ya?ml|json)$/i;
+/** The names a folder's manifest files have; what the scenario's name drops from its file's. */
+export const MANIFEST = /\.(ya?ml|json)$/i;
 
 /**
  * Whether a file is read as JSON (by its name) rather than YAML.

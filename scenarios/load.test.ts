@@ -27,7 +27,7 @@ describe('scenario files', () => {
         files++;
         probes += s.expect.length + s.steps.reduce((n, st) => n + st.expect.length, 0);
         expect(s.objects.length, f).toBeGreaterThan(0);
-        expect(s.ignored, f).toEqual([]);
+        expect([...s.warnings, ...s.steps.flatMap((st) => st.warnings ?? [])], f).toEqual([]);
       }
     }
     expect(files).toBe(101);
@@ -64,13 +64,16 @@ spec:
     expect(s.expect).toEqual([{ from: 'prod/a', to: '8.8.8.8', protocol: 'ICMP', allowed: true }]);
     expect(s.steps[0]?.apply.map((o) => o.kind)).toEqual(['Pod']);
     expect(s.steps[0]?.delete).toEqual([{ kind: 'NetworkPolicy', namespace: 'prod', name: 'deny' }]);
-    expect(s.ignored).toEqual([
-      { kind: 'ConfigMap', apiVersion: 'v1', count: 2, first: { file: 't.yaml', doc: 0, line: 6 } },
+    // One warning per object, each saying where it is (the List's item at line 6, the document at line 8).
+    expect(s.warnings.map((w) => [w.code, w.kind, w.name, w.scope])).toEqual([
+      ['UnsupportedKind', 'ConfigMap', 'a', undefined],
+      ['UnsupportedKind', 'ConfigMap', 'b', undefined],
     ]);
-    expect(s.warnings.map((w) => [w.code, w.kind, w.scope])).toEqual([
-      ['UnsupportedKind', 'ConfigMap', undefined],
-      ['UnsupportedKind', 'ConfigMap', undefined],
+    expect(s.warnings.map((w) => /\(t\.yaml, document (\d+), line (\d+)\)$/.exec(w.message)?.slice(1))).toEqual([
+      ['0', '6'],
+      ['1', '8'],
     ]);
+    expect(s.warnings[0]!.message).toContain('kind ConfigMap (v1) is not one kovn reads');
   });
 
   it('errors name the file, the document, the line and the field', () => {

@@ -19,6 +19,7 @@
  */
 import { isMap, isSeq, type LineCounter, type Node } from 'yaml';
 import type { ScenarioClusterSpec } from '../controller/config.ts';
+import { isPlainObject } from '../controller/cluster/json.ts';
 import { classifyKind } from '../controller/kube/kinds.ts';
 import type { Warning } from '../controller/kube/warnings.ts';
 import { readJsonDocuments } from './kube-json.ts';
@@ -67,13 +68,6 @@ export interface LoadedScenario {
   readonly cluster: ScenarioClusterSpec;
   readonly expect: readonly ScenarioProbe[];
   readonly steps: readonly ScenarioStep[];
-  /** Kinds (with their apiVersion) present but not handled: how many objects, and where the first one is. */
-  readonly ignored: readonly {
-    readonly kind: string;
-    readonly apiVersion: string;
-    readonly count: number;
-    readonly first: Source;
-  }[];
   /**
    * One `UnsupportedKind` warning per object not handled, with what a verdict
    * may depend on: the scenario's own objects here, each step's in the step.
@@ -129,15 +123,13 @@ class DocCtx {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function onlyFields(ctx: DocCtx, v: Record<string, unknown>, allowed: readonly string[], path: Path): void {
   for (const k of Object.keys(v))
     if (!allowed.includes(k)) ctx.fail('shape', [...path, k], `unknown field (expected one of ${allowed.join(', ')})`);
 }
 
 function probeOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe {
-  if (!isRecord(v)) ctx.fail('shape', path, 'a probe is a mapping {from, to, protocol, port, allowed}');
+  if (!isPlainObject(v)) ctx.fail('shape', path, 'a probe is a mapping {from, to, protocol, port, allowed}');
   onlyFields(ctx, v, PROBE_FIELDS, path);
   for (const f of ['from', 'to'] as const)
     if (typeof v[f] !== 'string' || v[f] === '')
@@ -164,7 +156,7 @@ function probesOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe[] {
 
 function clusterOf(ctx: DocCtx, v: unknown, path: Path): ScenarioClusterSpec {
   if (v === undefined || v === null) return {};
-  if (!isRecord(v)) ctx.fail('shape', path, 'must be a mapping');
+  if (!isPlainObject(v)) ctx.fail('shape', path, 'must be a mapping');
   onlyFields(ctx, v, CLUSTER_FIELDS, path);
   for (const f of ['defaultSubnet', 'joinSubnet', 'serviceCIDR'] as const)
     if (v[f] !== undefined && typeof v[f] !== 'string') ctx.fail('shape', [...path, f], 'must be a CIDR string');
@@ -177,7 +169,7 @@ function clusterOf(ctx: DocCtx, v: unknown, path: Path): ScenarioClusterSpec {
 }
 
 function objectRef(ctx: DocCtx, v: unknown, path: Path): ObjectRef {
-  if (!isRecord(v)) ctx.fail('shape', path, 'a reference is {kind, namespace?, name}');
+  if (!isPlainObject(v)) ctx.fail('shape', path, 'a reference is {kind, namespace?, name}');
   onlyFields(ctx, v, ['kind', 'namespace', 'name', 'apiVersion'], path);
   if (typeof v.kind !== 'string') ctx.fail('shape', [...path, 'kind'], 'must be a string');
   if (typeof v.name !== 'string') ctx.fail('shape', [...path, 'name'], 'must be a string');
@@ -188,7 +180,7 @@ function objectRef(ctx: DocCtx, v: unknown, path: Path): ObjectRef {
 
 /** The objects of one document: itself, or a List's items. */
 function objectsOf(ctx: DocCtx, v: unknown, path: Path): LoadedObject[] {
-  if (!isRecord(v)) ctx.fail('shape', path, 'a Kubernetes object is a mapping with apiVersion, kind, metadata');
+  if (!isPlainObject(v)) ctx.fail('shape', path, 'a Kubernetes object is a mapping with apiVersion, kind, metadata');
   if (typeof v.kind !== 'string' || v.kind === '') ctx.fail('shape', [...path, 'kind'], 'missing or not a string');
   if (v.kind === 'List' || v.kind.endsWith('List')) {
     if (!Array.isArray(v.items)) ctx.fail('shape', [...path, 'items'], 'a List needs items');
@@ -196,7 +188,7 @@ function objectsOf(ctx: DocCtx, v: unknown, path: Path): LoadedObject[] {
   }
   if (typeof v.apiVersion !== 'string') ctx.fail('shape', [...path, 'apiVersion'], 'missing or not a string');
   const meta = v.metadata;
-  if (!isRecord(meta) || typeof meta.name !== 'string' || meta.name === '')
+  if (!isPlainObject(meta) || typeof meta.name !== 'string' || meta.name === '')
     ctx.fail('shape', [...path, 'metadata', 'name'], 'every object needs metadata.name');
   return [{ object: v, kind: v.kind, source: ctx.source(path) }];
 }
@@ -216,7 +208,7 @@ export function readScenarioText(file: string, text: string, acc: Accumulator = 
   for (const { index, value, contents, lines, line } of docs) {
     if (value === null || value === undefined) continue; // an empty document (a trailing ---)
     const ctx = new DocCtx(file, index, contents, lines, line);
-    if (isRecord(value) && value.kind === 'Scenario') {
+    if (isPlainObject(value) && value.kind === 'Scenario') {
       if (acc.scenario)
         ctx.fail(
           'two-scenarios',
@@ -242,9 +234,9 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     const ctx: DocCtx = acc.scenario.ctx;
     onlyFields(ctx, v, SCENARIO_FIELDS, []);
     if (v.apiVersion !== 'kovn.io/v1alpha1') ctx.fail('shape', ['apiVersion'], 'a Scenario is kovn.io/v1alpha1');
-    if (isRecord(v.metadata) && typeof v.metadata.name === 'string') name = v.metadata.name;
+    if (isPlainObject(v.metadata) && typeof v.metadata.name === 'string') name = v.metadata.name;
     const spec: unknown = v.spec ?? {};
-    if (!isRecord(spec)) ctx.fail('shape', ['spec'], 'must be a mapping');
+    if (!isPlainObject(spec)) ctx.fail('shape', ['spec'], 'must be a mapping');
     onlyFields(ctx, spec, SPEC_FIELDS, ['spec']);
     cluster = clusterOf(ctx, spec.cluster, ['spec', 'cluster']);
     expect = probesOf(ctx, spec.expect, ['spec', 'expect']);
@@ -252,7 +244,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     if (!Array.isArray(rawSteps)) ctx.fail('shape', ['spec', 'steps'], 'must be a list');
     steps = rawSteps.map((s, i) => {
       const path = ['spec', 'steps', i];
-      if (!isRecord(s)) ctx.fail('shape', path, 'a step is {apply?, delete?, expect?}');
+      if (!isPlainObject(s)) ctx.fail('shape', path, 'a step is {apply?, delete?, expect?}');
       onlyFields(ctx, s, STEP_FIELDS, path);
       const apply = s.apply ?? [];
       if (!Array.isArray(apply)) ctx.fail('shape', [...path, 'apply'], 'must be a list of objects');
@@ -265,7 +257,6 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
       };
     });
   }
-  const ignored = new Map<string, { kind: string; apiVersion: string; count: number; first: Source }>();
   const handled = new Set<LoadedObject>();
   /** The warnings of one list of objects (the scenario's own, or one step's). */
   const unhandled = (list: readonly LoadedObject[]): Warning[] => {
@@ -276,11 +267,6 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
         handled.add(o);
         continue;
       }
-      const apiVersion = typeof o.object.apiVersion === 'string' ? o.object.apiVersion : '';
-      const id = `${apiVersion} ${o.kind}`;
-      const seen = ignored.get(id);
-      if (seen) seen.count++;
-      else ignored.set(id, { kind: o.kind, apiVersion, count: 1, first: o.source });
       const meta = o.object.metadata as { name?: unknown; namespace?: unknown } | undefined;
       out.push({
         code: 'UnsupportedKind',
@@ -303,7 +289,6 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     cluster,
     expect,
     steps: steps.map((s, i) => ({ ...s, apply: known(s.apply), warnings: stepWarnings[i]! })),
-    ignored: [...ignored.values()],
     warnings,
   };
 }

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OVN_BINARIES } from './binaries.ts';
-import { OWNER_MARKER } from './run-dir.ts';
-import { type Owner, selfOwner } from './run-guard.ts';
+import { OWNER_MARKER, type Owner, selfOwner } from './proc.mjs';
 
 const GUARD = fileURLToPath(new URL('./guard-main.mjs', import.meta.url));
 let TMP = '';

@@ -3,7 +3,9 @@
  * descendants of its process, and any process whose command line names its
  * dir, as the detached ovn-trace daemon does) and whether they still run.
  * A process is identified by pid and start time, so a reused pid is never
- * taken for one of ours.
+ * taken for one of ours. It reads /proc itself, not through proc.mjs: it
+ * checks what the exit hooks and the run guard did, so it does not share
+ * their reading of /proc.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -8,7 +8,7 @@
  * their reading of /proc.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../exec.ts';
 
 export interface Proc {
   readonly pid: number;
@@ -105,16 +105,21 @@ export async function waitNoneRunning(
   dir: string | undefined,
   opts: { readonly since: number; readonly boundMs: number },
 ): Promise<number> {
-  for (;;) {
-    const named = runProcesses(undefined, dir).filter((p) => !procs.some((q) => q.pid === p.pid));
-    const left = [...procs.filter(running), ...named];
-    const elapsed = performance.now() - opts.since;
-    if (left.length === 0) return elapsed;
-    if (elapsed > opts.boundMs) {
-      throw new Error(
-        `still running after ${Math.round(elapsed)} ms: ${left.map((p) => `${p.comm} ${p.pid}`).join(', ')}`,
-      );
-    }
-    await sleep(5);
-  }
+  let left: Proc[] = [];
+  await pollUntil(
+    async () => {
+      const named = runProcesses(undefined, dir).filter((p) => !procs.some((q) => q.pid === p.pid));
+      left = [...procs.filter(running), ...named];
+      return left.length === 0 ? true : undefined;
+    },
+    {
+      timeoutMs: opts.boundMs - (performance.now() - opts.since),
+      intervalMs: 5,
+      onTimeout: () =>
+        new Error(
+          `still running after ${Math.round(performance.now() - opts.since)} ms: ${left.map((p) => `${p.comm} ${p.pid}`).join(', ')}`,
+        ),
+    },
+  );
+  return performance.now() - opts.since;
 }

@@ -9,8 +9,6 @@ import { pollUntil, runTool } from './exec.ts';
 import { NB_SCHEMA, SB_SCHEMA, startOvsdbServer, type OvsdbServer } from './ovsdb-server.ts';
 import { makeTempDir, removeTempDir } from './run-dir.ts';
 
-export { makeTempDir, removeTempDir };
-
 export interface ControlPlane {
   readonly dir: string;
   readonly nb: OvsdbServer;

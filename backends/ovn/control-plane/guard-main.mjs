@@ -1,7 +1,9 @@
 // The run guard: a small process that outlives the kovn process it watches,
 // so that daemons and temp dirs never outlive a run, however the run ends.
 // Plain JavaScript on purpose: it starts with a bare `node` (no TypeScript
-// loader, no loader cache in TMPDIR) and imports nothing of ours.
+// loader, no loader cache in TMPDIR) and imports only proc.mjs, plain
+// JavaScript too, which the exit hooks share (start times, liveness, the
+// owner marker, ending processes and dirs).
 //
 // Started by run-guard.ts with stdin a pipe from its owner and argv
 //   <owner JSON: {"pid","start","boot","pidns"}> <comma-separated program names>
@@ -24,11 +26,11 @@
 // dirs (the detached ovn-trace daemon before its pidfile was read, one-shot
 // tools), waits until they are gone, removes the dirs whose marker names its
 // owner, and exits.
-import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isRunning, killAllSync, procStat, readOwnerMarker, removeDirSync, selfOwner } from './proc.mjs';
 
-const MARKER = 'kovn-owner.json';
 const WAIT_GONE_MS = 2_000;
 
 const owner = JSON.parse(process.argv[2] ?? '{}');
@@ -36,6 +38,8 @@ const programs = new Set((process.argv[3] ?? '').split(',').filter(Boolean));
 /** pid → start time */
 const pids = new Map();
 const dirs = new Set();
+/** This guard's boot and pid namespace; undefined without /proc: nothing can be judged. */
+const here = selfOwner();
 
 function readOr(path, fallback) {
   try {
@@ -45,41 +49,12 @@ function readOr(path, fallback) {
   }
 }
 
-/** State and start time of a pid, or undefined when it is gone. */
-function stat(pid) {
-  const text = readOr(`/proc/${pid}/stat`, undefined);
-  if (text === undefined) return undefined;
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0], start: fields[19] };
-}
-
-function alive(pid, start) {
-  const s = stat(pid);
-  return s !== undefined && s.state !== 'Z' && s.state !== 'X' && s.start === start;
-}
-
-const bootId = readOr('/proc/sys/kernel/random/boot_id', '').trim();
-let pidNs = '';
-try {
-  pidNs = readlinkSync('/proc/self/ns/pid');
-} catch {
-  // no /proc: nothing can be judged
-}
-
 /** 'gone', 'alive', or 'unknown' (another pid namespace: never judged). */
 function ownerState(o) {
   if (typeof o !== 'object' || o === null || !Number.isInteger(o.pid)) return 'unknown';
-  if (o.pidns !== pidNs || pidNs === '') return 'unknown';
-  if (o.boot !== bootId) return 'gone';
-  return alive(o.pid, String(o.start)) ? 'alive' : 'gone';
-}
-
-function readMarker(dir) {
-  try {
-    return JSON.parse(readFileSync(join(dir, MARKER), 'utf8'));
-  } catch {
-    return undefined;
-  }
+  if (here === undefined || o.pidns !== here.pidns) return 'unknown';
+  if (o.boot !== here.boot) return 'gone';
+  return isRunning(o.pid, String(o.start)) ? 'alive' : 'gone';
 }
 
 function sameOwner(a, b) {
@@ -111,36 +86,10 @@ function processesNaming(inDirs) {
     if (!programs.has(readOr(`/proc/${pid}/comm`, '').trim())) continue;
     const args = readOr(`/proc/${pid}/cmdline`, '').split('\0');
     if (!args.some((a) => inDirs.some((d) => names(a, d)))) continue;
-    const s = stat(pid);
-    if (s !== undefined && s.state !== 'Z' && s.state !== 'X') found.push({ pid, start: s.start });
+    const s = procStat(pid);
+    if (typeof s === 'object' && s.state !== 'Z' && s.state !== 'X') found.push({ pid, start: s.start });
   }
   return found;
-}
-
-function sleepSync(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/** SIGKILL, then wait (bounded) until none of them runs. */
-function killAll(targets) {
-  for (const t of targets) {
-    if (!alive(t.pid, t.start)) continue;
-    try {
-      process.kill(t.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  const deadline = performance.now() + WAIT_GONE_MS;
-  while (targets.some((t) => alive(t.pid, t.start)) && performance.now() < deadline) sleepSync(5);
-}
-
-function removeDir(dir) {
-  try {
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-  } catch {
-    // nothing more to do: a later run's sweep tries again
-  }
 }
 
 /** Dirs of runs whose owner is gone: their processes end, the dirs go. */
@@ -156,25 +105,26 @@ function sweepStale() {
     .filter((e) => e.startsWith('kovn-'))
     .map((e) => join(base, e))
     .filter((d) => {
-      const m = readMarker(d);
+      const m = readOwnerMarker(d);
       return m !== undefined && ownerState(m) === 'gone';
     });
   if (stale.length === 0) return;
-  killAll(processesNaming(stale));
-  for (const d of stale) removeDir(d);
+  killAllSync(processesNaming(stale), WAIT_GONE_MS);
+  for (const d of stale) removeDirSync(d);
 }
 
 function endRun() {
   const runDirs = [...dirs];
   const targets = [...pids].map(([pid, start]) => ({ pid, start }));
-  killAll([...targets, ...processesNaming(runDirs)]);
-  for (const d of runDirs) if (sameOwner(readMarker(d), owner)) removeDir(d);
+  killAllSync([...targets, ...processesNaming(runDirs)], WAIT_GONE_MS);
+  for (const d of runDirs) if (sameOwner(readOwnerMarker(d), owner)) removeDirSync(d);
   process.exit(0);
 }
 
 function onLine(line) {
   const [verb, arg, start] = line.split(' ');
-  if (verb === 'pid' && arg !== undefined && start !== undefined) pids.set(Number(arg), start);
+  // A start time is required: isRunning takes '' as "any process with that pid".
+  if (verb === 'pid' && arg !== undefined && start) pids.set(Number(arg), start);
   else if (verb === 'gone') pids.delete(Number(arg));
   else if (verb === 'dir' && arg !== undefined) dirs.add(line.slice(4));
   else if (verb === 'undir') dirs.delete(line.slice(6));

@@ -12,9 +12,9 @@
  * not a zombie, and has the start time we recorded (so a recycled pid is
  * never mistaken for, or killed as, our daemon).
  */
-import { readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ControlPlaneError } from './errors.ts';
+import { isRunning, killAllSync, procStat, removeDirSync } from './proc.mjs';
 import { guardDir, guardForget, guardUndir, guardWatch } from './run-guard.ts';
 
 export interface TrackedPid {
@@ -30,39 +30,11 @@ const tracked = new Map<number, TrackedPid>();
 const runDirs = new Set<string>();
 let hooksInstalled = false;
 
-interface ProcStat {
-  readonly state: string;
-  readonly startTime: string;
-}
-
-function readStat(pid: number): ProcStat | 'gone' | 'no-proc' {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ESRCH') return 'gone';
-    return 'no-proc';
-  }
-  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0] ?? '', startTime: fields[19] ?? '' };
-}
-
-function signalExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Registers a freshly started daemon; returns its identity for later checks. */
 export function track(pid: number, name: string, reaped?: Promise<unknown>): TrackedPid {
   installExitHooks();
-  const stat = readStat(pid);
-  const startTime = typeof stat === 'object' ? stat.startTime : '';
+  const stat = procStat(pid);
+  const startTime = typeof stat === 'object' ? stat.start : '';
   const t: TrackedPid = reaped === undefined ? { pid, name, startTime } : { pid, name, startTime, reaped };
   tracked.set(pid, t);
   if (startTime !== '') guardWatch(pid, startTime);
@@ -87,11 +59,7 @@ export function releaseRunDir(dir: string): void {
 
 /** True while the tracked process runs (not a zombie, same start time). */
 export function isAlive(t: TrackedPid): boolean {
-  const stat = readStat(t.pid);
-  if (stat === 'gone') return false;
-  if (stat === 'no-proc') return signalExists(t.pid);
-  if (stat.state === 'Z' || stat.state === 'X') return false;
-  return t.startTime === '' || stat.startTime === t.startTime;
+  return isRunning(t.pid, t.startTime);
 }
 
 function send(t: TrackedPid, signal: NodeJS.Signals): void {
@@ -149,34 +117,16 @@ export function trackedPids(): readonly TrackedPid[] {
 
 const EXIT_WAIT_MS = 2_000;
 
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /**
  * SIGKILLs every tracked daemon, waits (at most 2 s) until none runs, then
  * removes every run dir: the dirs go only once nothing can write into them.
  * Synchronous on purpose: 'exit' listeners cannot await.
  */
 export function endRunSync(): void {
-  const targets = [...tracked.values()];
+  const targets = [...tracked.values()].map((t) => ({ pid: t.pid, start: t.startTime }));
   tracked.clear();
-  for (const t of targets) {
-    try {
-      send(t, 'SIGKILL');
-    } catch {
-      // best effort at exit
-    }
-  }
-  const deadline = performance.now() + EXIT_WAIT_MS;
-  while (targets.some(isAlive) && performance.now() < deadline) sleepSync(5);
-  for (const dir of runDirs) {
-    try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-    } catch {
-      // best effort at exit; the guard and later runs try again
-    }
-  }
+  killAllSync(targets, EXIT_WAIT_MS);
+  for (const dir of runDirs) removeDirSync(dir);
   runDirs.clear();
 }
 

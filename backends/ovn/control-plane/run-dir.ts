@@ -6,16 +6,13 @@
  * removes the dirs whose owner is gone and never a live run's
  * (guard-main.mjs). With KOVN_KEEP_TMP=1 dirs get no marker and are kept.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlaneError } from './errors.ts';
+import { selfOwner, writeOwnerMarker } from './proc.mjs';
 import { releaseRunDir, trackRunDir } from './registry.ts';
-import { selfOwner } from './run-guard.ts';
-
-/** The owner marker's file name inside a run dir (guard-main.mjs reads the same name). */
-export const OWNER_MARKER = 'kovn-owner.json';
 
 const keep = (): boolean => process.env.KOVN_KEEP_TMP === '1';
 
@@ -44,7 +41,7 @@ export async function makeTempDir(prefix = 'tmp'): Promise<string> {
   }
   if (keep()) return dir;
   const owner = selfOwner();
-  if (owner !== undefined) writeFileSync(join(dir, OWNER_MARKER), `${JSON.stringify(owner)}\n`);
+  if (owner !== undefined) writeOwnerMarker(dir, owner);
   trackRunDir(dir);
   return dir;
 }

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OVN_BINARIES } from './binaries.ts';
-import { OWNER_MARKER } from './run-dir.ts';
-import { type Owner, selfOwner } from './run-guard.ts';
+import { OWNER_MARKER, type Owner, selfOwner } from './proc.mjs';
 
 const GUARD = fileURLToPath(new URL('./guard-main.mjs', import.meta.url));
 let TMP = '';
@@ -16,14 +15,17 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
-/** Runs a guard in `base` as TMPDIR and closes its pipe at once: it sweeps, then ends. */
-async function runGuard(base: string, owner: Owner): Promise<void> {
+/**
+ * Runs a guard with `base` as TMPDIR, writes `lines` to its pipe and closes
+ * it: the guard sweeps, ends its run, and exits.
+ */
+async function runGuard(base: string, owner: Owner, lines = ''): Promise<void> {
   const child = spawn(process.execPath, [GUARD, JSON.stringify(owner), OVN_BINARIES.join(',')], {
     env: { ...process.env, TMPDIR: base },
     stdio: ['pipe', 'inherit', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stdin.end();
+  child.stdin.end(lines);
   expect(await exited).toBe(0);
 }
 
@@ -69,14 +71,7 @@ describe.skipIf(selfOwner() === undefined)('the run guard sweeps the run dirs wh
     const base = mkdtempSync(join(TMP, 'eof-'));
     const mine = runDir(base, 'kovn-cp-mine', me);
     const foreign = runDir(base, 'kovn-cp-foreign', { ...me, pid: 1 });
-    const child = spawn(process.execPath, [GUARD, JSON.stringify(me), OVN_BINARIES.join(',')], {
-      env: { ...process.env, TMPDIR: join(base, 'empty') },
-      stdio: ['pipe', 'inherit', 'inherit'],
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.stdin.write(`dir ${mine}\ndir ${foreign}\n`);
-    child.stdin.end();
-    expect(await exited).toBe(0);
+    await runGuard(join(base, 'empty'), me, `dir ${mine}\ndir ${foreign}\n`);
     expect([existsSync(mine), existsSync(foreign)]).toEqual([false, true]);
   });
 });

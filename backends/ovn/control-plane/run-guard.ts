@@ -11,35 +11,12 @@
  * in our children (libuv creates it so), so no daemon holds it open.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { OVN_BINARIES } from './binaries.ts';
-
-/** Who owns a run dir: a process, named so that a reused pid or a reboot is never taken for it. */
-export interface Owner {
-  readonly pid: number;
-  /** Field 22 of /proc/<pid>/stat (start time in clock ticks since boot). */
-  readonly start: string;
-  /** /proc/sys/kernel/random/boot_id. */
-  readonly boot: string;
-  /** The pid namespace (`pid:[N]`): a pid means nothing in another one. */
-  readonly pidns: string;
-}
+import { selfOwner } from './proc.mjs';
 
 const GUARD_MAIN = fileURLToPath(new URL('./guard-main.mjs', import.meta.url));
-
-/** This process as an owner, or undefined without /proc (then there is no guard and no marker). */
-export function selfOwner(): Owner | undefined {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    return { pid: process.pid, start, boot, pidns: readlinkSync('/proc/self/ns/pid') };
-  } catch {
-    return undefined;
-  }
-}
 
 /** undefined: not started yet; null: none (no /proc, or it could not start). */
 let pipe: Socket | null | undefined;

@@ -3,10 +3,12 @@
  * descendants of its process, and any process whose command line names its
  * dir, as the detached ovn-trace daemon does) and whether they still run.
  * A process is identified by pid and start time, so a reused pid is never
- * taken for one of ours.
+ * taken for one of ours. It reads /proc itself, not through proc.mjs: it
+ * checks what the exit hooks and the run guard did, so it does not share
+ * their reading of /proc.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../exec.ts';
 
 export interface Proc {
   readonly pid: number;
@@ -103,16 +105,21 @@ export async function waitNoneRunning(
   dir: string | undefined,
   opts: { readonly since: number; readonly boundMs: number },
 ): Promise<number> {
-  for (;;) {
-    const named = runProcesses(undefined, dir).filter((p) => !procs.some((q) => q.pid === p.pid));
-    const left = [...procs.filter(running), ...named];
-    const elapsed = performance.now() - opts.since;
-    if (left.length === 0) return elapsed;
-    if (elapsed > opts.boundMs) {
-      throw new Error(
-        `still running after ${Math.round(elapsed)} ms: ${left.map((p) => `${p.comm} ${p.pid}`).join(', ')}`,
-      );
-    }
-    await sleep(5);
-  }
+  let left: Proc[] = [];
+  await pollUntil(
+    async () => {
+      const named = runProcesses(undefined, dir).filter((p) => !procs.some((q) => q.pid === p.pid));
+      left = [...procs.filter(running), ...named];
+      return left.length === 0 ? true : undefined;
+    },
+    {
+      timeoutMs: opts.boundMs - (performance.now() - opts.since),
+      intervalMs: 5,
+      onTimeout: () =>
+        new Error(
+          `still running after ${Math.round(performance.now() - opts.since)} ms: ${left.map((p) => `${p.comm} ${p.pid}`).join(', ')}`,
+        ),
+    },
+  );
+  return performance.now() - opts.since;
 }

@@ -1,0 +1,87 @@
+// What the exit hooks (registry.ts), run dirs (run-dir.ts) and the run guard
+// (guard-main.mjs) all need to know of a process, once: its start time and
+// whether it still runs (from /proc), who owns a run dir (the owner marker),
+// and how a run's processes and dirs are ended synchronously.
+// Plain JavaScript importing only Node's modules, because the guard runs it
+// with a bare `node`; proc.d.mts gives its types to the TypeScript side.
+import { readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const OWNER_MARKER = 'kovn-owner.json';
+
+export function procStat(pid) {
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (e) {
+    return e.code === 'ENOENT' || e.code === 'ESRCH' ? 'gone' : 'no-proc';
+  }
+  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '', start: fields[19] ?? '' };
+}
+
+function signalExists(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+export function isRunning(pid, start) {
+  const stat = procStat(pid);
+  if (stat === 'gone') return false;
+  if (stat === 'no-proc') return signalExists(pid);
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return start === '' || stat.start === start;
+}
+
+export function selfOwner() {
+  try {
+    const stat = procStat('self');
+    if (typeof stat !== 'object') return undefined;
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return { pid: process.pid, start: stat.start, boot, pidns: readlinkSync('/proc/self/ns/pid') };
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeOwnerMarker(dir, owner) {
+  writeFileSync(join(dir, OWNER_MARKER), `${JSON.stringify(owner)}\n`);
+}
+
+export function readOwnerMarker(dir) {
+  try {
+    return JSON.parse(readFileSync(join(dir, OWNER_MARKER), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export function killAllSync(targets, waitMs) {
+  for (const t of targets) {
+    if (!isRunning(t.pid, t.start)) continue;
+    try {
+      process.kill(t.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = performance.now() + waitMs;
+  while (targets.some((t) => isRunning(t.pid, t.start)) && performance.now() < deadline) sleepSync(5);
+}
+
+export function removeDirSync(dir) {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // nothing more to do here: the guard, or a later run's sweep, tries again
+  }
+}

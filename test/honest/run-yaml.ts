@@ -3,16 +3,12 @@
  * controller and simulator (or real OVN), as `kovn sim run` runs it; and the
  * `kovn` command itself on such a file.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { startKovn } from '../../cli/testing/index.ts';
 import { loadScenario } from '../../scenarios/load.ts';
 import { type ProbeWorld, runScenario, SimWorld } from '../../scenarios/run.ts';
-
-const exec = promisify(execFile);
-export const KOVN = join(import.meta.dirname, '..', '..', 'cli', 'bin', 'kovn.js');
 
 /** A scratch directory for one test file; `done()` removes it. */
 export function scratch(prefix: string): {
@@ -41,15 +37,12 @@ export async function runYaml(path: string, world: ProbeWorld = new SimWorld()) 
   }
 }
 
-/** `kovn <args>`: exit code, stdout, stderr (never throws on a non-zero exit). */
+/** `kovn <args>` run to its end (cli/testing's startKovn): exit code, stdout, stderr. */
 export async function kovn(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await exec(process.execPath, [KOVN, ...args], { maxBuffer: 64 << 20 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const x = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof x.code === 'number' ? x.code : -1, stdout: x.stdout ?? '', stderr: x.stderr ?? '' };
-  }
+  const k = startKovn(args, { tmp: tmpdir() });
+  const { code } = await k.exited;
+  await k.closed;
+  return { code: code ?? -1, stdout: k.stdout(), stderr: k.stderr() };
 }
 
 /** A Scenario document with the given probes. */

@@ -5,7 +5,7 @@
  * `reason`) and the warnings the answer carries. Each failed before its fix.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { join3, pod, runYaml, scenarioDoc, scratch } from './run-yaml.ts';
+import { join3, kubeovn, pod, runYaml, scenarioDoc, scratch } from './run-yaml.ts';
 
 const tmp = scratch('honest-defects');
 afterAll(() => tmp.done());
@@ -111,10 +111,10 @@ spec: {cidrBlock: 10.16.5.0/24, namespaces: [other]}
     const file = tmp.file(
       'svc-cidr.yaml',
       join3(
-        'apiVersion: kubeovn.io/v1\nkind: Vpc\nmetadata: {name: v1}\nspec: {namespaces: [t1]}\n',
-        'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: custom}\nspec: {vpc: v1, cidrBlock: 10.100.1.0/24, namespaces: [t1]}\n',
-        'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: near}\nspec: {cidrBlock: 10.100.2.0/24, namespaces: [t2]}\n',
-        'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: apisrv}\nspec: {cidrBlock: 10.96.0.0/24, namespaces: [t3]}\n',
+        kubeovn('Vpc', 'v1', '{namespaces: [t1]}'),
+        kubeovn('Subnet', 'custom', '{vpc: v1, cidrBlock: 10.100.1.0/24, namespaces: [t1]}'),
+        kubeovn('Subnet', 'near', '{cidrBlock: 10.100.2.0/24, namespaces: [t2]}'),
+        kubeovn('Subnet', 'apisrv', '{cidrBlock: 10.96.0.0/24, namespaces: [t3]}'),
         pod('a', 't1'),
         pod('b', 't1'),
         pod('c', 't2'),
@@ -134,7 +134,7 @@ spec: {cidrBlock: 10.16.5.0/24, namespaces: [other]}
     const file = tmp.file(
       'novpc.yaml',
       join3(
-        'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: lost}\nspec: {vpc: nope, cidrBlock: 10.70.0.0/24, namespaces: [l]}\n',
+        kubeovn('Subnet', 'lost', '{vpc: nope, cidrBlock: 10.70.0.0/24, namespaces: [l]}'),
         pod('a'),
         pod('b'),
         scenarioDoc('novpc', [probe('default/a', 'default/b', 80)]),
@@ -156,7 +156,7 @@ spec: {cidrBlock: 10.16.5.0/24, namespaces: [other]}
     const file = tmp.file(
       'pool.yaml',
       join3(
-        'apiVersion: kubeovn.io/v1\nkind: IPPool\nmetadata: {name: p1}\nspec: {subnet: ovn-default, ips: [10.16.0.210/30]}\n',
+        kubeovn('IPPool', 'p1', '{subnet: ovn-default, ips: [10.16.0.210/30]}'),
         pod('a', 'default', 'annotations: {ovn.kubernetes.io/ip_pool: p1}'),
         pod('b'),
         scenarioDoc('pool', [probe('default/b', '10.16.0.208', 80)]),
@@ -270,7 +270,11 @@ items:
       'slr.yaml',
       join3(
         pod('a'),
-        'apiVersion: kubeovn.io/v1\nkind: SwitchLBRule\nmetadata: {name: slr}\nspec: {vip: 10.16.9.9, namespace: default, selector: ["app:a"], ports: [{name: p, port: 80, targetPort: 80, protocol: TCP}]}\n',
+        kubeovn(
+          'SwitchLBRule',
+          'slr',
+          '{vip: 10.16.9.9, namespace: default, selector: ["app:a"], ports: [{name: p, port: 80, targetPort: 80, protocol: TCP}]}',
+        ),
         pod('b'),
         scenarioDoc('slr', [probe('default/b', '10.16.9.9', 80)]),
       ),
@@ -308,8 +312,8 @@ describe('objects the API server refuses', () => {
     const file = tmp.file(
       'svcip.yaml',
       join3(
-        'apiVersion: kubeovn.io/v1\nkind: Vpc\nmetadata: {name: v1}\nspec: {namespaces: [t1]}\n',
-        'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: custom}\nspec: {vpc: v1, cidrBlock: 10.100.1.0/24, namespaces: [t1]}\n',
+        kubeovn('Vpc', 'v1', '{namespaces: [t1]}'),
+        kubeovn('Subnet', 'custom', '{vpc: v1, cidrBlock: 10.100.1.0/24, namespaces: [t1]}'),
         pod('a'),
         pod('b'),
         pod('x', 't1'),

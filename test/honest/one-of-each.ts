@@ -3,17 +3,17 @@
  * a kind it does not handle), and probes that touch each: 11 warnings, 7 of
  * the 9 probes unsure (the other two touch only what changes no verdict).
  */
-import { join3, pod, scenarioDoc } from './run-yaml.ts';
+import { join3, kubeovn, pod, scenarioDoc } from './run-yaml.ts';
 
 /** Per kind: an object with something kovn does not act on, and whether a verdict may depend on it. */
 export const ONE_OF_EACH = join3(
-  'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: under}\nspec: {cidrBlock: 10.50.0.0/24, vlan: vlan10, namespaces: [u]}\n',
-  'apiVersion: kubeovn.io/v1\nkind: Vpc\nmetadata: {name: v1}\nspec: {enableExternal: true, namespaces: [vv]}\n',
-  'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: v1s}\nspec: {cidrBlock: 10.60.0.0/24, vpc: v1, namespaces: [vv]}\n',
-  'apiVersion: kubeovn.io/v1\nkind: Subnet\nmetadata: {name: poolnet}\nspec: {cidrBlock: 10.61.0.0/24, namespaces: [pooled]}\n',
-  'apiVersion: kubeovn.io/v1\nkind: IPPool\nmetadata: {name: p1}\nspec: {subnet: poolnet, ips: [10.61.0.10..10.61.0.20], enableAddressSet: true}\n',
-  'apiVersion: kubeovn.io/v1\nkind: IP\nmetadata: {name: ipobj}\nspec: {podName: plain, namespace: default, subnet: ovn-default, attachIps: [192.168.9.9]}\n',
-  'apiVersion: kubeovn.io/v1\nkind: Vip\nmetadata: {name: vip1}\nspec: {subnet: ovn-default, v4ip: 10.16.8.8}\n',
+  kubeovn('Subnet', 'under', '{cidrBlock: 10.50.0.0/24, vlan: vlan10, namespaces: [u]}'),
+  kubeovn('Vpc', 'v1', '{enableExternal: true, namespaces: [vv]}'),
+  kubeovn('Subnet', 'v1s', '{cidrBlock: 10.60.0.0/24, vpc: v1, namespaces: [vv]}'),
+  kubeovn('Subnet', 'poolnet', '{cidrBlock: 10.61.0.0/24, namespaces: [pooled]}'),
+  kubeovn('IPPool', 'p1', '{subnet: poolnet, ips: [10.61.0.10..10.61.0.20], enableAddressSet: true}'),
+  kubeovn('IP', 'ipobj', '{podName: plain, namespace: default, subnet: ovn-default, attachIps: [192.168.9.9]}'),
+  kubeovn('Vip', 'vip1', '{subnet: ovn-default, v4ip: 10.16.8.8}'),
   'apiVersion: v1\nkind: Namespace\nmetadata: {name: quiet, annotations: {ovn.kubernetes.io/network_policy_enforcement: lax}}\n',
   'apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {ovn.kubernetes.io/tunnel_interface: eth1}}\n',
   'apiVersion: v1\nkind: Service\nmetadata: {name: local, namespace: default}\nspec: {selector: {app: plain}, internalTrafficPolicy: Local, ports: [{port: 80}]}\n',

@@ -65,4 +65,9 @@ spec: {containers: [{name: c, image: x, ports: [{containerPort: 80}]}]}
 `;
 }
 
+/** A kubeovn.io/v1 object (cluster-scoped) with its spec written in YAML flow style. */
+export function kubeovn(kind: string, name: string, spec: string): string {
+  return `apiVersion: kubeovn.io/v1\nkind: ${kind}\nmetadata: {name: ${name}}\nspec: ${spec}\n`;
+}
+
 export const join3 = (...docs: string[]) => docs.join('---\n');

@@ -70,6 +70,21 @@ describe('planConnectivity', () => {
     expect(notDb.destinations).toEqual(['prod/web', 'dev/web', 'dev/client']);
   });
 
+  it('reads container ports as the controller does: no probe on a protocol or port Kubernetes would refuse', () => {
+    const odd = pod('dev', 'odd', {}, []);
+    const ports = [
+      { containerPort: 80, protocol: 'FOO' },
+      { containerPort: 0 },
+      { containerPort: 53, protocol: 'UDP' },
+    ];
+    const plan = planConnectivity(
+      [pod('dev', 'client', {}, []), { ...odd, spec: { containers: [{ name: 'c', ports }] } }],
+      {},
+    );
+    // decodePod reports protocol FOO (and reads it as TCP, its default) and leaves out port 0.
+    expect([...pairsOf(plan)].map((p) => `${p.protocol}/${p.port}`)).toEqual(['TCP/80', 'UDP/53']);
+  });
+
   it('refuses more pairs than --max-pairs before anything runs, with the number and how to narrow', () => {
     const plan = () => planConnectivity(objects, { maxPairs: 11 });
     expect(plan).toThrow(ConnectivityError);

@@ -9,9 +9,10 @@
  * the number and how to narrow it (docs/architecture.md, "The `kovn` command").
  */
 import type { KubeObject } from '../controller/cluster/types.ts';
+import { type ContainerPort, decodePod, type L4Protocol, type PodView } from '../controller/kube/objects.ts';
 import type { ScenarioProbe } from './load.ts';
 
-export type PortProtocol = 'TCP' | 'UDP' | 'SCTP';
+export type PortProtocol = L4Protocol;
 
 /** One `--ports` entry: a number, or a container port's name resolved per destination. */
 export interface PortSpec {
@@ -129,26 +130,28 @@ export interface PlanOptions {
  */
 export function planConnectivity(objects: readonly KubeObject[], opts: PlanOptions): ConnectivityPlan {
   const notes: string[] = [];
-  const kept: { key: string; namespace: string; pod: KubeObject }[] = [];
+  const kept: { key: string; namespace: string; pod: PodView }[] = [];
   for (const o of objects) {
     if (o.kind !== 'Pod') continue;
-    const namespace = o.metadata.namespace ?? 'default';
-    const key = `${namespace}/${o.metadata.name}`;
-    if ((o.spec as { hostNetwork?: boolean } | undefined)?.hostNetwork === true) {
+    // Read as the controller reads it (ports, hostNetwork, phase, labels).
+    const pod = decodePod(o).value;
+    const namespace = pod.namespace || 'default';
+    const key = `${namespace}/${pod.name}`;
+    if (pod.hostNetwork) {
       notes.push(`${key} uses the host network: left out (its node's network, not the overlay)`);
       continue;
     }
-    if (isFinished(o)) {
+    if (pod.phase === 'Succeeded' || pod.phase === 'Failed') {
       notes.push(`${key} has finished: left out (its address is released)`);
       continue;
     }
-    kept.push({ key, namespace, pod: o });
+    kept.push({ key, namespace, pod });
   }
   const pods: PlannedPod[] = kept.map(({ key, namespace, pod }) => ({
     key,
     namespace,
-    labels: pod.metadata.labels ?? {},
-    ports: portsFor(pod, opts.ports, notes, key),
+    labels: pod.labels,
+    ports: portsFor(pod.ports, opts.ports, notes, key),
   }));
   for (const p of pods)
     if (p.ports.length === 0 && opts.ports === undefined)
@@ -193,31 +196,13 @@ export function* pairsOf(plan: ConnectivityPlan): Generator<ScenarioProbe> {
     }
 }
 
-interface ContainerPort {
-  readonly name?: string;
-  readonly containerPort: number;
-  readonly protocol: PortProtocol;
-}
-
-function containerPorts(pod: KubeObject): ContainerPort[] {
-  const spec = (pod.spec ?? {}) as { containers?: { ports?: Record<string, unknown>[] }[] };
-  const out: ContainerPort[] = [];
-  for (const c of spec.containers ?? [])
-    for (const p of c.ports ?? []) {
-      if (typeof p.containerPort !== 'number') continue;
-      const protocol = (typeof p.protocol === 'string' ? p.protocol.toUpperCase() : 'TCP') as PortProtocol;
-      out.push({
-        containerPort: p.containerPort,
-        protocol,
-        ...(typeof p.name === 'string' ? { name: p.name } : {}),
-      });
-    }
-  return out;
-}
-
 /** The (protocol, port) list a destination is probed on. */
-function portsFor(pod: KubeObject, specs: readonly PortSpec[] | undefined, notes: string[], key: string) {
-  const declared = containerPorts(pod);
+function portsFor(
+  declared: readonly ContainerPort[],
+  specs: readonly PortSpec[] | undefined,
+  notes: string[],
+  key: string,
+) {
   if (specs === undefined) {
     const seen = new Set<string>();
     return declared
@@ -241,8 +226,3 @@ function portsFor(pod: KubeObject, specs: readonly PortSpec[] | undefined, notes
   }
   return out;
 }
-
-const isFinished = (pod: KubeObject) => {
-  const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  return phase === 'Succeeded' || phase === 'Failed';
-};

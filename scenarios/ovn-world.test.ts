@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireOvn } from '../backends/ovn/control-plane/index.ts';
 import { parseFlowLine, parseTrace, traceVerdict } from '../backends/ovn/trace/index.ts';
 import { CASES } from '../backends/ovn/trace/trace-cases.ts';
-import { assembleScenario, readScenarioText } from './load.ts';
+import { assembleScenario, type LoadedScenario, readScenarioText } from './load.ts';
 import { OvnWorld, traceAnswer } from './ovn-world.ts';
 import { type ProbeResult, runScenario, SimWorld } from './run.ts';
+import { sessionAffinityScenario } from './session-affinity.fixture.ts';
 import { traceScenario } from './trace.ts';
 
 const scenario = (name: string, text: string) => assembleScenario(readScenarioText(`${name}.yaml`, text), name);
@@ -81,48 +82,6 @@ spec:
     - { from: sel/p, to: 8.8.8.8, protocol: TCP, port: 443, allowed: false }
 `;
 
-// sessionAffinity: ClientIP (the session load balancers, affinity_timeout 10800): the first packet of each
-// client learns a backend and is dropped (OVN 23.03). SCTP on a VIP whose port is the target port: the
-// userspace datapath translates no SCTP port, so a port-mapping VIP would never meet its learn flow there.
-const AFFINITY = `
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web, namespace: shop }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec: { containers: [{ name: web, image: nginx }] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: shop }
-spec:
-  clusterIP: 10.96.0.10
-  selector: { app: web }
-  sessionAffinity: ClientIP
-  ports:
-    - { name: http, port: 80, targetPort: 8080 }
-    - { name: syslog, port: 514, targetPort: 514, protocol: UDP }
-    - { name: sig, port: 2905, targetPort: 2905, protocol: SCTP }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: client, namespace: default }
-spec: { containers: [{ name: c, image: busybox }] }
----
-apiVersion: kovn.io/v1alpha1
-kind: Scenario
-metadata: { name: session-affinity }
-spec:
-  expect:
-    - { from: default/client, to: svc/shop/web, protocol: TCP, port: 80, allowed: true }
-    - { from: default/client, to: svc/shop/web, protocol: SCTP, port: 2905, allowed: true }
-    # A datagram no kernel sends again: the first is the verdict.
-    - { from: default/client, to: svc/shop/web, protocol: UDP, port: 514, allowed: false }
-`;
-
 const LEARN_DROP =
   /ls_in_lb_aff_learn: .*commit_lb_aff\(vip = "10\.96\.0\.10:\d+", backend = "10\.16\.0\.\d:\d+".*OVN 23\.03 drops the packet that learns an affinity/;
 
@@ -135,8 +94,7 @@ describe.skipIf(!requireOvn('the ovn world on real OVN'))('the ovn world and the
     await world?.close();
   });
 
-  const both = async (text: string, name: string) => {
-    const s = scenario(name, text);
+  const both = async (s: LoadedScenario) => {
     const sim = new SimWorld();
     const a = await runScenario(s, { world: sim }).finally(() => sim.close());
     const b = await runScenario(s, { world });
@@ -147,7 +105,7 @@ describe.skipIf(!requireOvn('the ovn world on real OVN'))('the ovn world and the
   it('a probe whose packet only made a router ask for an unresolved next hop is denied on both', {
     timeout: 120_000,
   }, async () => {
-    const { sim, ovn } = await both(UNRESOLVED, 'unresolved-gateway');
+    const { sim, ovn } = await both(scenario('unresolved-gateway', UNRESOLVED));
     expect(verdicts(ovn)).toEqual(verdicts(sim));
     expect(ovn.every((r) => r.ok && !r.allowed)).toBe(true);
     for (const r of sim)
@@ -163,7 +121,7 @@ describe.skipIf(!requireOvn('the ovn world on real OVN'))('the ovn world and the
   it('sessionAffinity ClientIP: TCP and SCTP are allowed on their retransmission, with a note, on both', {
     timeout: 120_000,
   }, async () => {
-    const { sim, ovn } = await both(AFFINITY, 'session-affinity');
+    const { sim, ovn } = await both(sessionAffinityScenario());
     expect(verdicts(ovn)).toEqual(verdicts(sim));
     expect([...sim, ...ovn].every((r) => r.ok)).toBe(true);
     for (const r of [...sim, ...ovn].filter((x) => x.protocol !== 'UDP')) {
@@ -183,7 +141,7 @@ describe.skipIf(!requireOvn('the ovn world on real OVN'))('the ovn world and the
   });
 
   it("kovn trace shows the retransmission, with ovn-trace's text of it", { timeout: 120_000 }, async () => {
-    const s = scenario('session-affinity', AFFINITY);
+    const s = sessionAffinityScenario();
     const probe = s.expect[0]!;
     const t = await traceScenario(s, probe, { world });
     expect(t.verdict).toBe('dropped');

@@ -25,7 +25,7 @@ import {
   type TraceOutput,
 } from '../backends/ovn/trace/index.ts';
 import { formatIPv4, formatIPv6 } from '../model/addr/index.ts';
-import { l4ProtoOf } from '../model/packet/packet.ts';
+import { isRetransmitted } from '../sim/index.ts';
 import type { ProbeWorld } from './run.ts';
 import type { ResolvedProbe } from './probe.ts';
 import { isEchoReply, retransmissionNote } from './trace-probe.ts';
@@ -141,8 +141,7 @@ export class OvnWorld implements ProbeWorld {
     r: PacketProbe,
     first: OvnTraceResult,
   ): Promise<{ trace: OvnTraceResult; how: string } | undefined> {
-    const proto = l4ProtoOf(r.packet);
-    if ((proto !== 'tcp' && proto !== 'sctp') || !unanswered(r, first)) return undefined;
+    if (!isRetransmitted(r.packet) || !unanswered(r, first)) return undefined;
     const learned = learnedAffinity(first.stages);
     if (learned === undefined) return undefined;
     const how = affinityRetrace(learned);

@@ -40,7 +40,7 @@ export const isEchoReply = (p: Packet): boolean =>
   p['icmp4.type'] === ICMP4_ECHO_REPLY || p['icmp6.type'] === ICMP6_ECHO_REPLY;
 
 /** The first packet of a connection by its name: `SYN` (TCP), `INIT` (SCTP), else `packet`. */
-export function firstPacketName(p: Packet): string {
+function firstPacketName(p: Packet): string {
   const proto = l4ProtoOf(p);
   return proto === 'tcp' ? 'SYN' : proto === 'sctp' ? 'INIT' : 'packet';
 }

@@ -5,35 +5,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { requireOvn } from '../backends/ovn/control-plane/index.ts';
-import { assembleScenario, loadScenario, readScenarioText } from './load.ts';
+import { loadScenario } from './load.ts';
 import { OvnWorld } from './ovn-world.ts';
+import { sessionAffinityScenario } from './session-affinity.fixture.ts';
 import { TraceError, traceReportJSON, traceScenario } from './trace.ts';
 
 const QUICKSTART = join(import.meta.dirname, 'quickstart.yaml');
 const KOVN = join(import.meta.dirname, '..', 'cli', 'bin', 'kovn.js');
 const debugToDb = { from: 'default/debug', to: 'data/db-0', protocol: 'TCP' as const, port: 5432, allowed: false };
-
-const AFFINITY = `
-apiVersion: apps/v1
-kind: Deployment
-metadata: { name: web, namespace: shop }
-spec:
-  replicas: 2
-  selector: { matchLabels: { app: web } }
-  template:
-    metadata: { labels: { app: web } }
-    spec: { containers: [{ name: web, image: nginx }] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: shop }
-spec: { selector: { app: web }, sessionAffinity: ClientIP, ports: [{ port: 80, targetPort: 8080 }] }
----
-apiVersion: v1
-kind: Pod
-metadata: { name: client, namespace: default }
-spec: { containers: [{ name: c, image: busybox }] }
-`;
 
 /** A Subnet object with another gatewayNode (one that does not exist leaves the subnet without its reroute). */
 function withGatewayNode<T extends { kind: string; object: unknown }>(o: T, node: string): T {
@@ -75,7 +54,7 @@ describe('kovn trace on the simulator', () => {
   });
 
   it('shows the retransmission of a SYN an affinity learn flow dropped, its note, and the reply to it', async () => {
-    const s = assembleScenario(readScenarioText('affinity.yaml', AFFINITY), 'affinity');
+    const s = sessionAffinityScenario();
     const t = await traceScenario(s, {
       from: 'default/client',
       to: 'svc/shop/web',

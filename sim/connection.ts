@@ -136,6 +136,18 @@ export function probeConnection(net: SimNetwork, probe: ConnectionProbe): Connec
   };
 }
 
+/**
+ * A first packet its client sends again when nothing answers it
+ * (docs/architecture.md, Verdict): a TCP SYN or an SCTP INIT; a datagram or
+ * an echo request is not. Both worlds retransmit on this rule.
+ *
+ * @example isRetransmitted(syn) // true
+ */
+export function isRetransmitted(p: Packet): boolean {
+  const proto = l4ProtoOf(p);
+  return proto === 'tcp' || proto === 'sctp';
+}
+
 /** What a probe's first packet is sent with again when it got no answer. */
 export interface Retransmission {
   /** The state the retransmission is sent through: the first packet's, without its conntrack entries. */
@@ -167,8 +179,7 @@ export function retransmission(
   probe: Pick<ConnectionProbe, 'inport' | 'packet' | 'conntrack' | 'select' | 'trace'>,
   first: SimResult,
 ): Retransmission | undefined {
-  const proto = l4ProtoOf(probe.packet);
-  if (proto !== 'tcp' && proto !== 'sctp') return undefined;
+  if (!isRetransmitted(probe.packet)) return undefined;
   if (first.outputs.some((o) => o.generated === undefined || o.port === probe.inport)) return undefined;
   const before = probe.conntrack ?? ConntrackState.EMPTY;
   if (!sameEntries(before.affinity, first.conntrack.affinity) || !sameEntries(before.fdb, first.conntrack.fdb)) {

@@ -27,6 +27,8 @@
  * Router load balancers (lr_in_lb_aff_*) use other registers and are not
  * read here: kovn attaches load balancers to switches only.
  */
+import { formatIPv4 } from '../../../model/addr/index.ts';
+import { parseEndpoint } from '../../../sim/compile/lb.ts';
 import type { OvnTraceStage } from './parse.ts';
 
 /** What one `commit_lb_aff(...)` of a trace learned. */
@@ -79,16 +81,16 @@ export interface AffinityRetrace {
  */
 export function affinityRetrace(a: Pick<LearnedAffinity, 'backend'>): AffinityRetrace {
   const why = 'which chk_lb_aff() loads from the learned flow and ovn-trace does not run';
-  const m = /^(\d+\.\d+\.\d+\.\d+)(?::(\d+))?$/.exec(a.backend);
-  if (m === null) {
+  const e = parseEndpoint(a.backend);
+  if (e === undefined || e.family === 6) {
     return {
       registers: 'reg9[6] == 1',
       lbBackend: a.backend,
       how: `traced with reg9[6] == 1, ${why}, and --lb-dst=${a.backend} for the IPv6 backend it loads into xxreg0 (which earlier stages overwrite in a microflow)`,
     };
   }
-  const terms = ['reg9[6] == 1', `reg4 == ${m[1]}`];
-  if (m[2] !== undefined) terms.push(`reg8[0..15] == ${m[2]}`);
+  const terms = ['reg9[6] == 1', `reg4 == ${formatIPv4(Number(e.ip))}`];
+  if (e.port !== undefined) terms.push(`reg8[0..15] == ${e.port}`);
   const registers = terms.join(' && ');
   return { registers, how: `traced with ${registers}, ${why}` };
 }

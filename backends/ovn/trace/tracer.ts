@@ -43,7 +43,7 @@ export interface OvnTraceRequest {
   readonly semantics?: 'ovn' | 'ovn-trace';
   /**
    * Register values the packet starts with, as microflow terms ANDed to it: what a
-   * flow ovn-trace does not run would have loaded (lb-affinity.ts affinityRegisters).
+   * flow ovn-trace does not run would have loaded (lb-affinity.ts affinityRetrace).
    */
   readonly registers?: string;
 }

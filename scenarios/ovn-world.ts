@@ -155,15 +155,12 @@ export class OvnWorld implements ProbeWorld {
   }
 
   /** ovn-trace's text of the probe's first packet. */
-  async ovnTrace(r: PacketProbe): Promise<string> {
-    return (await this.backend.trace({ inport: r.inport, packet: r.packet })).raw;
-  }
-
-  /** ovn-trace's text of the probe's retransmission, where answer() traced one. */
-  async ovnRetransmission(r: PacketProbe): Promise<string | undefined> {
+  /** ovn-trace's text of the probe's first packet and of its retransmission, where answer() traced one. */
+  async ovnTraces(r: PacketProbe): Promise<{ first: string; retransmission?: string }> {
     const first = await this.backend.trace({ inport: r.inport, packet: r.packet });
-    if (traceAnswer(r, first).allowed) return undefined;
-    return (await this.retransmission(r, first))?.trace.raw;
+    if (traceAnswer(r, first).allowed) return { first: first.raw };
+    const again = (await this.retransmission(r, first))?.trace.raw;
+    return { first: first.raw, ...(again !== undefined ? { retransmission: again } : {}) };
   }
 
   async close(): Promise<void> {

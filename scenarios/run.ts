@@ -67,10 +67,11 @@ export interface ProbeWorld {
   /** Called after each step has converged, before its probes. */
   ready(): Promise<void>;
   answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }>;
-  /** ovn-trace's own text for the probe's first packet (worlds with real OVN). */
-  ovnTrace?(r: ResolvedProbe & { kind: 'packet' }): Promise<string>;
-  /** ovn-trace's own text for the probe's retransmission, where `answer` traced one. */
-  ovnRetransmission?(r: ResolvedProbe & { kind: 'packet' }): Promise<string | undefined>;
+  /**
+   * ovn-trace's own text for the probe's first packet and, where `answer`
+   * traced one, its retransmission (worlds with real OVN; one trace each).
+   */
+  ovnTraces?(r: ResolvedProbe & { kind: 'packet' }): Promise<{ first: string; retransmission?: string }>;
   close(): Promise<void>;
 }
 

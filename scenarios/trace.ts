@@ -71,17 +71,13 @@ export async function traceScenario(
         }
         const net = await worldNetwork(world);
         const report = traceResolved(net, r, probe);
-        const ovn =
-          world.ovnTrace === undefined
-            ? {}
-            : await (async () => {
-                const again = await world.ovnRetransmission?.(r);
-                return {
-                  ovnTrace: await world.ovnTrace!(r),
-                  ...(again !== undefined ? { ovnRetransmission: again } : {}),
-                };
-              })();
-        out = { ...report, ...ovn, ...(doubt ? { unsure: doubt } : {}) };
+        const texts = await world.ovnTraces?.(r);
+        out = {
+          ...report,
+          ...(texts !== undefined ? { ovnTrace: texts.first } : {}),
+          ...(texts?.retransmission !== undefined ? { ovnRetransmission: texts.retransmission } : {}),
+          ...(doubt ? { unsure: doubt } : {}),
+        };
       },
     });
     warnings = run.warnings;

@@ -202,10 +202,6 @@ export class DesiredState {
     return this.owners.has(formatOwner(owner));
   }
 
-  *ownerKeys(): IterableIterator<OwnerKey> {
-    for (const o of this.owners.values()) yield o.owner;
-  }
-
   /** The row as it should be in NB (base row plus contributions), or undefined. */
   row<T extends TableName>(table: T, key: string): Tables[T] | undefined {
     const b = this.base.get(table)!.get(key) as Tables[T] | undefined;

@@ -159,12 +159,7 @@ export class Informer {
     });
   }
 
-  /** The cached keys, in no particular order (for requeueing: the queue orders nothing either). */
-  keys(): IterableIterator<string> {
-    return this.cache.keys();
-  }
-
-  /** The cached objects, in no particular order (for requeueing). */
+  /** The cached objects, in no particular order (for requeueing: the queue orders nothing either). */
   values(): IterableIterator<KubeObject> {
     return this.cache.values();
   }

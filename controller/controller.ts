@@ -227,8 +227,8 @@ export class Controller {
     this.watch();
     await Promise.all([...this.informers.values()].map((i) => i.start()));
     await Promise.all([...this.informers.values()].map((i) => i.synced()));
-    for (const o of this.informers.get('Pod')!.list()) this.indexPod(o, false);
-    for (const o of this.informers.get('Node')!.list()) this.indexNode(o, false);
+    // The pod and node indexes (leaseHolder's among them) are full already: each informer's first list
+    // went through the handlers `watch` registered above.
     for (const o of this.informers.get('NetworkPolicy')!.list()) this.indexPolicy(o, false);
     await this.ensureDefaults();
     const restored = await restoreAllocations(this.ctx, this.opts.backend);

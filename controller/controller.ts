@@ -95,6 +95,9 @@ const RECONCILE: Partial<Record<Kind, Reconcile>> = {
   NetworkPolicy: reconcileNetworkPolicy,
 };
 
+/** A queue run's index in `runs`: `runKey` registers under it what `afterCommit` finds, so both name it here. */
+const runId = (kind: Kind, key: ObjectKey): string => `${kind}/${formatKey(key)}`;
+
 /** A write to the cluster that waits for a commit, and the object whose reconcile asked for it. */
 interface Deferred {
   readonly kind: Kind;
@@ -224,8 +227,8 @@ export class Controller {
     this.watch();
     await Promise.all([...this.informers.values()].map((i) => i.start()));
     await Promise.all([...this.informers.values()].map((i) => i.synced()));
-    for (const o of this.informers.get('Pod')!.list()) this.indexPod(o, false);
-    for (const o of this.informers.get('Node')!.list()) this.indexNode(o, false);
+    // The pod and node indexes (leaseHolder's among them) are full already: each informer's first list
+    // went through the handlers `watch` registered above.
     for (const o of this.informers.get('NetworkPolicy')!.list()) this.indexPolicy(o, false);
     await this.ensureDefaults();
     const restored = await restoreAllocations(this.ctx, this.opts.backend);
@@ -346,7 +349,7 @@ export class Controller {
       );
     const t = p.finally(() => this.pending.delete(t));
     this.pending.add(t);
-    this.runs.get(`${kind}/${formatKey(key)}`)?.push(p);
+    this.runs.get(runId(kind, key))?.push(p);
   }
 
   /** A write after commit failed: the object's key runs again with its backoff, as a failed reconcile does. */
@@ -361,7 +364,7 @@ export class Controller {
   /** One queue run of `key`: its backoff resets once its writes after commit succeeded, not before. */
   private async runKey(kind: Kind, key: ObjectKey, reconcile: Reconcile): Promise<void> {
     // A key runs on one worker at a time, so the writes registered under its id meanwhile are this run's.
-    const id = `${kind}/${formatKey(key)}`;
+    const id = runId(kind, key);
     const writes: Promise<boolean>[] = [];
     this.runs.set(id, writes);
     try {

@@ -10,13 +10,14 @@
  * (kubeovn/kube-ovn#4304).
  */
 import type { Backend } from '../backends/backend.ts';
-import { parseSubnetSpec } from '../model/ipam/index.ts';
+import { ownerKey, parseSubnetSpec } from '../model/ipam/index.ts';
 import { formatKey } from './cluster/types.ts';
 import { type Ctx, blocking } from './handlers/context.ts';
 import { extraOverlaps, subnetsInOrder } from './handlers/subnet.ts';
 import { subnetVpc } from './handlers/vpc.ts';
 import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';
 import { decodeIP, decodeIPPool, decodeNode, decodePod, decodeSubnet } from './kube/objects.ts';
+import { nodePort } from './translate/names.ts';
 
 export interface RestoreReport {
   /** Leases restored. */
@@ -53,6 +54,8 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
     const p = ctx.decode(o, decodeIPPool).value;
     ctx.ipam.setPool({ name: p.name, subnet: p.subnet, ips: p.ips, namespaces: p.namespaces });
   }
+  // Owners are named by the functions the controller's lease index (Ctx.leaseHolder) is keyed by, so a
+  // claim's owner finds its pod or node below.
   const ipObjects: Claim[] = [];
   const stale: string[] = [];
   const podExists = (name: string, ns: string) =>
@@ -67,7 +70,7 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
       continue;
     }
     ipObjects.push({
-      owner: `${ip.podName}.${ip.namespace}`,
+      owner: ownerKey(ip.podName, ip.namespace),
       subnet: ip.subnet,
       ips: ip.ipAddress.split(','),
       ...(ip.macAddress ? { mac: ip.macAddress } : {}),
@@ -79,7 +82,7 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
     const a = p.annotations;
     if (a[A('allocated')] !== 'true' || !a[A('ip_address')] || p.hostNetwork) continue;
     annotations.push({
-      owner: `${p.name}.${p.namespace}`,
+      owner: ownerKey(p.name, p.namespace),
       subnet: a[A('logical_switch')] ?? '',
       ips: a[A('ip_address')]!.split(','),
       ...(a[A('mac_address')] ? { mac: a[A('mac_address')] } : {}),
@@ -89,7 +92,7 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
     const a = ctx.decode(o, decodeNode).value.annotations;
     if (a[A('allocated')] !== 'true' || !a[A('ip_address')]) continue;
     annotations.push({
-      owner: `node-${o.metadata.name}`,
+      owner: nodePort(o.metadata.name),
       subnet: ctx.settings.nodeSwitch,
       ips: a[A('ip_address')]!.split(','),
       ...(a[A('mac_address')] ? { mac: a[A('mac_address')] } : {}),

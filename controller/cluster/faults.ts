@@ -17,6 +17,7 @@ import {
   ClusterError,
   type ClusterErrorReason,
   type ClusterSource,
+  formatKey,
   type ObjectRef,
   refOf,
   type Watch,
@@ -178,5 +179,4 @@ export class FaultyCluster implements ClusterSource {
   }
 }
 
-const describe = (r: ObjectRef): string =>
-  r.name === '' ? r.kind : `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+const describe = (r: ObjectRef): string => (r.name === '' ? r.kind : `${r.kind} ${formatKey(r)}`);

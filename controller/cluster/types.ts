@@ -80,10 +80,20 @@ export interface Watch {
   stop(): void;
 }
 
-export interface ObjectRef {
-  readonly kind: string;
+/**
+ * An object's identity within its kind: its namespace (namespaced kinds
+ * only) and name. The work queues hold these; `formatKey` makes the string
+ * the caches are indexed by, which is never parsed back (a pod's name may
+ * hold dots, and a key is cheaper to carry than to recover).
+ */
+export interface ObjectKey {
   readonly namespace?: string;
   readonly name: string;
+}
+
+/** An object's identity in the cluster: its kind and its key within the kind. */
+export interface ObjectRef extends ObjectKey {
+  readonly kind: string;
 }
 
 export interface EventInput {
@@ -159,17 +169,6 @@ export const refOf = (o: KubeObject): ObjectRef => ({
 });
 
 /**
- * An object's identity within its kind: its namespace (namespaced kinds
- * only) and name. The work queues hold these; `formatKey` makes the string
- * the caches are indexed by, which is never parsed back (a pod's name may
- * hold dots, and a key is cheaper to carry than to recover).
- */
-export interface ObjectKey {
-  readonly namespace?: string;
-  readonly name: string;
-}
-
-/**
  * @example objectKey(pod) // { namespace: 'prod', name: 'web.v2' }
  */
 export const objectKey = (o: { readonly metadata: ObjectMeta }): ObjectKey =>
@@ -182,6 +181,5 @@ export const objectKey = (o: { readonly metadata: ObjectMeta }): ObjectKey =>
  */
 export const formatKey = (k: ObjectKey): string => (k.namespace ? `${k.namespace}/${k.name}` : k.name);
 
-/** `formatKey(objectKey(o))`: the cache index of an object. */
-export const keyOf = (o: { readonly metadata: ObjectMeta }): string =>
-  o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+/** `formatKey(objectKey(o))`: the cache index of an object (its metadata is a key already, no copy made). */
+export const keyOf = (o: { readonly metadata: ObjectMeta }): string => formatKey(o.metadata);

@@ -19,6 +19,7 @@
  */
 import type { Backend } from '../../backends/backend.ts';
 import { plan as fullPlan, type Plan, TABLE_ORDER, type Topology } from '../../model/topology/index.ts';
+import { backoffMs } from '../runtime/backoff.ts';
 import { applyToShadow, emptyShadow, planDirty, type Shadow } from './delta.ts';
 import type { DesiredState, Fragment, OwnerKey, StoreIssue } from './store.ts';
 
@@ -198,7 +199,7 @@ export class Committer {
 
   private backoff(): number {
     const r = this.opts.retry ?? { initialMs: 50, maxMs: 5_000 };
-    return Math.min(r.maxMs, r.initialMs * 2 ** Math.min(30, this.attempt - 1));
+    return backoffMs(this.attempt, r.initialMs, r.maxMs);
   }
 
   private async flush(): Promise<void> {

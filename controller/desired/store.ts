@@ -35,7 +35,7 @@ import {
   type Topology,
 } from '../../model/topology/index.ts';
 import { appendAll } from '../../model/append.ts';
-import type { ObjectRef } from '../cluster/types.ts';
+import { formatKey, type ObjectRef } from '../cluster/types.ts';
 
 /**
  * Who contributed: one Kubernetes object, as a value. The store indexes
@@ -48,8 +48,7 @@ export type OwnerKey = ObjectRef;
  *
  * @example formatOwner({ kind: 'Pod', namespace: 'prod', name: 'web.v2' }) // 'Pod/prod/web.v2'
  */
-export const formatOwner = (o: OwnerKey): string =>
-  o.namespace ? `${o.kind}/${o.namespace}/${o.name}` : `${o.kind}/${o.name}`;
+export const formatOwner = (o: OwnerKey): string => `${o.kind}/${formatKey(o)}`;
 
 /** One row of one table. */
 export type TableRow = { [T in TableName]: { readonly table: T; readonly row: Tables[T] } }[TableName];
@@ -201,10 +200,6 @@ export class DesiredState {
 
   has(owner: OwnerKey): boolean {
     return this.owners.has(formatOwner(owner));
-  }
-
-  *ownerKeys(): IterableIterator<OwnerKey> {
-    for (const o of this.owners.values()) yield o.owner;
   }
 
   /** The row as it should be in NB (base row plus contributions), or undefined. */

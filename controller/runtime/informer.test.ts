@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCluster } from '../cluster/memory.ts';
 import { FaultyCluster } from '../cluster/faults.ts';
-import { ClusterError, type ClusterSource, type KubeObject, type Watch, type WatchEvent } from '../cluster/types.ts';
+import { ClusterError, type KubeObject, keyOf, type Watch, type WatchEvent } from '../cluster/types.ts';
 import { SimClock } from './clock.ts';
 import { Informer, InformerStoppedError } from './informer.ts';
 
@@ -30,25 +30,25 @@ function recorder(inf: Informer): string[] {
   return log;
 }
 
-/** A source whose watches start only when the test says so (a watch that was cut off and comes back). */
-class HeldWatches implements ClusterSource {
-  private held: (() => void)[] = [];
-  constructor(readonly inner: MemoryCluster) {}
-  list: ClusterSource['list'] = (kind, opts) => this.inner.list(kind, opts);
-  get: ClusterSource['get'] = (ref) => this.inner.get(ref);
-  create: ClusterSource['create'] = (o) => this.inner.create(o);
-  update: ClusterSource['update'] = (o) => this.inner.update(o);
-  updateStatus: ClusterSource['updateStatus'] = (o) => this.inner.updateStatus(o);
-  patch: ClusterSource['patch'] = (ref, p, opts) => this.inner.patch(ref, p, opts);
-  delete: ClusterSource['delete'] = (ref) => this.inner.delete(ref);
-  recordEvent: ClusterSource['recordEvent'] = (e) => this.inner.recordEvent(e);
-  watches = 0;
-  watch(kind: string, rv: string, onEvent: (e: WatchEvent) => void, onError?: (e: ClusterError) => void): Watch {
-    this.watches++;
+/**
+ * A source whose watches start only when the test says so (a watch that was
+ * cut off and comes back); every other call passes through FaultyCluster.
+ */
+class HeldWatches extends FaultyCluster {
+  private unstarted: (() => void)[] = [];
+  /** Watches asked for, started or not. */
+  opened = 0;
+  override watch(
+    kind: string,
+    rv: string,
+    onEvent: (e: WatchEvent) => void,
+    onError?: (e: ClusterError) => void,
+  ): Watch {
+    this.opened++;
     let inner: Watch | undefined;
     let stopped = false;
-    this.held.push(() => {
-      if (!stopped) inner = this.inner.watch(kind, rv, onEvent, onError);
+    this.unstarted.push(() => {
+      if (!stopped) inner = super.watch(kind, rv, onEvent, onError);
     });
     return {
       stop: () => {
@@ -57,10 +57,11 @@ class HeldWatches implements ClusterSource {
       },
     };
   }
-  release(): void {
-    const held = this.held;
-    this.held = [];
-    for (const start of held) start();
+  /** Starts the watches held so far. */
+  resume(): void {
+    const unstarted = this.unstarted;
+    this.unstarted = [];
+    for (const start of unstarted) start();
   }
 }
 
@@ -77,7 +78,7 @@ describe('Informer', () => {
     expect(inf.hasSynced()).toBe(true);
     await inf.synced();
     expect(log).toEqual(['add default/b', 'add x/a']);
-    expect(inf.list().map(keyOfObj)).toEqual(['default/b', 'x/a']);
+    expect(inf.list().map(keyOf)).toEqual(['default/b', 'x/a']);
     const created = c.create(pod('c'));
     // The watch delivers asynchronously: not in the cache yet.
     expect(inf.get('default/c')).toBeUndefined();
@@ -87,7 +88,7 @@ describe('Informer', () => {
     await settle();
     expect(log).toEqual(['add default/b', 'add x/a', 'add default/c', 'update default/b 1→5', 'delete x/a']);
     expect(inf.get('default/b')?.metadata.labels).toEqual({ v: '2' });
-    expect(inf.list().map(keyOfObj)).toEqual(['default/b', 'default/c']);
+    expect(inf.list().map(keyOf)).toEqual(['default/b', 'default/c']);
   });
 
   it('relists after Gone and signals only the difference', async () => {
@@ -101,14 +102,14 @@ describe('Informer', () => {
     await c.create(pod('c'));
     await c.patch({ kind: 'Pod', name: 'a' }, { metadata: { labels: { v: '2' } } });
     await c.delete({ kind: 'Pod', name: 'b' });
-    src.release();
+    src.resume();
     await settle();
     expect(inf.stats.lists).toBe(2);
-    expect(src.watches).toBe(2);
+    expect(src.opened).toBe(2);
     expect(log).toEqual(['update default/a 1→5', 'add default/c', 'delete default/b']);
-    expect(inf.list().map(keyOfObj)).toEqual(['default/a', 'default/c', 'default/d']);
+    expect(inf.list().map(keyOf)).toEqual(['default/a', 'default/c', 'default/d']);
     // The new watch follows from the relist's version.
-    src.release();
+    src.resume();
     await c.delete({ kind: 'Pod', name: 'd' });
     await settle();
     expect(log.at(-1)).toBe('delete default/d');
@@ -214,7 +215,7 @@ describe('Informer', () => {
     const c = new MemoryCluster();
     const src = new HeldWatches(c);
     src.watch = (_kind, _rv, _onEvent, onError) => {
-      src.watches++;
+      src.opened++;
       queueMicrotask(() => onError?.(new ClusterError('ServiceUnavailable', { kind: 'Pod', name: '' }, 'down')));
       return { stop: () => {} };
     };
@@ -225,7 +226,7 @@ describe('Informer', () => {
     expect(inf.stats.lists).toBe(2);
     await clock.tick(200 + 400 + 800 + 1_000 + 1_000);
     expect(inf.stats.lists).toBe(7);
-    expect(src.watches).toBe(7);
+    expect(src.opened).toBe(7);
   });
 
   it('a start whose lists keep failing ends when the informer is stopped', async () => {
@@ -265,5 +266,3 @@ describe('Informer', () => {
     expect(await never).toBeUndefined();
   });
 });
-
-const keyOfObj = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;

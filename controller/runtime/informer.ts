@@ -21,6 +21,7 @@
  * freezes them, and handlers must not change them in any case.
  */
 import { type ClusterSource, type KubeObject, keyOf, type Watch } from '../cluster/types.ts';
+import { backoffMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
 
 export interface InformerHandlers {
@@ -158,12 +159,7 @@ export class Informer {
     });
   }
 
-  /** The cached keys, in no particular order (for requeueing: the queue orders nothing either). */
-  keys(): IterableIterator<string> {
-    return this.cache.keys();
-  }
-
-  /** The cached objects, in no particular order (for requeueing). */
+  /** The cached objects, in no particular order (for requeueing: the queue orders nothing either). */
   values(): IterableIterator<KubeObject> {
     return this.cache.values();
   }
@@ -265,7 +261,6 @@ export class Informer {
   private retry(watchFailed: boolean): void {
     const { clock } = this.opts;
     if (this.stopped || this.retryTimer !== undefined) return;
-    const initial = this.opts.retryMs ?? 800;
     const max = this.opts.maxRetryMs ?? 30_000;
     // A watch that stayed up longer than the longest delay was healthy: its failure starts afresh.
     if (watchFailed && clock.now() - this.watchSince >= max) this.failures = 0;
@@ -274,7 +269,7 @@ export class Informer {
       void this.relist();
       return;
     }
-    const delay = Math.min(max, initial * 2 ** Math.min(30, this.failures - 1));
+    const delay = backoffMs(this.failures, this.opts.retryMs ?? 800, max);
     this.retryTimer = clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (!this.stopped) void this.relist();

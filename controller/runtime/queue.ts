@@ -12,6 +12,7 @@
  * call Forget on success; here the queue does it, unless `manualForget` says
  * the key's work goes on after its handler returns).
  */
+import { backoffMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
 
 export interface WorkQueueOptions<K> {
@@ -244,12 +245,8 @@ export class WorkQueue<K = string> {
     }
     if (!this.stopping) {
       this.s.retries++;
-      this.addAfter(key, this.backoff(attempt));
+      this.addAfter(key, backoffMs(attempt, this.initialMs, this.maxMs));
     }
-  }
-
-  private backoff(attempt: number): number {
-    return Math.min(this.maxMs, this.initialMs * 2 ** Math.min(40, attempt - 1));
   }
 
   private isIdle(): boolean {

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { MemoryCluster } from '../../controller/cluster/memory.ts';
-import { formatKey, type KubeObject, type ObjectKey } from '../../controller/cluster/types.ts';
+import { formatKey, type KubeObject } from '../../controller/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
 import { realClock } from '../../controller/runtime/clock.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
@@ -33,8 +33,7 @@ function boot(cluster: MemoryCluster, backend: SimBackend, seed = 1) {
     backend,
     clock: realClock,
     random: seededRandomBytes(seed),
-    onError: (kind, key: ObjectKey | string | undefined) =>
-      failures.push(`${kind} ${key === undefined || typeof key === 'string' ? key : formatKey(key)}`),
+    onError: (kind, key) => failures.push(`${kind} ${key === undefined ? key : formatKey(key)}`),
   });
   running.push(c);
   return { c, failures };

@@ -12,7 +12,7 @@ import type { Backend } from '../../backends/backend.ts';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { FaultyCluster } from '../../controller/cluster/faults.ts';
 import { MemoryCluster } from '../../controller/cluster/memory.ts';
-import { type KubeObject, type ObjectKey, formatKey } from '../../controller/cluster/types.ts';
+import { type KubeObject, formatKey } from '../../controller/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
 import { CommitterClosedError } from '../../controller/desired/commit.ts';
 import type { Clock } from '../../controller/runtime/clock.ts';
@@ -47,10 +47,10 @@ function controller(cluster: FaultyCluster | MemoryCluster, backend: Backend) {
     backend,
     clock: fastClock(),
     random: seededRandomBytes(1),
-    onError: (kind, key: ObjectKey | string | undefined, err) =>
+    onError: (kind, key, err) =>
       failures.push([
         kind,
-        key === undefined || typeof key === 'string' ? key : formatKey(key),
+        key === undefined ? key : formatKey(key),
         (err as { reason?: string }).reason ?? String(err),
       ]),
   });

@@ -26,6 +26,7 @@ import {
   type TraceNode,
   lbSelectorOf,
   parseTrace,
+  recirculatingCt,
 } from '../ovn/trace/index.ts';
 import type { DiffCase } from './case.ts';
 import type { Observed, PartialRule } from './compare.ts';
@@ -217,10 +218,6 @@ export function staleCtStages(raw: string): { datapath: string; stage: string }[
   return out.filter((st, i) => out.findIndex((x) => x.datapath === st.datapath) === i);
 }
 
-/** OVN ct actions that recirculate (lib/actions.c: all but ct_commit, ct_snat_to_vip and ct_clear). */
-const RECIRCULATING_CT =
-  /^(ct_next|ct_dnat|ct_snat|ct_lb|ct_lb_mark|ct_commit_nat|ct_dnat_in_czone|ct_snat_in_czone)\b/;
-
 /**
  * Rule ct-snat-to-vip-not-applied, past the outputs: ovn-trace goes on with
  * the client's source address after ct_snat_to_vip (`nat(src=VIP)` in its
@@ -253,7 +250,7 @@ export function snatToVipStale(
   const env = matchEnvOf(c.topology);
   const rest = r.stages.slice(i + 1);
   // The flow with the recirculating action matched before it: the flows after it see the SNAT on OVS.
-  const k = rest.findIndex((st) => st.actions.some((a) => RECIRCULATING_CT.test(a.trim())));
+  const k = rest.findIndex((st) => st.actions.some(recirculatingCt));
   const differs = (k < 0 ? [] : rest.slice(k + 1)).some((s) => {
     const parsed = tryParseMatch(s.match ?? '');
     if (!parsed.ok) return false;

@@ -75,6 +75,20 @@ const CT = new Set([
   'ct_snat_to_vip',
 ]);
 
+/** The ct actions that commit without recirculating (lib/actions.c): the rest of CT recirculate. */
+const CT_NO_RECIRCULATION = new Set(['ct_commit', 'ct_snat_to_vip', 'ct_clear']);
+
+/**
+ * Whether a trace's action line is an OVN ct action that recirculates (the
+ * packet comes back as the datapath holds it).
+ *
+ * @example recirculatingCt('ct_lb_mark(backends=...);') // true; recirculatingCt('ct_snat_to_vip;') // false
+ */
+export function recirculatingCt(action: string): boolean {
+  const name = /^([a-z_]+)/.exec(action.trim())?.[1] ?? '';
+  return CT.has(name) && !CT_NO_RECIRCULATION.has(name);
+}
+
 /** Actions ovn-trace executes with no effect on what we compute. */
 const NOOP = new Set([
   'put_arp',

@@ -28,6 +28,7 @@ export {
 } from './errors.ts';
 export { microflowFor, toMicroflow, type Microflow } from './microflow.ts';
 export { parseFlowLine, flowMismatches } from './flow-line.ts';
+export { recirculatingCt } from './actions.ts';
 export {
   parseTrace,
   type OvnTrace,

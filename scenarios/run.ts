@@ -14,7 +14,7 @@ import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Topology } from '../model/topology/index.ts';
-import { compileNetwork, simulate, probeConnection, retransmission, type SimNetwork } from '../sim/index.ts';
+import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
 import { MemoryCluster } from '../controller/cluster/memory.ts';
 import { type KubeObject, NAMESPACED, refOf } from '../controller/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
@@ -22,7 +22,7 @@ import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
 import { endpointSlicesFor, expandObjects } from './expand.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
-import { arrivalAt, isEchoReply, retransmissionNote, type TraceReport, traceResolved } from './trace-probe.ts';
+import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
@@ -91,21 +91,15 @@ export class SimWorld implements ProbeWorld {
   async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }> {
     const net = this.net ?? this.backend.network();
     // No trace: only the drop and the outputs are read here (a traced rerun explains a packet that went elsewhere).
-    let fwd = simulate(net, { inport: r.inport, packet: r.packet, trace: false });
+    const s = send(net, r, { trace: false });
     const why = (x: ReturnType<typeof simulate>) => (x.drop ? explainDrop(x.drop, net.topology) : undefined);
     if (r.routerAnswers) {
-      const ok = fwd.outputs.some((o) => o.port === r.inport && isEchoReply(o.packet));
-      return ok ? { allowed: true } : { allowed: false, reason: why(fwd) ?? 'no echo reply came back' };
+      const ok = s.first.outputs.some((o) => o.port === r.inport && isEchoReply(o.packet));
+      return ok ? { allowed: true } : { allowed: false, reason: why(s.first) ?? 'no echo reply came back' };
     }
-    let arrived = arrivalAt(fwd, r.targets);
-    // A first packet that got no answer is sent again (docs/architecture.md, Verdict), through the state it left.
-    const again = arrived === undefined ? retransmission(net, { inport: r.inport, packet: r.packet }, fwd) : undefined;
-    let note: { note?: string } = {};
-    if (again !== undefined) {
-      arrived = arrivalAt(again.result, r.targets);
-      note = { note: retransmissionNote(r.packet, why(fwd), { delivered: arrived !== undefined }) };
-      fwd = again.result;
-    }
+    const { again, arrived } = s;
+    const fwd = again?.result ?? s.first;
+    const note = s.note !== undefined ? { note: s.note } : {};
     if (arrived === undefined) {
       const dropped = why(fwd);
       if (dropped !== undefined) return { allowed: false, reason: dropped, ...note };

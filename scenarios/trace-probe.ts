@@ -6,7 +6,14 @@
  * through the conntrack state it left (`kovn trace`, and the HTML report's
  * per-probe traces).
  */
-import { replyTo, retransmission, simulate, type SimNetwork, type SimResult } from '../sim/index.ts';
+import {
+  type Retransmission,
+  replyTo,
+  retransmission,
+  simulate,
+  type SimNetwork,
+  type SimResult,
+} from '../sim/index.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { l4ProtoOf, type Packet } from '../model/packet/index.ts';
 import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY } from '../model/packet/fields.ts';
@@ -68,6 +75,41 @@ export function arrivalAt(r: SimResult, targets: readonly string[]): SimResult['
   return r.outputs.find((o) => targets.includes(o.port) && o.generated === undefined);
 }
 
+/** A probe's packet sent, and sent again where the probe semantics retransmit it. */
+export interface Sent {
+  /** The first packet's run. */
+  readonly first: SimResult;
+  /** Its retransmission, where one was sent (`conntrack`: the state it was sent through). */
+  readonly again?: Retransmission;
+  /** Where the packet that counts (the retransmission's, if sent) reached a target. */
+  readonly arrived?: SimResult['outputs'][number];
+  /** The retransmission's note (set with `again`). */
+  readonly note?: string;
+}
+
+/**
+ * The probe's packet, and its retransmission where the first got no answer
+ * (docs/architecture.md, Verdict): what `kovn sim run` answers and `kovn
+ * trace` shows, decided once.
+ *
+ * @example const s = send(net, r, { trace: false }); s.arrived // the target port's output, or undefined
+ */
+export function send(net: SimNetwork, r: ResolvedProbe & { kind: 'packet' }, opts: { readonly trace: boolean }): Sent {
+  const first = simulate(net, { inport: r.inport, packet: r.packet, trace: opts.trace });
+  const arrived = arrivalAt(first, r.targets);
+  if (arrived !== undefined || r.routerAnswers) return { first, ...(arrived ? { arrived } : {}) };
+  const again = retransmission(net, { inport: r.inport, packet: r.packet, trace: opts.trace }, first);
+  if (again === undefined) return { first };
+  const last = arrivalAt(again.result, r.targets);
+  const why = first.drop ? explainDrop(first.drop, net.topology) : undefined;
+  return {
+    first,
+    again,
+    ...(last ? { arrived: last } : {}),
+    note: retransmissionNote(r.packet, why, { delivered: last !== undefined }),
+  };
+}
+
 function traced(r: SimResult, net: SimNetwork, arrived: string | undefined): TracedPacket {
   // Where a dropped packet was forwarded to instead; what the pipeline generated (an ARP request) is not the packet.
   const outport = arrived ?? r.outputs.find((o) => o.generated === undefined)?.port;
@@ -80,26 +122,18 @@ function traced(r: SimResult, net: SimNetwork, arrived: string | undefined): Tra
 }
 
 export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packet' }, e: ScenarioProbe): TraceReport {
-  const fwd = simulate(net, { inport: r.inport, packet: r.packet, trace: true });
+  const s = send(net, r, { trace: true });
   if (r.routerAnswers) {
-    const back = fwd.outputs.find((o) => o.port === r.inport && isEchoReply(o.packet));
-    return traced(fwd, net, back?.port);
+    const back = s.first.outputs.find((o) => o.port === r.inport && isEchoReply(o.packet));
+    return traced(s.first, net, back?.port);
   }
-  let arrived = arrivalAt(fwd, r.targets);
-  let first: TraceReport = traced(fwd, net, arrived?.port);
-  let state = fwd.conntrack;
-  if (arrived === undefined) {
-    const again = retransmission(net, { inport: r.inport, packet: r.packet, trace: true }, fwd);
-    if (again === undefined) return first;
-    arrived = arrivalAt(again.result, r.targets);
-    state = again.result.conntrack;
-    first = {
-      ...first,
-      retransmission: traced(again.result, net, arrived?.port),
-      note: retransmissionNote(r.packet, first.reason, { delivered: arrived !== undefined }),
-    };
-    if (arrived === undefined) return first;
-  }
+  const arrived = s.arrived;
+  const first: TraceReport = {
+    ...traced(s.first, net, s.again === undefined ? arrived?.port : undefined),
+    ...(s.again !== undefined ? { retransmission: traced(s.again.result, net, arrived?.port), note: s.note! } : {}),
+  };
+  if (arrived === undefined) return first;
+  const state = (s.again?.result ?? s.first).conntrack;
   if (e.protocol === 'UDP') return first;
   const answer = replyTo(arrived.packet);
   if (answer === undefined) return first;

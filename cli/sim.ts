@@ -107,7 +107,10 @@ export function registerTrace(program: Command): void {
     .option('--port <n>', 'destination port (not for ICMP)', wholeNumber('--port', 1, 65535))
     .option('--step <n>', 'the state after this step (0: the scenario objects)', wholeNumber('--step', 0), 0)
     .option('--backend <backend>', "sim, or ovn (a local NB/SB/northd; ovn-trace's own text beside)", 'sim')
-    .option('--json', 'print {"verdict","outport"?,"stages":[...],"reply"?,"ovnTrace"?,"unsure"?,"warnings":[...]}');
+    .option(
+      '--json',
+      'print {"verdict","outport"?,"stages":[...],"retransmission"?,"note"?,"reply"?,"ovnTrace"?,"ovnRetransmission"?,"unsure"?,"warnings":[...]}',
+    );
   controllerOptions(cmd);
   cmd.action(
     async (

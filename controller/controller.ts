@@ -227,9 +227,8 @@ export class Controller {
     this.watch();
     await Promise.all([...this.informers.values()].map((i) => i.start()));
     await Promise.all([...this.informers.values()].map((i) => i.synced()));
-    // The pod and node indexes (leaseHolder's among them) are full already: each informer's first list
-    // went through the handlers `watch` registered above.
-    for (const o of this.informers.get('NetworkPolicy')!.list()) this.indexPolicy(o, false);
+    // The pod, node and policy indexes (leaseHolder's among them) are full already: each informer's first
+    // list went through the handlers `watch` registered above.
     await this.ensureDefaults();
     const restored = await restoreAllocations(this.ctx, this.opts.backend);
     // The pass below reconciles every object the caches hold now: what was queued so far matters only for

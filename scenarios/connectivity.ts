@@ -18,6 +18,7 @@
  * pods are left out: they are on their node's network, which the node agent
  * wires (Kube-OVN gives them no logical port either).
  */
+import { isPortName } from '../controller/kube/decode.ts';
 import type { Warning } from '../controller/kube/warnings.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import {
@@ -65,8 +66,7 @@ export function parsePorts(text: string): PortSpec[] {
       if (n < 1 || n > 65535) throw new PortSpecError(`--ports: ${entry}: a port is 1..65535`);
       return { protocol, port: n };
     }
-    // A Kubernetes port name (IANA_SVC_NAME): up to 15 lower-case letters, digits and '-', with a letter.
-    if (!/^[a-z0-9]([a-z0-9-]{0,13}[a-z0-9])?$/.test(p) || !/[a-z]/.test(p))
+    if (!isPortName(p))
       throw new PortSpecError(`--ports: ${entry}: ${JSON.stringify(p)} is neither a port number nor a port name`);
     return { protocol, port: p };
   });

@@ -24,7 +24,7 @@ import { type IpamIssue, parseSubnetSpec, type SubnetConfig, type SubnetSpec } f
 import type { TableRow } from '../desired/store.ts';
 import type { KubeObject } from '../cluster/types.ts';
 import { decodeNode, decodeSubnet, type SubnetView, selects } from '../kube/objects.ts';
-import { vpcLoadBalancers } from '../translate/names.ts';
+import { nodePort, vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
 import {
   blocking,
@@ -109,7 +109,7 @@ function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
   const out: string[] = [];
   for (const node of names) {
     if (node === '' || ctx.cache('Node').get(node) === undefined) continue;
-    const lease = ctx.ipam.lookup(`node-${node}`);
+    const lease = ctx.ipam.lookup(nodePort(node));
     if (lease?.v4 !== undefined) out.push(formatIPv4(lease.v4));
   }
   return out;

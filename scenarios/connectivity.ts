@@ -30,7 +30,7 @@ import {
   pairsOf,
   planConnectivity,
 } from './connectivity-plan.ts';
-import { expandObjects } from './expand.ts';
+import { type Expanded, expandObjects } from './expand.ts';
 import type { LoadedScenario } from './load.ts';
 import { type ProbeWorld, runScenario } from './run.ts';
 
@@ -125,7 +125,7 @@ export interface ConnectivityOptions {
 export function connectivityPlan(
   s: LoadedScenario,
   opts: PlanOptions & { readonly settings?: ControllerSettings },
-): ConnectivityPlan {
+): ConnectivityPlan & { readonly expanded: Expanded } {
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
   const expanded = expandObjects(
     s.objects.map((o) => o.object),
@@ -134,7 +134,7 @@ export function connectivityPlan(
       serviceCIDR: settings.serviceClusterIPRange,
     },
   );
-  return planConnectivity(expanded.objects, opts);
+  return { ...planConnectivity(expanded.objects, opts), expanded };
 }
 
 /**
@@ -147,7 +147,7 @@ export function connectivityPlan(
  */
 export async function streamConnectivity(
   s: LoadedScenario,
-  plan: ConnectivityPlan,
+  plan: ConnectivityPlan & { readonly expanded?: Expanded },
   opts: ConnectivityOptions & { readonly onPair: (p: ConnectivityPair) => void | Promise<void> },
 ): Promise<ConnectivitySummary> {
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
@@ -160,6 +160,8 @@ export async function streamConnectivity(
       world: opts.world,
       settings,
       unresolvable: 'deny',
+      // The objects the plan was made on: expanded once.
+      ...(plan.expanded ? { expanded: plan.expanded } : {}),
       probes: { each: pairsOf(plan), total: plan.total },
       onResult: (r) => {
         if (r.allowed) allowed++;

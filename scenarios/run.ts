@@ -20,7 +20,7 @@ import { type KubeObject, NAMESPACED, refOf } from '../controller/cluster/types.
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../controller/runtime/clock.ts';
-import { endpointSlicesFor, expandObjects } from './expand.ts';
+import { endpointSlicesFor, type Expanded, expandObjects } from './expand.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
@@ -154,6 +154,8 @@ export interface RunOptions {
    * the reason says why).
    */
   readonly unresolvable?: 'throw' | 'deny';
+  /** The scenario's objects already expanded with the same settings (a connectivity plan's), not expanded again. */
+  readonly expanded?: Expanded;
   /** Trace every probe too (the simulator over the network the backend holds: the HTML report's traces). */
   readonly traces?: boolean;
   /** Called once each step has converged, before its probes, with what they resolve against. */
@@ -181,13 +183,15 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
   const cluster = new MemoryCluster({ now: () => Date.now() });
   const progress = opts.onProgress ?? (() => {});
-  const first = expandObjects(
-    s.objects.map((o) => o.object),
-    {
-      ...(s.cluster.nodes !== undefined ? { nodes: s.cluster.nodes } : {}),
-      serviceCIDR: settings.serviceClusterIPRange,
-    },
-  );
+  const first =
+    opts.expanded ??
+    expandObjects(
+      s.objects.map((o) => o.object),
+      {
+        ...(s.cluster.nodes !== undefined ? { nodes: s.cluster.nodes } : {}),
+        serviceCIDR: settings.serviceClusterIPRange,
+      },
+    );
   const givenSlices = new Set<string>();
   /** Everything reported during the run; `standing`: what the run itself found (the rest is the controller's, read current). */
   const warnings = new Warnings();

@@ -10,13 +10,12 @@
  * (kubeovn/kube-ovn#4304).
  */
 import type { Backend } from '../backends/backend.ts';
-import { ownerKey, parseSubnetSpec } from '../model/ipam/index.ts';
+import { ownerKey } from '../model/ipam/index.ts';
 import { formatKey } from './cluster/types.ts';
-import { type Ctx, blocking } from './handlers/context.ts';
-import { extraOverlaps, subnetsInOrder } from './handlers/subnet.ts';
-import { subnetVpc } from './handlers/vpc.ts';
+import type { Ctx } from './handlers/context.ts';
+import { checkSubnet, subnetsInOrder } from './handlers/subnet.ts';
 import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';
-import { decodeIP, decodeIPPool, decodeNode, decodePod, decodeSubnet } from './kube/objects.ts';
+import { decodeIP, decodeIPPool, decodeNode, decodePod } from './kube/objects.ts';
 import { nodePort } from './translate/names.ts';
 
 export interface RestoreReport {
@@ -35,20 +34,9 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
   // The join subnet first (the others are checked against it), then oldest first as the Subnet handler goes.
   const subnets = subnetsInOrder(ctx, ctx.cache('Subnet').list());
   for (const o of subnets) {
-    const d = ctx.decode(o, decodeSubnet);
-    if (blocking(d.issues).length > 0) continue;
-    const s = d.value;
-    const spec = {
-      name: s.name,
-      cidrBlock: s.cidrBlock,
-      vpc: subnetVpc(ctx, o),
-      excludeIps: s.excludeIps,
-      ...(s.gateway ? { gateway: s.gateway } : {}),
-    };
-    // The same checks as the Subnet handler: an invalid Subnet holds no addresses.
-    const parsed = parseSubnetSpec(spec);
-    const vpcOk = ctx.cache('Vpc').get(spec.vpc) !== undefined && s.vpc !== s.name;
-    if (vpcOk && parsed.ok && extraOverlaps(ctx, s.name, parsed.value, spec.vpc).length === 0) ctx.ipam.setSubnet(spec);
+    // The Subnet handler's own checks: an invalid Subnet holds no addresses.
+    const c = checkSubnet(ctx, o);
+    if (c.bad.length === 0) ctx.ipam.setSubnet(c.spec);
   }
   for (const o of ctx.cache('IPPool').list()) {
     const p = ctx.decode(o, decodeIPPool).value;

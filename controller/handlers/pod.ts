@@ -109,7 +109,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const p = o ? ctx.decode(o, decodePod).value : undefined;
   if (p === undefined || !alive(p)) {
     // What its allocation said before (AcquireAddressFailed) no longer holds: it asks for nothing now.
-    ctx.report({ kind: 'Pod', namespace: ns, name }, 'reconcile', []);
+    ctx.report(owner, 'reconcile', []);
     if (p?.hostNetwork) return;
     ctx.committer.delete(owner);
     const ipObj = ctx.cache('IP').get(ipObjectName(name, ns));

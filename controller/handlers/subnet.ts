@@ -20,7 +20,7 @@ import {
   tryParseCIDR,
   tryParseIP,
 } from '../../model/addr/index.ts';
-import { type IpamIssue, parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
+import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
 import type { KubeObject } from '../cluster/types.ts';
 import { decodeNode, decodeSubnet, type SubnetView, selects } from '../kube/objects.ts';
@@ -57,7 +57,7 @@ export function gatewayMac(config: SubnetConfig): string {
  * first address of the service CIDR, the `kubernetes` Service's) nor a node's
  * InternalIP. A custom VPC's subnet may lie anywhere, the service CIDR included.
  */
-export function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig, vpc: string): string[] {
+function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig, vpc: string): string[] {
   const out: string[] = [];
   if (vpc !== ctx.settings.clusterRouter || name === ctx.settings.nodeSwitch) return out;
   const mine = [config.v4?.cidr, config.v6?.cidr].filter((c) => c !== undefined);
@@ -76,6 +76,52 @@ export function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig, vpc:
         out.push(`spec.cidrBlock ${config.spec.cidrBlock} conflicts with node ${n.metadata.name}'s address ${ip}`);
   }
   return out;
+}
+
+/** What refuses a Subnet, by field: the decoder's malformed values (`decoded`), then Kube-OVN's checks. */
+export interface SubnetCheck {
+  /** The spec as the IPAM takes it. */
+  readonly spec: SubnetSpec;
+  /** Its parsed form, when it parses. */
+  readonly parsed?: SubnetConfig;
+  readonly bad: { field: string; message: string; decoded?: true }[];
+}
+
+/**
+ * Every check a Subnet passes before it holds addresses (the IPAM's overlap
+ * within its VPC aside, which `setSubnet` makes): the handler and the
+ * start-up restore both ask this, so an invalid Subnet holds no addresses
+ * either way.
+ */
+export function checkSubnet(ctx: Ctx, o: KubeObject): SubnetCheck {
+  const d = ctx.decode(o, decodeSubnet);
+  const s = d.value;
+  const name = o.metadata.name;
+  const vpc = subnetVpc(ctx, o);
+  const bad: SubnetCheck['bad'] = blocking(d.issues).map((i) => ({
+    field: i.field,
+    message: i.message,
+    decoded: true,
+  }));
+  if (s.vpc !== '' && s.vpc === name)
+    bad.push({ field: 'spec.vpc', message: `a Subnet and its Vpc cannot have the same name (${name})` });
+  else if (ctx.cache('Vpc').get(vpc) === undefined)
+    bad.push({ field: 'spec.vpc', message: `spec.vpc: Vpc ${vpc} does not exist` });
+  const spec = {
+    name,
+    cidrBlock: s.cidrBlock,
+    vpc,
+    excludeIps: s.excludeIps,
+    ...(s.gateway ? { gateway: s.gateway } : {}),
+  };
+  if (bad.length > 0) return { spec, bad };
+  const parsed = parseSubnetSpec(spec);
+  if (!parsed.ok) {
+    bad.push(...parsed.issues.map((i) => ({ field: ipamIssueField(i, 'cidrBlock'), message: i.message })));
+    return { spec, bad };
+  }
+  bad.push(...extraOverlaps(ctx, name, parsed.value, vpc).map((message) => ({ field: 'spec.cidrBlock', message })));
+  return { spec, parsed: parsed.value, bad };
 }
 
 /**
@@ -129,44 +175,21 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   const ref = { kind: 'Subnet', name, uid: s.uid };
   if (s.deleting) return finalize(ctx, name, o.metadata.finalizers ?? []);
   const vpc = subnetVpc(ctx, o);
-  /** What refuses the subnet, by field: the decoder's malformed values, then Kube-OVN's checks. */
-  const bad: { field: string; message: string; decoded?: true }[] = blocking(d.issues).map((i) => ({
-    field: i.field,
-    message: i.message,
-    decoded: true,
-  }));
-  if (s.vpc !== '' && s.vpc === name)
-    bad.push({ field: 'spec.vpc', message: `a Subnet and its Vpc cannot have the same name (${name})` });
-  else if (ctx.cache('Vpc').get(vpc) === undefined)
-    bad.push({ field: 'spec.vpc', message: `spec.vpc: Vpc ${vpc} does not exist` });
+  const { spec, parsed, bad } = checkSubnet(ctx, o);
   let config: SubnetConfig | undefined;
-  if (bad.length === 0) {
-    const spec = {
-      name,
-      cidrBlock: s.cidrBlock,
-      vpc,
-      excludeIps: s.excludeIps,
-      ...(s.gateway ? { gateway: s.gateway } : {}),
-    };
-    const ipamField = (i: IpamIssue) => ipamIssueField(i, 'cidrBlock');
-    const parsed = parseSubnetSpec(spec);
-    if (!parsed.ok) bad.push(...parsed.issues.map((i) => ({ field: ipamField(i), message: i.message })));
+  if (bad.length === 0 && parsed !== undefined) {
+    const have = ctx.ipam.subnet(name);
+    // Unchanged: the IPAM keeps its allocator (re-setting a subnet re-walks every lease in it).
+    if (have !== undefined && sameJson(normalSpec(have.config.spec), normalSpec(spec))) config = have.config;
     else {
-      bad.push(...extraOverlaps(ctx, name, parsed.value, vpc).map((message) => ({ field: 'spec.cidrBlock', message })));
-      const have = ctx.ipam.subnet(name);
-      // Unchanged: the IPAM keeps its allocator (re-setting a subnet re-walks every lease in it).
-      if (bad.length === 0 && have !== undefined && sameJson(normalSpec(have.config.spec), normalSpec(spec))) {
-        config = have.config;
-      } else if (bad.length === 0) {
-        const r = ctx.ipam.setSubnet(spec);
-        if (!r.ok) bad.push(...r.issues.map((i) => ({ field: ipamField(i), message: i.message })));
-        else {
-          config = parsed.value;
-          for (const lost of r.dropped) {
-            // Leases the new spec no longer allows: their pods (and nodes) are reconciled again.
-            const holder = ctx.leaseHolder(lost.owner);
-            if (holder !== undefined) ctx.enqueue(holder.kind, holder.key);
-          }
+      const r = ctx.ipam.setSubnet(spec);
+      if (!r.ok) bad.push(...r.issues.map((i) => ({ field: ipamIssueField(i, 'cidrBlock'), message: i.message })));
+      else {
+        config = parsed;
+        for (const lost of r.dropped) {
+          // Leases the new spec no longer allows: their pods (and nodes) are reconciled again.
+          const holder = ctx.leaseHolder(lost.owner);
+          if (holder !== undefined) ctx.enqueue(holder.kind, holder.key);
         }
       }
     }

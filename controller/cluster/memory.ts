@@ -26,6 +26,7 @@ import {
   ClusterError,
   type ClusterSource,
   type EventInput,
+  formatKey,
   type KubeObject,
   type ListResult,
   NAMESPACED,
@@ -517,7 +518,8 @@ export class MemoryCluster implements ClusterSource {
   }
 }
 
-const storeKey = (r: ObjectRef): string => (r.namespace ? `${r.namespace}/${r.name}` : r.name);
+/** The store's index of an object: its key, as the informers index it. */
+const storeKey = formatKey;
 
 const refOfInput = (o: KubeObject): ObjectRef => ({
   kind: o.kind,
@@ -525,7 +527,7 @@ const refOfInput = (o: KubeObject): ObjectRef => ({
   ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}),
 });
 
-const describe = (r: ObjectRef): string => `${r.kind} ${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+const describe = (r: ObjectRef): string => `${r.kind} ${formatKey(r)}`;
 
 const show = (v: unknown): string => (v === undefined ? 'none' : JSON.stringify(v));
 

@@ -27,11 +27,11 @@ import { runInNewContext } from 'node:vm';
 import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
-import { MemoryCluster } from '../controller/cluster/memory.ts';
-import type { KubeObject, WatchEvent } from '../controller/cluster/types.ts';
+import { MemoryCluster } from '../kube/cluster/memory.ts';
+import type { KubeObject, WatchEvent } from '../kube/cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from '../controller/config.ts';
 import { Controller } from '../controller/controller.ts';
-import { realClock } from '../controller/runtime/clock.ts';
+import { realClock } from '../kube/runtime/clock.ts';
 
 export interface ControllerBenchParams {
   readonly nodes?: number;

@@ -17,7 +17,7 @@ import { emptyTopology, plan, type Topology } from '../model/topology/index.ts';
 import { startControlPlane } from '../backends/ovn/control-plane/index.ts';
 import { OvnBackend } from '../backends/ovn/index.ts';
 import { OvnTracer, type OvnTraceResult } from '../backends/ovn/trace/index.ts';
-import { Chassis } from '../backends/ovn/datapath/index.ts';
+import { Chassis } from '../verify/datapath/index.ts';
 import { emitPacket } from '../model/packet/wire/index.ts';
 import type { Packet, SimResult } from '../sim/index.ts';
 import type { BenchProbe } from './sim-probes.ts';
@@ -162,7 +162,7 @@ async function traceSample(
 }
 
 /**
- * The sample's packets through one real chassis (backends/ovn/datapath), one
+ * The sample's packets through one real chassis (verify/datapath), one
  * after another, each timed from injection to the barrier that says the
  * datapath is done with it (ovn-controller's own packets are not waited for).
  * Only the ports the sample enters by are bound: 5,000 dummy interfaces

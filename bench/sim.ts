@@ -15,7 +15,7 @@
  *   several backends, which need a one-shot run with --lb-dst;
  *   `speedup_vs_ovn_trace` = ovn_trace_ms / (simulator time per probe).
  * - `datapath_ms`: median wall time of one probe of the same sample sent
- *   through a real chassis (backends/ovn/datapath: OVS userspace datapath,
+ *   through a real chassis (verify/datapath: OVS userspace datapath,
  *   ovn-controller), from injection to the barrier after it, one after
  *   another; `datapath_load_ms`: the chassis up with the sample's ports bound;
  *   `speedup_vs_datapath` likewise.

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { warningJSON } from '../controller/kube/warnings.ts';
+import { warningJSON } from '../kube/objects/warnings.ts';
 import {
   type ConnectivityResult,
   connectivityPlan,

@@ -8,7 +8,7 @@
  * chunk the stream cannot take yet is waited for (a slow pipe holds the run
  * back instead of filling memory).
  */
-import { type Warning, warningJSON } from '../controller/kube/warnings.ts';
+import { type Warning, warningJSON } from '../kube/objects/warnings.ts';
 import type { ConnectivityPair, ConnectivitySummary } from '../scenarios/connectivity.ts';
 import { paint, shown, warningLines } from './sim-output.ts';
 

@@ -52,7 +52,7 @@ export function registerDifftest(program: Command): void {
         save: boolean;
         json?: boolean;
       }) => {
-        const { runDifftest } = await import('../backends/difftest/index.ts');
+        const { runDifftest } = await import('../verify/difftest/index.ts');
         const { ovnBinariesPresent } = await import('../backends/ovn/control-plane/index.ts');
         const oracle = opts.oracle ?? (ovnBinariesPresent().ok ? 'both' : 'trace');
         const r = await runDifftest({

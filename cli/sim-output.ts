@@ -6,7 +6,7 @@
  * control character or an ANSI escape sequence in a pod's name shows as
  * text, it never acts on the terminal.
  */
-import { formatWarning, type Warning } from '../controller/kube/warnings.ts';
+import { formatWarning, type Warning } from '../kube/objects/warnings.ts';
 import { resultRank, resultStatus } from '../scenarios/results.ts';
 import type { ProbeResult } from '../scenarios/run.ts';
 

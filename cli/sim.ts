@@ -12,7 +12,7 @@ import {
   settingsFromFlags,
   settingsFromScenario,
 } from '../controller/config.ts';
-import { type Warning, warningJSON } from '../controller/kube/warnings.ts';
+import { type Warning, warningJSON } from '../kube/objects/warnings.ts';
 import type { ProbeIndex } from '../scenarios/probe.ts';
 import type { ProbeWorld } from '../scenarios/run.ts';
 import { DEFAULT_MAX_PAIRS } from '../scenarios/connectivity-plan.ts';

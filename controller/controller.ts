@@ -18,7 +18,14 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { IPAM, ownerKey, type RandomBytes } from '../model/ipam/index.ts';
-import { type ClusterSource, formatKey, type KubeObject, keyOf, type ObjectKey, objectKey } from './cluster/types.ts';
+import {
+  type ClusterSource,
+  formatKey,
+  type KubeObject,
+  keyOf,
+  type ObjectKey,
+  objectKey,
+} from '../kube/cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from './config.ts';
 import { Committer, CommitterClosedError, type CommitInfo } from './desired/commit.ts';
 import { DesiredState } from './desired/store.ts';
@@ -37,12 +44,12 @@ import { reconcileService } from './handlers/service.ts';
 import { reconcileSubnet, subnetsInOrder } from './handlers/subnet.ts';
 import { reconcileVpc } from './handlers/vpc.ts';
 import { restoreAllocations, type RestoreReport } from './restore.ts';
-import type { Clock } from './runtime/clock.ts';
-import { Informer, InformerStoppedError } from './runtime/informer.ts';
-import { WorkQueue } from './runtime/queue.ts';
+import type { Clock } from '../kube/runtime/clock.ts';
+import { Informer, InformerStoppedError } from '../kube/runtime/informer.ts';
+import { WorkQueue } from '../kube/runtime/queue.ts';
 import { decodeReporter, Diagnostics } from './diagnostics.ts';
-import type { Decoded } from './kube/objects.ts';
-import { decodeEndpointSlice } from './kube/objects.ts';
+import type { Decoded } from '../kube/objects/objects.ts';
+import { decodeEndpointSlice } from '../kube/objects/objects.ts';
 import { nodePort } from './translate/names.ts';
 
 export interface ControllerOptions {

@@ -1,16 +1,16 @@
 /**
  * The controller's current account of what it did not act on or refused,
  * per object: the warnings an answer built on its work must carry
- * (controller/kube/warnings.ts). Level-driven like everything else: each
+ * (kube/objects/warnings.ts). Level-driven like everything else: each
  * source of problems (`topic`: the decoder, a handler's reconcile) replaces
  * its whole list for the object every time it looks at it, and an object's
  * problems go with the object. Events stay what they are in Kubernetes, a
  * history; this is the state.
  */
-import { type KubeObject, type ObjectRef, refOf } from './cluster/types.ts';
-import type { DecodeIssue } from './kube/decode.ts';
-import { type Decoded, DECODERS } from './kube/objects.ts';
-import { ownScope, type VerdictScope, type Warning } from './kube/warnings.ts';
+import { type KubeObject, type ObjectRef, refOf } from '../kube/cluster/types.ts';
+import type { DecodeIssue } from '../kube/objects/decode.ts';
+import { type Decoded, DECODERS } from '../kube/objects/objects.ts';
+import { ownScope, type VerdictScope, type Warning } from '../kube/objects/warnings.ts';
 
 export interface Problem {
   readonly code: string;

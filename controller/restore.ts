@@ -11,11 +11,11 @@
  */
 import type { Backend } from '../backends/backend.ts';
 import { ownerKey } from '../model/ipam/index.ts';
-import { formatKey } from './cluster/types.ts';
+import { formatKey } from '../kube/cluster/types.ts';
 import type { Ctx } from './handlers/context.ts';
 import { checkSubnet, subnetsInOrder } from './handlers/subnet.ts';
 import { type Claim, type Disagreement, rebuildAllocations } from './ipam/rebuild.ts';
-import { decodeIP, decodeIPPool, decodeNode, decodePod } from './kube/objects.ts';
+import { decodeIP, decodeIPPool, decodeNode, decodePod } from '../kube/objects/objects.ts';
 import { nodePort } from './translate/names.ts';
 
 export interface RestoreReport {

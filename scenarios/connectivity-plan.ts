@@ -8,8 +8,8 @@
  * DEFAULT_MAX_PAIRS) the run is refused before the controller starts, with
  * the number and how to narrow it (docs/architecture.md, "The `kovn` command").
  */
-import type { KubeObject } from '../controller/cluster/types.ts';
-import { type ContainerPort, decodePod, type L4Protocol, type PodView } from '../controller/kube/objects.ts';
+import type { KubeObject } from '../kube/cluster/types.ts';
+import { type ContainerPort, decodePod, type L4Protocol, type PodView } from '../kube/objects/objects.ts';
 import type { ScenarioProbe } from './load.ts';
 
 export type PortProtocol = L4Protocol;

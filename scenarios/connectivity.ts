@@ -18,8 +18,8 @@
  * pods are left out: they are on their node's network, which the node agent
  * wires (Kube-OVN gives them no logical port either).
  */
-import { isPortName } from '../controller/kube/decode.ts';
-import type { Warning } from '../controller/kube/warnings.ts';
+import { isPortName } from '../kube/objects/decode.ts';
+import type { Warning } from '../kube/objects/warnings.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import {
   type ConnectivityPlan,

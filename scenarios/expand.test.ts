@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../controller/cluster/types.ts';
+import type { KubeObject } from '../kube/cluster/types.ts';
 import { endpointSlicesFor, expandObjects, MAX_PODS, suffix } from './expand.ts';
 
 const template = (labels: Record<string, string>, ports: unknown[] = []) => ({

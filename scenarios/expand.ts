@@ -18,10 +18,10 @@
  *   (`endpointSlicesFor`), named target ports resolved per pod.
  */
 import { formatIPv4, parseCIDR, tryParseIP } from '../model/addr/index.ts';
-import type { KubeObject } from '../controller/cluster/types.ts';
-import { API_VERSION, NAMESPACED } from '../controller/cluster/types.ts';
-import { decodePod, decodeService, type PodView, selects, type ServiceView } from '../controller/kube/objects.ts';
-import type { Warning } from '../controller/kube/warnings.ts';
+import type { KubeObject } from '../kube/cluster/types.ts';
+import { API_VERSION, NAMESPACED } from '../kube/cluster/types.ts';
+import { decodePod, decodeService, type PodView, selects, type ServiceView } from '../kube/objects/objects.ts';
+import type { Warning } from '../kube/objects/warnings.ts';
 import { RoundRobin, type SchedNode, schedNode, unfit } from './schedule.ts';
 import { ExpandError, MAX_PODS, type Obj, obj, suffix, WORKLOADS, workloadPods } from './workloads.ts';
 

@@ -4,7 +4,7 @@
  * loader's own scan agrees with JSON.parse on what is valid JSON.
  */
 import fc from 'fast-check';
-import { isPlain } from '../controller/kube/decode.ts';
+import { isPlain } from '../kube/objects/decode.ts';
 import { mutatedText } from '../test/fuzz/mutate.ts';
 import { fuzzTarget } from '../test/fuzz/target.ts';
 import { assembleScenario, readScenarioText, ScenarioLoadError } from './load.ts';

@@ -8,7 +8,7 @@
  *
  * - `List` documents are flattened into their items.
  * - Objects of kinds kovn does not handle (by apiVersion and kind,
- *   controller/kube/kinds.ts) are reported, one `UnsupportedKind` warning
+ *   kube/objects/kinds.ts) are reported, one `UnsupportedKind` warning
  *   each, never dropped silently.
  * - Anything malformed is a {@link ScenarioLoadError} naming the file, the
  *   document (0-based), the line and the field; the Scenario document is
@@ -19,9 +19,9 @@
  */
 import { isMap, isSeq, type LineCounter, type Node } from 'yaml';
 import type { ScenarioClusterSpec } from '../controller/config.ts';
-import { isPlainObject } from '../controller/cluster/json.ts';
-import { classifyKind } from '../controller/kube/kinds.ts';
-import type { Warning } from '../controller/kube/warnings.ts';
+import { isPlainObject } from '../kube/cluster/json.ts';
+import { classifyKind } from '../kube/objects/kinds.ts';
+import type { Warning } from '../kube/objects/warnings.ts';
 import { readJsonDocuments } from './kube-json.ts';
 import { type ReadDocument, readYamlDocuments } from './kube-yaml.ts';
 import { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';

@@ -10,8 +10,8 @@
 import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
 import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
-import type { KubeObject } from '../controller/cluster/types.ts';
-import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../controller/kube/objects.ts';
+import type { KubeObject } from '../kube/cluster/types.ts';
+import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import type { ScenarioProbe } from './load.ts';
 

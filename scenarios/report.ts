@@ -19,7 +19,7 @@
  * The inventory is what the probes resolved against after each step (the
  * union of them), so a pod deleted by a later step is still drawn.
  */
-import { formatWarning, type Warning } from '../controller/kube/warnings.ts';
+import { formatWarning, type Warning } from '../kube/objects/warnings.ts';
 import { formatTrace } from '../sim/trace.ts';
 import type { ProbeIndex } from './probe.ts';
 import { resultRank, resultStatus } from './results.ts';

@@ -8,26 +8,26 @@
  * (first packet, then the reply through the conntrack state it left);
  * `ovn` loads the same controller output into a local NB, and ovn-trace
  * over northd's flows answers the first packet (the reply path with real
- * conntrack is the datapath oracle's, backends/ovn/datapath).
+ * conntrack is the datapath oracle's, verify/datapath).
  */
 import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
-import { MemoryCluster } from '../controller/cluster/memory.ts';
-import { type KubeObject, NAMESPACED, refOf } from '../controller/cluster/types.ts';
+import { MemoryCluster } from '../kube/cluster/memory.ts';
+import { type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
-import { realClock } from '../controller/runtime/clock.ts';
+import { realClock } from '../kube/runtime/clock.ts';
 import { endpointSlicesFor, type Expanded, expandObjects } from './expand.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
-import { ClusterError } from '../controller/cluster/types.ts';
-import { ownScope, type Warning } from '../controller/kube/warnings.ts';
+import { ClusterError } from '../kube/cluster/types.ts';
+import { ownScope, type Warning } from '../kube/objects/warnings.ts';
 
 export interface ProbeResult {
   readonly step: number;

@@ -11,7 +11,7 @@
  * A pod no node fits stays pending (no `nodeName`), with a
  * `FailedScheduling` warning: it has no interface, so probes to or from it
  * are denied, as in a cluster. Preferences and inter-pod (anti-)affinity
- * are not honoured; the Pod's support table says so (controller/kube/support/pod.ts).
+ * are not honoured; the Pod's support table says so (kube/objects/support/pod.ts).
  */
 
 import { obj } from './workloads.ts';

@@ -12,7 +12,7 @@
  */
 import { traceToJSON } from '../sim/index.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import { type Warning, warningJSON } from '../controller/kube/warnings.ts';
+import { type Warning, warningJSON } from '../kube/objects/warnings.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { resolveProbe } from './probe.ts';
 import { type ProbeWorld, runScenario, SimWorld, worldNetwork } from './run.ts';

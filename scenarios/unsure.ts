@@ -11,9 +11,9 @@
  * a walk over every warning.
  */
 import { type CIDR, containsIP, tryParseCIDR, tryParseIP } from '../model/addr/index.ts';
-import type { KubeObject } from '../controller/cluster/types.ts';
-import { decodeNetworkPolicy, type LabelSelector, selects } from '../controller/kube/objects.ts';
-import { formatWarning, type VerdictScope, type Warning } from '../controller/kube/warnings.ts';
+import type { KubeObject } from '../kube/cluster/types.ts';
+import { decodeNetworkPolicy, type LabelSelector, selects } from '../kube/objects/objects.ts';
+import { formatWarning, type VerdictScope, type Warning } from '../kube/objects/warnings.ts';
 import type { ScenarioProbe } from './load.ts';
 import type { ProbeIndex, ProbePod } from './probe.ts';
 

@@ -6,7 +6,7 @@
  * fits. Hashes come from the names (FNV-1a), in Kubernetes' consonant
  * alphabet, not from randomness. Counts are validated as Kubernetes does.
  */
-import type { KubeObject } from '../controller/cluster/types.ts';
+import type { KubeObject } from '../kube/cluster/types.ts';
 
 export type Obj = Record<string, unknown> & { kind: string; metadata: Record<string, unknown> & { name: string } };
 

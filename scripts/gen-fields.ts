@@ -1,6 +1,6 @@
-// Writes docs/fields.md from the support tables (controller/kube/support/).
+// Writes docs/fields.md from the support tables (kube/objects/support/).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderFieldsDoc } from '../controller/kube/support/doc.ts';
+import { renderFieldsDoc } from '../kube/objects/support/doc.ts';
 
 writeFileSync(join(import.meta.dirname, '..', 'docs', 'fields.md'), renderFieldsDoc());

@@ -1,6 +1,6 @@
 /**
  * The MAC-learning case the simulator's test (sim/fdb.test.ts) and the real-packet test
- * (backends/ovn/datapath/fdb.test.ts) share: on one switch, u1 and u2 take any MAC
+ * (verify/datapath/fdb.test.ts) share: on one switch, u1 and u2 take any MAC
  * (`unknown`, no port security: they learn what they send), s1 too but with port security
  * (it does not learn), and c sends to a MAC no port owns.
  */

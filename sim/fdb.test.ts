@@ -1,7 +1,7 @@
 // MAC learning (northd 23.03 ls_in_lookup_fdb / ls_in_put_fdb / get_fdb): a port with `unknown`
 // addresses and no port security learns the MACs it sends; a later packet to such a MAC goes to
 // that port alone instead of every `unknown` port. The same sequence on real packets:
-// backends/ovn/datapath/fdb.test.ts.
+// verify/datapath/fdb.test.ts.
 import { describe, expect, it } from 'vitest';
 import { compileNetwork } from './compile/network.ts';
 import type { ConntrackState } from './conntrack/state.ts';

@@ -1,6 +1,6 @@
 /**
  * The load-balancer affinity case the simulator's test (sim/lb-affinity.test.ts) and the
- * real-packet test (backends/ovn/datapath/lb-affinity.test.ts) share: clients c1 and c2 and
+ * real-packet test (verify/datapath/lb-affinity.test.ts) share: clients c1 and c2 and
  * backends b1 and b2 on one switch behind a router, a UDP (or TCP) VIP 10.96.0.1:80 over both backends
  * (or an SCTP VIP 10.96.0.1 without ports).
  */

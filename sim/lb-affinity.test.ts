@@ -1,7 +1,7 @@
 // Load-balancer affinity (options:affinity_timeout), as OVN 23.03 does it: the packet that learns a
 // client's backend is dropped (ls_in_lb_aff_learn has no `next`), and so is the rest of that connection
 // while it is new; later new connections of that client go to the learned backend.
-// backends/ovn/datapath/lb-affinity.test.ts shows the same with real packets.
+// verify/datapath/lb-affinity.test.ts shows the same with real packets.
 import { describe, expect, it } from 'vitest';
 import { parseIPv4 } from '../model/addr/index.ts';
 import { TopoBuilder } from '../model/topology/index.ts';

@@ -1,6 +1,6 @@
 // The client's retransmission of a first packet that got no answer (docs/architecture.md, Verdict):
 // sent through the state the first packet left, without its conntrack entries. Real packets show the
-// same steps (backends/ovn/datapath/lb-affinity-retransmit.test.ts).
+// same steps (verify/datapath/lb-affinity-retransmit.test.ts).
 import { describe, expect, it } from 'vitest';
 import { twoSubnets, MAC } from '../model/topology/index.ts';
 import { tcpPacket } from '../model/packet/build.ts';

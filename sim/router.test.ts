@@ -164,7 +164,7 @@ describe('static routes, route tables and policies', () => {
     });
     expect(first.outputs[0]!.port).toBe('q1');
     expect(second.outputs[0]!.port).toBe('q2');
-    // The member is named as ovn-trace shows it: router, next hop, outport (backends/difftest/ecmp.ts).
+    // The member is named as ovn-trace shows it: router, next hop, outport (verify/difftest/ecmp.ts).
     expect(second.choices).toEqual([
       { kind: 'ecmp-route', key: expect.any(String), index: 1, via: expect.stringMatching(/^r1\|10\.0\.2\.12\|/) },
     ]);

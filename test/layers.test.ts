@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkLayers, importsOf, type SourceFile } from './layers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const TOP = ['model', 'sim', 'backends', 'controller', 'node', 'scenarios', 'bench', 'cli'];
+const TOP = ['model', 'sim', 'backends', 'kube', 'controller', 'node', 'verify', 'scenarios', 'bench', 'cli'];
 
 function sources(dir: string, out: SourceFile[] = []): SourceFile[] {
   for (const name of readdirSync(dir)) {

@@ -8,8 +8,10 @@ export type Layer =
   | 'model'
   | 'sim'
   | 'backends'
+  | 'kube'
   | 'controller'
   | 'node'
+  | 'verify'
   | 'scenarios'
   | 'bench'
   | 'cli'
@@ -21,12 +23,14 @@ export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   model: [],
   sim: ['model'],
   backends: ['model', 'sim'],
-  controller: ['model', 'backends'],
-  node: ['model', 'backends'],
-  scenarios: ['model', 'sim', 'backends', 'controller', 'node'],
-  bench: ['model', 'sim', 'backends', 'controller', 'node', 'scenarios'],
-  cli: ['model', 'sim', 'backends', 'controller', 'node', 'scenarios', 'bench'],
-  test: ['model', 'sim', 'backends', 'controller', 'node', 'scenarios', 'bench', 'cli'],
+  kube: ['model'],
+  controller: ['model', 'kube', 'backends'],
+  node: ['model', 'kube', 'backends'],
+  verify: ['model', 'sim', 'backends', 'kube', 'controller', 'node'],
+  scenarios: ['model', 'sim', 'backends', 'kube', 'controller', 'node', 'verify'],
+  bench: ['model', 'sim', 'backends', 'kube', 'controller', 'node', 'verify', 'scenarios'],
+  cli: ['model', 'sim', 'backends', 'kube', 'controller', 'node', 'verify', 'scenarios', 'bench'],
+  test: ['model', 'sim', 'backends', 'kube', 'controller', 'node', 'verify', 'scenarios', 'bench', 'cli'],
   scripts: [],
 };
 

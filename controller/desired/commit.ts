@@ -19,16 +19,13 @@
  */
 import type { Backend } from '../../backends/backend.ts';
 import { plan as fullPlan, type Plan, TABLE_ORDER, type Topology } from '../../model/topology/index.ts';
-import { backoffMs } from '../runtime/backoff.ts';
+import { backoffMs } from '../../kube/runtime/backoff.ts';
+import type { Clock } from '../../kube/runtime/clock.ts';
 import { applyToShadow, emptyShadow, planDirty, type Shadow } from './delta.ts';
 import type { DesiredState, Fragment, OwnerKey, StoreIssue } from './store.ts';
 
 /** The clock the committer schedules with (injected; simulated in tests). */
-export interface CommitClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type CommitClock = Clock;
 
 export interface CommitterOptions {
   readonly backend: Backend;

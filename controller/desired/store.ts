@@ -35,7 +35,7 @@ import {
   type Topology,
 } from '../../model/topology/index.ts';
 import { appendAll } from '../../model/append.ts';
-import { formatKey, type ObjectRef } from '../cluster/types.ts';
+import { formatKey, type ObjectRef } from '../../kube/cluster/types.ts';
 
 /**
  * Who contributed: one Kubernetes object, as a value. The store indexes

@@ -7,12 +7,12 @@
  * missed or repeated event changes nothing.
  */
 import type { IPAM, IpamIssue } from '../../model/ipam/index.ts';
-import type { ClusterSource, KubeObject, ObjectKey, ObjectRef } from '../cluster/types.ts';
+import type { ClusterSource, KubeObject, ObjectKey, ObjectRef } from '../../kube/cluster/types.ts';
 import type { ControllerSettings } from '../config.ts';
 import type { Committer } from '../desired/commit.ts';
 import type { Problem } from '../diagnostics.ts';
-import { type DecodeIssue, isBlocking } from '../kube/decode.ts';
-import type { Decoded } from '../kube/objects.ts';
+import { type DecodeIssue, isBlocking } from '../../kube/objects/decode.ts';
+import type { Decoded } from '../../kube/objects/objects.ts';
 import type { VpcLoadBalancers } from '../translate/names.ts';
 
 /** The kinds the controller watches. */

@@ -3,7 +3,7 @@
  * a bad pool gets an event and changes nothing. Deleting a pool gives its
  * addresses back to the subnet's default pool.
  */
-import { decodeIPPool } from '../kube/objects.ts';
+import { decodeIPPool } from '../../kube/objects/objects.ts';
 import { type Ctx, ipamIssueField } from './context.ts';
 
 /** Pools by name → subnet, to delete a pool whose object is gone. */

@@ -4,7 +4,7 @@
  * separated), `ovn.kubernetes.io/cidr` and `ovn.kubernetes.io/exclude_ips`
  * of those subnets. Nothing in NB belongs to a namespace.
  */
-import { decodeSubnet } from '../kube/objects.ts';
+import { decodeSubnet } from '../../kube/objects/objects.ts';
 import { type Ctx, patchAnnotations } from './context.ts';
 import { namespaceSubnets } from './pod.ts';
 

@@ -8,7 +8,7 @@
  * own work, and never wrong).
  */
 import { ownerKey, toRecord } from '../../model/ipam/index.ts';
-import { formatKey, type KubeObject, type ObjectKey } from '../cluster/types.ts';
+import { formatKey, type KubeObject, type ObjectKey } from '../../kube/cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeNamespace,
@@ -17,7 +17,7 @@ import {
   type LabelSelector,
   type PodView,
   selects,
-} from '../kube/objects.ts';
+} from '../../kube/objects/objects.ts';
 import { podPort } from '../translate/names.ts';
 import {
   type Family,
@@ -28,7 +28,7 @@ import {
   type PolicyPod,
   type PolicyRuleInput,
 } from '../translate/network-policy.ts';
-import { isBlocking } from '../kube/decode.ts';
+import { isBlocking } from '../../kube/objects/decode.ts';
 import { type Ctx, describeIssues } from './context.ts';
 import { namespaceSubnets } from './pod.ts';
 

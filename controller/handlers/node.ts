@@ -8,7 +8,7 @@
  */
 import { formatMAC } from '../../model/addr/index.ts';
 import type { TableRow } from '../desired/store.ts';
-import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../kube/objects.ts';
+import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../../kube/objects/objects.ts';
 import { nodePort } from '../translate/names.ts';
 import { nodeRows } from '../translate/node.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';

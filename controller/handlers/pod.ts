@@ -22,7 +22,7 @@
  */
 import { formatMAC, tryParseIP } from '../../model/addr/index.ts';
 import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
-import { formatKey, type ObjectKey } from '../cluster/types.ts';
+import { formatKey, type ObjectKey } from '../../kube/cluster/types.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeIP,
@@ -33,7 +33,7 @@ import {
   decodeVpc,
   type PodView,
   selects,
-} from '../kube/objects.ts';
+} from '../../kube/objects/objects.ts';
 import { podNodeMemberships } from '../translate/node.ts';
 import { annotationKey, podAnnotations, podPortRow } from '../translate/pod.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';

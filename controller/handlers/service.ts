@@ -6,12 +6,12 @@
  * (kube-controller-manager's job; the scenario runner derives them), and
  * carry target ports already resolved per endpoint.
  */
-import { formatKey, type ObjectKey } from '../cluster/types.ts';
-import { decodeEndpointSlice, decodeService } from '../kube/objects.ts';
+import { formatKey, type ObjectKey } from '../../kube/cluster/types.ts';
+import { decodeEndpointSlice, decodeService } from '../../kube/objects/objects.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { serviceVips } from '../translate/service.ts';
 import { containsIP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
-import { isBlocking } from '../kube/decode.ts';
+import { isBlocking } from '../../kube/objects/decode.ts';
 import { type Ctx, describeIssues } from './context.ts';
 import { subnetVpc } from './vpc.ts';
 

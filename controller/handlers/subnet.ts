@@ -22,8 +22,8 @@ import {
 } from '../../model/addr/index.ts';
 import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
-import type { KubeObject } from '../cluster/types.ts';
-import { decodeNode, decodeSubnet, type SubnetView, selects } from '../kube/objects.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
+import { decodeNode, decodeSubnet, type SubnetView, selects } from '../../kube/objects/objects.ts';
 import { nodePort, vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
 import {

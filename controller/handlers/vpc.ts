@@ -12,8 +12,8 @@
 import { formatMAC, tryParseCIDR } from '../../model/addr/index.ts';
 import { subnetGateways } from '../translate/subnet.ts';
 import { hashString } from '../../model/ipam/lease-store.ts';
-import type { KubeObject } from '../cluster/types.ts';
-import { decodeSubnet, decodeVpc } from '../kube/objects.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
+import { decodeSubnet, decodeVpc } from '../../kube/objects/objects.ts';
 import { vpcLoadBalancerRows } from '../translate/service.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { vpcRows } from '../translate/vpc.ts';

@@ -9,6 +9,7 @@ export * from './keys.ts';
 export * from './build.ts';
 export { MAC, TopoBuilder, TopoBuilderError, twoSubnets, type VifOptions } from './builder.ts';
 export * from './refs.ts';
+export { affinityTimeout } from './lb-options.ts';
 export { validateTopology } from './validate.ts';
 export { matchEnvOf } from './validate-matches.ts';
 export { ACL_NAME_MAX } from './validate-rules.ts';

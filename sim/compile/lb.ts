@@ -6,7 +6,7 @@
  */
 import { tryParseIP } from '../../model/addr/index.ts';
 import type { Issue } from '../../model/issues.ts';
-import type { LoadBalancer } from '../../model/topology/index.ts';
+import { affinityTimeout, type LoadBalancer } from '../../model/topology/index.ts';
 import { type IpKey, ipKey } from './addresses.ts';
 import type { LbBackend, LbVip, VipIndex } from './types.ts';
 
@@ -107,12 +107,6 @@ export function compileVips(lb: LoadBalancer, issues: Issue[]): LbVip[] {
     });
   }
   return out;
-}
-
-/** options:affinity_timeout as northd reads it (smap_get_int: an integer, else 0); not 0 means affinity flows. */
-export function affinityTimeout(lb: LoadBalancer): number {
-  const text = lb.options['affinity_timeout'];
-  return text !== undefined && /^\s*[-+]?\d+$/.test(text) ? Number.parseInt(text, 10) : 0;
 }
 
 /** Index VIPs by address; within an address, VIPs with a port come first (priority 120 over 110). */

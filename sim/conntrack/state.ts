@@ -119,7 +119,7 @@ export class ConntrackState {
      * addresses are one connection whatever their ports. The simulator keys
      * SCTP by ports, as the kernel's conntrack does; this keying is for the
      * differential test, which shows with it where that difference decides a
-     * case (backends/difftest/datapath-side.ts).
+     * case (verify/difftest/datapath-side.ts).
      */
     readonly sctpByAddress = false,
   ) {

@@ -25,7 +25,7 @@
  *   (on the VIP) misses and the learn flow (on the backend) matches again.
  *   A new connection of the same client then finds the affinity and passes.
  *   Real packets through OVS 3.1 show all of it
- *   (backends/ovn/datapath/lb-affinity.test.ts), and ovn-trace stops in
+ *   (verify/datapath/lb-affinity.test.ts), and ovn-trace stops in
  *   ls_in_lb_aff_learn too.
  */
 import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';

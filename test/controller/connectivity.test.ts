@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { warningJSON } from '../../controller/kube/warnings.ts';
+import { warningJSON } from '../../kube/objects/warnings.ts';
 import { pairJSON } from '../../cli/connectivity-output.ts';
 import { parsePorts, PortSpecError, runConnectivity } from '../../scenarios/connectivity.ts';
 import { loadManifests } from '../../scenarios/load.ts';

@@ -8,10 +8,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
-import { MemoryCluster } from '../../controller/cluster/memory.ts';
-import type { KubeObject } from '../../controller/cluster/types.ts';
+import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
-import { realClock } from '../../controller/runtime/clock.ts';
+import { realClock } from '../../kube/runtime/clock.ts';
 
 const running: Controller[] = [];
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadScenario } from '../../scenarios/load.ts';
 import { runScenario, SimWorld } from '../../scenarios/run.ts';
 import { DIR, EXCUSED_FILES_MAX, files, refusals } from '../netpol-suite.ts';
-import { formatWarning } from '../../controller/kube/warnings.ts';
+import { formatWarning } from '../../kube/objects/warnings.ts';
 
 describe('NetworkPolicy conformance through the controller and the scenario runner', () => {
   it('finds the suite in place', () => {

@@ -13,10 +13,10 @@ import type { Backend } from '../../backends/backend.ts';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
 import type { Plan } from '../../model/topology/index.ts';
-import { MemoryCluster } from '../../controller/cluster/memory.ts';
-import type { ClusterSource, KubeObject } from '../../controller/cluster/types.ts';
+import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
-import { realClock } from '../../controller/runtime/clock.ts';
+import { realClock } from '../../kube/runtime/clock.ts';
 import { fcSeed } from '../fc.ts';
 
 /** Cut connections: once `dead`, every call fails, and watches deliver nothing more. */

@@ -1,6 +1,6 @@
 /**
  * The controller runtime as a real API server and a real backend stress it,
- * with faults injected by wrappers (controller/cluster/faults.ts, a backend
+ * with faults injected by wrappers (kube/cluster/faults.ts, a backend
  * that refuses applies): a watch that fails and a relist that fails, a
  * Conflict on the annotation write after a commit, a backend that refuses
  * every apply while the controller stops, and watch events that arrive late
@@ -10,13 +10,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Backend } from '../../backends/backend.ts';
 import { SimBackend } from '../../backends/sim/index.ts';
-import { FaultyCluster } from '../../controller/cluster/faults.ts';
-import { MemoryCluster } from '../../controller/cluster/memory.ts';
-import { type KubeObject, formatKey } from '../../controller/cluster/types.ts';
+import { FaultyCluster } from '../../kube/cluster/faults.ts';
+import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import { type KubeObject, formatKey } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
 import { CommitterClosedError } from '../../controller/desired/commit.ts';
-import type { Clock } from '../../controller/runtime/clock.ts';
-import { InformerStoppedError } from '../../controller/runtime/informer.ts';
+import type { Clock } from '../../kube/runtime/clock.ts';
+import { InformerStoppedError } from '../../kube/runtime/informer.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
 
 /** Real timers a hundred times faster: backoff delays (800 ms before a relist) pass in milliseconds. */

@@ -14,10 +14,10 @@ import { type ControlPlane, requireOvn, startControlPlane } from '../../backends
 import { OvnBackend } from '../../backends/ovn/nb/backend.ts';
 import { nbColumn, nbctl } from '../../backends/ovn/nb/testing.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
-import { MemoryCluster } from '../../controller/cluster/memory.ts';
-import type { KubeObject } from '../../controller/cluster/types.ts';
+import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
-import { realClock } from '../../controller/runtime/clock.ts';
+import { realClock } from '../../kube/runtime/clock.ts';
 import { loadScenario } from '../../scenarios/load.ts';
 import { OvnWorld } from '../../scenarios/ovn-world.ts';
 import { runScenario, SimWorld } from '../../scenarios/run.ts';

@@ -18,7 +18,7 @@ export const OVN_BINARIES = [
   'ovn-trace',
   'ovn-appctl',
   'ovs-appctl',
-  // The datapath oracle's chassis (backends/ovn/datapath).
+  // The datapath oracle's chassis (verify/datapath).
   'ovs-vsctl',
   'ovs-ofctl',
   'ovs-vswitchd',

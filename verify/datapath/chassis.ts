@@ -1,0 +1,417 @@
+/**
+ * One OVN chassis on the OVS userspace datapath with dummy netdevs, as OVN's
+ * own test suite runs it (tests/ovn-macros.at): its own conf.db
+ * ovsdb-server, `ovs-vswitchd --enable-dummy=override` (every "system"
+ * netdev is a dummy one, no kernel module, no namespaces; the netdev
+ * datapath brings its own conntrack), `br-int` in fail-mode secure, and
+ * ovn-controller pointed at a control plane's SB.
+ *
+ * Facts this relies on (OVN 23.03 / OVS 3.1, measured here):
+ * - the datapath runs in vswitchd's main thread, misses and recirculations
+ *   included: once a unixctl call made after `netdev-dummy/receive` has
+ *   answered, every frame that packet produced is in the tx pcaps
+ *   ({@link Chassis.barrier}); what goes through ovn-controller (pinctrl:
+ *   ICMP errors, ARP/ND requests, TCP RST) arrives later ({@link Chassis.settle});
+ * - more than about 100 queued frames overflow a dummy netdev's receive
+ *   queue and are dropped silently: frames go in batches of at most 100,
+ *   each followed by a barrier;
+ * - ovn-controller 23.03 takes no --unixctl (its socket is
+ *   `ovn-controller.<pid>.ctl` in OVN_RUNDIR);
+ * - OVS 3.1.0's userspace conntrack aborts vswitchd (conntrack.c:1063
+ *   assertion) when a UDP 5-tuple is reused about 60 s after its entry was
+ *   made: the caller flushes conntrack between cases, and {@link Chassis.alive}
+ *   / {@link Chassis.restart} recover from the abort;
+ * - a tx_pcap option set again to the same file name does nothing, so a
+ *   restart points every interface at a new file.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
+import { pollUntil, runTool } from '../../backends/ovn/control-plane/exec.ts';
+import { startOvsdbServer, VSWITCH_SCHEMA, type OvsdbServer } from '../../backends/ovn/control-plane/ovsdb-server.ts';
+import { DatapathError } from './errors.ts';
+import { parsePcapRecords, PCAP_HEADER_BYTES } from './pcap.ts';
+import { UnixctlClient } from './unixctl.ts';
+
+/** A logical port to give an interface: a VIF on br-int, or a localnet port through a bridge mapping. */
+export type PortBinding =
+  | { readonly kind: 'vif'; readonly port: string }
+  | { readonly kind: 'localnet'; readonly port: string; readonly network: string };
+
+export interface ChassisOptions {
+  /** Directory for the chassis' files (keep it short: unix socket paths). */
+  readonly dir: string;
+  /** The SB ovn-controller follows, e.g. `unix:<dir>/sb.sock`. */
+  readonly sbRemote: string;
+  /** The NB, for `ovn-nbctl --wait=hv sync`. */
+  readonly nbRemote: string;
+  /** external_ids:system-id, the chassis name NB rows refer to. Default 'hv1'. */
+  readonly systemId?: string;
+}
+
+/** Frames that left by one interface, named by the logical port bound to it. */
+export interface PortFrames {
+  readonly port: string;
+  readonly frames: readonly Uint8Array[];
+}
+
+interface Iface {
+  readonly name: string;
+  readonly binding: PortBinding;
+  /** The bridge it is on (br-int, or the localnet network's bridge). */
+  readonly bridge: string;
+  pcap: string;
+  offset: number;
+}
+
+const MAX_BATCH = 100;
+/**
+ * Measured here: ovn-controller 23.03 can grow past 20 GB within seconds on
+ * some generated ACL matches (expanding them into flows), until the kernel's
+ * OOM killer ends it, or something else. Limited, it fails alone.
+ */
+const DAEMON_MEMORY_LIMIT = 2 * 1024 ** 3;
+
+const sameBinding = (a: PortBinding, b: PortBinding): boolean =>
+  a.kind === b.kind && (a.kind === 'vif' || (b.kind === 'localnet' && a.network === b.network));
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * @example
+ * const ch = await Chassis.start({ dir, sbRemote: cp.sb.remote, nbRemote: cp.nb.remote });
+ * await ch.bind([{ kind: 'vif', port: 'pod0.ls0' }, { kind: 'vif', port: 'pod1.ls0' }]);
+ * await ch.sync();
+ * await ch.inject('pod0.ls0', [emitPacket(udp)]);
+ * await ch.barrier();
+ * ch.collect(); // [{ port: 'pod1.ls0', frames: [<bytes>] }]
+ * await ch.stop();
+ */
+export class Chassis {
+  readonly #ifaces = new Map<string, Iface>();
+  /** network name → its bridge. */
+  readonly #networks = new Map<string, string>();
+  #generation = 0;
+  #next = 0;
+  /** The logical ports of the NB as last synced (those that get ovn-installed). */
+  #present: ReadonlySet<string> = new Set();
+  #ctl: UnixctlClient | undefined;
+  /** How many times vswitchd was restarted after dying. */
+  restarts = 0;
+
+  private constructor(
+    readonly opts: ChassisOptions,
+    readonly conf: OvsdbServer,
+    readonly vswitchd: DaemonProcess,
+    readonly controller: DaemonProcess,
+  ) {}
+
+  static async start(opts: ChassisOptions): Promise<Chassis> {
+    const conf = await startOvsdbServer({ dir: opts.dir, name: 'conf', schema: VSWITCH_SCHEMA });
+    const vswitchd = new DaemonProcess({
+      dir: opts.dir,
+      name: 'vswitchd',
+      binary: 'ovs-vswitchd',
+      args: ['--enable-dummy=override', '--disable-system', '--disable-system-route', conf.remote],
+      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
+    });
+    const controller = new DaemonProcess({
+      dir: opts.dir,
+      name: 'controller',
+      binary: 'ovn-controller',
+      args: [conf.remote],
+      unixctlOption: false,
+      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
+    });
+    const ch = new Chassis(opts, conf, vswitchd, controller);
+    try {
+      await ch.#vsctl(['--no-wait', 'init']);
+      await ch.#startVswitchd();
+      const id = opts.systemId ?? 'hv1';
+      await ch.#vsctl([
+        'set',
+        'Open_vSwitch',
+        '.',
+        `external-ids:system-id=${id}`,
+        `external-ids:hostname=${id}`,
+        `external-ids:ovn-remote=${opts.sbRemote}`,
+        'external-ids:ovn-encap-type=geneve',
+        'external-ids:ovn-encap-ip=127.0.0.1',
+        '--',
+        '--may-exist',
+        'add-br',
+        'br-int',
+        '--',
+        'set',
+        'bridge',
+        'br-int',
+        'fail-mode=secure',
+        'other-config:disable-in-band=true',
+      ]);
+      await controller.start();
+    } catch (e) {
+      await ch.stop();
+      throw e;
+    }
+    return ch;
+  }
+
+  get dir(): string {
+    return this.opts.dir;
+  }
+
+  #vsctl(args: readonly string[], timeoutS = 30): Promise<{ stdout: string }> {
+    return runTool('ovs-vsctl', [`--db=${this.conf.remote}`, `--timeout=${timeoutS}`, ...args], { dir: this.dir });
+  }
+
+  async #startVswitchd(): Promise<void> {
+    await this.vswitchd.start();
+    this.#ctl = await pollUntil(async () => UnixctlClient.connect(this.vswitchd.ctl), {
+      timeoutMs: 30_000,
+      intervalMs: 10,
+      abort: () => (this.vswitchd.running ? undefined : this.vswitchd.startError('exited while starting')),
+      onTimeout: (e) => this.vswitchd.startError(`unixctl never answered (${String(e)})`, 'not-ready'),
+    });
+  }
+
+  /** The logical ports bound so far. */
+  get bound(): readonly PortBinding[] {
+    return [...this.#ifaces.values()].map((i) => i.binding);
+  }
+
+  /**
+   * Gives every listed logical port an interface (once: a port bound before
+   * keeps its interface, an interface whose port left the NB stays, unused).
+   * VIFs are dummy ports on br-int with external_ids:iface-id; a localnet
+   * network gets a bridge of its own (ovn-bridge-mappings) with one dummy
+   * port, which sees what OVN sends out the localnet port and is where
+   * frames from the outside enter.
+   */
+  async bind(ports: readonly PortBinding[]): Promise<void> {
+    const cmds: string[][] = [];
+    let mappingsChanged = false;
+    for (const b of ports) {
+      const had = this.#ifaces.get(b.port);
+      if (had !== undefined && sameBinding(had.binding, b)) continue;
+      // A localnet port on another network now: its interface moves to that network's bridge.
+      if (had !== undefined) cmds.push(['--if-exists', 'del-port', had.bridge, had.name]);
+      const name = `${b.kind === 'vif' ? 'v' : 'n'}${this.#next++}`;
+      let bridge = 'br-int';
+      if (b.kind === 'localnet') {
+        bridge = this.#networks.get(b.network) ?? `br-n${this.#networks.size}`;
+        if (!this.#networks.has(b.network)) {
+          this.#networks.set(b.network, bridge);
+          mappingsChanged = true;
+          cmds.push(['--may-exist', 'add-br', bridge]);
+        }
+      }
+      const iface: Iface = { name, binding: b, bridge, pcap: this.#pcapName(name), offset: PCAP_HEADER_BYTES };
+      this.#ifaces.set(b.port, iface);
+      const ids = b.kind === 'vif' ? [`external-ids:iface-id=${b.port}`] : [];
+      cmds.push(['add-port', bridge, name], ['set', 'Interface', name, `options:tx_pcap=${iface.pcap}`, ...ids]);
+    }
+    if (mappingsChanged) {
+      const mappings = [...this.#networks].map(([net, br]) => `${net}:${br}`).join(',');
+      cmds.push(['set', 'Open_vSwitch', '.', `external-ids:ovn-bridge-mappings="${mappings}"`]);
+    }
+    if (cmds.length === 0) return;
+    await this.#vsctl(cmds.flatMap((c, i) => (i === 0 ? c : ['--', ...c])));
+  }
+
+  #pcapName(iface: string): string {
+    return `${this.dir}/${iface}-${this.#generation}.pcap`;
+  }
+
+  /**
+   * Waits until ovn-controller has installed the flows of the NB as it is
+   * now (`ovn-nbctl --wait=hv sync`; `hv: false` when the caller waited for
+   * that itself) and has marked every VIF whose logical port is in `present`
+   * (default: as at the last sync) ovn-installed.
+   */
+  async sync(present: ReadonlySet<string> = this.#present, opts: { readonly hv?: boolean } = {}): Promise<void> {
+    this.#present = new Set(present);
+    const waits = [...this.#ifaces.values()]
+      .filter((i) => i.binding.kind === 'vif' && present.has(i.binding.port))
+      .flatMap((i) => ['--', 'wait-until', 'Interface', i.name, 'external_ids:ovn-installed="true"']);
+    try {
+      if (waits.length) await this.#vsctl(waits.slice(1), Number(process.env.KOVN_DP_INSTALL_TIMEOUT ?? 30));
+    } catch (e) {
+      throw new DatapathError('not-installed', `chassis ${this.dir}: ports never ovn-installed: ${String(e)}`, {
+        cause: e,
+      });
+    }
+    if (opts.hv === false) return;
+    await runTool('ovn-nbctl', [`--db=${this.opts.nbRemote}`, '--timeout=60', '--wait=hv', 'sync'], {
+      dir: this.dir,
+      timeoutMs: 70_000,
+    });
+  }
+
+  #client(): UnixctlClient {
+    if (this.#ctl === undefined || !this.#ctl.open)
+      throw new DatapathError('vswitchd-died', `ovs-vswitchd in ${this.dir}: no unixctl connection`);
+    return this.#ctl;
+  }
+
+  /** One unixctl command to vswitchd. */
+  appctl(method: string, params: readonly string[] = []): Promise<string> {
+    return this.#client().call(method, params);
+  }
+
+  /**
+   * Frames into the interface bound to `port`, as if they arrived on the
+   * wire, in batches of at most 100 (each followed by a barrier).
+   */
+  async inject(port: string, frames: readonly Uint8Array[]): Promise<void> {
+    const iface = this.#ifaces.get(port);
+    if (iface === undefined) throw new DatapathError('unknown-port', `chassis ${this.dir}: port ${port} is not bound`);
+    for (let i = 0; i < frames.length; i += MAX_BATCH) {
+      const batch = frames.slice(i, i + MAX_BATCH).map(hex);
+      await this.appctl('netdev-dummy/receive', [iface.name, ...batch]);
+      await this.barrier();
+    }
+  }
+
+  /** Resolves once vswitchd has run every frame injected before it (a later unixctl call answered). */
+  async barrier(): Promise<void> {
+    await this.appctl('version');
+  }
+
+  /**
+   * Bounded wait for what ovn-controller sends back asynchronously (pinctrl):
+   * waits `ms`, barrier, and again while the last wait brought new frames
+   * (a generated packet may cause another), at most `rounds` times.
+   */
+  async settle(ms: number, rounds = 4): Promise<void> {
+    for (let r = 0; r < rounds; r++) {
+      const before = this.#pendingBytes();
+      await sleep(ms);
+      await this.barrier();
+      if (this.#pendingBytes() === before) return;
+    }
+  }
+
+  #pendingBytes(): number {
+    let n = 0;
+    for (const i of this.#ifaces.values()) n += fileSize(i.pcap) - i.offset;
+    return n;
+  }
+
+  /** Every frame written to a tx pcap since the last collect, per logical port. */
+  collect(): PortFrames[] {
+    const out: PortFrames[] = [];
+    for (const i of this.#ifaces.values()) {
+      if (fileSize(i.pcap) <= i.offset) continue;
+      const { records, end } = parsePcapRecords(readFileSync(i.pcap), { from: i.offset });
+      i.offset = end;
+      if (records.length) out.push({ port: i.binding.port, frames: records.map((r) => r.data) });
+    }
+    return out;
+  }
+
+  /** Forgets every connection of the datapath's conntrack (all zones). */
+  async flushConntrack(): Promise<void> {
+    await this.appctl('dpctl/flush-conntrack');
+  }
+
+  /**
+   * Forgets the load-balancer affinities `commit_lb_aff` learned: they are
+   * OpenFlow flows its `learn` action adds to br-int's table 78
+   * (OFTABLE_CHK_LB_AFFINITY in OVN 23.03; ovn-controller installs nothing
+   * else there), they outlive a conntrack flush, and they match on the
+   * datapath's tunnel key, which the next topology may reuse.
+   */
+  async flushLearnedAffinity(): Promise<void> {
+    await runTool('ovs-ofctl', ['del-flows', 'br-int', 'table=78'], { dir: this.dir });
+    // Datapath flows cached from the learned ones would outlive them until a revalidator runs.
+    await this.appctl('revalidator/purge');
+  }
+
+  /**
+   * The MACs ovn-controller has installed as learned (SB FDB rows, from
+   * pinctrl's put_fdb): br-int's table 71 (OFTABLE_GET_FDB in OVN 23.03,
+   * `metadata=<switch>,dl_dst=<MAC> actions=load:<port>->reg15`).
+   */
+  async learnedMacs(): Promise<Set<string>> {
+    const { stdout } = await runTool('ovs-ofctl', ['dump-flows', 'br-int', 'table=71'], { dir: this.dir });
+    return new Set([...stdout.matchAll(/dl_dst=([0-9a-f:]{17})/g)].map((m) => m[1]!));
+  }
+
+  /** Whether vswitchd still runs and answers. */
+  async alive(): Promise<boolean> {
+    if (!this.vswitchd.running || this.#ctl === undefined || !this.#ctl.open) return false;
+    try {
+      await this.barrier();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Starts vswitchd again after it died (same conf.db: bridges, interfaces
+   * and bindings come back), and ovn-controller with it (a running one
+   * reconnects with a back-off and would report the NB's flows installed
+   * before it has sent them again): ovn-installed marks are removed first, so
+   * waiting for them again means the flows are back. Every interface gets a
+   * fresh pcap file.
+   */
+  async restart(opts: { readonly sync?: boolean } = {}): Promise<void> {
+    this.restarts++;
+    this.#ctl?.close();
+    await this.controller.stop();
+    if (this.vswitchd.running) await this.vswitchd.kill();
+    this.#generation++;
+    const cmds: string[][] = [];
+    for (const i of this.#ifaces.values()) {
+      i.pcap = this.#pcapName(i.name);
+      i.offset = PCAP_HEADER_BYTES;
+      cmds.push(['set', 'Interface', i.name, `options:tx_pcap=${i.pcap}`]);
+      if (i.binding.kind === 'vif') cmds.push(['remove', 'Interface', i.name, 'external_ids', 'ovn-installed']);
+    }
+    if (cmds.length) await this.#vsctl(['--no-wait', ...cmds.flatMap((c, k) => (k === 0 ? c : ['--', ...c]))]);
+    await this.#startVswitchd();
+    await this.controller.start();
+    if (opts.sync !== false) await this.sync();
+    await this.flushConntrack();
+  }
+
+  /** Whether ovn-controller runs (it may have died on a topology, see DAEMON_MEMORY_LIMIT). */
+  get controllerRunning(): boolean {
+    return this.controller.running;
+  }
+
+  /** Starts whichever of vswitchd and ovn-controller is not running (a full restart if vswitchd died). */
+  async ensureRunning(): Promise<boolean> {
+    // No waiting for flows here: the NB may still hold the topology that killed it.
+    if (!(await this.alive())) {
+      await this.restart({ sync: false });
+      return true;
+    }
+    if (this.controller.running) return false;
+    this.restarts++;
+    await this.controller.start();
+    return true;
+  }
+
+  /** Stops ovn-controller, vswitchd and the conf.db server (in that order). */
+  async stop(): Promise<void> {
+    this.#ctl?.close();
+    const errors: unknown[] = [];
+    for (const d of [this.controller, this.vswitchd, this.conf]) {
+      try {
+        await d.stop();
+      } catch (e) {
+        errors.push(e);
+      }
+    }
+    if (errors.length) throw errors[0];
+  }
+}

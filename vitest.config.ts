@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{model,sim,backends,controller,node,scenarios,bench,cli,test}/**/*.test.ts'],
+    // Every layer's tests (test/layers.test.ts checks that each layer folder is listed here and in tsconfig.json).
+    include: ['{model,sim,backends,kube,controller,node,verify,scenarios,bench,cli,test}/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests that start real OVN processes use temp dirs of their own; files run in parallel.

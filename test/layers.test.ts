@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkLayers, importsOf, type SourceFile } from './layers.ts';
+import { ALLOWED, checkLayers, importsOf, type SourceFile } from './layers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const TOP = ['model', 'sim', 'backends', 'kube', 'controller', 'node', 'verify', 'scenarios', 'bench', 'cli'];
+/** The layer folders: every declared layer but the test and scripts folders. */
+const TOP = Object.keys(ALLOWED).filter((l) => l !== 'test' && l !== 'scripts');
 
 function sources(dir: string, out: SourceFile[] = []): SourceFile[] {
   for (const name of readdirSync(dir)) {
@@ -27,6 +28,16 @@ describe('layer rule (docs/architecture.md)', () => {
     });
     expect(files.length).toBeGreaterThan(0);
     expect(checkLayers(files)).toEqual([]);
+  });
+
+  it('type-checks and tests every layer folder (tsconfig.json, vitest.config.ts)', () => {
+    const tsconfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
+    const vitest = readFileSync(join(ROOT, 'vitest.config.ts'), 'utf8');
+    const globbed = /include: \['\{([\w,]+)\}\/\*\*\/\*\.test\.ts'\]/.exec(vitest)?.[1]?.split(',') ?? [];
+    for (const layer of [...TOP, 'test']) {
+      expect(tsconfig.include, `tsconfig.json include lacks ${layer}`).toContain(layer);
+      expect(globbed, `vitest.config.ts include lacks ${layer}`).toContain(layer);
+    }
   });
 
   it('catches imports that cross a layer the wrong way', () => {

@@ -16,7 +16,7 @@ import { DEFAULT_SEED } from '../fc.ts';
 import type { FuzzTarget } from './target.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
-const LAYERS = ['model', 'sim', 'backends', 'controller', 'node', 'scenarios', 'cli'];
+const LAYERS = ['model', 'sim', 'backends', 'kube', 'controller', 'node', 'verify', 'scenarios', 'cli'];
 
 export interface TargetReport {
   readonly file: string;

@@ -52,7 +52,8 @@ describe('portSecPrefixMismatch with several entries', () => {
 });
 
 describe('trace artefacts found on ovn-trace output (fixtures of backends/ovn/trace)', () => {
-  const fixture = (name: string) => readFileSync(new URL(`../ovn/trace/fixtures/${name}.txt`, import.meta.url), 'utf8');
+  const fixture = (name: string) =>
+    readFileSync(new URL(`../../backends/ovn/trace/fixtures/${name}.txt`, import.meta.url), 'utf8');
 
   it('generatedBranches: a reject ACL answering TCP with tcp_reset, and what its branch meets', () => {
     expect(generatedBranches(fixture('acl-reject-tcp'))).toEqual([

@@ -17,7 +17,7 @@ import { runDifftest } from './run.ts';
 import type { OvnWorld } from './world.ts';
 
 /** Any real ovn-trace text (the fake's verdicts do not come from it; the quirk detectors read it). */
-const RAW = readFileSync(new URL('../ovn/trace/fixtures/l2-same-switch.txt', import.meta.url), 'utf8');
+const RAW = readFileSync(new URL('../../backends/ovn/trace/fixtures/l2-same-switch.txt', import.meta.url), 'utf8');
 
 /** A fake OVN: the simulator's own verdict, the LB backend as asked, optionally altered. */
 function fakeWorld(

@@ -516,6 +516,8 @@ export class Controller {
       old === undefined || JSON.stringify(old.metadata.labels) !== JSON.stringify(o.metadata.labels);
     on('Vpc', (o, old) => {
       if (!specChanged(o, old)) return;
+      // Its own key first: a deleted Vpc is no longer among those enqueueAll finds in the cache.
+      this.ctx.enqueue('Vpc', objectKey(o));
       this.enqueueAll('Vpc');
       this.enqueueAll('Subnet');
       // Its namespaces and defaultSubnet decide where their pods go.
@@ -524,6 +526,8 @@ export class Controller {
     on('Subnet', (o, old) => {
       if (!specChanged(o, old)) return;
       this.ctx.enqueue('Subnet', objectKey(o));
+      // The namespaces it binds decide their policies' address families.
+      this.enqueueAll('NetworkPolicy');
       this.enqueueAll('Vpc');
       this.enqueueAll('Node');
       this.enqueueAll('Namespace');

@@ -140,6 +140,8 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ]);
   if (subObj === undefined || view === undefined) {
     const why = subObj === undefined ? `subnet ${subnet} does not exist` : `subnet ${subnet} is not valid`;
+    // No port without its subnet, as a controller starting now would make none.
+    ctx.committer.delete(owner);
     failed(why);
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
     throw new Error(`pod ${formatKey(key)}: ${why}`);

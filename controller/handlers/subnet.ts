@@ -22,7 +22,7 @@ import {
 } from '../../model/addr/index.ts';
 import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
-import type { KubeObject } from '../../kube/cluster/types.ts';
+import { type KubeObject, objectKey } from '../../kube/cluster/types.ts';
 import { decodeNode, decodeSubnet, type SubnetView, selects } from '../../kube/objects/objects.ts';
 import { nodePort, vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
@@ -161,6 +161,11 @@ function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
   return out;
 }
 
+/** A policy's address families are its namespace's subnets': each policy is computed again once the IPAM's subnets change. */
+function requeuePolicies(ctx: Ctx): void {
+  for (const np of ctx.cache('NetworkPolicy').list()) ctx.enqueue('NetworkPolicy', objectKey(np));
+}
+
 export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   const owner = { kind: 'Subnet', name };
   const o = ctx.cache('Subnet').get(name);
@@ -168,6 +173,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     // Gone without our finalizer (or after it): release what is left.
     ctx.ipam.deleteSubnet(name);
     ctx.committer.delete(owner);
+    requeuePolicies(ctx);
     return;
   }
   const d = ctx.decode(o, decodeSubnet);
@@ -186,6 +192,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       if (!r.ok) bad.push(...r.issues.map((i) => ({ field: ipamIssueField(i, 'cidrBlock'), message: i.message })));
       else {
         config = parsed;
+        requeuePolicies(ctx);
         for (const lost of r.dropped) {
           // Leases the new spec no longer allows: their pods (and nodes) are reconciled again.
           const holder = ctx.leaseHolder(lost.owner);
@@ -196,6 +203,14 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   }
   const unknown = d.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
   if (bad.length > 0 || config === undefined) {
+    // Refused (its Vpc gone, say): none of its rows or leases stay, as a controller starting now would hold
+    // none; its pods are reconciled again and are without a port until it is valid.
+    ctx.committer.delete(owner);
+    if (ctx.ipam.subnet(name) !== undefined) requeuePolicies(ctx);
+    for (const lost of ctx.ipam.deleteSubnet(name)) {
+      const holder = ctx.leaseHolder(lost.owner);
+      if (holder !== undefined) ctx.enqueue(holder.kind, holder.key);
+    }
     const message = describeIssues(bad);
     // The decoder's issues are reported as the object's decode problems (diagnostics.ts); the rest here.
     ctx.report(

@@ -49,7 +49,7 @@ import { Informer, InformerStoppedError } from '../kube/runtime/informer.ts';
 import { WorkQueue } from '../kube/runtime/queue.ts';
 import { decodeReporter, Diagnostics } from './diagnostics.ts';
 import type { Decoded } from '../kube/objects/objects.ts';
-import { decodeEndpointSlice } from '../kube/objects/objects.ts';
+import { decodeEndpointSlice, decodeIP } from '../kube/objects/objects.ts';
 import { nodePort } from './translate/names.ts';
 
 export interface ControllerOptions {
@@ -550,6 +550,11 @@ export class Controller {
       this.indexPod(o, gone);
       this.ctx.enqueue('Pod', objectKey(o));
       if (gone || labelsChanged(o, old)) this.enqueuePolicies(o.metadata.namespace ?? 'default');
+    });
+    // An IP object deleted by hand: its pod writes it again or, gone, releases the address it kept.
+    on('IP', (o, _old, gone) => {
+      const ip = this.ctx.decode(o, decodeIP).value;
+      if (gone && ip.podName && ip.namespace) this.ctx.enqueue('Pod', { namespace: ip.namespace, name: ip.podName });
     });
     on('Service', (o) => this.ctx.enqueue('Service', objectKey(o)));
     on('EndpointSlice', (o) => {

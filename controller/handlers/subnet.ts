@@ -179,7 +179,8 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   const d = ctx.decode(o, decodeSubnet);
   const s = d.value;
   const ref = { kind: 'Subnet', name, uid: s.uid };
-  if (s.deleting) return finalize(ctx, name, o.metadata.finalizers ?? []);
+  // Held by addresses in use, it keeps its rows as a controller starting now builds them (its pods' ports are on it).
+  if (s.deleting && (await finalize(ctx, name, o.metadata.finalizers ?? []))) return;
   const vpc = subnetVpc(ctx, o);
   const { spec, parsed, bad } = checkSubnet(ctx, o);
   let config: SubnetConfig | undefined;
@@ -286,13 +287,14 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   );
 }
 
-async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<void> {
+/** A deleted Subnet's rows and finalizer go, unless addresses of it are in use (false then: it stays). */
+async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<boolean> {
   const counters = ctx.ipam.counters(name);
   const inUse = Number(counters?.v4?.used ?? 0) + Number(counters?.v6?.used ?? 0);
   if (inUse > 0) {
     // Kube-OVN keeps the subnet while any address of it is held; the last pod's release requeues it.
     await ctx.event({ kind: 'Subnet', name }, 'Warning', 'SubnetInUse', `${inUse} addresses are still in use`);
-    return;
+    return false;
   }
   ctx.ipam.deleteSubnet(name);
   ctx.committer.delete({ kind: 'Subnet', name });
@@ -304,6 +306,7 @@ async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): 
       );
     });
   }
+  return true;
 }
 
 async function writeStatus(

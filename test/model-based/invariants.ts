@@ -108,6 +108,21 @@ export async function diffAllocations(got: MemoryCluster, want: MemoryCluster): 
   return out;
 }
 
+/**
+ * Why a subnet cannot be used, found in the cluster: it is gone, or its Vpc
+ * is. Its pods then keep their annotations and have no lease and no port
+ * (a controller starting now restores none for them).
+ */
+async function unusable(cluster: MemoryCluster, subnet: string | undefined): Promise<string | undefined> {
+  if (subnet === undefined) return undefined;
+  const s = await cluster.get({ kind: 'Subnet', name: subnet });
+  if (s === undefined) return `subnet ${subnet} does not exist`;
+  const vpc = (s.spec as { vpc?: string }).vpc;
+  if (vpc && (await cluster.get({ kind: 'Vpc', name: vpc })) === undefined)
+    return `subnet ${subnet} names Vpc ${vpc}, which does not exist`;
+  return undefined;
+}
+
 /** (2) No address held twice: by two leases, by two allocated pods; an allocated pod's annotation is its lease. */
 export async function duplicateAddresses(c: Controller, cluster: MemoryCluster): Promise<string[]> {
   const out: string[] = [];
@@ -127,20 +142,33 @@ export async function duplicateAddresses(c: Controller, cluster: MemoryCluster):
       const other = byPod.get(ip);
       if (other !== undefined) out.push(`address ${ip} annotated on both ${other} and ${owner}`);
       byPod.set(ip, owner);
-      if (byLease.get(ip) !== owner)
+      const unleased = byLease.get(ip) === undefined && (await unusable(cluster, a[A('logical_switch')])) !== undefined;
+      if (byLease.get(ip) !== owner && !unleased)
         out.push(`pod ${owner} is annotated ${ip}, leased to ${byLease.get(ip) ?? 'nobody'}`);
     }
   }
   return out;
 }
 
-/** The subnet a pod of `ns` goes to, as the sequences use subnets: bound by `namespaces`, first by name. */
-function expectedSubnet(subnets: readonly KubeObject[], ns: string): KubeObject | undefined {
+/**
+ * The subnet a pod of `ns` goes to, as the sequences use subnets: bound by
+ * `namespaces` (first by name), else the one the namespace's
+ * `logical_switch` annotation names (Kube-OVN reads it, and writes it when a
+ * subnet binds the namespace), else ovn-default. Its name, and the object
+ * when it exists.
+ */
+function expectedSubnet(
+  subnets: readonly KubeObject[],
+  ns: KubeObject | undefined,
+  name: string,
+): { name: string; obj: KubeObject | undefined } {
   const bound = subnets
     .filter((s) => s.metadata.deletionTimestamp === undefined)
-    .filter((s) => ((s.spec as { namespaces?: string[] }).namespaces ?? []).includes(ns))
+    .filter((s) => ((s.spec as { namespaces?: string[] }).namespaces ?? []).includes(name))
     .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
-  return bound[0] ?? subnets.find((s) => s.metadata.name === 'ovn-default');
+  const own = ns?.metadata.annotations?.[A('logical_switch')]?.split(',')[0]?.trim();
+  const pick = bound[0]?.metadata.name ?? (own || 'ovn-default');
+  return { name: pick, obj: subnets.find((s) => s.metadata.name === pick) };
 }
 
 /**
@@ -153,10 +181,12 @@ function excuse(
   subnets: readonly KubeObject[],
   vpcs: Set<string>,
   leased: Map<string, string>,
+  namespaces: ReadonlyMap<string, KubeObject>,
 ): string | undefined {
   const owner = `${p.metadata.name}.${p.metadata.namespace}`;
-  const s = expectedSubnet(subnets, p.metadata.namespace ?? 'default');
-  if (s === undefined) return undefined;
+  const ns = p.metadata.namespace ?? 'default';
+  const { name, obj: s } = expectedSubnet(subnets, namespaces.get(ns), ns);
+  if (s === undefined) return `its subnet ${name} does not exist`;
   const vpc = (s.spec as { vpc?: string }).vpc;
   if (vpc && !vpcs.has(vpc)) return `its subnet ${s.metadata.name} names VPC ${vpc}, which does not exist`;
   const wanted = p.metadata.annotations?.[A('ip_address')];
@@ -175,6 +205,7 @@ export async function podsWithoutNetwork(c: Controller, cluster: MemoryCluster, 
   const out: string[] = [];
   const subnets = (await cluster.list('Subnet')).items;
   const vpcs = new Set((await cluster.list('Vpc')).items.map((v) => v.metadata.name));
+  const namespaces = new Map((await cluster.list('Namespace')).items.map((n) => [n.metadata.name, n]));
   const leased = new Map<string, string>();
   for (const r of c.ipam.snapshot()) for (const ip of r.ips) leased.set(ip, r.owner);
   for (const p of (await cluster.list('Pod')).items) {
@@ -183,15 +214,17 @@ export async function podsWithoutNetwork(c: Controller, cluster: MemoryCluster, 
     const id = `${p.metadata.name}.${p.metadata.namespace}`;
     const a = p.metadata.annotations ?? {};
     if (a[A('allocated')] !== 'true') {
-      if (excuse(p, subnets, vpcs, leased) === undefined)
+      if (excuse(p, subnets, vpcs, leased, namespaces) === undefined)
         out.push(`pod ${id}: no allocated annotation and no cause found`);
       continue;
     }
     for (const k of ['ip_address', 'mac_address', 'cidr', 'gateway', 'logical_switch'])
       if (!a[A(k)]) out.push(`pod ${id}: annotation ${A(k)} missing`);
     const port = t.switchPort.get(id);
-    if (port === undefined) out.push(`pod ${id}: allocated, no logical switch port`);
-    else {
+    if (port === undefined) {
+      if ((await unusable(cluster, a[A('logical_switch')])) === undefined)
+        out.push(`pod ${id}: allocated, no logical switch port`);
+    } else {
       if (port.switch !== a[A('logical_switch')])
         out.push(`pod ${id}: port on switch ${port.switch}, annotated ${a[A('logical_switch')]}`);
       const want = `${a[A('mac_address')]} ${(a[A('ip_address')] ?? '').split(',').join(' ')}`;

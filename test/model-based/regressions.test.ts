@@ -40,6 +40,29 @@ const REGRESSIONS: readonly { readonly name: string; readonly ops: readonly Op[]
       { op: 'ns', name: 'default' },
     ],
   },
+  {
+    // A Subnet deleted while a pod holds one of its addresses stays (its finalizer held): the running
+    // controller kept its rows, a controller starting then built none (its pod's port on a missing switch).
+    name: 'a Subnet deleted while in use keeps its rows, as a controller starting then builds them',
+    ops: [
+      { op: 'pod', ns: 'b', name: 'p1' },
+      { op: 'subnet', name: 's1', namespaces: ['b'] },
+      { op: 'wait', turns: 1, ms: 0 },
+      { op: 'delete', kind: 'Subnet', name: 's1' },
+      { op: 'netpol', ns: 'default', name: 'np1', shape: 0 },
+    ],
+  },
+  {
+    // An IP object deleted by hand while its pod runs: nothing watched IP deletions, so the running
+    // controller never wrote it again; a controller starting then does.
+    name: "a pod's IP object deleted by hand is written again",
+    ops: [
+      { op: 'pod', ns: 'b', name: 'web-1' },
+      { op: 'wait', turns: 3, ms: 0 },
+      { op: 'delete', kind: 'IP', name: 'web-1.b' },
+      { op: 'wait', turns: 1, ms: 0 },
+    ],
+  },
 ];
 
 describe('model-based regressions', () => {

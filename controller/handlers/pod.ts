@@ -149,6 +149,10 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
   const ann = p.annotations;
+  // A lease the pod was never annotated with (restored from its NB port: the controller that committed it
+  // died before writing the annotations) binds it to nothing; in a subnet it no longer goes to, it is let go.
+  const held = ctx.ipam.lookup(ipamOwner);
+  if (held !== undefined && held.subnet !== subnet && ann[A('allocated')] !== 'true') ctx.ipam.release(ipamOwner);
   const a = ctx.ipam.allocate({
     subnet,
     owner: ipamOwner,

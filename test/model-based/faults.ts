@@ -208,11 +208,24 @@ export class WatchFaults implements ClusterSource {
   recordEvent: ClusterSource['recordEvent'] = (e) => this.inner.recordEvent(e);
 }
 
-/** A crash: once `dead`, every call fails and watches deliver nothing more. */
+/**
+ * A crash: once `dead`, every call fails and watches deliver nothing more.
+ * An apply already sent is let finish (`landed`) before the next controller
+ * starts: a dead process's transactions reach the database before a new
+ * process connects, and here the processes share one connection, whose
+ * cache would otherwise show the next controller NB without them.
+ */
 export class Cut {
   dead = false;
+  readonly inFlight = new Set<Promise<unknown>>();
   check(): void {
     if (this.dead) throw new CutError();
+  }
+  kill(): void {
+    this.dead = true;
+  }
+  async landed(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
   }
 }
 
@@ -253,7 +266,13 @@ export function cutBackend(inner: Backend, cut: Cut): Backend {
     kind: inner.kind,
     apply: async (p: Plan, opts?: ApplyOptions) => {
       cut.check();
-      return inner.apply(p, opts);
+      const applied = inner.apply(p, opts);
+      cut.inFlight.add(applied);
+      try {
+        return await applied;
+      } finally {
+        cut.inFlight.delete(applied);
+      }
     },
     read: async () => {
       cut.check();

@@ -7,6 +7,7 @@
  */
 import type { Backend } from '../../backends/backend.ts';
 import { Controller } from '../../controller/controller.ts';
+import { FaultyCluster } from '../../kube/cluster/faults.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
@@ -40,12 +41,16 @@ export class Harness {
   private startError: unknown;
   private boots = 0;
 
+  /** The API as the controller sees it: calls refused on demand (`refuse` ops), watches disturbed (`watch` ops). */
+  readonly api: FaultyCluster;
+
   constructor(
     readonly cluster: MemoryCluster,
     readonly backend: Backend,
     private readonly seed: number,
   ) {
-    this.faults = new WatchFaults(cluster);
+    this.api = new FaultyCluster(cluster);
+    this.faults = new WatchFaults(this.api);
   }
 
   /** A cluster with the nodes every sequence starts from, and a controller starting on it. */
@@ -81,7 +86,8 @@ export class Harness {
     switch (op.op) {
       case 'crash':
         totals.crashes++;
-        this.cut.dead = true;
+        this.cut.kill();
+        await this.drive(this.cut.landed(), 'the last transaction of the crashed controller');
         await this.drive(this.controller.stop(), 'stopping a crashed controller');
         await this.started;
         this.boot();
@@ -91,6 +97,9 @@ export class Harness {
         await this.drive(this.controller.stop(), 'stopping the controller');
         await this.started;
         this.boot();
+        return;
+      case 'refuse':
+        this.api.fail(op.verb, { kind: op.kind, times: op.times });
         return;
       case 'watch':
         this.faults.set(op.kind, op.fault);

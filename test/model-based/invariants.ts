@@ -14,14 +14,13 @@
  * 4. nothing of ours without an owner: every row the backend holds has an
  *    owner in the desired-state store, and that object exists.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { SimBackend } from '../../backends/sim/index.ts';
 import type { Controller } from '../../controller/controller.ts';
 import { creationOrder } from '../../controller/handlers/context.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import { API_VERSION, type KubeObject, type ObjectRef } from '../../kube/cluster/types.ts';
 import { containsIP, parseCIDR, tryParseIP } from '../../model/addr/index.ts';
-import { TABLE_ORDER, type Topology } from '../../model/topology/index.ts';
+import { rowsEqual, TABLE_ORDER, type Tables, type Topology } from '../../model/topology/index.ts';
 import { Harness } from './harness.ts';
 
 const A = (k: string) => `ovn.kubernetes.io/${k}`;
@@ -65,7 +64,7 @@ const refOf = (o: KubeObject): ObjectRef => ({
 /** JSON, with bigints (row uuids, tags) as `123n`. */
 const show = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
-/** (1) Row by row: `got` (the run's backend) against `want` (built from scratch). */
+/** (1) Row by row (sets compared as sets, as the committer compares them): `got` (the run's backend) against `want` (built from scratch). */
 export function diffTopologies(got: Topology, want: Topology): string[] {
   const out: string[] = [];
   for (const table of TABLE_ORDER) {
@@ -73,7 +72,7 @@ export function diffTopologies(got: Topology, want: Topology): string[] {
     const w = want[table] as ReadonlyMap<string, unknown>;
     for (const [key, row] of g) {
       if (!w.has(key)) out.push(`${table} ${key}: in the backend, not built from scratch: ${show(row)}`);
-      else if (!isDeepStrictEqual(row, w.get(key)))
+      else if (!rowsEqual(table, row as Tables[typeof table], w.get(key) as Tables[typeof table]))
         out.push(`${table} ${key}: differs\n    backend:      ${show(row)}\n    from scratch: ${show(w.get(key))}`);
     }
     for (const [key, row] of w)

@@ -74,6 +74,13 @@ export type Op =
   | { readonly op: 'restart' }
   /** From now, a kind's watch events are delivered twice, held back, dropped (then relisted), or as they come. */
   | { readonly op: 'watch'; readonly kind: WatchedKind; readonly fault: WatchFault }
+  /** The API server refuses the controller's next `times` calls of `verb` on `kind` (ServiceUnavailable). */
+  | {
+      readonly op: 'refuse';
+      readonly verb: 'patch' | 'create' | 'delete';
+      readonly kind: string;
+      readonly times: number;
+    }
   /** Let the controller work for a few turns of the event loop, and time pass (retries come due). */
   | { readonly op: 'wait'; readonly turns: number; readonly ms: number };
 
@@ -183,6 +190,16 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
       })
       .map((r) => ({ op: 'watch' as const, ...r })),
     weight: 2,
+  },
+  {
+    arbitrary: fc
+      .record({
+        verb: fc.constantFrom('patch' as const, 'create' as const, 'delete' as const),
+        kind: fc.constantFrom('Pod', 'IP', 'Subnet'),
+        times: fc.integer({ min: 1, max: 3 }),
+      })
+      .map((r) => ({ op: 'refuse' as const, ...r })),
+    weight: 1,
   },
   {
     arbitrary: fc

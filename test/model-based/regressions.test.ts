@@ -63,6 +63,21 @@ const REGRESSIONS: readonly { readonly name: string; readonly ops: readonly Op[]
       { op: 'wait', turns: 1, ms: 0 },
     ],
   },
+  {
+    // Found on real NB (a crash between a commit and the annotation write after it); here the API refusing
+    // the annotation patch holds that moment. The next controller restored the lease from the pod's NB port
+    // in s2, the pod (never annotated) now goes to ovn-default, and the allocation there was refused for
+    // ever ("holds a lease in subnet s2"); a controller starting with the NB empty allocates it.
+    name: 'a lease restored from NB for a pod never annotated does not pin it to a subnet it left',
+    ops: [
+      { op: 'pod', ns: 'b', name: 'p1' },
+      { op: 'subnet', name: 's2', namespaces: ['b'] },
+      { op: 'refuse', verb: 'patch', kind: 'Pod', times: 3 },
+      { op: 'wait', turns: 2, ms: 0 },
+      { op: 'subnet', name: 's2', namespaces: [] },
+      { op: 'crash' },
+    ],
+  },
 ];
 
 describe('model-based regressions', () => {

@@ -154,7 +154,15 @@ export class Harness {
   async settle(): Promise<void> {
     this.faults.heal();
     await this.drive(this.started, 'the controller start');
-    if (this.startError !== undefined) throw this.startError;
+    // A start that failed (the API refused to create a default Subnet, say) ends the process, and its
+    // supervisor starts it again, as Kubernetes restarts a crashed pod.
+    for (let tries = 0; this.startError !== undefined; tries++) {
+      if (tries === 10) throw this.startError;
+      totals.restarts++;
+      await this.drive(this.controller.stop(), 'stopping a controller that failed to start');
+      this.boot();
+      await this.drive(this.started, 'the controller start');
+    }
     const limit = this.clock.now() + SETTLE_MS;
     for (let round = 0; ; round++) {
       await this.drive(this.controller.idle(), 'the controller going idle');

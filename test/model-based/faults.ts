@@ -281,3 +281,19 @@ export function cutBackend(inner: Backend, cut: Cut): Backend {
     close: async () => {},
   };
 }
+
+/**
+ * A backend whose applies take `turns` turns of the event loop, as a real
+ * database's round trips do: changes made while a commit is in flight.
+ */
+export function slowBackend(inner: Backend, turns: number): Backend {
+  return {
+    kind: inner.kind,
+    apply: async (p: Plan, opts?: ApplyOptions) => {
+      for (let i = 0; i < turns; i++) await new Promise<void>((r) => setImmediate(r));
+      return inner.apply(p, opts);
+    },
+    read: () => inner.read(),
+    close: () => inner.close(),
+  };
+}

@@ -9,9 +9,9 @@ import type { Backend } from '../../backends/backend.ts';
 import { Controller } from '../../controller/controller.ts';
 import { FaultyCluster } from '../../kube/cluster/faults.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
-import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
+import { type ClusterSource, formatKey, type KubeObject } from '../../kube/cluster/types.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
-import { Cut, cutBackend, cutCluster, RunClock, WatchFaults } from './faults.ts';
+import { Cut, CutError, cutBackend, cutCluster, RunClock, WatchFaults } from './faults.ts';
 import { NODES, objectsOf, type Op } from './ops.ts';
 
 /** Counts over every run of a test file, for its summary line. */
@@ -40,6 +40,8 @@ export class Harness {
   private started: Promise<unknown> = Promise.resolve();
   private startError: unknown;
   private boots = 0;
+  /** The live controller's last failures (retried by it), shown when a run hangs. */
+  readonly errors: string[] = [];
 
   /** The API as the controller sees it: calls refused on demand (`refuse` ops), watches disturbed (`watch` ops). */
   readonly api: FaultyCluster;
@@ -73,6 +75,11 @@ export class Harness {
       clock: this.clock,
       random: seededRandomBytes(this.seed * 31 + this.boots++),
       policyDelayMs: 0,
+      onError: (kind, key, err) => {
+        if (this.controller !== c || err instanceof CutError) return;
+        this.errors.push(`${kind} ${key === undefined ? '(informer)' : formatKey(key)}: ${String(err)}`);
+        if (this.errors.length > 20) this.errors.shift();
+      },
     });
     this.controller = c;
     this.startError = undefined;
@@ -95,6 +102,9 @@ export class Harness {
       case 'restart':
         totals.restarts++;
         await this.drive(this.controller.stop(), 'stopping the controller');
+        // A stop that gave up on a batch in flight: its process exits, and what it sent lands first.
+        this.cut.kill();
+        await this.drive(this.cut.landed(), 'the last transaction of the stopped controller');
         await this.started;
         this.boot();
         return;
@@ -174,6 +184,18 @@ export class Harness {
     await this.drive(this.controller.idle(), 'the controller going idle');
   }
 
+  /** What the live controller is doing, for a hang's message. */
+  private state(): string {
+    const c = this.controller;
+    return JSON.stringify({
+      committer: c.committer.stats,
+      delayed: c.delayed(),
+      processed: c.processed(),
+      errors: this.errors,
+      nextTimer: this.clock.nextAt(),
+    });
+  }
+
   async stop(): Promise<void> {
     this.faults.heal();
     await this.drive(this.controller.stop(), 'the last stop');
@@ -191,11 +213,12 @@ export class Harness {
       () => void (done = true),
     );
     const deadline = Date.now() + HANG_MS;
-    while (!done) {
+    for (let round = 1; !done; round++) {
       await Promise.race([settled, turns(20)]);
       if (done) break;
-      if (Date.now() > deadline) throw new HungError(what);
-      this.clock.fireNext();
+      if (Date.now() > deadline) throw new HungError(`${what} (${this.state()})`);
+      // Real I/O (a real NB) takes many turns: time is moved only when nothing has come for a while.
+      if (round % 20 === 0) this.clock.fireNext();
     }
     await p;
   }

@@ -84,7 +84,12 @@ export type Op =
   /** Let the controller work for a few turns of the event loop, and time pass (retries come due). */
   | { readonly op: 'wait'; readonly turns: number; readonly ms: number };
 
-const ns = fc.constantFrom(...NAMESPACES);
+/** Mostly `default`: pods and policies meet in one namespace more often. */
+const ns = fc.oneof(
+  { arbitrary: fc.constant('default' as const), weight: 3 },
+  fc.constant('a' as const),
+  fc.constant('b' as const),
+);
 const podName = fc.constantFrom(...POD_NAMES);
 const opt = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined, freq: 2 });
 
@@ -106,7 +111,11 @@ const podOp: fc.Arbitrary<Op> = fc
   .map((r) => compact({ op: 'pod' as const, ...r }));
 
 const deleteOp: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ ns, name: podName }).map((r) => ({ op: 'delete' as const, kind: 'Pod', ...r })),
+  // Pods most: deleting one is the change with the most consequences (its address, port, IP object, policies).
+  {
+    arbitrary: fc.record({ ns, name: podName }).map((r) => ({ op: 'delete' as const, kind: 'Pod', ...r })),
+    weight: 6,
+  },
   fc.constantFrom(...NAMESPACES).map((name) => ({ op: 'delete' as const, kind: 'Namespace', name })),
   fc
     .record({ ns, name: fc.constantFrom('np1', 'np2') })
@@ -122,8 +131,8 @@ const deleteOp: fc.Arbitrary<Op> = fc.oneof(
 
 /** One random op, weighted toward pods (the kind that changes most). */
 export const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: podOp, weight: 6 },
-  { arbitrary: deleteOp, weight: 5 },
+  { arbitrary: podOp, weight: 8 },
+  { arbitrary: deleteOp, weight: 7 },
   {
     arbitrary: fc
       .record({ ns, name: podName, node: fc.constantFrom(...NODES) })

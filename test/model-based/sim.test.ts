@@ -14,6 +14,6 @@ describe('the controller under random event sequences (simulator backend)', () =
   it('ends level: incremental = from scratch, no address twice, every pod its port, nothing without an owner', {
     timeout: 600_000,
   }, async () => {
-    await assertSequences(fcParams(40), 30);
+    await assertSequences(fcParams(200), 30);
   });
 });

@@ -120,7 +120,10 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     if (lease) ctx.enqueue('Subnet', { name: lease.subnet });
     if (ipObj) {
       await ctx.afterCommit('Pod', key, async () => {
-        await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch(() => {});
+        // Gone already is done; any other failure is retried (the pod's key runs again).
+        await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch((e: unknown) => {
+          if ((e as { reason?: string }).reason !== 'NotFound') throw e;
+        });
       });
     }
     return;

@@ -78,6 +78,17 @@ const REGRESSIONS: readonly { readonly name: string; readonly ops: readonly Op[]
       { op: 'crash' },
     ],
   },
+  {
+    // The IP object of a deleted pod: its delete, refused once by the API, was not retried (every error was
+    // swallowed), so the record stayed until a restart collected it.
+    name: "a deleted pod's IP object goes even when the API refuses its first delete",
+    ops: [
+      { op: 'pod', ns: 'default', name: 'web-1' },
+      { op: 'refuse', verb: 'delete', kind: 'IP', times: 1 },
+      { op: 'wait', turns: 2, ms: 0 },
+      { op: 'delete', kind: 'Pod', ns: 'default', name: 'web-1' },
+    ],
+  },
 ];
 
 describe('model-based regressions', () => {

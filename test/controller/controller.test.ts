@@ -13,6 +13,7 @@ import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import type { Backend } from '../../backends/backend.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 
 const pod = (
@@ -55,7 +56,7 @@ async function boot(cluster: MemoryCluster, backend: SimBackend) {
   const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1) });
   running.push(c);
   const report = await c.start();
-  await c.idle();
+  await settled(c);
   return { c, report };
 }
 
@@ -145,7 +146,7 @@ describe('the controller on the in-memory cluster', () => {
     });
     expect(ann(await get(cluster, 'Namespace', 'prod'))['ovn.kubernetes.io/logical_switch']).toBe('prod');
     await cluster.delete({ kind: 'Pod', namespace: 'prod', name: 'db' });
-    await c.idle();
+    await settled(c);
     expect((await backend.read()).switchPort.has('db.prod')).toBe(false);
     expect(await get(cluster, 'IP', 'db.prod')).toBeUndefined();
     expect(c.ipam.lookup('db.prod')).toBeUndefined();
@@ -159,7 +160,7 @@ describe('the controller on the in-memory cluster', () => {
     await cluster.create(pod('first', 'default', { annotations: { 'ovn.kubernetes.io/ip_address': '10.16.0.50' } }));
     const { c } = await boot(cluster, backend);
     await cluster.create(pod('second', 'default', { annotations: { 'ovn.kubernetes.io/ip_address': '10.16.0.50' } }));
-    await c.idle();
+    await settled(c);
     expect(ann(await get(cluster, 'Pod', 'second', 'default'))['ovn.kubernetes.io/allocated']).toBeUndefined();
     const events = cluster.events({ kind: 'Pod', namespace: 'default', name: 'second' });
     expect(events.map((e) => (e as { reason?: string }).reason)).toContain('AcquireAddressFailed');
@@ -184,7 +185,7 @@ describe('the controller on the in-memory cluster', () => {
     await cluster.create(subnet('overlap', { cidrBlock: '10.16.128.0/24' }));
     await cluster.create(subnet('badcidr', { cidrBlock: '10.300.0.0/16' }));
     await cluster.create(subnet('svc', { cidrBlock: '10.96.0.0/16' }));
-    await c.idle();
+    await settled(c);
     const cond = async (name: string) =>
       (
         (await get(cluster, 'Subnet', name))!.status as {
@@ -221,7 +222,7 @@ describe('the controller on the in-memory cluster', () => {
     expect(t.portGroup.get('db.allow.default')?.ports).toEqual(['db.default']);
     expect(t.addressSet.get('db.allow.default.ingress.allow.IPv4.0')?.addresses).toEqual(['10.16.0.2']);
     await cluster.patch({ kind: 'Pod', namespace: 'default', name: 'web' }, { metadata: { labels: { app: 'other' } } });
-    await c.idle();
+    await settled(c);
     t = await backend.read();
     expect(t.addressSet.get('db.allow.default.ingress.allow.IPv4.0')?.addresses).toEqual([]);
     expect([...t.acl.values()].filter((a) => a.attachTo.name === 'node.node.a').length).toBeGreaterThan(0);
@@ -273,7 +274,7 @@ describe('the controller on the in-memory cluster', () => {
       metadata: { name: 'wide-d', namespace: 'default' },
       spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: {} }] }] },
     });
-    await second.c.idle();
+    await settled(second.c);
     expect(second.c.processed().Pod).toBe(5);
   });
 
@@ -299,10 +300,40 @@ describe('the controller on the in-memory cluster', () => {
     const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1) });
     running.push(c);
     await c.start();
-    await c.idle();
+    await settled(c);
     expect(created).toBe(true);
     expect(ann(await get(cluster, 'Pod', 'early', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.2');
     expect(ann(await get(cluster, 'Pod', 'late', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.3');
     expect((await inner.read()).switchPort.has('late.default')).toBe(true);
+  });
+
+  it('requeues a Node for what its handler reads (addresses, labels), not for a status heartbeat', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create({
+      ...node('node-a'),
+      status: {
+        addresses: [{ type: 'InternalIP', address: '172.18.0.2' }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    });
+    const { c } = await boot(cluster, backend);
+    const runs = () => c.processed().Node ?? 0;
+    const before = runs();
+    const status = (conditions: unknown, address = '172.18.0.2') =>
+      cluster.patch(
+        { kind: 'Node', name: 'node-a' },
+        { status: { addresses: [{ type: 'InternalIP', address }], conditions } },
+        { subresource: 'status' },
+      );
+    await status([{ type: 'Ready', status: 'True', lastHeartbeatTime: '1' }]);
+    await settled(c);
+    expect(runs()).toBe(before);
+    await status([{ type: 'Ready', status: 'True', lastHeartbeatTime: '2' }], '172.18.0.3');
+    await settled(c);
+    expect(runs()).toBe(before + 1);
+    await cluster.patch({ kind: 'Node', name: 'node-a' }, { metadata: { labels: { zone: 'b' } } });
+    await settled(c);
+    expect(runs()).toBe(before + 2);
   });
 });

@@ -65,6 +65,8 @@ export interface ControllerOptions {
    * list or watch (`key` undefined; the informer lists again with backoff).
    */
   readonly onError?: (kind: Kind, key: ObjectKey | undefined, err: unknown) => void;
+  /** The handlers (default: handlers/index.ts); a test wraps one to watch what it is asked. */
+  readonly handlers?: readonly Handler[];
 }
 
 export interface StartReport extends RestoreReport {
@@ -114,10 +116,12 @@ export class Controller {
   /** The kinds whose informers keep the lease index (Ctx.leaseHolder). */
   private readonly leaseKinds: Kind[] = [];
   private readonly ctx: Ctx;
+  private readonly handlers: readonly Handler[];
   private stopped = false;
 
   constructor(private readonly opts: ControllerOptions) {
     this.settings = opts.settings ?? DEFAULT_SETTINGS;
+    this.handlers = opts.handlers ?? HANDLERS;
     this.ipam = new IPAM({ random: opts.random });
     this.committer = new Committer({
       backend: opts.backend,
@@ -137,7 +141,7 @@ export class Controller {
       if (NAMESPACED.has(kind)) informer.addIndexers({ [NAMESPACE_INDEX]: (o) => [o.metadata.namespace ?? 'default'] });
       this.informers.set(kind, informer);
     }
-    for (const h of HANDLERS)
+    for (const h of this.handlers)
       for (const d of h.indexes ?? []) {
         this.informers.get(d.kind)!.addIndexers({ [d.name]: (o) => d.values(this.ctx, o) });
         if (d.name === LEASE_INDEX) this.leaseKinds.push(d.kind);
@@ -292,7 +296,7 @@ export class Controller {
   /** The start-up pass: every cached object reconciled, handlers in their start order; the keys that failed. */
   private async reconcileAll(): Promise<[Kind, ObjectKey][]> {
     const failed: [Kind, ObjectKey][] = [];
-    for (const h of startOrder(HANDLERS)) {
+    for (const h of startOrder(this.handlers)) {
       const list = this.informers.get(h.kind)!.list();
       for (const o of h.startOrder ? h.startOrder(this.ctx, list) : creationOrder(list)) {
         const key = objectKey(o);
@@ -309,7 +313,7 @@ export class Controller {
   }
 
   private startQueues(): void {
-    for (const h of HANDLERS) {
+    for (const h of this.handlers) {
       const q = new WorkQueue<ObjectKey>({
         clock: this.opts.clock,
         id: formatKey,
@@ -325,7 +329,8 @@ export class Controller {
   private wire(): void {
     for (const kind of KINDS)
       this.informers.get(kind)!.addHandlers(decodeReporter(this.diagnostics, (o, f) => this.ctx.decode(o, f), kind));
-    for (const h of HANDLERS) for (const w of h.watches) this.informers.get(w.kind)!.addHandlers(this.watch(h.kind, w));
+    for (const h of this.handlers)
+      for (const w of h.watches) this.informers.get(w.kind)!.addHandlers(this.watch(h.kind, w));
   }
 
   /** Informer handlers that map a watched kind's events to keys of `target` (handler.ts, Watch). */

@@ -14,6 +14,8 @@ import type { KubeObject } from '../../kube/cluster/types.ts';
 import type { Backend } from '../../backends/backend.ts';
 import { Controller } from '../../controller/controller.ts';
 import { settled } from '../../controller/settle.ts';
+import { HANDLERS } from '../../controller/handlers/index.ts';
+import type { Handler } from '../../controller/handlers/handler.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 
 const pod = (
@@ -335,5 +337,43 @@ describe('the controller on the in-memory cluster', () => {
     await cluster.patch({ kind: 'Node', name: 'node-a' }, { metadata: { labels: { zone: 'b' } } });
     await settled(c);
     expect(runs()).toBe(before + 2);
+  });
+
+  it('runs a key again after the delay its handler asks for (RequeueAfter), and settled() waits for it', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    const runs: string[] = [];
+    let asked = false;
+    // The IPPool handler (it writes nothing back to its object, so no event of its own runs it again),
+    // asking once to see `later` again in 30 ms.
+    const handlers = HANDLERS.map(
+      (h): Handler =>
+        h.kind !== 'IPPool'
+          ? h
+          : {
+              ...h,
+              reconcile: async (ctx, key) => {
+                await h.reconcile(ctx, key);
+                if (key.name !== 'later') return;
+                runs.push(key.name);
+                if (asked) return;
+                asked = true;
+                return { requeueAfterMs: 30 };
+              },
+            },
+    );
+    const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1), handlers });
+    running.push(c);
+    await c.start();
+    await settled(c);
+    await cluster.create({
+      apiVersion: 'kubeovn.io/v1',
+      kind: 'IPPool',
+      metadata: { name: 'later' },
+      spec: { subnet: 'ovn-default', ips: ['10.16.0.100..10.16.0.110'] },
+    });
+    await settled(c);
+    expect(runs).toEqual(['later', 'later']);
+    expect(c.queued()).toBe(0);
   });
 });

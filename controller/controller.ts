@@ -200,10 +200,7 @@ export class Controller {
     return out;
   }
 
-  /**
-   * Keys queued, running or waiting for a requeue delay (not for a
-   * failure's backoff), over all queues: 0 when no handler has work.
-   */
+  /** Keys queued, running or waiting for a requeue delay (not a failure's backoff): 0 when no handler has work. */
   queued(): number {
     let n = 0;
     for (const q of this.queues.values()) n += q.len() + q.running() + q.scheduled();

@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
+import { printMatch } from '../../model/match/index.ts';
 import { plan } from '../../model/topology/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
@@ -375,5 +376,31 @@ describe('the controller on the in-memory cluster', () => {
     await settled(c);
     expect(runs).toEqual(['later', 'later']);
     expect(c.queued()).toBe(0);
+  });
+
+  it('recomputes a policy with a named port when a pod that resolves it comes or goes (gathered, then queued)', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'web-http', namespace: 'default' },
+      spec: { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ ports: [{ port: 'http' }] }] },
+    });
+    const { c } = await boot(cluster, backend);
+    const matches = async () =>
+      [...(await backend.read()).acl.values()]
+        .filter((a) => a.attachTo.name === 'web.http.default')
+        .map((a) => printMatch(a.match))
+        .join('\n');
+    expect(await matches()).not.toContain('8080');
+    // pod() declares `http` as 8080.
+    await cluster.create(pod('web', 'default', { labels: { app: 'web' } }));
+    await settled(c);
+    expect(await matches()).toContain('8080');
+    await cluster.delete({ kind: 'Pod', namespace: 'default', name: 'web' });
+    await settled(c);
+    expect(await matches()).not.toContain('8080');
   });
 });

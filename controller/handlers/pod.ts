@@ -222,7 +222,7 @@ async function ensureIpObject(
     podName: p.name,
     namespace: p.namespace,
     subnet,
-    attachSubnets: [],
+    attachSubnets: [] as string[],
     nodeName: p.nodeName,
     ipAddress: ips.join(','),
     v4IpAddress: ips.find((i) => !i.includes(':')) ?? '',
@@ -241,7 +241,23 @@ async function ensureIpObject(
       });
     return;
   }
-  if (JSON.stringify(have.spec) !== JSON.stringify(spec)) await ctx.cluster.patch({ kind: 'IP', name }, { spec });
+  if (!holds(have.spec, spec)) await ctx.cluster.patch({ kind: 'IP', name }, { spec });
+}
+
+/**
+ * Whether `have` already holds every field of `want` (strings and string
+ * lists; fields `want` does not set are left alone by its merge patch, so
+ * they do not count), compared field by field: this runs once per pod.
+ */
+function holds(have: unknown, want: Readonly<Record<string, string | readonly string[]>>): boolean {
+  if (typeof have !== 'object' || have === null) return false;
+  const h = have as Readonly<Record<string, unknown>>;
+  for (const [k, v] of Object.entries(want)) {
+    const x = h[k];
+    if (typeof v === 'string' ? x !== v : !Array.isArray(x) || x.length !== v.length || v.some((e, i) => x[i] !== e))
+      return false;
+  }
+  return true;
 }
 
 /** The keys of the pods of one namespace. */

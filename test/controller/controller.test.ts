@@ -403,4 +403,22 @@ describe('the controller on the in-memory cluster', () => {
     await settled(c);
     expect(await matches()).not.toContain('8080');
   });
+
+  it("puts back an IP object's spec changed by hand when its pod is next reconciled, and leaves an equal one alone", async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(pod('web'));
+    const { c } = await boot(cluster, backend);
+    const ip = async () => (await get(cluster, 'IP', 'web.default'))?.spec as Record<string, unknown>;
+    const mac = (await ip()).macAddress;
+    const rv = (await get(cluster, 'IP', 'web.default'))?.metadata.resourceVersion;
+    await cluster.patch({ kind: 'Pod', namespace: 'default', name: 'web' }, { metadata: { labels: { v: '1' } } });
+    await settled(c);
+    expect((await get(cluster, 'IP', 'web.default'))?.metadata.resourceVersion).toBe(rv);
+    await cluster.patch({ kind: 'IP', name: 'web.default' }, { spec: { macAddress: '00:00:00:00:00:01' } });
+    await cluster.patch({ kind: 'Pod', namespace: 'default', name: 'web' }, { metadata: { labels: { v: '2' } } });
+    await settled(c);
+    expect((await ip()).macAddress).toBe(mac);
+  });
 });

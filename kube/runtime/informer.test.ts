@@ -303,6 +303,24 @@ describe('Informer', () => {
       expect(() => inf.byIndex('nope', 'x')).toThrow(/no index nope/);
     });
 
+    it('reports an index function that throws and files that object nowhere, the cache unharmed', async () => {
+      const c = new MemoryCluster();
+      await c.create(pod('a', 'x', { app: 'web' }));
+      await c.create(pod('b', 'x'));
+      const errors: unknown[] = [];
+      const inf = new Informer(c, 'Pod', { clock: new SimClock(), onError: (e) => errors.push(e) });
+      inf.addIndexers({
+        app: (o) => {
+          if (o.metadata.name === 'b') throw new Error('no app');
+          return byLabel(o);
+        },
+      });
+      await inf.start();
+      expect(errors).toHaveLength(1);
+      expect(names(inf.byIndex('app', 'web'))).toEqual(['x/a']);
+      expect(inf.list().map(keyOf)).toEqual(['x/a', 'x/b']);
+    });
+
     it('after a relist, files what changed while the watch was away and forgets what is gone', async () => {
       const c = new MemoryCluster({ historyLimit: 2 });
       for (const n of ['a', 'b', 'd']) await c.create(pod(n, 'default', { app: 'web' }));

@@ -11,6 +11,11 @@
  * A handler that succeeds resets its key's backoff (client-go's handlers
  * call Forget on success; here the queue does it, unless `manualForget` says
  * the key's work goes on after its handler returns).
+ *
+ * `addAfter` is controller-runtime's Result{RequeueAfter}: a key asked for
+ * again after a delay (a handler that wants another look, or changes
+ * gathered for a while); `quiet()` waits for those, while a key waiting out
+ * a failure's backoff counts only in `delayed()`.
  */
 import { backoffMs } from './backoff.ts';
 import type { Clock } from './clock.ts';

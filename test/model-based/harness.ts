@@ -7,6 +7,7 @@
  */
 import type { Backend } from '../../backends/backend.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
 import { FaultyCluster } from '../../kube/cluster/faults.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import { type ClusterSource, formatKey, type KubeObject } from '../../kube/cluster/types.ts';
@@ -175,13 +176,13 @@ export class Harness {
     }
     const limit = this.clock.now() + SETTLE_MS;
     for (let round = 0; ; round++) {
-      await this.drive(this.controller.idle(), 'the controller going idle');
+      await this.drive(settled(this.controller), 'the controller going idle');
       const at = this.clock.nextAt();
       if (at === undefined || at > limit) break;
       this.clock.fireNext();
       if (round > 100_000) throw new HungError('settling (timers keep coming)');
     }
-    await this.drive(this.controller.idle(), 'the controller going idle');
+    await this.drive(settled(this.controller), 'the controller going idle');
   }
 
   /** What the live controller is doing, for a hang's message. */

@@ -117,7 +117,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   if (p === undefined || !alive(p)) {
     // What its allocation said before (AcquireAddressFailed) no longer holds: it asks for nothing now.
     ctx.report(owner, 'reconcile', []);
-    if (p?.hostNetwork) return;
+    // A hostNetwork pod holds nothing; one re-created under the name of a pod that had a port lets it go here.
     ctx.committer.delete(owner);
     const ipObj = ctx.cache('IP').get(ipObjectName(name, ns));
     const sts = ipObj !== undefined && ctx.decode(ipObj, decodeIP).value.podType === 'StatefulSet';

@@ -163,9 +163,15 @@ function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
   return out;
 }
 
-/** A policy's address families are its namespace's subnets': each policy is computed again once the IPAM's subnets change. */
-function requeuePolicies(ctx: Ctx): void {
+/**
+ * What reads the IPAM's subnets, computed again once they change: a policy's
+ * address families (its namespace's subnets'), a node's routes and port
+ * groups (its distributed subnets'). Their watches on Subnet may run before
+ * this reconcile changed the IPAM.
+ */
+function requeueReaders(ctx: Ctx): void {
   for (const np of ctx.cache('NetworkPolicy').list()) ctx.enqueue('NetworkPolicy', objectKey(np));
+  for (const n of ctx.cache('Node').list()) ctx.enqueue('Node', objectKey(n));
 }
 
 export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
@@ -175,7 +181,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     // Gone without our finalizer (or after it): release what is left.
     ctx.ipam.deleteSubnet(name);
     ctx.committer.delete(owner);
-    requeuePolicies(ctx);
+    requeueReaders(ctx);
     return;
   }
   const d = ctx.decode(o, decodeSubnet);
@@ -195,7 +201,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       if (!r.ok) bad.push(...r.issues.map((i) => ({ field: ipamIssueField(i, 'cidrBlock'), message: i.message })));
       else {
         config = parsed;
-        requeuePolicies(ctx);
+        requeueReaders(ctx);
         for (const lost of r.dropped) {
           // Leases the new spec no longer allows: their pods (and nodes) are reconciled again.
           const holder = ctx.leaseHolder(lost.owner);
@@ -209,7 +215,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     // Refused (its Vpc gone, say): none of its rows or leases stay, as a controller starting now would hold
     // none; its pods are reconciled again and are without a port until it is valid.
     ctx.committer.delete(owner);
-    if (ctx.ipam.subnet(name) !== undefined) requeuePolicies(ctx);
+    if (ctx.ipam.subnet(name) !== undefined) requeueReaders(ctx);
     for (const lost of ctx.ipam.deleteSubnet(name)) {
       const holder = ctx.leaseHolder(lost.owner);
       if (holder !== undefined) ctx.enqueue(holder.kind, holder.key);

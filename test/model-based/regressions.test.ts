@@ -89,6 +89,33 @@ const REGRESSIONS: readonly { readonly name: string; readonly ops: readonly Op[]
       { op: 'delete', kind: 'Pod', ns: 'default', name: 'web-1' },
     ],
   },
+  {
+    // A pod deleted and re-created under its name on the host network before its delete was seen: the
+    // handler left hostNetwork pods alone, so the old pod's port, lease and IP object stayed.
+    name: 'a pod re-created on the host network under its old name lets go of the old port',
+    ops: [
+      { op: 'pod', ns: 'default', name: 'web-0' },
+      { op: 'vpc', name: 'v1' },
+      { op: 'watch', kind: 'Pod', fault: 'hold' },
+      { op: 'delete', kind: 'Pod', ns: 'default', name: 'web-0' },
+      { op: 'wait', turns: 1, ms: 0 },
+      { op: 'pod', ns: 'default', name: 'web-0', host: true },
+      { op: 'pod', ns: 'a', name: 'p1' },
+    ],
+  },
+  {
+    // A Subnet whose Vpc went, moved back to the default VPC: the nodes' port groups and reroute policies for
+    // it were computed (on the Subnet watch) before its reconcile put it back in the IPAM, and not again.
+    name: "a Subnet valid again gets its nodes' port groups and routes",
+    ops: [
+      { op: 'vpc', name: 'v1' },
+      { op: 'subnet', name: 's1', vpc: 'v1', namespaces: [] },
+      { op: 'wait', turns: 2, ms: 0 },
+      { op: 'delete', kind: 'Vpc', name: 'v1' },
+      { op: 'subnet', name: 's1', namespaces: [] },
+      { op: 'ns', name: 'b' },
+    ],
+  },
 ];
 
 describe('model-based regressions', () => {

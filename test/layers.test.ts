@@ -51,6 +51,9 @@ describe('layer rule (docs/architecture.md)', () => {
       { path: 'model/match/m.ts', source: "import fc from 'fast-check';" },
       { path: 'sim/ok.ts', source: "import { parseIP } from '../model/addr/index.ts';" },
       { path: 'controller/ok.ts', source: "import type { Backend } from '../backends/backend.ts';" },
+      { path: 'node/ovs/a.ts', source: "import { x } from '../../backends/ovn/control-plane/index.ts';" },
+      { path: 'node/ovs/a.test.ts', source: "import { x } from '../../backends/ovn/control-plane/index.ts';" },
+      { path: 'node/ovs/b.ts', source: "import { x } from '../../backends/ovn/ovsdb/index.ts';" },
     ]);
     expect(v.map((x) => [x.file, x.reason])).toEqual([
       ['model/ipam/x.ts', 'model/ may not import backends/'],
@@ -59,6 +62,7 @@ describe('layer rule (docs/architecture.md)', () => {
       ['sim/b.ts', 'sim/ may not import controller/'],
       ['controller/c.ts', 'controller/ may reach backends/ only through /^backends\\/backend\\.ts$/'],
       ['model/match/m.ts', 'model/ is pure: it may not import "fast-check"'],
+      ['node/ovs/a.ts', 'node/ may reach backends/ only through /^backends\\/(backend\\.ts|ovn\\/ovsdb\\/)/'],
     ]);
   });
 

@@ -98,6 +98,19 @@ function resolveRelative(from: string, spec: string): string {
   return parts.join('/');
 }
 
+/**
+ * Declared layers with no folder among `folders` (the repository's top-level
+ * entries). A declared layer must exist: a rule about a folder that is not
+ * there checks nothing, and a checker that skips it passes whatever comes.
+ *
+ * @example
+ * missingLayers(['model', 'sim']) // ['backends', 'kube', ..., 'scripts']
+ */
+export function missingLayers(folders: readonly string[]): Layer[] {
+  const present = new Set(folders);
+  return (Object.keys(ALLOWED) as Layer[]).filter((l) => !present.has(l));
+}
+
 const isTestOnly = (path: string) => /\.(test|fuzz)\.ts$|\/arbitrary[-\w]*\.ts$|^test\//.test(path);
 
 export function checkLayers(files: readonly SourceFile[]): Violation[] {

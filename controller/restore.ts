@@ -10,6 +10,7 @@
  * (kubeovn/kube-ovn#4304).
  */
 import type { Backend } from '../backends/backend.ts';
+import { decodeNodeNetwork, decodePodNetwork } from '../kube/annotations.ts';
 import { ownerKey } from '../model/ipam/index.ts';
 import { formatKey } from '../kube/cluster/types.ts';
 import type { Ctx } from './handlers/context.ts';
@@ -27,8 +28,6 @@ export interface RestoreReport {
   /** IP objects of pods that are gone (deleted after the start-up flush). */
   readonly staleIpObjects: readonly string[];
 }
-
-const A = (k: string) => `ovn.kubernetes.io/${k}`;
 
 export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<RestoreReport> {
   // The join subnet first (the others are checked against it), then oldest first as the Subnet handler goes.
@@ -67,23 +66,24 @@ export async function restoreAllocations(ctx: Ctx, backend: Backend): Promise<Re
   const annotations: Claim[] = [];
   for (const o of ctx.cache('Pod').list()) {
     const p = ctx.decode(o, decodePod).value;
-    const a = p.annotations;
-    if (a[A('allocated')] !== 'true' || !a[A('ip_address')] || p.hostNetwork) continue;
+    // Annotations that do not decode (nothing allocated, or unreadable) are no claim; the other records stand.
+    const d = decodePodNetwork(p.annotations);
+    if (!d.ok || p.hostNetwork) continue;
     annotations.push({
       owner: ownerKey(p.name, p.namespace),
-      subnet: a[A('logical_switch')] ?? '',
-      ips: a[A('ip_address')]!.split(','),
-      ...(a[A('mac_address')] ? { mac: a[A('mac_address')] } : {}),
+      subnet: d.value.logicalSwitch ?? '',
+      ips: d.value.ips,
+      ...(d.value.mac ? { mac: d.value.mac } : {}),
     });
   }
   for (const o of ctx.cache('Node').list()) {
-    const a = ctx.decode(o, decodeNode).value.annotations;
-    if (a[A('allocated')] !== 'true' || !a[A('ip_address')]) continue;
+    const d = decodeNodeNetwork(ctx.decode(o, decodeNode).value.annotations);
+    if (!d.ok) continue;
     annotations.push({
       owner: nodePort(o.metadata.name),
       subnet: ctx.settings.nodeSwitch,
-      ips: a[A('ip_address')]!.split(','),
-      ...(a[A('mac_address')] ? { mac: a[A('mac_address')] } : {}),
+      ips: d.value.ips,
+      ...(d.value.mac ? { mac: d.value.mac } : {}),
     });
   }
   const ports: Claim[] = [];

@@ -12,6 +12,7 @@ import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../mode
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
+import { decodeNodeNetwork, decodePodNetwork } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import type { ScenarioProbe } from './load.ts';
 
@@ -54,13 +55,13 @@ export function buildIndex(
   topology: Topology,
   settings: ControllerSettings,
 ): ProbeIndex {
-  const A = (a: Readonly<Record<string, string>>, k: string) => a[`ovn.kubernetes.io/${k}`];
   const pods = new Map<string, ProbePod>();
   const pending = new Set<string>();
   for (const o of objects.Pod ?? []) {
     const p = decodePod(o).value;
-    const ip = A(p.annotations, 'ip_address');
-    if (!ip || A(p.annotations, 'allocated') !== 'true') continue;
+    const d = decodePodNetwork(p.annotations);
+    if (!d.ok) continue;
+    const net = d.value;
     const key = `${p.namespace}/${p.name}`;
     if (p.nodeName === '') {
       pending.add(key);
@@ -72,11 +73,11 @@ export function buildIndex(
       name: p.name,
       labels: p.labels,
       port: `${p.name}.${p.namespace}`,
-      mac: A(p.annotations, 'mac_address') ?? '',
-      ips: ip.split(','),
+      mac: net.mac ?? '',
+      ips: net.ips,
       node: p.nodeName,
-      subnet: A(p.annotations, 'logical_switch') ?? '',
-      router: A(p.annotations, 'logical_router') ?? settings.clusterRouter,
+      subnet: net.logicalSwitch ?? '',
+      router: net.logicalRouter ?? settings.clusterRouter,
     });
   }
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
@@ -102,9 +103,9 @@ export function buildIndex(
   const nodes = new Map<string, { port: string; mac: string; ip: string }>();
   for (const o of objects.Node ?? []) {
     const n = decodeNode(o).value;
-    const ip = A(n.annotations, 'ip_address');
-    if (!ip) continue;
-    nodes.set(n.name, { port: `node-${n.name}`, mac: A(n.annotations, 'mac_address') ?? '', ip: ip.split(',')[0]! });
+    const d = decodeNodeNetwork(n.annotations);
+    if (!d.ok) continue;
+    nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
   const subnets = new Map<string, { router: string; cidrs: string[] }>();
   for (const o of objects.Subnet ?? []) {

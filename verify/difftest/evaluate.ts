@@ -10,8 +10,9 @@
  * ct-lb-ors-state, generated-packets, patch-keeps-ct-state,
  * ct-snat-to-vip-not-applied), the trace is read again without the part it
  * cannot show; the case agrees only if that comparison does, and is counted
- * under the rule. (ct-states-consumed is no longer retraced with the
- * simulator's conntrack states: real packets judge those cases.)
+ * under the rule. A trace is never repeated with the simulator's own
+ * conntrack states (that would make ovn-trace agree with whatever the
+ * simulator's conntrack says): real packets judge those cases.
  *
  * A trace that dropped at a port security ovn-trace misjudges
  * (port-sec-prefix-exact) is traced again on the same case with the
@@ -139,8 +140,8 @@ export async function evaluateCase(
   if (agreed.agree) return { ...agreed, ...common, ovn };
   // The trace disagrees: where it shows one of these documented ovn-trace artefacts, compare what it
   // does show (normalize.ts), and keep the first observation that agrees. Otherwise report the original.
-  // No retrace with the simulator's own conntrack states (rule ct-states-consumed, removed): it made
-  // ovn-trace agree with whatever the simulator's conntrack said. Real packets judge those cases now.
+  // No retrace with the simulator's own conntrack states: ovn-trace would agree with whatever the simulator's
+  // conntrack says. Real packets judge those cases.
   for (const unknown of unknownParts(c, traced, !isIP(c.packet))) {
     const ovn3 = observe(traced, unknown);
     const third = matchRun(pool, ovn3);

@@ -39,6 +39,18 @@ export function annotationKey(provider: string, key: WrittenKey | RequestKey): s
   return `${provider}.kubernetes.io/${key}`;
 }
 
+/**
+ * A pod's logical switch port: the name the controller gives its NB port and
+ * the node agent sets as the interface's `external_ids:iface-id` (Kube-OVN's
+ * ovs.PodNameToPortName): `<pod>.<namespace>`, with `.<provider>` for an
+ * attachment.
+ *
+ * @example podPortName('web-0', 'default') // 'web-0.default'
+ */
+export function podPortName(pod: string, namespace: string, provider = OVN_PROVIDER): string {
+  return provider === OVN_PROVIDER ? `${pod}.${namespace}` : `${pod}.${namespace}.${provider}`;
+}
+
 /** A pod's network as the controller writes it once its port is in NB. */
 export interface PodNetwork {
   /** One per family, v4 first. */

@@ -12,7 +12,7 @@ import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../mode
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
-import { decodeNodeNetwork, decodePodNetwork } from '../kube/annotations.ts';
+import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import type { ScenarioProbe } from './load.ts';
 
@@ -72,7 +72,7 @@ export function buildIndex(
       namespace: p.namespace,
       name: p.name,
       labels: p.labels,
-      port: `${p.name}.${p.namespace}`,
+      port: podPortName(p.name, p.namespace),
       mac: net.mac ?? '',
       ips: net.ips,
       node: p.nodeName,

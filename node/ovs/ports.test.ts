@@ -15,6 +15,7 @@ import {
   type OvsdbServer,
 } from '../../backends/ovn/control-plane/index.ts';
 import { ManualTimers } from '../../backends/ovn/ovsdb/index.ts';
+import { encodePodNetwork } from '../../kube/annotations.ts';
 import {
   OvsError,
   Vswitch,
@@ -23,6 +24,7 @@ import {
   findPort,
   getPort,
   podIfaceId,
+  podPortSpec,
   setInterfaceOps,
   waitInstalled,
 } from './index.ts';
@@ -96,6 +98,26 @@ describe.skipIf(!requireOvn('node/ovs'))('node/ovs: ports on a real Open_vSwitch
     await vs.ensureBridge({ name: 'br-ex' });
     await expect(addPort(vs, { name: 'veth-web0', bridge: 'br-ex' })).rejects.toBeInstanceOf(OvsError);
     await expect(addPort(vs, { name: 'br-int', bridge: 'br-ex' })).rejects.toMatchObject({ code: 'exists' });
+  });
+
+  it("plumbs a pod's port from the controller's annotations (podPortSpec)", async () => {
+    const annotations = encodePodNetwork({
+      ips: ['10.16.0.7'],
+      mac: '0a:58:0a:10:00:07',
+      cidrs: ['10.16.0.0/16'],
+      gateways: ['10.16.0.1'],
+      logicalSwitch: 'ovn-default',
+      logicalRouter: 'ovn-cluster',
+      podNicType: 'veth-pair',
+      routed: true,
+    });
+    const spec = podPortSpec({ pod: 'api-1', namespace: 'shop', hostNic: 'api1_h' }, annotations);
+    if (!spec.ok) throw new Error(spec.issue.message);
+    await addPort(vs, spec.value);
+    expect(findPort(vs, 'api-1.shop')?.port.name).toBe('api1_h');
+    expect(await get('Interface', 'api1_h', 'external_ids:ip')).toBe('10.16.0.7');
+    expect(await get('Interface', 'api1_h', 'external_ids:vendor')).toBe('kube-ovn');
+    expect(await deletePort(vs, 'api1_h')).toBe(true);
   });
 
   it('deletes a port (and its interface); deleting again is not an error', async () => {

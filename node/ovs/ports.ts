@@ -14,6 +14,7 @@ import {
   type Operation,
   type vswitch,
 } from '../../backends/ovn/ovsdb/index.ts';
+import { podPortName } from '../../kube/annotations.ts';
 import { OvsError } from './errors.ts';
 import type { CommitOptions, Vswitch } from './vswitch.ts';
 
@@ -48,8 +49,13 @@ export interface InterfaceChange {
   readonly removeExternalIds?: readonly string[];
 }
 
-/** Kube-OVN's iface-id of a pod's primary interface. @example podIfaceId('web-0', 'default') // 'web-0.default' */
-export const podIfaceId = (pod: string, namespace: string): string => `${pod}.${namespace}`;
+/**
+ * The iface-id of a pod's interface: its logical port's name (kube/annotations.ts).
+ *
+ * @example podIfaceId('web-0', 'default') // 'web-0.default'
+ */
+export const podIfaceId = (pod: string, namespace: string, provider?: string): string =>
+  podPortName(pod, namespace, provider);
 
 function ifaceRow(spec: PortSpec) {
   return {

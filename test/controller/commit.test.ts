@@ -257,6 +257,27 @@ describe('Committer', () => {
     expect(c.stats.drifted).toBe(1);
   });
 
+  it('a row changed behind its back while a batch writing it is in flight is still put back', async () => {
+    const be = new RecordingBackend();
+    const { c, clock, store } = await started(be);
+    // Another writer deletes the port right after the batch creating it committed, before apply returns.
+    const apply = be.apply.bind(be);
+    let tampered = false;
+    be.apply = async (p: Plan) => {
+      const r = await apply(p);
+      if (!tampered && p.some((o) => o.op === 'create' && o.key === 'a')) {
+        tampered = true;
+        be.inner.tamper([{ op: 'delete', table: 'switchPort', key: 'a' }]);
+      }
+      return r;
+    };
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
+    await settle(clock, c.sync());
+    await clock.advance(0);
+    expect(tampered).toBe(true);
+    expect(plan(await be.read(), store.topology())).toEqual([]);
+  });
+
   it('close ends while the backend refuses every apply: no retry after it, and every waiting sync rejects', async () => {
     const be = new RecordingBackend();
     const { c, clock } = await started(be);

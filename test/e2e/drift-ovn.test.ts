@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ControlPlane, requireOvn, startControlPlane } from '../../backends/ovn/control-plane/index.ts';
 import { OvnBackend } from '../../backends/ovn/nb/backend.ts';
 import { nbctl } from '../../backends/ovn/nb/testing.ts';
-import type { LogicalSwitchPort } from '../../model/topology/index.ts';
+import type { LoadBalancer, LogicalSwitchPort } from '../../model/topology/index.ts';
 import { plan } from '../../model/topology/index.ts';
 import { type CommitClock, Committer } from '../../controller/desired/commit.ts';
 import { DesiredState } from '../../controller/desired/store.ts';
@@ -29,6 +29,14 @@ const port = (i: number): LogicalSwitchPort => ({
   externalIds: { pod: `default/p${i}` },
 });
 
+const lb: LoadBalancer = {
+  name: 'svc',
+  vips: { '10.96.0.10:80': '10.16.0.10:8080,10.16.0.11:8080' },
+  selectionFields: [],
+  options: {},
+  externalIds: {},
+};
+
 /** How long a repair may take before the test calls it missing (a bound on waiting, not a speed check). */
 const REPAIR_WAIT_MS = 15_000;
 
@@ -48,7 +56,8 @@ describe.skipIf(!requireOvn('drift repair on real NB'))('drift repair on a real 
         { kind: 'Subnet', name: 'ovn-default' },
         {
           rows: [
-            { table: 'switch', row: { name: 'ovn-default', loadBalancers: [], otherConfig: {}, externalIds: {} } },
+            { table: 'switch', row: { name: 'ovn-default', loadBalancers: ['svc'], otherConfig: {}, externalIds: {} } },
+            { table: 'loadBalancer', row: lb },
           ],
         },
       );
@@ -97,6 +106,23 @@ describe.skipIf(!requireOvn('drift repair on real NB'))('drift repair on a real 
     await nbctl(cp.nb.remote, 'lsp-set-addresses', 'p2', '00:00:00:00:00:99 10.16.0.99');
     await back;
     expect(await nbctl(cp.nb.remote, 'lsp-get-addresses', 'p2')).toBe(`${port(2).addresses[0]}\n`);
+  });
+
+  it('a load balancer deleted by hand comes back, and so does the reference to it NB took out of our switch', async () => {
+    const lbs = () => be.session.cache.lookup('Load_Balancer', 'name', 'svc');
+    const referenced = () => {
+      const sw = be.session.cache.lookup('Logical_Switch', 'name', 'ovn-default')[0];
+      return lbs().length === 1 && (sw?.load_balancer ?? []).includes(lbs()[0]?._uuid as never);
+    };
+    expect(referenced()).toBe(true);
+    const back = after(
+      () => lbs().length === 0,
+      () => inStep() && referenced(),
+      'svc deleted and put back',
+    );
+    await nbctl(cp.nb.remote, 'lb-del', 'svc');
+    await back;
+    expect(await nbctl(cp.nb.remote, 'ls-lb-list', 'ovn-default')).toContain('svc');
   });
 
   it('rows of other owners, on our switch and beside it, are left as they are while ours are repaired', async () => {

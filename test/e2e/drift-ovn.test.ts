@@ -58,6 +58,7 @@ describe.skipIf(!requireOvn('drift repair on real NB'))('drift repair on a real 
           rows: [
             { table: 'switch', row: { name: 'ovn-default', loadBalancers: ['svc'], otherConfig: {}, externalIds: {} } },
             { table: 'loadBalancer', row: lb },
+            { table: 'switch', row: { name: 'other', loadBalancers: [], otherConfig: {}, externalIds: {} } },
           ],
         },
       );
@@ -106,6 +107,37 @@ describe.skipIf(!requireOvn('drift repair on real NB'))('drift repair on a real 
     await nbctl(cp.nb.remote, 'lsp-set-addresses', 'p2', '00:00:00:00:00:99 10.16.0.99');
     await back;
     expect(await nbctl(cp.nb.remote, 'lsp-get-addresses', 'p2')).toBe(`${port(2).addresses[0]}\n`);
+  });
+
+  it('a port of ours moved by hand to another switch of ours is moved back (the port itself unchanged)', async () => {
+    const switchOf = (name: string) => {
+      const uuid = be.session.cache.lookup('Logical_Switch_Port', 'name', 'p4')[0]?._uuid;
+      const sw = be.session.cache.lookup('Logical_Switch', 'name', name)[0];
+      return uuid !== undefined && (sw?.ports ?? []).includes(uuid as never);
+    };
+    const uuid = await uuidOf('p4');
+    const back = after(
+      () => switchOf('other'),
+      () => inStep() && switchOf('ovn-default'),
+      'p4 moved and moved back',
+    );
+    await nbctl(
+      cp.nb.remote,
+      '--',
+      'remove',
+      'Logical_Switch',
+      'ovn-default',
+      'ports',
+      uuid,
+      '--',
+      'add',
+      'Logical_Switch',
+      'other',
+      'ports',
+      uuid,
+    );
+    await back;
+    expect(await nbctl(cp.nb.remote, 'lsp-get-ls', 'p4')).toContain('ovn-default');
   });
 
   it('a load balancer deleted by hand comes back, and so does the reference to it NB took out of our switch', async () => {

@@ -30,7 +30,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Backend } from '../backends/backend.ts';
 import { SimBackend } from '../backends/sim/index.ts';
-import { type DriftMetrics, DriftProbe, type ForeignWriter, runDrift, simForeignWriter } from './drift.ts';
+import { type DriftMetrics, DriftProbe, type ForeignWriter, runDrift, simForeignWriter, splitmix } from './drift.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
 import type { KubeObject, WatchEvent } from '../kube/cluster/types.ts';
@@ -379,16 +379,4 @@ async function heapOf(stopAndDrop: () => Promise<void>): Promise<number> {
   const heapWith = settledHeap();
   await stopAndDrop();
   return Math.max(0, heapWith - settledHeap());
-}
-
-/** splitmix32: the drift's seeded choices (the same rows on every run of one size). */
-function splitmix(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x9e3779b9) | 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
 }

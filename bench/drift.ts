@@ -240,3 +240,19 @@ export function driftChange(table: TableName, row: unknown): Record<string, unkn
   const ids = (row as { externalIds: Record<string, string> }).externalIds;
   return { externalIds: { ...ids, drift: 'foreign' } };
 }
+
+/**
+ * splitmix32: the drift's seeded choices (the same rows on every run of one size).
+ *
+ * @example const random = splitmix(18); random(); // in [0, 1)
+ */
+export function splitmix(seed: number): () => number {
+  let s = seed | 0;
+  return () => {
+    s = (s + 0x9e3779b9) | 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
+  };
+}

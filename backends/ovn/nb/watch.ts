@@ -20,7 +20,9 @@ import type { TableName } from '../../../model/topology/index.ts';
 import type { CacheRow, RowChange as NbRowChange } from '../ovsdb/index.ts';
 import { type ReadContext, fromNbRow } from './columns.ts';
 import { IDENTITY, NB_TABLE, type NbTable, PARENT_SLOTS, isOwned } from './tables.ts';
-import type { AnyRow } from './view.ts';
+
+/** What naming a row reads of it: its name or its id key, and the owner tag. */
+type Named = { readonly name?: unknown; readonly external_ids: Readonly<Record<string, string>> };
 
 const MODEL_TABLE: ReadonlyMap<string, TableName> = new Map(
   (Object.entries(NB_TABLE) as [TableName, NbTable][]).map(([model, nbTable]) => [nbTable, model]),
@@ -52,7 +54,7 @@ export function modelChanges(ctx: ReadContext, batch: readonly NbRowChange[]): R
   for (const c of batch) {
     const table = MODEL_TABLE.get(c.table);
     if (table === undefined) continue;
-    for (const r of [c.old, c.new]) if (r !== undefined && isOwned(r as AnyRow)) name(named, table, r);
+    for (const r of [c.old, c.new]) if (r !== undefined && isOwned(r as unknown as Named)) name(named, table, r);
     if (c.old !== undefined && c.new !== undefined) movedChildren(ctx, named, table, c.old, c.new, changedUuids);
   }
   const out: RowChange[] = [];
@@ -102,7 +104,7 @@ function readRow(ctx: ReadContext, table: TableName, key: string): unknown {
 
 function name(named: Map<TableName, Set<string>>, table: TableName, r: CacheRow): void {
   const id = IDENTITY[table];
-  const row = r as AnyRow;
+  const row = r as unknown as Named;
   const key = id.kind === 'name' ? row.name : row.external_ids[id.idKey];
   if (typeof key !== 'string') return;
   let set = named.get(table);

@@ -62,6 +62,26 @@ describe.skipIf(!requireOvn('drift repair on real NB'))('drift repair on a real 
           ],
         },
       );
+      c.set(
+        { kind: 'Vpc', name: 'r' },
+        {
+          rows: [
+            { table: 'router', row: { name: 'r', options: {}, loadBalancers: [], externalIds: {} } },
+            {
+              table: 'routerPort',
+              row: {
+                name: 'r-gw',
+                router: 'r',
+                mac: '0a:58:64:40:00:01',
+                networks: ['100.64.0.1/16'],
+                gatewayChassis: [{ chassisName: 'ch1', priority: 10 }],
+                options: {},
+                externalIds: {},
+              },
+            },
+          ],
+        },
+      );
       for (let i = 0; i < 5; i++)
         c.set({ kind: 'Pod', namespace: 'default', name: `p${i}` }, { rows: [{ table: 'switchPort', row: port(i) }] });
     });
@@ -138,6 +158,24 @@ describe.skipIf(!requireOvn('drift repair on real NB'))('drift repair on a real 
     );
     await back;
     expect(await nbctl(cp.nb.remote, 'lsp-get-ls', 'p4')).toContain('ovn-default');
+  });
+
+  it("a gateway chassis priority changed by hand is put back (it is part of its router port's row)", async () => {
+    const priority = () => be.session.cache.lookup('Gateway_Chassis', 'name', 'r-gw-ch1')[0]?.priority;
+    const uuid = (
+      await nbctl(cp.nb.remote, '--bare', '--columns=_uuid', 'find', 'Gateway_Chassis', 'chassis_name=ch1')
+    ).trim();
+    expect(uuid).not.toBe('');
+    const back = after(
+      () => priority() === 5,
+      () => inStep() && priority() === 10,
+      'gateway chassis put back',
+    );
+    await nbctl(cp.nb.remote, 'set', 'Gateway_Chassis', uuid, 'priority=5');
+    await back;
+    expect((await nbctl(cp.nb.remote, '--bare', '--columns=priority', 'list', 'Gateway_Chassis', uuid)).trim()).toBe(
+      '10',
+    );
   });
 
   it('a load balancer deleted by hand comes back, and so does the reference to it NB took out of our switch', async () => {

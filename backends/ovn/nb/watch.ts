@@ -13,7 +13,8 @@
  * change. Rows of other owners name nothing. A row that refers to another by
  * uuid (a switch's load balancers, a port's DHCP options) hears of that row's
  * deletion through NB itself: the references are weak, so NB removes them
- * and the referring row changes too.
+ * and the referring row changes too. A gateway chassis belongs to the
+ * router port that holds it: its change is reported as the port's.
  */
 import type { RowChange, RowKeys, RowsRead } from '../../backend.ts';
 import type { TableName } from '../../../model/topology/index.ts';
@@ -52,6 +53,7 @@ export function modelChanges(ctx: ReadContext, batch: readonly NbRowChange[]): R
   const changedUuids = new Set<string>();
   for (const c of batch) changedUuids.add(c.uuid);
   for (const c of batch) {
+    if (c.table === 'Gateway_Chassis') gatewayPorts(ctx, named, c.uuid);
     const table = MODEL_TABLE.get(c.table);
     if (table === undefined) continue;
     for (const r of [c.old, c.new]) if (r !== undefined && isOwned(r as unknown as Named)) name(named, table, r);
@@ -110,6 +112,17 @@ function name(named: Map<TableName, Set<string>>, table: TableName, r: CacheRow)
   let set = named.get(table);
   if (set === undefined) named.set(table, (set = new Set()));
   set.add(key);
+}
+
+/**
+ * The router ports holding gateway chassis `uuid`: a gateway chassis is part
+ * of its port's model row, not a model row of its own (a priority changed by
+ * hand is a change of the port). Router ports are few; they are scanned.
+ */
+function gatewayPorts(ctx: ReadContext, named: Map<TableName, Set<string>>, uuid: string): void {
+  for (const lrp of ctx.view.owned('routerPort'))
+    if (((lrp as unknown as { gateway_chassis?: readonly string[] }).gateway_chassis ?? []).includes(uuid))
+      name(named, 'routerPort', lrp as unknown as CacheRow);
 }
 
 /** Children that entered or left a parent's child column without a change of their own. */

@@ -19,7 +19,10 @@ export interface ColumnClaim {
   readonly shape: ColumnShape;
   /** The key atom type (for a map, its key), when the description implies one. */
   readonly atom?: AtomType;
-  /** A uuid reference to this table and strength; `null` when the column must hold no reference. */
+  /**
+   * A uuid reference to this table and strength (for a map, by its values); `null` when the column must hold no
+   * reference.
+   */
   readonly ref?: { readonly table: string; readonly strength: 'strong' | 'weak' } | null;
   /** Who makes the claim (for messages), e.g. `switchPort.dhcpv4Options`. */
   readonly by: string;
@@ -63,17 +66,16 @@ function checkColumn(schema: DatabaseSchema, c: ColumnClaim): ClaimProblem[] {
   const key = col.type.key;
   if (c.atom !== undefined && key.type !== c.atom)
     out.push({ code: 'wrong-atom', path, message: `${at} holds ${key.type}, not ${c.atom}` });
-  if (c.ref === null && key.refTable !== undefined)
+  // A map references through its values (QoS.queues: queue number → Queue), anything else through its atoms.
+  const refs = col.type.value ?? key;
+  const anyRef = refs.refTable ?? key.refTable;
+  if (c.ref === null && anyRef !== undefined)
+    out.push({ code: 'wrong-ref', path, message: `${at} references ${anyRef}, but is described as no reference` });
+  if (c.ref != null && (refs.refTable !== c.ref.table || (refs.refType ?? 'strong') !== c.ref.strength))
     out.push({
       code: 'wrong-ref',
       path,
-      message: `${at} references ${key.refTable}, but is described as no reference`,
-    });
-  if (c.ref != null && (key.refTable !== c.ref.table || (key.refType ?? 'strong') !== c.ref.strength))
-    out.push({
-      code: 'wrong-ref',
-      path,
-      message: `${at} references ${key.refTable ?? 'nothing'} (${key.refType ?? 'strong'}), not ${c.ref.table} (${c.ref.strength})`,
+      message: `${at} references ${refs.refTable ?? 'nothing'} (${refs.refType ?? 'strong'}), not ${c.ref.table} (${c.ref.strength})`,
     });
   return out;
 }

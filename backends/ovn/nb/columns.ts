@@ -46,25 +46,12 @@ const clean = <R extends object>(o: R): R => {
   return o;
 };
 
-const LSP_TYPES: ReadonlySet<string> = new Set<LspType>([
-  '',
-  'router',
-  'localnet',
-  'localport',
-  'virtual',
-  'external',
-  'l2gateway',
-  'vtep',
-]);
-
-/** A switch port's NB `type` (a free string in the schema) as the model's type; unknown types fail closed. */
-function lspType(n: NbRow<'switchPort'>): LspType {
-  if (LSP_TYPES.has(n.type)) return n.type as LspType;
-  throw new OvnBackendError(
-    'unreadable-row',
-    `Logical_Switch_Port ${n._uuid}: type ${JSON.stringify(n.type)} is not one kovn writes`,
-  );
-}
+/**
+ * A switch port's NB `type` (a free string in the schema) as the model's type. A type kovn never writes (set by
+ * hand on a kovn port) is kept as read, not refused: the plan then sees it differ from the desired type and writes
+ * that back, where refusing it would fail the whole read.
+ */
+const lspType = (n: NbRow<'switchPort'>): LspType => n.type as LspType;
 
 function ids(
   table: TableName,
@@ -402,20 +389,4 @@ export function memoParser(limit = 50_000): ReadContext['parse'] {
     memo.set(text, m);
     return m;
   };
-}
-
-/** Equality of two native column values with OVSDB semantics (sets unordered, maps by entries, unset = empty). */
-export function nativeEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    const sa = new Set((a ?? []) as readonly unknown[]);
-    const sb = new Set((b ?? []) as readonly unknown[]);
-    return sa.size === sb.size && [...sa].every((x) => sb.has(x));
-  }
-  if ((a === undefined || typeof a === 'object') && (b === undefined || typeof b === 'object')) {
-    const ea = Object.entries((a ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    const mb = (b ?? {}) as Record<string, unknown>;
-    return ea.length === Object.values(mb).filter((v) => v !== undefined).length && ea.every(([k, v]) => mb[k] === v);
-  }
-  return false;
 }

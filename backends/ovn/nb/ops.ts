@@ -29,7 +29,7 @@ import {
   tableSpec,
 } from '../../../model/topology/index.ts';
 import type { Batch } from './batch.ts';
-import { type Columns, type ReadContext, fromNbRow, nativeEqual, toNbColumns } from './columns.ts';
+import { type Columns, type ReadContext, fromNbRow, toNbColumns } from './columns.ts';
 import { type ErrorSite, OvnBackendError, describeSite } from './errors.ts';
 import {
   IDENTITY,
@@ -359,4 +359,20 @@ function addDelete(batch: Batch, ctx: ReadContext, table: TableName, key: string
   }
   batch.push(index, batch.b.delete(nb, batch.whereOwned(nbRow._uuid)));
   if (PARENT_SLOTS[table] === undefined) batch.deletedRow(nbRow._uuid);
+}
+
+/** Equality of two native column values with OVSDB semantics (sets unordered, maps by entries, unset = empty). */
+export function nativeEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    const sa = new Set((a ?? []) as readonly unknown[]);
+    const sb = new Set((b ?? []) as readonly unknown[]);
+    return sa.size === sb.size && [...sa].every((x) => sb.has(x));
+  }
+  if ((a === undefined || typeof a === 'object') && (b === undefined || typeof b === 'object')) {
+    const ea = Object.entries((a ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    const mb = (b ?? {}) as Record<string, unknown>;
+    return ea.length === Object.values(mb).filter((v) => v !== undefined).length && ea.every(([k, v]) => mb[k] === v);
+  }
+  return false;
 }

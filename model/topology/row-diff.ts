@@ -9,8 +9,19 @@
  * a field to `types.ts` without saying how to compare it fails to type-check.
  */
 import { type MatchExpr, printMatch } from '../match/index.ts';
-import { COLUMNS, type ColumnKind } from './tables.ts';
+import { type ColumnKind, type FieldSpec, TABLE_ORDER, tableSpec } from './tables.ts';
 import type { TableName, Tables } from './types.ts';
+
+/** Each table's fields and their kinds as a list (walked on every comparison, so made once). */
+const FIELDS = Object.fromEntries(
+  TABLE_ORDER.map((t) => [
+    t,
+    Object.entries(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>).map(([field, f]) => ({
+      field,
+      kind: f.kind,
+    })),
+  ]),
+) as unknown as Readonly<Record<TableName, readonly { readonly field: string; readonly kind: ColumnKind }[]>>;
 
 /**
  * Deep equality of two rows of `table` with NB semantics (see the file header).
@@ -21,11 +32,14 @@ import type { TableName, Tables } from './types.ts';
  */
 export function rowsEqual<T extends TableName>(table: T, a: Tables[T], b: Tables[T]): boolean {
   if (a === b) return true;
-  const cols = COLUMNS[table] as Readonly<Record<string, ColumnKind>>;
   const ra = a as unknown as Readonly<Record<string, unknown>>;
   const rb = b as unknown as Readonly<Record<string, unknown>>;
-  for (const field in cols) {
-    if (!valuesEqual(cols[field] as ColumnKind, ra[field], rb[field])) return false;
+  const fields = FIELDS[table];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const x = ra[f.field];
+    const y = rb[f.field];
+    if (x !== y && !valuesEqual(f.kind, x, y)) return false;
   }
   return true;
 }
@@ -39,12 +53,13 @@ export function rowsEqual<T extends TableName>(table: T, a: Tables[T], b: Tables
  */
 export function diffRow<T extends TableName>(table: T, from: Tables[T], to: Tables[T]): Partial<Tables[T]> | undefined {
   if (from === to) return undefined;
-  const cols = COLUMNS[table] as Readonly<Record<string, ColumnKind>>;
   const ra = from as unknown as Readonly<Record<string, unknown>>;
   const rb = to as unknown as Readonly<Record<string, unknown>>;
   let changes: Record<string, unknown> | undefined;
-  for (const field in cols) {
-    if (valuesEqual(cols[field] as ColumnKind, ra[field], rb[field])) continue;
+  const fields = FIELDS[table];
+  for (let i = 0; i < fields.length; i++) {
+    const { field, kind } = fields[i]!;
+    if (valuesEqual(kind, ra[field], rb[field])) continue;
     changes ??= {};
     changes[field] = rb[field];
   }

@@ -11,7 +11,7 @@ import { printMatch } from '../match/index.ts';
 import { arbitraryTopology } from './arbitrary.ts';
 import { fixtureInput } from './fixture.ts';
 import { formatKey, keyOf, rowKey } from './keys.ts';
-import { type FieldSpec, MEMBER_FIELDS, TABLE_ORDER, parentOf, tableSpec } from './index.ts';
+import { COLUMNS, type FieldSpec, MEMBER_FIELDS, TABLE_ORDER, parentOf, tableSpec } from './index.ts';
 import type { TableName, Tables } from './types.ts';
 
 const fieldsOf = (t: TableName) => Object.entries(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>);
@@ -36,6 +36,17 @@ describe('table descriptions', () => {
         const unstored = field === tableSpec(t).parent?.field || (t === 'dhcpOptions' && field === 'name');
         expect(f.column === undefined, `${t}.${field}`).toBe(unstored);
       }
+  });
+
+  it('keeps each field kind as a literal type (the store types its set columns from it)', () => {
+    const ports: (typeof COLUMNS)['portGroup']['ports'] = 'set';
+    const vips: (typeof COLUMNS)['loadBalancer']['vips'] = 'map';
+    expect([ports, vips, COLUMNS.acl.match, COLUMNS.routerPort.gatewayChassis]).toEqual([
+      'set',
+      'map',
+      'match',
+      'rowSet',
+    ]);
   });
 
   it('membership fields are sets and maps', () => {

@@ -36,6 +36,7 @@ import { MemoryCluster } from '../kube/cluster/memory.ts';
 import type { KubeObject, WatchEvent } from '../kube/cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from '../controller/config.ts';
 import { Controller } from '../controller/controller.ts';
+import { settled } from '../controller/settle.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 
 export interface ControllerBenchParams {
@@ -215,7 +216,7 @@ async function runPhases(run: Run, setCurrent: (c: Controller) => void) {
   setCurrent(controller);
   run.progress(`controller start: ${nodes} nodes, ${nsCount} namespaces`);
   await controller.start();
-  await controller.idle();
+  await settled(controller);
   const tx0 = controller.committer.stats.transactions;
   const watch = new ReadyWatch(cluster, (await cluster.list('Namespace')).resourceVersion);
   const storm = await runStorm(run, controller, watch);
@@ -227,7 +228,7 @@ async function runPhases(run: Run, setCurrent: (c: Controller) => void) {
   controller = newController(run, 2);
   setCurrent(controller);
   await controller.start();
-  await controller.idle();
+  await settled(controller);
   const restartMs = performance.now() - tr;
   // Everything the new controller wrote: its start-up flush and any commit after it.
   const restartWrites = controller.committer.stats.operations;
@@ -303,7 +304,7 @@ async function runStorm(run: Run, controller: Controller, watch: ReadyWatch) {
   }
   await Promise.all([...created.keys()].map((k) => watch.until(k)));
   const ms = performance.now() - t0;
-  await controller.idle();
+  await settled(controller);
   const latencies = [...created].map(([k, at]) => watch.readyAt.get(k)! - at).sort((a, b) => a - b);
   run.sample();
   return { ms, latencies };
@@ -325,7 +326,7 @@ async function runChurn(run: Run, controller: Controller, watch: ReadyWatch): Pr
     await cluster.create(pod(name, ns, `node-${i % nodes}`, APPS[i % APPS.length]!));
   }
   await Promise.all(fresh.map((k) => watch.until(k)));
-  await controller.idle();
+  await settled(controller);
   run.sample();
   return performance.now() - tc;
 }
@@ -339,7 +340,7 @@ async function singlePods(run: Run, controller: Controller, watch: ReadyWatch): 
     await run.cluster.create(pod(`single-${k}`, 'ns-0', 'node-0', 'web'));
     await watch.until(`ns-0/single-${k}`);
     singles.push(performance.now() - ts);
-    await controller.idle();
+    await settled(controller);
   }
   return percentile(
     singles.sort((a, b) => a - b),
@@ -364,7 +365,7 @@ async function driftPhase(
       rows,
       random: splitmix(18),
       timeoutMs: 60_000,
-      idle: () => controller.idle(),
+      idle: () => settled(controller),
     });
   } finally {
     await w.close();

@@ -1,8 +1,8 @@
 /**
  * The local Open_vSwitch database (conf.db) as the node agent sees it: one
- * OvsdbSession caching the root row, bridges, ports and interfaces (only the
- * columns the agent reads: vswitchd rewrites `statistics` and `status` every
- * few seconds, and caching them would wake every waiter for nothing), and
+ * OvsdbSession caching the tables of backends/ovn/vswitch's descriptions
+ * (only the columns they name: vswitchd rewrites `statistics` and `status`
+ * every few seconds, and caching them would wake every waiter for nothing), and
  * transactions that can wait, as `ovs-vsctl` does without `--no-wait`, until
  * ovs-vswitchd has applied them: the transaction increments the root row's
  * `next_cfg`, and vswitchd copies it to `cur_cfg` once it has reconfigured.
@@ -15,20 +15,14 @@ import {
   systemTimers,
   type vswitch,
 } from '../../backends/ovn/ovsdb/index.ts';
+import { OVS_INDEXES, OVS_MONITOR } from '../../backends/ovn/vswitch/index.ts';
 import { OvsError } from './errors.ts';
 
-const TABLES = {
-  Open_vSwitch: ['next_cfg', 'cur_cfg', 'external_ids', 'bridges'],
-  Bridge: ['name', 'ports', 'fail_mode', 'other_config', 'external_ids'],
-  Port: ['name', 'interfaces', 'external_ids'],
-  Interface: ['name', 'type', 'options', 'external_ids', 'ofport', 'error'],
-} as const;
+/** The tables and columns cached: those the descriptions say kovn writes, and what vswitchd reports back. */
+const TABLES = OVS_MONITOR;
 
-const INDEXES = {
-  Bridge: ['name'],
-  Port: ['name'],
-  Interface: ['name', 'external_ids:iface-id'],
-};
+/** The descriptions' name indexes, and interfaces by the logical port they are bound to. */
+const INDEXES = { ...OVS_INDEXES, Interface: [...(OVS_INDEXES.Interface ?? []), 'external_ids:iface-id'] };
 
 export interface VswitchOptions {
   /** `unix:<conf.db socket>` (e.g. `unix:/var/run/openvswitch/db.sock`). */

@@ -16,8 +16,7 @@
  * Watching: `apply` reports nothing (its caller knows what it wrote); a
  * change made behind kovn's back, by `tamper` (a foreign writer, as someone
  * editing NB by hand would be), is reported row by row. Rows of other
- * owners are not the model's: they live apart (`foreignRows`), where a plan
- * cannot reach them.
+ * owners do not exist here: the simulator holds only kovn's topology.
  */
 import {
   emptyTopology,
@@ -64,8 +63,6 @@ export class SimBackend implements Backend, Prober {
   /** Rows copied for copy-on-write since construction (what a change cost beyond its own rows). */
   private copied = 0;
   private readonly listeners = new Set<(changes: readonly RowChange[]) => void>();
-  /** Rows another owner wrote (table → key → row): never read, planned or compiled as kovn's. */
-  readonly foreignRows = new Map<TableName, Map<string, unknown>>();
 
   constructor(private readonly opts: SimBackendOptions = {}) {
     const start = opts.topology ?? emptyTopology();

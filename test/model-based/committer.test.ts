@@ -24,6 +24,8 @@ function gated(inner: Backend): Backend & { open(): void; held(): boolean } {
       return inner.apply(p);
     },
     read: () => inner.read(),
+    readRows: (keys) => inner.readRows(keys),
+    watch: (listener) => inner.watch(listener),
     close: () => inner.close(),
     open: () => gate?.(),
     held: () => gate !== undefined,

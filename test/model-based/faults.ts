@@ -278,6 +278,11 @@ export function cutBackend(inner: Backend, cut: Cut): Backend {
       cut.check();
       return inner.read();
     },
+    readRows: async (keys) => {
+      cut.check();
+      return inner.readRows(keys);
+    },
+    watch: (listener) => inner.watch((changes) => cut.dead || listener(changes)),
     close: async () => {},
   };
 }
@@ -294,6 +299,8 @@ export function slowBackend(inner: Backend, turns: number): Backend {
       return inner.apply(p, opts);
     },
     read: () => inner.read(),
+    readRows: (keys) => inner.readRows(keys),
+    watch: (listener) => inner.watch(listener),
     close: () => inner.close(),
   };
 }

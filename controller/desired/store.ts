@@ -297,32 +297,46 @@ export class DesiredState {
     refs: ReadonlyMap<string, CellRef>,
   ): StoreIssue[] {
     const issues: StoreIssue[] = [];
-    const ids = new Set<string>([...(prev?.contributions.keys() ?? []), ...next.contributions.keys()]);
-    for (const id of ids) {
-      const before = prev?.contributions.get(id);
-      const after = next.contributions.get(id);
-      if (before === after) continue;
-      // A cell in the store, or one the fragment names; neither: an empty contribution dropped, nothing to undo.
-      const ref = this.cells.get(id)?.ref ?? refs.get(id);
-      if (ref === undefined) continue;
-      const isSet = Array.isArray(before ?? after);
-      const changed = isSet
-        ? this.diffSetCell(id, ref, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
-        : this.diffMapCell(owner, id, ref, [(before ?? {}) as Attrs, (after ?? {}) as Attrs], issues);
-      if (changed) this.touch(ref.table, ref.key);
-      this.trackContributed(ref, id);
-    }
+    // The cells of the new fragment, then those only the previous one had (no merged Set of both: this runs per pod).
+    for (const [id, after] of next.contributions)
+      this.replaceCell(owner, id, prev?.contributions.get(id), after, refs, issues);
+    for (const [id, before] of prev?.contributions ?? [])
+      if (!next.contributions.has(id)) this.replaceCell(owner, id, before, undefined, refs, issues);
     return issues;
+  }
+
+  /** One cell: the owner's contribution goes from `before` to `after` (either undefined: none). */
+  private replaceCell(
+    owner: string,
+    id: string,
+    before: readonly string[] | Attrs | undefined,
+    after: readonly string[] | Attrs | undefined,
+    refs: ReadonlyMap<string, CellRef>,
+    issues: StoreIssue[],
+  ): void {
+    if (before === after) return;
+    // A cell in the store, or one the fragment names; neither: an empty contribution dropped, nothing to undo.
+    const ref = this.cells.get(id)?.ref ?? refs.get(id);
+    if (ref === undefined) return;
+    const isSet = Array.isArray(before ?? after);
+    const changed = isSet
+      ? this.diffSetCell(id, ref, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
+      : this.diffMapCell(owner, id, ref, [(before ?? {}) as Attrs, (after ?? {}) as Attrs], issues);
+    if (changed) this.touch(ref.table, ref.key);
+    this.trackContributed(ref, id);
   }
 
   private diffSetCell(id: string, ref: CellRef, before: readonly string[], after: readonly string[]): boolean {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'set' }> | undefined;
     if (!cell) this.cells.set(id, (cell = { kind: 'set', ref, members: new Map() }));
-    const b = new Set(before);
-    const a = new Set(after);
+    // One member or none on either side (a pod's own address, its port): no Sets to build.
+    const b = before.length > 1 ? new Set(before) : before;
+    const a = after.length > 1 ? new Set(after) : after;
+    const inB = (m: string) => (b instanceof Set ? b.has(m) : b[0] === m);
+    const inA = (m: string) => (a instanceof Set ? a.has(m) : a[0] === m);
     let changed = false;
     for (const m of b) {
-      if (a.has(m)) continue;
+      if (inA(m)) continue;
       const n = (cell.members.get(m) ?? 1) - 1;
       if (n <= 0) {
         cell.members.delete(m);
@@ -330,7 +344,7 @@ export class DesiredState {
       } else cell.members.set(m, n);
     }
     for (const m of a) {
-      if (b.has(m)) continue;
+      if (inB(m)) continue;
       const n = cell.members.get(m) ?? 0;
       cell.members.set(m, n + 1);
       if (n === 0) changed = true;

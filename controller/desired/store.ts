@@ -329,22 +329,21 @@ export class DesiredState {
   private diffSetCell(id: string, ref: CellRef, before: readonly string[], after: readonly string[]): boolean {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'set' }> | undefined;
     if (!cell) this.cells.set(id, (cell = { kind: 'set', ref, members: new Map() }));
-    // One member or none on either side (a pod's own address, its port): no Sets to build.
-    const b = before.length > 1 ? new Set(before) : before;
-    const a = after.length > 1 ? new Set(after) : after;
-    const inB = (m: string) => (b instanceof Set ? b.has(m) : b[0] === m);
-    const inA = (m: string) => (a instanceof Set ? a.has(m) : a[0] === m);
+    // One member or none on either side (a pod's own address, its port): no Sets to build. A Set also makes a
+    // member listed twice by one owner count once.
+    const b = before.length > 1 ? new Set(before) : undefined;
+    const a = after.length > 1 ? new Set(after) : undefined;
     let changed = false;
-    for (const m of b) {
-      if (inA(m)) continue;
+    for (const m of b ?? before) {
+      if (a !== undefined ? a.has(m) : after[0] === m) continue;
       const n = (cell.members.get(m) ?? 1) - 1;
       if (n <= 0) {
         cell.members.delete(m);
         changed = true;
       } else cell.members.set(m, n);
     }
-    for (const m of a) {
-      if (inB(m)) continue;
+    for (const m of a ?? after) {
+      if (b !== undefined ? b.has(m) : before[0] === m) continue;
       const n = cell.members.get(m) ?? 0;
       cell.members.set(m, n + 1);
       if (n === 0) changed = true;

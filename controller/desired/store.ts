@@ -179,7 +179,8 @@ export class DesiredState {
       }
       const cid = cellId(c.table, c.key, c.column);
       const old = next.contributions.get(cid);
-      if (old === undefined) refs.set(cid, { table: c.table, key: c.key, column: c.column });
+      // Only a cell the store does not have yet needs its identity from here (most pods add to existing cells).
+      if (old === undefined && !this.cells.has(cid)) refs.set(cid, { table: c.table, key: c.key, column: c.column });
       if (isSet) {
         next.contributions.set(cid, old ? [...(old as readonly string[]), ...c.members] : c.members);
       } else {

@@ -224,6 +224,24 @@ export interface MemberPod {
  * set of each rule with a peer selecting it. Contributed by the pod, so a
  * pod's change costs its own members whatever the size of the policies.
  */
+/** Allow-set names by policy (its decoded view, one per version): every pod of a storm asks for the same few. */
+const allowSetNames = new WeakMap<object, Map<number, string>>();
+
+function allowSetName(
+  np: { readonly name: string; readonly namespace: string },
+  dir: 'ingress' | 'egress',
+  family: Family,
+  idx: number,
+): string {
+  let names = allowSetNames.get(np);
+  if (names === undefined) allowSetNames.set(np, (names = new Map()));
+  const slot = idx * 4 + (dir === 'ingress' ? 0 : 2) + (family === 'IPv4' ? 0 : 1);
+  let name = names.get(slot);
+  if (name === undefined)
+    names.set(slot, (name = policyAddressSetName(np.name, np.namespace, dir, 'allow', family, idx)));
+  return name;
+}
+
 /** The address sets of `rules` whose peers select the pod: its addresses, one set per family. */
 function peerContributions(
   np: { readonly name: string; readonly namespace: string },
@@ -246,8 +264,7 @@ function peerContributions(
     if (!hit) continue;
     for (const ip of pod.ips) {
       const family: Family = ip.includes(':') ? 'IPv6' : 'IPv4';
-      const key = policyAddressSetName(np.name, np.namespace, dir, 'allow', family, idx);
-      out.push({ table: 'addressSet', key, column: 'addresses', members: [ip] });
+      out.push({ table: 'addressSet', key: allowSetName(np, dir, family, idx), column: 'addresses', members: [ip] });
     }
   }
 }

@@ -96,6 +96,9 @@ interface Segment {
   readonly list: boolean;
 }
 
+/** No value at a path (shared: callers only read it). */
+const NONE: { at: string; value: unknown }[] = [];
+
 /** Paths are the tables' constants: each is split once. */
 const segmentCache = new Map<string, readonly Segment[]>();
 
@@ -116,8 +119,18 @@ function segments(path: string): readonly Segment[] {
  * numbered): `spec.staticRoutes[].routeTable` → `spec.staticRoutes[1].routeTable`.
  */
 function valuesAt(o: unknown, path: string): { at: string; value: unknown }[] {
+  const segs = segments(path);
+  if (!segs.some((s) => s.list)) {
+    // No list on the way (most paths): at most one value, and its field path is the path itself.
+    let v: unknown = o;
+    for (const { key } of segs) {
+      if (!isRecord(v) || !Object.hasOwn(v, key)) return NONE;
+      v = v[key];
+    }
+    return [{ at: path, value: v }];
+  }
   let level: { at: string; value: unknown }[] = [{ at: '', value: o }];
-  for (const { key, list } of segments(path)) {
+  for (const { key, list } of segs) {
     const next: { at: string; value: unknown }[] = [];
     for (const { at, value } of level) {
       if (!isRecord(value) || !Object.hasOwn(value, key)) continue;

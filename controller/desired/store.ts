@@ -331,24 +331,18 @@ export class DesiredState {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'set' }> | undefined;
     if (!cell) this.cells.set(id, (cell = { kind: 'set', ref, members: new Map() }));
     // One member or none on either side (a pod's own address, its port): no Sets to build. A Set also makes a
-    // member listed twice by one owner count once.
+    // member listed twice by one owner count once. Sets and arrays get loops of their own (one shape each).
     const b = before.length > 1 ? new Set(before) : undefined;
     const a = after.length > 1 ? new Set(after) : undefined;
+    const inAfter = (m: string) => (a !== undefined ? a.has(m) : after.length === 1 && after[0] === m);
+    const inBefore = (m: string) => (b !== undefined ? b.has(m) : before.length === 1 && before[0] === m);
     let changed = false;
-    for (const m of b ?? before) {
-      if (a !== undefined ? a.has(m) : after[0] === m) continue;
-      const n = (cell.members.get(m) ?? 1) - 1;
-      if (n <= 0) {
-        cell.members.delete(m);
-        changed = true;
-      } else cell.members.set(m, n);
-    }
-    for (const m of a ?? after) {
-      if (b !== undefined ? b.has(m) : before[0] === m) continue;
-      const n = cell.members.get(m) ?? 0;
-      cell.members.set(m, n + 1);
-      if (n === 0) changed = true;
-    }
+    if (b !== undefined) {
+      for (const m of b) if (!inAfter(m)) changed = leave(cell, m) || changed;
+    } else if (before.length === 1 && !inAfter(before[0] as string)) changed = leave(cell, before[0] as string);
+    if (a !== undefined) {
+      for (const m of a) if (!inBefore(m)) changed = join(cell, m) || changed;
+    } else if (after.length === 1 && !inBefore(after[0] as string)) changed = join(cell, after[0] as string) || changed;
     return changed;
   }
 
@@ -408,6 +402,24 @@ export class DesiredState {
     if (!cols) byKey.set(key, (cols = new Set()));
     cols.add(column);
   }
+}
+
+/** One contributor fewer for `m`; whether it left the cell. */
+function leave(cell: Extract<Cell, { kind: 'set' }>, m: string): boolean {
+  const n = (cell.members.get(m) ?? 1) - 1;
+  if (n > 0) {
+    cell.members.set(m, n);
+    return false;
+  }
+  cell.members.delete(m);
+  return true;
+}
+
+/** One contributor more for `m`; whether it is new to the cell. */
+function join(cell: Extract<Cell, { kind: 'set' }>, m: string): boolean {
+  const n = cell.members.get(m) ?? 0;
+  cell.members.set(m, n + 1);
+  return n === 0;
 }
 
 /** The base column value with the cell's members or entries added. */

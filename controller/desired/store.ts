@@ -331,18 +331,21 @@ export class DesiredState {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'set' }> | undefined;
     if (!cell) this.cells.set(id, (cell = { kind: 'set', ref, members: new Map() }));
     // One member or none on either side (a pod's own address, its port): no Sets to build. A Set also makes a
-    // member listed twice by one owner count once. Sets and arrays get loops of their own (one shape each).
+    // member listed twice by one owner count once. Sets and arrays get loops of their own (one shape each), and
+    // no closures: tsx names every closure it creates (esbuild's keepNames), a defineProperty per call.
     const b = before.length > 1 ? new Set(before) : undefined;
     const a = after.length > 1 ? new Set(after) : undefined;
-    const inAfter = (m: string) => (a !== undefined ? a.has(m) : after.length === 1 && after[0] === m);
-    const inBefore = (m: string) => (b !== undefined ? b.has(m) : before.length === 1 && before[0] === m);
+    const beforeOne = lone(before);
+    const afterOne = lone(after);
     let changed = false;
     if (b !== undefined) {
-      for (const m of b) if (!inAfter(m)) changed = leave(cell, m) || changed;
-    } else if (before.length === 1 && !inAfter(before[0] as string)) changed = leave(cell, before[0] as string);
+      for (const m of b) if (a !== undefined ? !a.has(m) : afterOne !== m) changed = leave(cell, m) || changed;
+    } else if (beforeOne !== undefined && (a !== undefined ? !a.has(beforeOne) : afterOne !== beforeOne))
+      changed = leave(cell, beforeOne);
     if (a !== undefined) {
-      for (const m of a) if (!inBefore(m)) changed = join(cell, m) || changed;
-    } else if (after.length === 1 && !inBefore(after[0] as string)) changed = join(cell, after[0] as string) || changed;
+      for (const m of a) if (b !== undefined ? !b.has(m) : beforeOne !== m) changed = join(cell, m) || changed;
+    } else if (afterOne !== undefined && (b !== undefined ? !b.has(afterOne) : beforeOne !== afterOne))
+      changed = join(cell, afterOne) || changed;
     return changed;
   }
 
@@ -402,6 +405,11 @@ export class DesiredState {
     if (!cols) byKey.set(key, (cols = new Set()));
     cols.add(column);
   }
+}
+
+/** The only member of a one-member list. */
+function lone(xs: readonly string[]): string | undefined {
+  return xs.length === 1 ? xs[0] : undefined;
 }
 
 /** One contributor fewer for `m`; whether it left the cell. */

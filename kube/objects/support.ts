@@ -102,6 +102,11 @@ const NONE: { at: string; value: unknown }[] = [];
 /** Paths are the tables' constants: each is split once. */
 const segmentCache = new Map<string, readonly Segment[]>();
 
+function hasList(segs: readonly Segment[]): boolean {
+  for (const s of segs) if (s.list) return true;
+  return false;
+}
+
 /** `a.b[].c` → `a`, `b` (a list), `c`. */
 function segments(path: string): readonly Segment[] {
   let out = segmentCache.get(path);
@@ -120,7 +125,7 @@ function segments(path: string): readonly Segment[] {
  */
 function valuesAt(o: unknown, path: string): { at: string; value: unknown }[] {
   const segs = segments(path);
-  if (!segs.some((s) => s.list)) {
+  if (!hasList(segs)) {
     // No list on the way (most paths): at most one value, and its field path is the path itself.
     let v: unknown = o;
     for (const { key } of segs) {

@@ -58,14 +58,20 @@ export function registerBench(program: Command): void {
     .option('--nodes <n>', 'nodes (default 200)', wholeNumber('--nodes', 1))
     .option('--pods <n>', 'pods (default 10,000)', wholeNumber('--pods', 1))
     .option('--backend <backend>', 'sim or ovn (a local NB)', 'sim')
+    .option(
+      '--drift <n>',
+      'then another writer changes or deletes N rows of ours and adds 10 of its own',
+      wholeNumber('--drift', 1),
+    )
     .option('--json', 'print one JSON object')
-    .action(async (opts: { nodes?: number; pods?: number; backend: string; json?: boolean }) => {
+    .action(async (opts: { nodes?: number; pods?: number; backend: string; drift?: number; json?: boolean }) => {
       if (opts.backend !== 'sim' && opts.backend !== 'ovn')
         throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(opts.backend)}`);
       const { runControllerBench } = await import('../bench/controller.ts');
       const report = await runControllerBench({
         ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
         ...(opts.pods !== undefined ? { pods: opts.pods } : {}),
+        ...(opts.drift !== undefined ? { drift: opts.drift } : {}),
         backend: opts.backend,
         onProgress: (what) => process.stderr.isTTY && process.stderr.write(`bench controller: ${what}\n`),
       });

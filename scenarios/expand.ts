@@ -19,7 +19,7 @@
  */
 import { formatIPv4, parseCIDR, tryParseIP } from '../model/addr/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
-import { API_VERSION, NAMESPACED } from '../kube/cluster/types.ts';
+import { API_VERSION, NAMESPACED } from '../kube/registry.ts';
 import { decodePod, decodeService, type PodView, selects, type ServiceView } from '../kube/objects/objects.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
 import { RoundRobin, type SchedNode, schedNode, unfit } from './schedule.ts';

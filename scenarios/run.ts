@@ -16,9 +16,11 @@ import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
-import { type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
+import { type KubeObject, refOf } from '../kube/cluster/types.ts';
+import { NAMESPACED } from '../kube/registry.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
+import { settled } from '../controller/settle.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 import { endpointSlicesFor, type Expanded, expandObjects } from './expand.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
@@ -215,9 +217,9 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   const results: ProbeResult[] = [];
   let n = 0;
   const converge = async () => {
-    await controller.idle();
+    await settled(controller);
     await syncSlices(cluster, givenSlices);
-    await controller.idle();
+    await settled(controller);
     progress(opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace');
     await opts.world.ready();
   };

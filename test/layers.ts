@@ -36,11 +36,12 @@ export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
 
 /**
  * Narrower rules inside a permitted edge: the controller reaches backends only
- * through the interface; the node agent only through the OVSDB client.
+ * through the interface; the node agent only through the OVSDB client and the
+ * Open_vSwitch table descriptions and codec (backends/ovn/vswitch/).
  */
 const ONLY_PATHS: Partial<Record<Layer, Partial<Record<Layer, RegExp>>>> = {
   controller: { backends: /^backends\/backend\.ts$/ },
-  node: { backends: /^backends\/(backend\.ts|ovn\/ovsdb\/)/ },
+  node: { backends: /^backends\/(backend\.ts|ovn\/ovsdb\/|ovn\/vswitch\/)/ },
 };
 
 /** Pure layers must not do I/O: no Node built-ins, and only these packages. */

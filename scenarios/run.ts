@@ -28,8 +28,8 @@ import { isEchoReply, send, type TraceReport, traceResolved } from './trace-prob
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
-import { ClusterError } from '../kube/cluster/types.ts';
-import { ownScope, type Warning } from '../kube/objects/warnings.ts';
+import type { Warning } from '../kube/objects/warnings.ts';
+import { refusedAsWarning, Warnings } from './run-warnings.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -183,8 +183,6 @@ const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
  */
 export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<Omit<RunResult, 'backend'>> {
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
-  const cluster = new MemoryCluster({ now: () => Date.now() });
-  const progress = opts.onProgress ?? (() => {});
   const first =
     opts.expanded ??
     expandObjects(
@@ -194,64 +192,98 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         serviceCIDR: settings.serviceClusterIPRange,
       },
     );
-  const givenSlices = new Set<string>();
-  /** Everything reported during the run; `standing`: what the run itself found (the rest is the controller's, read current). */
-  const warnings = new Warnings();
-  const standing = new Warnings();
-  standing.add(s.warnings);
-  standing.add(first.warnings);
-  for (const o of first.objects) {
-    if (o.kind === 'EndpointSlice')
-      givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
-    await refusedAsWarning(standing, o, () => cluster.create(o));
+  const run = new ScenarioRun(s, opts, settings);
+  const start = await run.start(first);
+  try {
+    await run.converge();
+    await run.probeStep(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
+    let nodes = first.nodes;
+    for (const [i, st] of s.steps.entries()) {
+      nodes = await run.applyStep(st, nodes);
+      await run.converge();
+      await run.probeStep(i + 1, st.expect, st.expect.length);
+    }
+  } finally {
+    await run.controller?.stop();
   }
-  const controller = new Controller({
-    cluster,
-    backend: opts.world.backend,
-    clock: realClock,
-    random: seededRandomBytes(opts.seed ?? 1),
-    settings,
-  });
-  progress('controller starting');
-  const start = await controller.start();
-  const results: ProbeResult[] = [];
-  let n = 0;
-  const converge = async () => {
+  return { results: run.results, start, warnings: run.finalWarnings() };
+}
+
+type ScenarioStep = LoadedScenario['steps'][number];
+
+/** One run of a scenario: the cluster, the controller over it, and what the probes found so far. */
+class ScenarioRun {
+  readonly cluster = new MemoryCluster({ now: () => Date.now() });
+  controller: Controller | undefined;
+  readonly results: ProbeResult[] = [];
+  /** Everything reported during the run; `standing`: what the run itself found (the rest is the controller's, read current). */
+  readonly warnings = new Warnings();
+  readonly standing = new Warnings();
+  /** Services whose EndpointSlices the scenario gives (not derived from the pods). */
+  readonly givenSlices = new Set<string>();
+  readonly progress: NonNullable<RunOptions['onProgress']>;
+  readonly keep: (r: ProbeResult) => void | Promise<void>;
+  /** Probes resolved so far (each resolution is numbered). */
+  #resolved = 0;
+
+  constructor(
+    readonly s: LoadedScenario,
+    readonly opts: RunOptions,
+    readonly settings: ControllerSettings,
+  ) {
+    this.progress = opts.onProgress ?? (() => {});
+    this.keep = opts.onResult ?? ((r: ProbeResult) => void this.results.push(r));
+    this.standing.add(s.warnings);
+  }
+
+  /** The scenario's objects into the cluster, then the controller started over it. */
+  async start(first: Expanded): Promise<StartReport> {
+    this.standing.add(first.warnings);
+    for (const o of first.objects) {
+      if (o.kind === 'EndpointSlice')
+        this.givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
+      await refusedAsWarning(this.standing, o, () => this.cluster.create(o));
+    }
+    this.controller = new Controller({
+      cluster: this.cluster,
+      backend: this.opts.world.backend,
+      clock: realClock,
+      random: seededRandomBytes(this.opts.seed ?? 1),
+      settings: this.settings,
+    });
+    this.progress('controller starting');
+    return this.controller.start();
+  }
+
+  async converge(): Promise<void> {
+    const controller = this.controller!;
     await settled(controller);
-    await syncSlices(cluster, givenSlices);
+    await syncSlices(this.cluster, this.givenSlices);
     await settled(controller);
-    progress(opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace');
-    await opts.world.ready();
-  };
-  const keep = opts.onResult ?? ((r: ProbeResult) => void results.push(r));
-  const probeAll = async (step: number, list: Iterable<ScenarioProbe>, total: number) => {
-    const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
-    const topology = await opts.world.backend.read();
-    const ix = buildIndex(objects, topology, settings);
+    this.progress(
+      this.opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace',
+    );
+    await this.opts.world.ready();
+  }
+
+  /** Answers a step's probes against the state it converged to. */
+  async probeStep(step: number, list: Iterable<ScenarioProbe>, total: number): Promise<void> {
+    const objects = await byKind(this.cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
+    const topology = await this.opts.world.backend.read();
+    const ix = buildIndex(objects, topology, this.settings);
     // What the controller does not act on now, with what the run itself could not take.
-    const now = controller.diagnostics.list();
-    warnings.add(now);
-    const unsure = unsureIndex([...standing.current(), ...now], objects.NetworkPolicy ?? []);
-    await opts.onConverged?.(step, ix, (e) => unsureReason(unsure, ix, e));
-    const net = opts.traces ? await worldNetwork(opts.world, topology) : undefined;
+    const now = this.controller!.diagnostics.list();
+    this.warnings.add(now);
+    const unsure = unsureIndex([...this.standing.current(), ...now], objects.NetworkPolicy ?? []);
+    await this.opts.onConverged?.(step, ix, (e) => unsureReason(unsure, ix, e));
+    const net = this.opts.traces ? await worldNetwork(this.opts.world, topology) : undefined;
     let done = 0;
     for (const e of list) {
-      if (++done % PROGRESS_EVERY === 0) progress(`step ${step}: probes ${done}/${total}`, { done, total });
-      let r: ResolvedProbe;
-      try {
-        r = resolveProbe(ix, e, n++);
-      } catch (err) {
-        if (!(err instanceof ProbeError)) throw err;
-        if (opts.unresolvable !== 'deny') {
-          const what = `${e.from} -> ${e.to} ${e.protocol}${e.port !== undefined ? `/${e.port}` : ''}`;
-          const where = step === 0 ? 'spec.expect' : `spec.steps[${step - 1}].expect`;
-          throw new ProbeError(`${s.name}: ${where}[${done - 1}] (${what}): ${err.message}`);
-        }
-        r = { kind: 'denied', reason: err.message };
-      }
-      const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await opts.world.answer(r);
+      if (++done % PROGRESS_EVERY === 0) this.progress(`step ${step}: probes ${done}/${total}`, { done, total });
+      const r = this.resolve(ix, e, step, done - 1);
+      const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await this.opts.world.answer(r);
       const doubt = unsureReason(unsure, ix, e);
-      await keep({
+      await this.keep({
         step,
         from: e.from,
         to: e.to,
@@ -266,92 +298,63 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         ...(net && r.kind === 'packet' ? { trace: traceResolved(net, r, e) } : {}),
       });
     }
-    progress(`step ${step}: ${done} probes`, { done, total });
-  };
-  try {
-    await converge();
-    await probeAll(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
-    let nodes = first.nodes;
-    for (const [i, st] of s.steps.entries()) {
-      for (const ref of st.delete) {
-        const kind = ref.kind;
-        const targets = await deleteTargets(cluster, kind, ref.namespace ?? 'default', ref.name);
-        for (const t of targets) await cluster.delete(t).catch(() => {});
-      }
-      const taken = new Set(
-        (await cluster.list('Service')).items.flatMap((o) => {
-          const ip = (o.spec as { clusterIP?: string } | undefined)?.clusterIP;
-          return ip ? [ip] : [];
-        }),
-      );
-      const ex = expandObjects(
-        st.apply.map((o) => o.object),
-        { existingNodes: nodes, serviceCIDR: settings.serviceClusterIPRange, takenServiceIPs: taken },
-      );
-      nodes = ex.nodes;
-      standing.add(ex.warnings);
-      standing.add(st.warnings ?? []);
-      // Namespaces the expansion added (used by the step's objects, not written in it) never replace one that exists.
-      const written = new Set(
-        st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
-      );
-      for (const o of ex.objects) {
-        const have = await refusedAsWarning(standing, o, () => cluster.get(refOf(o)));
-        if (have === null) continue;
-        if (have === undefined) await refusedAsWarning(standing, o, () => cluster.create(o));
-        else if (o.kind === 'Namespace' && !written.has(o.metadata.name)) continue;
-        else
-          await refusedAsWarning(standing, o, () =>
-            cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject),
-          );
-      }
-      await converge();
-      await probeAll(i + 1, st.expect, st.expect.length);
-    }
-  } finally {
-    await controller.stop();
+    this.progress(`step ${step}: ${done} probes`, { done, total });
   }
-  warnings.add(standing.current());
-  return { results, start, warnings: warnings.current() };
-}
 
-/** The run's warnings, each once (a warning of step 0 still in force at step 2 is one warning). */
-class Warnings {
-  private readonly seen = new Map<string, Warning>();
-  add(list: readonly Warning[]): void {
-    for (const w of list) {
-      const id = JSON.stringify([w.code, w.kind, w.namespace, w.name, w.field, w.message]);
-      if (!this.seen.has(id)) this.seen.set(id, w);
+  /** A probe resolved against the index; one naming what does not resolve is an error or a denial (`unresolvable`). */
+  resolve(ix: ProbeIndex, e: ScenarioProbe, step: number, index: number): ResolvedProbe {
+    try {
+      return resolveProbe(ix, e, this.#resolved++);
+    } catch (err) {
+      if (!(err instanceof ProbeError)) throw err;
+      if (this.opts.unresolvable !== 'deny') {
+        const what = `${e.from} -> ${e.to} ${e.protocol}${e.port !== undefined ? `/${e.port}` : ''}`;
+        const where = step === 0 ? 'spec.expect' : `spec.steps[${step - 1}].expect`;
+        throw new ProbeError(`${this.s.name}: ${where}[${index}] (${what}): ${err.message}`);
+      }
+      return { kind: 'denied', reason: err.message };
     }
   }
-  current(): Warning[] {
-    return [...this.seen.values()];
-  }
-}
 
-/**
- * Runs a cluster write; an object the API server refuses (`Invalid`: a bad
- * name) becomes an `InvalidObject` warning and `null`, as `kubectl apply`
- * reports it and goes on with the others.
- */
-async function refusedAsWarning<T>(warnings: Warnings, o: KubeObject, write: () => Promise<T>): Promise<T | null> {
-  try {
-    return await write();
-  } catch (err) {
-    if (!(err instanceof ClusterError) || err.reason !== 'Invalid') throw err;
-    warnings.add([
-      {
-        code: 'InvalidObject',
-        kind: o.kind,
-        namespace: o.metadata.namespace ?? '',
-        name: o.metadata.name,
-        field: err.field ?? '',
-        message: `refused, as the API server refuses it: ${err.message}`,
-        // What it was meant to change may be what a probe depends on.
-        scope: ownScope(o.kind, o.metadata.namespace ?? '', o.metadata.name),
-      },
-    ]);
-    return null;
+  /** A step's deletes and applies (workloads expanded against the nodes so far); resolves with the nodes after it. */
+  async applyStep(st: ScenarioStep, nodes: Expanded['nodes']): Promise<Expanded['nodes']> {
+    const cluster = this.cluster;
+    for (const ref of st.delete) {
+      const targets = await deleteTargets(cluster, ref.kind, ref.namespace ?? 'default', ref.name);
+      for (const t of targets) await cluster.delete(t).catch(() => {});
+    }
+    const taken = new Set(
+      (await cluster.list('Service')).items.flatMap((o) => {
+        const ip = (o.spec as { clusterIP?: string } | undefined)?.clusterIP;
+        return ip ? [ip] : [];
+      }),
+    );
+    const ex = expandObjects(
+      st.apply.map((o) => o.object),
+      { existingNodes: nodes, serviceCIDR: this.settings.serviceClusterIPRange, takenServiceIPs: taken },
+    );
+    this.standing.add(ex.warnings);
+    this.standing.add(st.warnings ?? []);
+    // Namespaces the expansion added (used by the step's objects, not written in it) never replace one that exists.
+    const written = new Set(
+      st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
+    );
+    for (const o of ex.objects) {
+      const have = await refusedAsWarning(this.standing, o, () => cluster.get(refOf(o)));
+      if (have === null) continue;
+      if (have === undefined) await refusedAsWarning(this.standing, o, () => cluster.create(o));
+      else if (o.kind === 'Namespace' && !written.has(o.metadata.name)) continue;
+      else
+        await refusedAsWarning(this.standing, o, () =>
+          cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject),
+        );
+    }
+    return ex.nodes;
+  }
+
+  finalWarnings(): Warning[] {
+    this.warnings.add(this.standing.current());
+    return this.warnings.current();
   }
 }
 

@@ -9,66 +9,16 @@
  * with nothing changed writes nothing.
  */
 import { describe, expect, it } from 'vitest';
-import type { Backend } from '../../backends/backend.ts';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
-import { type Plan, plan } from '../../model/topology/index.ts';
+import { plan } from '../../model/topology/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
-import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
 import { settled } from '../../controller/settle.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { fcSeed } from '../fc.ts';
-
-/** Cut connections: once `dead`, every call fails, and watches deliver nothing more. */
-class Cut {
-  dead = false;
-  check(): void {
-    if (this.dead) throw new Error('connection lost (controller killed)');
-  }
-}
-
-function cutCluster(inner: ClusterSource, cut: Cut): ClusterSource {
-  const guard =
-    <A extends unknown[], R>(f: (...a: A) => Promise<R>) =>
-    async (...a: A): Promise<R> => {
-      cut.check();
-      const r = await f(...a);
-      cut.check();
-      return r;
-    };
-  return {
-    list: guard(inner.list.bind(inner)),
-    get: guard(inner.get.bind(inner)),
-    create: guard(inner.create.bind(inner)),
-    update: guard(inner.update.bind(inner)),
-    updateStatus: guard(inner.updateStatus.bind(inner)),
-    patch: guard(inner.patch.bind(inner)),
-    delete: guard(inner.delete.bind(inner)),
-    recordEvent: guard(inner.recordEvent.bind(inner)),
-    watch: (kind, rv, onEvent, onError) => inner.watch(kind, rv, (e) => cut.dead || onEvent(e), onError),
-  };
-}
-
-function cutBackend(inner: Backend, cut: Cut): Backend {
-  return {
-    kind: inner.kind,
-    apply: async (p: Plan) => {
-      cut.check();
-      return inner.apply(p);
-    },
-    read: async () => {
-      cut.check();
-      return inner.read();
-    },
-    readRows: async (keys) => {
-      cut.check();
-      return inner.readRows(keys);
-    },
-    watch: (listener) => inner.watch((changes) => cut.dead || listener(changes)),
-    close: async () => {},
-  };
-}
+import { Cut, cutBackend, cutCluster } from '../model-based/faults.ts';
 
 /** splitmix32: the storm's own seeded choices. */
 function rng(seed: number): () => number {

@@ -329,7 +329,7 @@ export function registerSim(program: Command): void {
       const manifests = loadManifests(files);
       const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
       // Counted and refused above --max-pairs before the controller starts.
-      const plan = c.connectivityPlan(manifests, {
+      const plan = await c.connectivityPlan(manifests, {
         settings,
         maxPairs: opts.maxPairs,
         ...(ports ? { ports } : {}),

@@ -1,199 +1,296 @@
 /**
- * What a cluster's other controllers would do with a scenario's objects,
- * done deterministically so a scenario always names the same pods
+ * A scenario's objects into the in-memory cluster, as `kubectl apply` and a
+ * cluster's own controllers would have them, deterministically
  * (docs/architecture.md, "Scenario files"):
  *
- * - workloads become pods named as the Kubernetes controllers name them
- *   (workloads.ts), unless their controlled objects are in the input (a
- *   dump's Deployment, ReplicaSet and Pod give one pod);
+ * - the cluster's controllers (kube/cluster/controllers.ts) make the
+ *   workloads' pods and place every pod without a node; a workload whose
+ *   controlled objects are in the input (a dump's Deployment, ReplicaSet and
+ *   Pod) is not created: its objects stand for it, as the dump holds them;
  * - Namespaces `default`, `kube-system` and every one an object names exist;
  * - Nodes are the Node documents plus every `spec.nodeName`; with none,
- *   `spec.cluster.nodes` (default 2) nodes `kovn-node-1..N`; pods without a
- *   node go round-robin in document order among the nodes that fit them
- *   (schedule.ts; a pod none fits stays pending);
+ *   `spec.cluster.nodes` (default 2) nodes `kovn-node-1..N`;
  * - Services without a cluster IP get the lowest free one of the service
  *   CIDR (after the network address), in document order;
  * - EndpointSlices for Services with a selector and no slice of their own,
  *   from the ready pods' addresses once the controller gave them
  *   (`endpointSlicesFor`), named target ports resolved per pod.
+ *
+ * Objects are created in order (namespaces, nodes, kubeovn.io objects, then
+ * the rest as written), each workload's pods made before the next object,
+ * so pods are placed in document order.
  */
 import { formatIPv4, parseCIDR, tryParseIP } from '../model/addr/index.ts';
-import type { KubeObject } from '../kube/cluster/types.ts';
-import { API_VERSION, NAMESPACED } from '../kube/cluster/types.ts';
+import { ClusterControllers } from '../kube/cluster/controllers.ts';
+import { MemoryCluster } from '../kube/cluster/memory.ts';
+import { type SchedNode, schedNode, unfit } from '../kube/cluster/scheduler.ts';
+import { API_VERSION, ClusterError, type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
+import { countField, daemonSetPodSpec, obj, suffix, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
 import { decodePod, decodeService, type PodView, selects, type ServiceView } from '../kube/objects/objects.ts';
-import type { Warning } from '../kube/objects/warnings.ts';
-import { RoundRobin, type SchedNode, schedNode, unfit } from './schedule.ts';
-import { ExpandError, MAX_PODS, type Obj, obj, suffix, WORKLOADS, workloadPods } from './workloads.ts';
+import { ownScope, type Warning } from '../kube/objects/warnings.ts';
+import { controllingWorkloads } from './dump.ts';
 
-export { ExpandError, MAX_PODS, suffix, workloadPods } from './workloads.ts';
+export { suffix } from '../kube/cluster/workloads.ts';
 
-export interface Expanded {
-  /** Every object to create, in order: namespaces, nodes, kubeovn.io objects, then the rest as written. */
-  readonly objects: readonly KubeObject[];
-  /** The nodes of the cluster after this expansion, as the scheduler sees them. */
-  readonly nodes: readonly SchedNode[];
-  /** Pods no node fits (`FailedScheduling`): left pending, as a cluster leaves them. */
-  readonly warnings: readonly Warning[];
+/** The cluster a scenario runs on: the in-memory API and its own controllers. */
+export interface SimCluster {
+  readonly cluster: MemoryCluster;
+  readonly workloads: ClusterControllers;
 }
 
-const FIRST: readonly string[] = ['Namespace', 'Node', 'Vpc', 'Subnet', 'IPPool'];
+export interface Expanded extends SimCluster {
+  /** What the input made, in the order created, each workload followed by what its controllers made. */
+  readonly objects: readonly KubeObject[];
+  /** Pods no node fits (`FailedScheduling`), objects the API server refused (`InvalidObject`). */
+  readonly warnings: readonly Warning[];
+}
 
 export interface ExpandOptions {
   readonly nodes?: number;
   readonly serviceCIDR?: string;
-  /** Cluster IPs already taken (by earlier steps). */
-  readonly takenServiceIPs?: ReadonlySet<string>;
-  /** Nodes that exist already (later steps). */
-  readonly existingNodes?: readonly SchedNode[];
+  /** Milliseconds since the epoch, for the cluster's timestamps (default: always 0). */
+  readonly now?: () => number;
 }
 
-/** The tolerations the DaemonSet controller adds to its pods (pkg/controller/daemon/util). */
-const DAEMONSET_TOLERATIONS = [
-  'node.kubernetes.io/not-ready:NoExecute',
-  'node.kubernetes.io/unreachable:NoExecute',
-  'node.kubernetes.io/disk-pressure:NoSchedule',
-  'node.kubernetes.io/memory-pressure:NoSchedule',
-  'node.kubernetes.io/pid-pressure:NoSchedule',
-  'node.kubernetes.io/unschedulable:NoSchedule',
-].map((t) => {
-  const [key, effect] = t.split(':');
-  return { key, operator: 'Exists', effect };
-});
+/** The most pods a scenario may expand to: beyond, the run is refused with the number (memory, not correctness). */
+export const MAX_PODS = 200_000;
 
-/**
- * The workloads of `docs` that control another object of `docs`
- * (ownerReferences with `controller: true`, matched by uid when both sides
- * have one, else by kind and name in the same namespace), in one pass over
- * the references: a dump of 20k pods costs 20k lookups, not 20k × workloads.
- */
-function controllingWorkloads(docs: readonly Obj[]): Set<Obj> {
-  const ns = (o: Obj) => (o.metadata.namespace as string | undefined) ?? 'default';
-  const nameOf = (kind: unknown, namespace: string, name: unknown) => JSON.stringify([kind, namespace, name]);
-  const uids = new Set<string>();
-  /** Kind, namespace and name of references without a uid, and of those with one. */
-  const namedBare = new Set<string>();
-  const namedWithUid = new Set<string>();
-  for (const child of docs) {
-    const refs = Array.isArray(child.metadata.ownerReferences) ? (child.metadata.ownerReferences as unknown[]) : [];
-    for (const raw of refs) {
-      const r = obj(raw);
-      if (r.controller !== true) continue;
-      const name = nameOf(r.kind, ns(child), r.name);
-      if (typeof r.uid === 'string' && r.uid !== '') {
-        uids.add(r.uid);
-        namedWithUid.add(name);
-      } else namedBare.add(name);
-    }
+/** A workload's object or field Kubernetes would refuse, or a scenario beyond {@link MAX_PODS}. */
+export class ExpandError extends Error {
+  override readonly name = 'ExpandError';
+  constructor(
+    readonly code: 'invalid-count' | 'too-many-pods',
+    readonly object: string,
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
   }
-  const out = new Set<Obj>();
-  for (const d of docs) {
-    if (!WORKLOADS.has(d.kind)) continue;
-    const name = nameOf(d.kind, ns(d), d.metadata.name);
-    const uid = d.metadata.uid;
-    const controls =
-      typeof uid === 'string' && uid !== ''
-        ? uids.has(uid) || namedBare.has(name)
-        : namedBare.has(name) || namedWithUid.has(name);
-    if (controls) out.add(d);
-  }
-  return out;
 }
 
+const FIRST: readonly string[] = ['Namespace', 'Node', 'Vpc', 'Subnet', 'IPPool'];
+
+type Doc = Record<string, unknown> & { kind: string; metadata: Record<string, unknown> & { name: string } };
+
 /**
- * @example expandObjects([{ kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, template: {...} } }], {})
+ * A new cluster holding `input`, its controllers running.
+ *
+ * @example (await expandObjects([{ kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, template } }], {}))
  *   .objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name) // ['web-<hash>-<5>', 'web-<hash>-<5>']
  */
-export function expandObjects(input: readonly Readonly<Record<string, unknown>>[], opts: ExpandOptions): Expanded {
-  const docs = input.map((o) => structuredClone(o) as Obj);
-  const nodes: SchedNode[] = [...(opts.existingNodes ?? [])];
-  const addNode = (n: SchedNode) => {
-    const i = nodes.findIndex((x) => x.name === n.name);
-    if (i < 0) nodes.push(n);
-    else nodes[i] = n;
-  };
-  for (const d of docs) if (d.kind === 'Node') addNode(schedNode(d));
-  const generatedNodes: Obj[] = [];
-  const generate = (name: string) => {
-    const node: Obj = {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-    };
-    generatedNodes.push(node);
-    addNode(schedNode(node));
-  };
-  for (const d of docs) {
-    const name = obj(d.spec).nodeName;
-    if (d.kind === 'Pod' && typeof name === 'string' && name !== '' && !nodes.some((n) => n.name === name))
-      generate(name);
-  }
-  if (nodes.length === 0) for (let i = 1; i <= (opts.nodes ?? 2); i++) generate(`kovn-node-${i}`);
-  // A workload whose controlled objects are in the input (a `kubectl get -A -o yaml` dump holds the
-  // Deployment, its ReplicaSet and its pods) is not expanded again: its objects stand for it.
-  const parents = controllingWorkloads(docs);
-  const rest: KubeObject[] = [];
-  let total = 0;
-  for (const d of docs) {
-    if (!WORKLOADS.has(d.kind)) {
-      rest.push(d as unknown as KubeObject);
-      if (d.kind === 'Pod') total++;
-      continue;
-    }
-    if (parents.has(d)) continue;
-    const fits =
-      d.kind === 'DaemonSet'
-        ? nodes.filter((n) => unfit(daemonSetPodSpec(d), n) === undefined).map((n) => n.name)
-        : nodes.map((n) => n.name);
-    const pods = workloadPods(d, fits);
-    total += pods.length;
-    if (total > MAX_PODS)
-      throw new ExpandError(
-        'too-many-pods',
-        `${d.kind}/${(d.metadata.namespace as string | undefined) ?? 'default'}/${d.metadata.name}`,
-        'spec',
-        `the scenario expands to more than kovn's limit of ${MAX_PODS} pods`,
-      );
-    rest.push(...pods);
-  }
+export async function expandObjects(
+  input: readonly Readonly<Record<string, unknown>>[],
+  opts: ExpandOptions,
+): Promise<Expanded> {
+  const cluster = new MemoryCluster(opts.now ? { now: opts.now } : {});
+  const workloads = new ClusterControllers(cluster);
+  await workloads.start();
+  const sim = { cluster, workloads };
+  return { ...sim, ...(await applyObjects(sim, input, { ...opts, mode: 'create' })) };
+}
+
+export interface ApplyOptions {
+  readonly nodes?: number;
+  readonly serviceCIDR?: string;
+  /** `create`: every object is new (a scenario's first objects); `apply`: create or replace (a later step's). */
+  readonly mode: 'create' | 'apply';
+  /** With `apply`: Namespaces the step itself writes (one only used by its objects never replaces one that exists). */
+  readonly written?: ReadonlySet<string>;
+}
+
+/**
+ * Creates (or replaces) `input` in a running cluster, waiting for each
+ * workload's pods before the next object; throws ExpandError before writing
+ * anything when a count is invalid or the pods would exceed MAX_PODS.
+ *
+ * @example const { warnings } = await applyObjects(sim, step.apply.map((o) => o.object), { mode: 'apply' });
+ */
+export async function applyObjects(
+  sim: SimCluster,
+  input: readonly Readonly<Record<string, unknown>>[],
+  opts: ApplyOptions,
+): Promise<Omit<Expanded, keyof SimCluster>> {
+  const { cluster, workloads } = sim;
+  const taken = new Set(
+    (await cluster.list('Service')).items.flatMap((o) => {
+      const ip = obj(o.spec).clusterIP;
+      return typeof ip === 'string' && ip !== '' ? [ip] : [];
+    }),
+  );
+  const prepared = prepare(input, workloads, opts, taken);
   const warnings: Warning[] = [];
-  const scheduler = new RoundRobin(nodes);
-  const scheduled = rest.map((o) => {
-    if (o.kind !== 'Pod' || obj(o.spec).nodeName) return o;
-    const placed = scheduler.place(obj(o.spec));
-    if ('node' in placed) return { ...o, spec: { ...obj(o.spec), nodeName: placed.node } };
-    warnings.push({
+  const order: KubeObject[] = [];
+  for (const o of prepared) {
+    const stored = await write(cluster, o, opts);
+    if ('refused' in stored) warnings.push(stored.refused);
+    if (!('object' in stored) || stored.object === undefined) continue;
+    order.push(stored.object);
+    if (WORKLOAD_KINDS.has(o.kind)) {
+      await workloads.idle();
+      order.push(...workloads.takeCreated());
+    }
+  }
+  await workloads.idle();
+  order.push(...workloads.takeCreated());
+  const objects: KubeObject[] = [];
+  for (const o of order) {
+    const now = await cluster.get(refOf(o));
+    if (now !== undefined) objects.push(now);
+  }
+  warnings.push(...pendingWarnings(cluster, objects));
+  return { objects, warnings };
+}
+
+type Written = { object?: KubeObject } | { refused: Warning };
+
+/** One object written as the step asks; an object the API server refuses (`Invalid`) becomes a warning. */
+async function write(cluster: MemoryCluster, o: KubeObject, opts: ApplyOptions): Promise<Written> {
+  try {
+    if (opts.mode === 'create') return { object: await cluster.create(o) };
+    const have = await cluster.get(refOf(o));
+    if (have === undefined) return { object: await cluster.create(o) };
+    if (o.kind === 'Namespace' && !opts.written?.has(o.metadata.name)) return {};
+    return {
+      object: await cluster.update({
+        ...keepBinding(o, have),
+        metadata: { ...o.metadata, resourceVersion: undefined },
+      }),
+    };
+  } catch (err) {
+    if (!(err instanceof ClusterError) || err.reason !== 'Invalid') throw err;
+    return {
+      refused: {
+        code: 'InvalidObject',
+        kind: o.kind,
+        namespace: o.metadata.namespace ?? '',
+        name: o.metadata.name,
+        field: err.field ?? '',
+        message: `refused, as the API server refuses it: ${err.message}`,
+        // What it was meant to change may be what a probe depends on.
+        scope: ownScope(o.kind, o.metadata.namespace ?? '', o.metadata.name),
+      },
+    };
+  }
+}
+
+/**
+ * A pod written again without a node keeps the node it is bound to, as
+ * `kubectl apply` leaves a field its file does not set (and a bound pod is
+ * never moved by an update).
+ */
+function keepBinding(o: KubeObject, have: KubeObject): KubeObject {
+  const bound = obj(have.spec).nodeName;
+  if (o.kind !== 'Pod' || !bound || obj(o.spec).nodeName) return o;
+  return { ...o, spec: { ...obj(o.spec), nodeName: bound } };
+}
+
+/** Pods the scheduler left pending, with its reason (`FailedScheduling`, as a cluster reports it). */
+function pendingWarnings(cluster: MemoryCluster, objects: readonly KubeObject[]): Warning[] {
+  const out: Warning[] = [];
+  for (const o of objects) {
+    if (o.kind !== 'Pod' || obj(o.spec).nodeName) continue;
+    const why = cluster.events(refOf(o)).findLast((e) => e.reason === 'FailedScheduling');
+    if (why === undefined) continue;
+    out.push({
       code: 'FailedScheduling',
       kind: 'Pod',
       namespace: o.metadata.namespace ?? 'default',
       name: o.metadata.name,
       field: 'spec',
-      message: `${placed.reason}: the pod stays pending, with no interface`,
+      message: `${why.message}: the pod stays pending, with no interface`,
     });
-    return o;
-  });
-  const withDefaults = scheduled.map((o) => withApiDefaults(o));
-  const assigned = assignClusterIPs(
-    withDefaults,
-    opts.serviceCIDR ?? '10.96.0.0/12',
-    opts.takenServiceIPs ?? new Set(),
-  );
+  }
+  return out;
+}
+
+/** The objects to write, in order, with the defaults an API server and a kubelet give. */
+function prepare(
+  input: readonly Readonly<Record<string, unknown>>[],
+  workloads: ClusterControllers,
+  opts: ApplyOptions,
+  takenIPs: ReadonlySet<string>,
+): KubeObject[] {
+  const docs = input.map((o) => structuredClone(o) as Doc);
+  const nodes = new Set(workloads.schedulerNodes().map((n) => n.name));
+  for (const d of docs) if (d.kind === 'Node') nodes.add(d.metadata.name);
+  const generated: Doc[] = [];
+  const generate = (name: string) => {
+    generated.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } });
+    nodes.add(name);
+  };
+  for (const d of docs) {
+    const name = obj(d.spec).nodeName;
+    if (d.kind === 'Pod' && typeof name === 'string' && name !== '' && !nodes.has(name)) generate(name);
+  }
+  if (nodes.size === 0) for (let i = 1; i <= (opts.nodes ?? 2); i++) generate(`kovn-node-${i}`);
+  // A workload whose controlled objects are in the input (a `kubectl get -A -o yaml` dump holds the
+  // Deployment, its ReplicaSet and its pods) is not created: its objects stand for it.
+  const parents = controllingWorkloads(docs);
+  const kept = docs.filter((d) => !parents.has(d));
+  const inputNodes = [...docs, ...generated].filter((d) => d.kind === 'Node').map(schedNode);
+  checkCounts(kept, [
+    ...workloads.schedulerNodes().filter((n) => !nodes.has(n.name) || !inputNodes.some((x) => x.name === n.name)),
+    ...inputNodes,
+  ]);
+  const withDefaults = kept.map((d) => withApiDefaults(d as unknown as KubeObject));
+  const assigned = assignClusterIPs(withDefaults, opts.serviceCIDR ?? '10.96.0.0/12', takenIPs);
   const namespaces = new Set(['default', 'kube-system']);
   for (const o of assigned) if (NAMESPACED.has(o.kind)) namespaces.add(o.metadata.namespace ?? 'default');
   const given = new Set(assigned.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name));
   const nsObjects: KubeObject[] = [...namespaces]
     .filter((n) => !given.has(n))
     .map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
-  const all = [...nsObjects, ...(generatedNodes as unknown as KubeObject[]), ...assigned];
+  const all = [...nsObjects, ...(generated as unknown as KubeObject[]), ...assigned];
   const rank = (k: string) => (FIRST.includes(k) ? FIRST.indexOf(k) : FIRST.length);
-  const ordered = all.map((o, i) => ({ o, i })).sort((a, b) => rank(a.o.kind) - rank(b.o.kind) || a.i - b.i);
-  return { objects: ordered.map((x) => x.o), nodes, warnings };
+  return all
+    .map((o, i) => ({ o, i }))
+    .sort((a, b) => rank(a.o.kind) - rank(b.o.kind) || a.i - b.i)
+    .map((x) => x.o);
 }
 
-/** A DaemonSet's pod template spec with the tolerations its controller adds. */
-function daemonSetPodSpec(d: Obj): Readonly<Record<string, unknown>> {
-  const spec = obj(obj(obj(d.spec).template).spec);
-  const own = Array.isArray(spec.tolerations) ? spec.tolerations : [];
-  return { ...spec, tolerations: [...own, ...DAEMONSET_TOLERATIONS] };
+/** `Kind/namespace/name`, as errors name a workload. */
+const idOf = (d: Doc) => `${d.kind}/${(d.metadata.namespace as string | undefined) ?? 'default'}/${d.metadata.name}`;
+
+/** A workload's count as Kubernetes validates it, or ExpandError naming the field. */
+function count(d: Doc, field: string, fallback: number): number {
+  const n = countField(d, field, fallback);
+  if (n !== undefined) return n;
+  const v = obj(d.spec)[field];
+  throw new ExpandError(
+    'invalid-count',
+    idOf(d),
+    `spec.${field}`,
+    `${idOf(d)}: spec.${field} must be a whole number 0..2147483647, got ${typeof v === 'number' ? String(v) : JSON.stringify(v)}`,
+  );
+}
+
+/** The pods `docs` will make, checked against MAX_PODS before anything is written. */
+function checkCounts(docs: readonly Doc[], nodes: readonly SchedNode[]): void {
+  let total = 0;
+  for (const d of docs) {
+    let n = 0;
+    if (d.kind === 'Pod') n = 1;
+    else if (d.kind === 'Deployment' || d.kind === 'ReplicaSet' || d.kind === 'StatefulSet')
+      n = count(d, 'replicas', 1);
+    else if (d.kind === 'Job')
+      n = Math.min(count(d, 'parallelism', 1), count(d, 'completions', count(d, 'parallelism', 1)));
+    else if (d.kind === 'DaemonSet') n = nodes.filter((x) => unfit(daemonSetPodSpec(d), x) === undefined).length;
+    if (n > MAX_PODS)
+      throw new ExpandError(
+        'too-many-pods',
+        idOf(d),
+        'spec.replicas',
+        `${idOf(d)}: ${n} pods exceed kovn's limit of ${MAX_PODS} pods per scenario`,
+      );
+    total += n;
+    if (total > MAX_PODS)
+      throw new ExpandError(
+        'too-many-pods',
+        idOf(d),
+        'spec',
+        `the scenario expands to more than kovn's limit of ${MAX_PODS} pods`,
+      );
+  }
 }
 
 function withApiDefaults(o: KubeObject): KubeObject {

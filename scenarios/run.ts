@@ -15,19 +15,18 @@ import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
-import { MemoryCluster } from '../kube/cluster/memory.ts';
+import type { MemoryCluster } from '../kube/cluster/memory.ts';
 import { type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../kube/runtime/clock.ts';
-import { endpointSlicesFor, type Expanded, expandObjects } from './expand.ts';
+import { applyObjects, endpointSlicesFor, type Expanded, expandObjects } from './expand.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
-import { ClusterError } from '../kube/cluster/types.ts';
-import { ownScope, type Warning } from '../kube/objects/warnings.ts';
+import type { Warning } from '../kube/objects/warnings.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -154,7 +153,7 @@ export interface RunOptions {
    * the reason says why).
    */
   readonly unresolvable?: 'throw' | 'deny';
-  /** The scenario's objects already expanded with the same settings (a connectivity plan's), not expanded again. */
+  /** The scenario's objects already in a cluster with the same settings (a connectivity plan's), not loaded again. */
   readonly expanded?: Expanded;
   /** Trace every probe too (the simulator over the network the backend holds: the HTML report's traces). */
   readonly traces?: boolean;
@@ -181,28 +180,27 @@ const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
  */
 export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<Omit<RunResult, 'backend'>> {
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
-  const cluster = new MemoryCluster({ now: () => Date.now() });
   const progress = opts.onProgress ?? (() => {});
   const first =
     opts.expanded ??
-    expandObjects(
+    (await expandObjects(
       s.objects.map((o) => o.object),
       {
         ...(s.cluster.nodes !== undefined ? { nodes: s.cluster.nodes } : {}),
         serviceCIDR: settings.serviceClusterIPRange,
+        now: () => Date.now(),
       },
-    );
+    ));
+  const { cluster, workloads } = first;
   const givenSlices = new Set<string>();
   /** Everything reported during the run; `standing`: what the run itself found (the rest is the controller's, read current). */
   const warnings = new Warnings();
   const standing = new Warnings();
   standing.add(s.warnings);
   standing.add(first.warnings);
-  for (const o of first.objects) {
+  for (const o of first.objects)
     if (o.kind === 'EndpointSlice')
       givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
-    await refusedAsWarning(standing, o, () => cluster.create(o));
-  }
   const controller = new Controller({
     cluster,
     backend: opts.world.backend,
@@ -269,45 +267,37 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   try {
     await converge();
     await probeAll(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
-    let nodes = first.nodes;
     for (const [i, st] of s.steps.entries()) {
-      for (const ref of st.delete) {
-        const kind = ref.kind;
-        const targets = await deleteTargets(cluster, kind, ref.namespace ?? 'default', ref.name);
-        for (const t of targets) await cluster.delete(t).catch(() => {});
-      }
-      const taken = new Set(
-        (await cluster.list('Service')).items.flatMap((o) => {
-          const ip = (o.spec as { clusterIP?: string } | undefined)?.clusterIP;
-          return ip ? [ip] : [];
-        }),
-      );
-      const ex = expandObjects(
+      // Deleting a workload deletes what it made: the cluster's garbage collector does it.
+      for (const ref of st.delete)
+        await cluster
+          .delete({
+            kind: ref.kind,
+            name: ref.name,
+            ...(NAMESPACED.has(ref.kind) ? { namespace: ref.namespace ?? 'default' } : {}),
+          })
+          .catch(() => {});
+      await workloads.idle();
+      const ex = await applyObjects(
+        first,
         st.apply.map((o) => o.object),
-        { existingNodes: nodes, serviceCIDR: settings.serviceClusterIPRange, takenServiceIPs: taken },
+        {
+          mode: 'apply',
+          serviceCIDR: settings.serviceClusterIPRange,
+          // Namespaces the step adds (used by its objects, not written in it) never replace one that exists.
+          written: new Set(
+            st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
+          ),
+        },
       );
-      nodes = ex.nodes;
       standing.add(ex.warnings);
       standing.add(st.warnings ?? []);
-      // Namespaces the expansion added (used by the step's objects, not written in it) never replace one that exists.
-      const written = new Set(
-        st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
-      );
-      for (const o of ex.objects) {
-        const have = await refusedAsWarning(standing, o, () => cluster.get(refOf(o)));
-        if (have === null) continue;
-        if (have === undefined) await refusedAsWarning(standing, o, () => cluster.create(o));
-        else if (o.kind === 'Namespace' && !written.has(o.metadata.name)) continue;
-        else
-          await refusedAsWarning(standing, o, () =>
-            cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject),
-          );
-      }
       await converge();
       await probeAll(i + 1, st.expect, st.expect.length);
     }
   } finally {
     await controller.stop();
+    workloads.stop();
   }
   warnings.add(standing.current());
   return { results, start, warnings: warnings.current() };
@@ -325,46 +315,6 @@ class Warnings {
   current(): Warning[] {
     return [...this.seen.values()];
   }
-}
-
-/**
- * Runs a cluster write; an object the API server refuses (`Invalid`: a bad
- * name) becomes an `InvalidObject` warning and `null`, as `kubectl apply`
- * reports it and goes on with the others.
- */
-async function refusedAsWarning<T>(warnings: Warnings, o: KubeObject, write: () => Promise<T>): Promise<T | null> {
-  try {
-    return await write();
-  } catch (err) {
-    if (!(err instanceof ClusterError) || err.reason !== 'Invalid') throw err;
-    warnings.add([
-      {
-        code: 'InvalidObject',
-        kind: o.kind,
-        namespace: o.metadata.namespace ?? '',
-        name: o.metadata.name,
-        field: err.field ?? '',
-        message: `refused, as the API server refuses it: ${err.message}`,
-        // What it was meant to change may be what a probe depends on.
-        scope: ownScope(o.kind, o.metadata.namespace ?? '', o.metadata.name),
-      },
-    ]);
-    return null;
-  }
-}
-
-/** What deleting a workload deletes: its pods (the garbage collector's part). */
-async function deleteTargets(cluster: MemoryCluster, kind: string, ns: string, name: string) {
-  const WORKLOADS = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'];
-  if (!WORKLOADS.includes(kind)) return [{ kind, name, ...(NAMESPACED.has(kind) ? { namespace: ns } : {}) }];
-  const pods = (await cluster.list('Pod', { namespace: ns })).items.filter((p) =>
-    (p.metadata.ownerReferences ?? []).some(
-      (r) =>
-        (r.kind === kind && r.name === name) ||
-        (kind === 'Deployment' && r.kind === 'ReplicaSet' && r.name.startsWith(`${name}-`)),
-    ),
-  );
-  return pods.map(refOf);
 }
 
 /** Keeps derived EndpointSlices in step with the pods (kube-controller-manager's part). */

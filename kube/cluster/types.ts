@@ -21,10 +21,23 @@ export const API_VERSION: Readonly<Record<string, string>> = Object.freeze({
   Vpc: 'kubeovn.io/v1',
   IP: 'kubeovn.io/v1',
   IPPool: 'kubeovn.io/v1',
+  // Workloads: the cluster's own controllers make their pods (controllers.ts).
+  Deployment: 'apps/v1',
+  ReplicaSet: 'apps/v1',
+  StatefulSet: 'apps/v1',
+  DaemonSet: 'apps/v1',
+  Job: 'batch/v1',
 });
 
 /** Kinds that live in a namespace; the rest are cluster-scoped (kubeovn.io/v1's Subnet, Vpc, IP and IPPool are). */
-export const NAMESPACED: ReadonlySet<string> = new Set(['Pod', 'Service', 'EndpointSlice', 'NetworkPolicy', 'Event']);
+export const NAMESPACED: ReadonlySet<string> = new Set([
+  'Pod',
+  'Service',
+  'EndpointSlice',
+  'NetworkPolicy',
+  'Event',
+  ...['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'],
+]);
 
 export interface OwnerReference {
   readonly apiVersion: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/cluster/types.ts';
-import { endpointSlicesFor, expandObjects, MAX_PODS, suffix } from './expand.ts';
+import { expandObjects, MAX_PODS, suffix } from './expand.ts';
+import { endpointSlicesFor } from './slices.ts';
 
 const template = (labels: Record<string, string>, ports: unknown[] = []) => ({
   metadata: { labels },

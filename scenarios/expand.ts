@@ -12,21 +12,17 @@
  *   `spec.cluster.nodes` (default 2) nodes `kovn-node-1..N`;
  * - Services without a cluster IP get the lowest free one of the service
  *   CIDR (after the network address), in document order;
- * - EndpointSlices for Services with a selector and no slice of their own,
- *   from the ready pods' addresses once the controller gave them
- *   (`endpointSlicesFor`), named target ports resolved per pod.
  *
  * Objects are created in order (namespaces, nodes, kubeovn.io objects, then
  * the rest as written), each workload's pods made before the next object,
  * so pods are placed in document order.
  */
-import { formatIPv4, parseCIDR, tryParseIP } from '../model/addr/index.ts';
+import { formatIPv4, parseCIDR } from '../model/addr/index.ts';
 import { ClusterControllers } from '../kube/cluster/controllers.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
 import { type SchedNode, schedNode, unfit } from '../kube/cluster/scheduler.ts';
 import { API_VERSION, ClusterError, type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
-import { countField, daemonSetPodSpec, obj, suffix, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
-import { decodePod, decodeService, type PodView, selects, type ServiceView } from '../kube/objects/objects.ts';
+import { countField, daemonSetPodSpec, obj, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
 import { ownScope, type Warning } from '../kube/objects/warnings.ts';
 import { controllingWorkloads } from './dump.ts';
 
@@ -322,67 +318,4 @@ function assignClusterIPs(objs: readonly KubeObject[], serviceCIDR: string, take
     used.add(ip);
     return { ...o, spec: { ...spec, clusterIP: ip, clusterIPs: [ip] } };
   });
-}
-
-/**
- * The EndpointSlices kube-controller-manager would keep for a Service with a
- * selector: ready pods with an address, grouped by their resolved target
- * ports (a named target port can differ per pod), one slice per group and
- * family.
- */
-export function endpointSlicesFor(svcObj: KubeObject, pods: readonly KubeObject[]): KubeObject[] {
-  const svc: ServiceView = decodeService(svcObj).value;
-  if (svc.selector === undefined) return [];
-  const sel = { matchLabels: svc.selector, matchExpressions: [] };
-  const groups = new Map<string, { ports: { name: string; port: number; protocol: string }[]; pods: PodView[] }>();
-  for (const o of pods) {
-    const p = decodePod(o).value;
-    if (p.namespace !== svc.namespace || !selects(sel, p.labels) || p.deleting) continue;
-    if (p.phase === 'Succeeded' || p.phase === 'Failed' || !p.annotations['ovn.kubernetes.io/ip_address']) continue;
-    const ports: { name: string; port: number; protocol: string }[] = [];
-    for (const sp of svc.ports) {
-      const t = sp.targetPort ?? sp.port;
-      const port =
-        typeof t === 'number' ? t : p.ports.find((c) => c.name === t && c.protocol === sp.protocol)?.containerPort;
-      if (port !== undefined) ports.push({ name: sp.name ?? '', port, protocol: sp.protocol });
-    }
-    const key = JSON.stringify(ports);
-    let g = groups.get(key);
-    if (g === undefined) groups.set(key, (g = { ports, pods: [] }));
-    g.pods.push(p);
-  }
-  const out: KubeObject[] = [];
-  for (const [key, g] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    for (const family of ['IPv4', 'IPv6'] as const) {
-      const endpoints = g.pods.flatMap((p) => {
-        const ip = p.annotations['ovn.kubernetes.io/ip_address']!.split(',').find((a) => {
-          const parsed = tryParseIP(a);
-          return parsed !== undefined && (parsed.family === 6) === (family === 'IPv6');
-        });
-        return ip
-          ? [
-              {
-                addresses: [ip],
-                conditions: { ready: p.ready },
-                targetRef: { kind: 'Pod', namespace: p.namespace, name: p.name },
-              },
-            ]
-          : [];
-      });
-      if (endpoints.length === 0) continue;
-      out.push({
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: `${svc.name}-${suffix(`${svc.namespace}/${svc.name}/${key}/${family}`, 5)}`,
-          namespace: svc.namespace,
-          labels: { 'kubernetes.io/service-name': svc.name, 'endpointslice.kubernetes.io/managed-by': 'kovn' },
-        },
-        addressType: family,
-        ports: g.ports,
-        endpoints,
-      });
-    }
-  }
-  return out;
 }

@@ -20,7 +20,8 @@ import { type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../kube/runtime/clock.ts';
-import { applyObjects, endpointSlicesFor, type Expanded, expandObjects } from './expand.ts';
+import { applyObjects, type Expanded, expandObjects } from './expand.ts';
+import { syncSlices } from './slices.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
@@ -315,35 +316,4 @@ class Warnings {
   current(): Warning[] {
     return [...this.seen.values()];
   }
-}
-
-/** Keeps derived EndpointSlices in step with the pods (kube-controller-manager's part). */
-async function syncSlices(cluster: MemoryCluster, given: ReadonlySet<string>): Promise<void> {
-  const pods = (await cluster.list('Pod')).items;
-  const have = (await cluster.list('EndpointSlice')).items.filter(
-    (o) => o.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === 'kovn',
-  );
-  // A Service selects pods of its own namespace only: each Service looks at those, not at every pod of the cluster.
-  const byNamespace = new Map<string, KubeObject[]>();
-  for (const p of pods) {
-    const ns = p.metadata.namespace ?? 'default';
-    const list = byNamespace.get(ns);
-    if (list === undefined) byNamespace.set(ns, [p]);
-    else list.push(p);
-  }
-  const want = new Map<string, KubeObject>();
-  for (const svc of (await cluster.list('Service')).items) {
-    if (given.has(`${svc.metadata.namespace}/${svc.metadata.name}`)) continue;
-    const mine = byNamespace.get(svc.metadata.namespace ?? 'default') ?? [];
-    for (const sl of endpointSlicesFor(svc, mine)) want.set(`${sl.metadata.namespace}/${sl.metadata.name}`, sl);
-  }
-  for (const o of have) {
-    const k = `${o.metadata.namespace}/${o.metadata.name}`;
-    const w = want.get(k);
-    if (w === undefined) await cluster.delete(refOf(o));
-    else if (JSON.stringify({ p: o.ports, e: o.endpoints }) !== JSON.stringify({ p: w.ports, e: w.endpoints }))
-      await cluster.update({ ...w, metadata: { ...w.metadata } });
-    want.delete(k);
-  }
-  for (const w of want.values()) await cluster.create(w);
 }

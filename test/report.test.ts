@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expandObjects } from '../scenarios/expand.ts';
+import { applyObjects, expandObjects } from '../scenarios/expand.ts';
 import { loadScenario } from '../scenarios/load.ts';
 import { ONE_OF_EACH } from './honest/one-of-each.ts';
 
@@ -25,8 +25,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** What a scenario holds, read from its objects (not from the report's code). */
 async function expected(file: string) {
   const s = loadScenario(file);
-  const all = [...s.objects.map((o) => o.object), ...s.steps.flatMap((st) => st.apply.map((o) => o.object))];
-  const objs = (await expandObjects(all, { ...(s.cluster.nodes ? { nodes: s.cluster.nodes } : {}) })).objects;
+  const first = await expandObjects(
+    s.objects.map((o) => o.object),
+    { ...(s.cluster.nodes ? { nodes: s.cluster.nodes } : {}) },
+  );
+  // Every step's objects too (what the report draws is what any step held).
+  const objs = [...first.objects];
+  for (const st of s.steps)
+    objs.push(
+      ...(
+        await applyObjects(
+          first,
+          st.apply.map((o) => o.object),
+          { mode: 'apply' },
+        )
+      ).objects,
+    );
+  first.workloads.stop();
   const named = (kind: string, ns: boolean) =>
     objs
       .filter((o) => o.kind === kind)

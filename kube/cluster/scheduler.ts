@@ -3,7 +3,8 @@
  * without its scoring): a pod goes to a node that fits it, round-robin among
  * those in the order the nodes were created (a scenario's document order).
  * A node fits when it
- * - is not `spec.unschedulable`;
+ * - is not `spec.unschedulable` (cordoned), unless the pod tolerates
+ *   `node.kubernetes.io/unschedulable:NoSchedule` (DaemonSet pods do);
  * - has every label of the pod's `nodeSelector`;
  * - matches one term of `requiredDuringSchedulingIgnoredDuringExecution`
  *   node affinity (matchExpressions on labels: In, NotIn, Exists,
@@ -99,15 +100,18 @@ function tolerates(tolerations: readonly Obj[], taint: SchedNode['taints'][numbe
   });
 }
 
+/** The taint kube-scheduler's NodeUnschedulable filter checks a cordoned node's pods against. */
+const CORDONED = { key: 'node.kubernetes.io/unschedulable', value: '', effect: 'NoSchedule' } as const;
+
 /** Why `node` does not fit the pod spec, or undefined when it does. */
 export function unfit(podSpec: Obj, node: SchedNode): string | undefined {
-  if (node.unschedulable) return 'unschedulable';
+  const tolerations = list(podSpec.tolerations).map(obj);
+  if (node.unschedulable && !tolerates(tolerations, CORDONED)) return 'unschedulable';
   for (const [k, v] of Object.entries(strMap(podSpec.nodeSelector)))
     if (node.labels[k] !== v) return `nodeSelector ${k}=${v}`;
   const required = obj(obj(obj(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
   const terms = list(required.nodeSelectorTerms).map(obj);
   if (Object.keys(required).length > 0 && !terms.some((t) => termHolds(t, node))) return 'node affinity';
-  const tolerations = list(podSpec.tolerations).map(obj);
   for (const taint of node.taints)
     if ((taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerates(tolerations, taint))
       return `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;

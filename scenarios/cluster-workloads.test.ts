@@ -92,4 +92,26 @@ describe('workloads and placement follow a scenario step by step', () => {
     const r = await placements([node('n1'), job], '');
     expect(names(r[0])).toHaveLength(1);
   });
+
+  it("a dump's Deployment, deleted in a step, takes the pods that stood for it", async () => {
+    const dump = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, uid: d-1}
+spec: {replicas: 1, template: ${tpl}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web-5d9c, namespace: default, uid: rs-1, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: d-1, controller: true}]}
+spec: {replicas: 1, template: ${tpl}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-5d9c-abcde, namespace: default, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d9c, uid: rs-1, controller: true}]}
+spec: {containers: [{name: c, image: x}]}
+`;
+    const steps = '    - delete: [{kind: Deployment, namespace: default, name: web}]\n      expect: []\n';
+    const r = await placements([node('n1'), dump, pod('other')], steps);
+    expect(r[0]).toEqual(['other@n1', 'web-5d9c-abcde@n1']);
+    expect(r[1]).toEqual(['other@n1']);
+  });
 });

@@ -149,6 +149,13 @@ describe('workload counts as Kubernetes validates them', () => {
       );
     },
   );
+  it('replicas whose name hashes collide are each made once, under the next free name', async () => {
+    // `db`'s ReplicaSet's pod suffixes 0..2103 hold one collision (27^5 names): a cluster never holds two pods of one name.
+    const db = { ...deploy(2104), metadata: { name: 'db', namespace: 'default' } };
+    const names = (await expandObjects([db], {})).objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name);
+    expect(names).toHaveLength(2104);
+    expect(new Set(names).size).toBe(2104);
+  });
   it('more pods than the limit is refused with the number, before any is made', async () => {
     await expect(expandObjects([deploy(MAX_PODS + 1)], {})).rejects.toThrow(
       expect.objectContaining({ code: 'too-many-pods', message: expect.stringContaining(String(MAX_PODS)) }),

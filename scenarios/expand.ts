@@ -21,7 +21,14 @@ import { formatIPv4, parseCIDR } from '../model/addr/index.ts';
 import { ClusterControllers } from '../kube/cluster/controllers.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
 import { type SchedNode, schedNode, unfit } from '../kube/cluster/scheduler.ts';
-import { API_VERSION, ClusterError, type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
+import {
+  API_VERSION,
+  ClusterError,
+  type KubeObject,
+  NAMESPACED,
+  type OwnerReference,
+  refOf,
+} from '../kube/cluster/types.ts';
 import { countField, daemonSetPodSpec, obj, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
 import { ownScope, type Warning } from '../kube/objects/warnings.ts';
 import { controllingWorkloads } from './dump.ts';
@@ -167,6 +174,38 @@ async function write(cluster: MemoryCluster, o: KubeObject, opts: ApplyOptions):
       },
     };
   }
+}
+
+/**
+ * Deletes what a step names, as `kubectl delete` does (absent: nothing); the
+ * cluster's garbage collector takes what a workload made. A workload a dump
+ * stood for (never created, its objects in the cluster) takes the objects it
+ * controlled by name, as the collector would have by uid.
+ *
+ * @example await deleteObject(sim, { kind: 'Deployment', namespace: 'shop', name: 'web' })
+ */
+export async function deleteObject(
+  sim: SimCluster,
+  ref: { readonly kind: string; readonly namespace?: string; readonly name: string },
+): Promise<void> {
+  const namespace = ref.namespace ?? 'default';
+  const target = { kind: ref.kind, name: ref.name, ...(NAMESPACED.has(ref.kind) ? { namespace } : {}) };
+  try {
+    await sim.cluster.delete(target);
+  } catch (err) {
+    if (!(err instanceof ClusterError) || err.reason !== 'NotFound') throw err;
+    if (!WORKLOAD_KINDS.has(ref.kind)) return;
+    // A Deployment's ReplicaSets are `<name>-<hash>` (a dump's may be absent too, standing for it as well).
+    const controlled = (r: OwnerReference) =>
+      (r.kind === ref.kind && r.name === ref.name) ||
+      (ref.kind === 'Deployment' && r.kind === 'ReplicaSet' && r.name.startsWith(`${ref.name}-`));
+    for (const kind of ['ReplicaSet', 'Pod'])
+      for (const o of (await sim.cluster.list(kind, { namespace })).items) {
+        const owner = (o.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+        if (owner !== undefined && controlled(owner)) await sim.cluster.delete(refOf(o)).catch(() => {});
+      }
+  }
+  await sim.workloads.idle();
 }
 
 /**

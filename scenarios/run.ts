@@ -16,11 +16,11 @@ import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
 import type { MemoryCluster } from '../kube/cluster/memory.ts';
-import { type KubeObject, NAMESPACED, refOf } from '../kube/cluster/types.ts';
+import { type KubeObject, refOf } from '../kube/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
 import { realClock } from '../kube/runtime/clock.ts';
-import { applyObjects, type Expanded, expandObjects } from './expand.ts';
+import { applyObjects, deleteObject, type Expanded, expandObjects } from './expand.ts';
 import { syncSlices } from './slices.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
@@ -270,15 +270,7 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
     await probeAll(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
     for (const [i, st] of s.steps.entries()) {
       // Deleting a workload deletes what it made: the cluster's garbage collector does it.
-      for (const ref of st.delete)
-        await cluster
-          .delete({
-            kind: ref.kind,
-            name: ref.name,
-            ...(NAMESPACED.has(ref.kind) ? { namespace: ref.namespace ?? 'default' } : {}),
-          })
-          .catch(() => {});
-      await workloads.idle();
+      for (const ref of st.delete) await deleteObject(first, ref);
       const ex = await applyObjects(
         first,
         st.apply.map((o) => o.object),

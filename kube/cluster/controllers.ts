@@ -35,7 +35,6 @@ import {
   type WatchEvent,
 } from './types.ts';
 import {
-  controlledBy,
   controllerOf,
   countField,
   daemonPodName,
@@ -54,7 +53,7 @@ import {
 type Work =
   | { readonly op: 'sync'; readonly ref: ObjectRef }
   | { readonly op: 'schedule'; readonly ref: ObjectRef }
-  | { readonly op: 'collect'; readonly uid: string; readonly namespace: string };
+  | { readonly op: 'collect'; readonly uid: string };
 
 const WATCHED = ['Node', ...WORKLOAD_KINDS, 'Pod'];
 
@@ -84,6 +83,9 @@ export class ClusterControllers {
   private readonly born = new Map<string, number>();
   /** Names each ReplicaSet or Job (by uid) has given, so a replacement gets a new one. */
   private readonly given = new Map<string, Set<string>>();
+  /** Controlled objects (by `Kind ns/name`) by their controller's uid, and the reverse. */
+  private readonly children = new Map<string, Map<string, KubeObject>>();
+  private readonly controllerUid = new Map<string, string>();
   /** Objects the controllers created, in order, until `takeCreated`. */
   private created: KubeObject[] = [];
   private readonly scheduler = new RoundRobin();
@@ -137,10 +139,10 @@ export class ClusterControllers {
   private observe(e: WatchEvent): void {
     const o = e.object;
     const ref = refOf(o);
+    this.index(e);
     if (o.kind === 'Node') this.observeNode(e);
     else if (WORKLOAD_KINDS.has(o.kind)) {
-      if (e.type === 'DELETED' && o.metadata.uid)
-        this.add({ op: 'collect', uid: o.metadata.uid, namespace: o.metadata.namespace ?? 'default' });
+      if (e.type === 'DELETED' && o.metadata.uid) this.add({ op: 'collect', uid: o.metadata.uid });
       else this.add({ op: 'sync', ref });
       if (o.kind === 'DaemonSet') {
         if (e.type === 'DELETED') this.daemonSets.delete(formatKey(ref));
@@ -215,7 +217,7 @@ export class ClusterControllers {
   }
 
   private async run(w: Work): Promise<void> {
-    if (w.op === 'collect') return this.collect(w.uid, w.namespace);
+    if (w.op === 'collect') return this.collect(w.uid);
     const o = await this.cluster.get(w.ref);
     if (o === undefined || o.metadata.deletionTimestamp !== undefined) return;
     if (w.op === 'schedule') return this.schedule(o);
@@ -233,9 +235,31 @@ export class ClusterControllers {
     }
   }
 
-  private async owned(kind: string, owner: KubeObject): Promise<KubeObject[]> {
-    const { items } = await this.cluster.list(kind, { namespace: owner.metadata.namespace ?? 'default' });
-    return items.filter((o) => controlledBy(o, owner) && o.metadata.deletionTimestamp === undefined);
+  /** What `owner` controls of `kind`, as last seen (the informer's index by controller uid). */
+  private owned(kind: string, owner: KubeObject): KubeObject[] {
+    const mine = this.children.get(owner.metadata.uid ?? '');
+    if (mine === undefined) return [];
+    return [...mine.values()].filter((o) => o.kind === kind && o.metadata.deletionTimestamp === undefined);
+  }
+
+  /** Keeps the index of controlled objects by their controller's uid. */
+  private index(e: WatchEvent): void {
+    const o = e.object;
+    const id = `${o.kind} ${formatKey(refOf(o))}`;
+    const was = this.controllerUid.get(id);
+    const now = e.type === 'DELETED' ? undefined : controllerOf(o)?.uid;
+    if (was !== undefined && was !== now) {
+      this.children.get(was)?.delete(id);
+      if (this.children.get(was)?.size === 0) this.children.delete(was);
+    }
+    if (now === undefined || now === '') {
+      this.controllerUid.delete(id);
+      return;
+    }
+    this.controllerUid.set(id, now);
+    let mine = this.children.get(now);
+    if (mine === undefined) this.children.set(now, (mine = new Map()));
+    mine.set(id, o);
   }
 
   /** Creates `o`; false when the name is taken (by an object this controller does not own, or made already). */
@@ -258,7 +282,7 @@ export class ClusterControllers {
   }
 
   private async syncDeployment(d: KubeObject): Promise<void> {
-    const sets = await this.owned('ReplicaSet', d);
+    const sets = this.owned('ReplicaSet', d);
     const replicas = countField(d, 'replicas', 1) ?? 0;
     let current = sets.find((rs) => sameTemplate(rs, d));
     if (current === undefined) {
@@ -275,7 +299,7 @@ export class ClusterControllers {
 
   /** A ReplicaSet's or a Job's pods: `want` of them, named `<name>-<5>`. */
   private async syncReplicas(w: KubeObject, want: number, labels: Record<string, string>): Promise<void> {
-    const pods = await this.owned('Pod', w);
+    const pods = this.owned('Pod', w);
     if (pods.length > want) {
       const rank = (p: KubeObject) => (obj(p.spec).nodeName ? 1 : 0);
       const born = (p: KubeObject) => this.born.get(formatKey(refOf(p))) ?? 0;
@@ -296,7 +320,7 @@ export class ClusterControllers {
 
   private async syncStatefulSet(s: KubeObject): Promise<void> {
     const want = countField(s, 'replicas', 1) ?? 0;
-    const pods = await this.owned('Pod', s);
+    const pods = this.owned('Pod', s);
     const have = new Set(pods.map((p) => p.metadata.name));
     for (let i = 0; i < want; i++) {
       const name = `${s.metadata.name}-${i}`;
@@ -310,7 +334,7 @@ export class ClusterControllers {
   private async syncDaemonSet(ds: KubeObject): Promise<void> {
     const spec = daemonSetPodSpec(ds);
     const fits = [...this.nodes.values()].filter((n) => unfit(spec, n) === undefined).map((n) => n.name);
-    const pods = await this.owned('Pod', ds);
+    const pods = this.owned('Pod', ds);
     const on = new Set(pods.map((p) => obj(p.spec).nodeName));
     for (const node of fits) if (!on.has(node)) await this.make(podFromTemplate(ds, daemonPodName(ds, node), {}, node));
     for (const p of pods) if (!fits.includes(String(obj(p.spec).nodeName))) await this.remove(refOf(p));
@@ -333,11 +357,8 @@ export class ClusterControllers {
   }
 
   /** The garbage collector's part: what the deleted object `uid` controlled goes too. */
-  private async collect(uid: string, namespace: string): Promise<void> {
+  private async collect(uid: string): Promise<void> {
     this.given.delete(uid);
-    for (const kind of ['ReplicaSet', 'Pod']) {
-      const { items } = await this.cluster.list(kind, { namespace });
-      for (const o of items) if (controllerOf(o)?.uid === uid) await this.remove(refOf(o));
-    }
+    for (const o of [...(this.children.get(uid)?.values() ?? [])]) await this.remove(refOf(o));
   }
 }

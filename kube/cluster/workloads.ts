@@ -86,10 +86,6 @@ export function controllerRef(owner: KubeObject): OwnerReference {
 export const controllerOf = (o: KubeObject): OwnerReference | undefined =>
   (o.metadata.ownerReferences ?? []).find((r) => r.controller === true);
 
-/** Whether `o` is controlled by `owner` (by uid, as the garbage collector matches). */
-export const controlledBy = (o: KubeObject, owner: KubeObject): boolean =>
-  owner.metadata.uid !== undefined && controllerOf(o)?.uid === owner.metadata.uid;
-
 /**
  * A pod from a workload's template, in its namespace, with the workload as
  * its controller.

@@ -156,6 +156,22 @@ describe('the workload controllers of the in-memory cluster', () => {
     w.stop();
   });
 
+  it('a Deployment scaled follows through its ReplicaSet; objects there before start are reconciled at start', async () => {
+    const c = new MemoryCluster();
+    await c.create(node('n1'));
+    await c.create(workload('Deployment', 'web', { replicas: 3, template: template({ app: 'web' }) }));
+    const w = new ClusterControllers(c);
+    await w.start();
+    await w.idle();
+    expect(await pods(c)).toHaveLength(3);
+    await c.patch({ kind: 'Deployment', namespace: 'shop', name: 'web' }, { spec: { replicas: 1 } });
+    await w.idle();
+    expect(await pods(c)).toHaveLength(1);
+    const [rs] = (await c.list('ReplicaSet')).items;
+    expect((rs?.spec as { replicas: number }).replicas).toBe(1);
+    w.stop();
+  });
+
   it('the same writes give the same names on the same nodes', async () => {
     const run = async () => {
       const { c, w } = await cluster(['a', 'b', 'c']);

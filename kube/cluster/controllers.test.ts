@@ -168,7 +168,7 @@ describe('the workload controllers of the in-memory cluster', () => {
     await w.idle();
     expect(await pods(c)).toHaveLength(1);
     const [rs] = (await c.list('ReplicaSet')).items;
-    expect((rs?.spec as { replicas: number }).replicas).toBe(1);
+    expect((rs!.spec as { replicas: number }).replicas).toBe(1);
     w.stop();
   });
 

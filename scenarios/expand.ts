@@ -20,7 +20,7 @@
 import { formatIPv4, parseCIDR } from '../model/addr/index.ts';
 import { ClusterControllers } from '../kube/cluster/controllers.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
-import { type SchedNode, schedNode, unfit } from '../kube/cluster/scheduler.ts';
+import { schedNode } from '../kube/cluster/scheduler.ts';
 import {
   API_VERSION,
   ClusterError,
@@ -29,11 +29,13 @@ import {
   type OwnerReference,
   refOf,
 } from '../kube/cluster/types.ts';
-import { countField, daemonSetPodSpec, obj, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
+import { obj, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
 import { ownScope, type Warning } from '../kube/objects/warnings.ts';
 import { controllingWorkloads } from './dump.ts';
+import { checkCounts } from './limits.ts';
 
 export { suffix } from '../kube/cluster/workloads.ts';
+export { ExpandError, MAX_PODS } from './limits.ts';
 
 /** The cluster a scenario runs on: the in-memory API and its own controllers. */
 export interface SimCluster {
@@ -53,22 +55,6 @@ export interface ExpandOptions {
   readonly serviceCIDR?: string;
   /** Milliseconds since the epoch, for the cluster's timestamps (default: always 0). */
   readonly now?: () => number;
-}
-
-/** The most pods a scenario may expand to: beyond, the run is refused with the number (memory, not correctness). */
-export const MAX_PODS = 200_000;
-
-/** A workload's object or field Kubernetes would refuse, or a scenario beyond {@link MAX_PODS}. */
-export class ExpandError extends Error {
-  override readonly name = 'ExpandError';
-  constructor(
-    readonly code: 'invalid-count' | 'too-many-pods',
-    readonly object: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const FIRST: readonly string[] = ['Namespace', 'Node', 'Vpc', 'Subnet', 'IPPool'];
@@ -281,51 +267,6 @@ function prepare(
     .map((o, i) => ({ o, i }))
     .sort((a, b) => rank(a.o.kind) - rank(b.o.kind) || a.i - b.i)
     .map((x) => x.o);
-}
-
-/** `Kind/namespace/name`, as errors name a workload. */
-const idOf = (d: Doc) => `${d.kind}/${(d.metadata.namespace as string | undefined) ?? 'default'}/${d.metadata.name}`;
-
-/** A workload's count as Kubernetes validates it, or ExpandError naming the field. */
-function count(d: Doc, field: string, fallback: number): number {
-  const n = countField(d, field, fallback);
-  if (n !== undefined) return n;
-  const v = obj(d.spec)[field];
-  throw new ExpandError(
-    'invalid-count',
-    idOf(d),
-    `spec.${field}`,
-    `${idOf(d)}: spec.${field} must be a whole number 0..2147483647, got ${typeof v === 'number' ? String(v) : JSON.stringify(v)}`,
-  );
-}
-
-/** The pods `docs` will make, checked against MAX_PODS before anything is written. */
-function checkCounts(docs: readonly Doc[], nodes: readonly SchedNode[]): void {
-  let total = 0;
-  for (const d of docs) {
-    let n = 0;
-    if (d.kind === 'Pod') n = 1;
-    else if (d.kind === 'Deployment' || d.kind === 'ReplicaSet' || d.kind === 'StatefulSet')
-      n = count(d, 'replicas', 1);
-    else if (d.kind === 'Job')
-      n = Math.min(count(d, 'parallelism', 1), count(d, 'completions', count(d, 'parallelism', 1)));
-    else if (d.kind === 'DaemonSet') n = nodes.filter((x) => unfit(daemonSetPodSpec(d), x) === undefined).length;
-    if (n > MAX_PODS)
-      throw new ExpandError(
-        'too-many-pods',
-        idOf(d),
-        'spec.replicas',
-        `${idOf(d)}: ${n} pods exceed kovn's limit of ${MAX_PODS} pods per scenario`,
-      );
-    total += n;
-    if (total > MAX_PODS)
-      throw new ExpandError(
-        'too-many-pods',
-        idOf(d),
-        'spec',
-        `the scenario expands to more than kovn's limit of ${MAX_PODS} pods`,
-      );
-  }
 }
 
 function withApiDefaults(o: KubeObject): KubeObject {

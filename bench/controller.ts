@@ -31,6 +31,7 @@ import { MemoryCluster } from '../kube/cluster/memory.ts';
 import type { KubeObject, WatchEvent } from '../kube/cluster/types.ts';
 import { type ControllerSettings, DEFAULT_SETTINGS } from '../controller/config.ts';
 import { Controller } from '../controller/controller.ts';
+import { settled } from '../controller/settle.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 
 export interface ControllerBenchParams {
@@ -179,7 +180,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
     let controller = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1), settings });
     progress(`controller start: ${nodes} nodes, ${nsCount} namespaces`);
     await controller.start();
-    await controller.idle();
+    await settled(controller);
     const tx0 = controller.committer.stats.transactions;
     const watch = new ReadyWatch(cluster, (await cluster.list('Namespace')).resourceVersion);
     const created = new Map<string, number>();
@@ -195,7 +196,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
     }
     await Promise.all([...created.keys()].map((k) => watch.until(k)));
     const tStorm = performance.now() - t0;
-    await controller.idle();
+    await settled(controller);
     const latencies = [...created].map(([k, at]) => watch.readyAt.get(k)! - at).sort((a, b) => a - b);
     sample();
     progress(`churn: ${Math.floor(pods / 10)} pods deleted and created`);
@@ -211,7 +212,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
       await cluster.create(pod(name, ns, `node-${i % nodes}`, apps[i % apps.length]!));
     }
     await Promise.all(fresh.map((k) => watch.until(k)));
-    await controller.idle();
+    await settled(controller);
     const churnMs = performance.now() - tc;
     const nbTransactions = controller.committer.stats.transactions - tx0;
     sample();
@@ -220,7 +221,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
     const tr = performance.now();
     controller = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(2), settings });
     const report = await controller.start();
-    await controller.idle();
+    await settled(controller);
     const restartMs = performance.now() - tr;
     // Everything the new controller wrote: its start-up flush and any commit after it.
     const restartWrites = controller.committer.stats.operations;
@@ -233,7 +234,7 @@ export async function runControllerBench(p: ControllerBenchParams = {}): Promise
       await cluster.create(pod(`single-${k}`, 'ns-0', 'node-0', 'web'));
       await watch.until(`ns-0/single-${k}`);
       singles.push(performance.now() - ts);
-      await controller.idle();
+      await settled(controller);
     }
     const singleMs = percentile(
       singles.sort((a, b) => a - b),

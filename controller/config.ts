@@ -4,6 +4,7 @@
  * so a Kube-OVN operator's flags mean the same here. A Scenario's
  * `spec.cluster` maps onto the same settings (`settingsFromScenario`).
  */
+import type { VpcLoadBalancers } from './translate/names.ts';
 
 export interface ControllerSettings {
   /** `--default-ls`: the default subnet's name. */
@@ -164,4 +165,20 @@ export function settingsFromFlags(
     } else out[key] = value;
   }
   return { settings: out as unknown as ControllerSettings, issues };
+}
+
+/**
+ * The cluster router's load balancer names, from the settings.
+ *
+ * @example clusterLoadBalancers(DEFAULT_SETTINGS).tcp // 'cluster-tcp-loadbalancer'
+ */
+export function clusterLoadBalancers(s: ControllerSettings): VpcLoadBalancers {
+  return {
+    tcp: s.clusterTcpLoadBalancer,
+    udp: s.clusterUdpLoadBalancer,
+    sctp: s.clusterSctpLoadBalancer,
+    tcpSession: s.clusterTcpSessionLoadBalancer,
+    udpSession: s.clusterUdpSessionLoadBalancer,
+    sctpSession: s.clusterSctpSessionLoadBalancer,
+  };
 }

@@ -9,7 +9,8 @@
  */
 import { type KubeObject, type ObjectRef, refOf } from '../kube/cluster/types.ts';
 import type { DecodeIssue } from '../kube/objects/decode.ts';
-import { type Decoded, DECODERS } from '../kube/objects/objects.ts';
+import type { Decoded } from '../kube/objects/objects.ts';
+import { DECODERS } from '../kube/registry.ts';
 import { ownScope, type VerdictScope, type Warning } from '../kube/objects/warnings.ts';
 
 export interface Problem {

@@ -21,14 +21,8 @@ import { formatIPv4, parseCIDR } from '../model/addr/index.ts';
 import { ClusterControllers } from '../kube/cluster/controllers.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
 import { schedNode } from '../kube/cluster/scheduler.ts';
-import {
-  API_VERSION,
-  ClusterError,
-  type KubeObject,
-  NAMESPACED,
-  type OwnerReference,
-  refOf,
-} from '../kube/cluster/types.ts';
+import { ClusterError, type KubeObject, type OwnerReference, refOf } from '../kube/cluster/types.ts';
+import { API_VERSION, NAMESPACED } from '../kube/registry.ts';
 import { obj, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
 import { ownScope, type Warning } from '../kube/objects/warnings.ts';
 import { controllingWorkloads } from './dump.ts';

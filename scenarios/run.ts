@@ -19,6 +19,7 @@ import type { MemoryCluster } from '../kube/cluster/memory.ts';
 import { type KubeObject, refOf } from '../kube/cluster/types.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
+import { settled } from '../controller/settle.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 import { applyObjects, deleteObject, type Expanded, expandObjects } from './expand.ts';
 import { syncSlices } from './slices.ts';
@@ -214,9 +215,9 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   const results: ProbeResult[] = [];
   let n = 0;
   const converge = async () => {
-    await controller.idle();
+    await settled(controller);
     await syncSlices(cluster, givenSlices);
-    await controller.idle();
+    await settled(controller);
     progress(opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace');
     await opts.world.ready();
   };

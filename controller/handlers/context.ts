@@ -7,6 +7,7 @@
  * missed or repeated event changes nothing.
  */
 import type { IPAM, IpamIssue } from '../../model/ipam/index.ts';
+import { WATCHED_KINDS, type WatchedKind } from '../../kube/registry.ts';
 import type { ClusterSource, KubeObject, ObjectKey, ObjectRef } from '../../kube/cluster/types.ts';
 import type { ControllerSettings } from '../config.ts';
 import type { Committer } from '../desired/commit.ts';
@@ -15,25 +16,27 @@ import { type DecodeIssue, isBlocking } from '../../kube/objects/decode.ts';
 import type { Decoded } from '../../kube/objects/objects.ts';
 import type { VpcLoadBalancers } from '../translate/names.ts';
 
-/** The kinds the controller watches. */
-export const KINDS = [
-  'Vpc',
-  'Subnet',
-  'IPPool',
-  'Node',
-  'Namespace',
-  'Pod',
-  'Service',
-  'EndpointSlice',
-  'NetworkPolicy',
-  'IP',
-] as const;
-export type Kind = (typeof KINDS)[number];
+/** The kinds the controller watches (the registry's `watched` kinds), an informer each. */
+export const KINDS = WATCHED_KINDS;
+export type Kind = WatchedKind;
+
+/** The index every namespaced kind's cache has: objects by namespace. */
+export const NAMESPACE_INDEX = 'namespace';
+/**
+ * The index of the kinds that hold IPAM leases (pods, nodes): objects by
+ * their IPAM owner key (`<pod>.<ns>`, `node-<name>`), so a lease's holder is
+ * found without parsing its key.
+ */
+export const LEASE_INDEX = 'ipamOwner';
 
 /** A read-only view of one kind's informer cache. */
 export interface Cache {
   get(key: string): KubeObject | undefined;
   list(): readonly KubeObject[];
+  /** The objects under `value` in an index the kind's informer keeps (handlers declare them, handler.ts). */
+  byIndex(name: string, value: string): Iterable<KubeObject>;
+  /** The values an index holds objects under. */
+  indexValues(name: string): Iterable<string>;
 }
 
 export interface Ctx {
@@ -44,15 +47,13 @@ export interface Ctx {
   /** ISO time for status conditions (the injected clock). */
   now(): string;
   cache(kind: Kind): Cache;
-  /** The pods of one namespace (an index the controller keeps beside the informer cache). */
-  podsIn(ns: string): Iterable<KubeObject>;
-  /** Namespaces that have pods. */
-  podNamespaces(): Iterable<string>;
-  /** The NetworkPolicies a pod in `ns` can be a member of (its namespace's, and wider ones selecting it). */
-  policiesFor(ns: string): Iterable<KubeObject>;
   /** Decodes through a memo keyed by the cached object (one decode per version). */
   decode<T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T>;
   enqueue(kind: Kind, key: ObjectKey): void;
+  /** Queues `key` after `ms` (a later call within the delay does not run it twice). */
+  enqueueAfter(kind: Kind, key: ObjectKey, ms: number): void;
+  /** How long policy recomputes caused by pod changes are gathered. */
+  readonly policyDelayMs: number;
   /**
    * The pod or node whose IPAM owner key (`<pod>.<ns>`, `node-<name>`) this
    * is, while it exists: owner keys are formats, never parsed back.
@@ -159,4 +160,21 @@ export function creationOrder(list: readonly KubeObject[]): KubeObject[] {
   return [...list].sort(
     (a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || rv(a) - rv(b),
   );
+}
+
+/**
+ * A `Ctx.decode`: each object decoded once per decoder (the cache replaces
+ * an object when it changes, never edits it, so the object is the version).
+ *
+ * @example const decode = memoizedDecode(); decode(pod, decodePod) === decode(pod, decodePod) // true
+ */
+export function memoizedDecode(): Ctx['decode'] {
+  const memo = new WeakMap<KubeObject, Map<unknown, Decoded<unknown>>>();
+  return <T>(o: KubeObject, f: (o: KubeObject) => Decoded<T>): Decoded<T> => {
+    let m = memo.get(o);
+    if (m === undefined) memo.set(o, (m = new Map()));
+    let d = m.get(f);
+    if (d === undefined) m.set(f, (d = f(o)));
+    return d as Decoded<T>;
+  };
 }

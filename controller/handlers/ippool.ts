@@ -4,6 +4,7 @@
  * addresses back to the subnet's default pool.
  */
 import { decodeIPPool } from '../../kube/objects/objects.ts';
+import type { Handler } from './handler.ts';
 import { type Ctx, ipamIssueField } from './context.ts';
 
 /** Pools by name → subnet, to delete a pool whose object is gone. */
@@ -41,3 +42,10 @@ export async function reconcileIPPool(ctx: Ctx, name: string): Promise<void> {
   }
   pools.set(name, p.subnet);
 }
+
+export const ippoolHandler: Handler = {
+  kind: 'IPPool',
+  after: ['Subnet'],
+  watches: [{ kind: 'IPPool' }],
+  reconcile: (ctx, key) => reconcileIPPool(ctx, key.name),
+};

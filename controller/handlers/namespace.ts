@@ -5,6 +5,8 @@
  * of those subnets. Nothing in NB belongs to a namespace.
  */
 import { decodeSubnet } from '../../kube/objects/objects.ts';
+import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
+import { ALL, type Handler } from './handler.ts';
 import { type Ctx, patchAnnotations } from './context.ts';
 import { namespaceSubnets } from './pod.ts';
 
@@ -24,3 +26,15 @@ export async function reconcileNamespace(ctx: Ctx, name: string): Promise<void> 
     'ovn.kubernetes.io/exclude_ips': views.map((v) => v.excludeIps.join(',')).join(';'),
   });
 }
+
+export const namespaceHandler: Handler = {
+  kind: 'Namespace',
+  after: ['Subnet', 'Vpc'],
+  watches: [
+    { kind: 'Namespace' },
+    // A VPC's namespaces and defaultSubnet, and a Subnet's namespaces, decide where its pods go.
+    { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
+    { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
+  ],
+  reconcile: (ctx, key) => reconcileNamespace(ctx, key.name),
+};

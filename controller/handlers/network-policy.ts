@@ -3,12 +3,14 @@
  * (translate/network-policy.ts, Kube-OVN's pkg/controller/network_policy.go).
  * Selectors are resolved here against the caches: the pods a policy selects
  * and each peer's pods, with their allocated addresses and named container
- * ports. A policy is recomputed whenever a pod or a namespace it could match
- * changes (the controller enqueues every policy then: cheap next to a pod's
- * own work, and never wrong).
+ * ports. Members are the pods' own contributions (pod.ts): a policy's own
+ * rows depend on pods only through named ports, so a pod's change requeues
+ * only the policies with named ports that can see it, gathered for
+ * `policyDelayMs` (one recompute per window during a storm).
  */
 import { ownerKey, toRecord } from '../../model/ipam/index.ts';
-import { formatKey, type KubeObject, type ObjectKey } from '../../kube/cluster/types.ts';
+import { formatKey, type KubeObject, type ObjectKey, objectKey } from '../../kube/cluster/types.ts';
+import { labelsChanged } from '../../kube/runtime/changes.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeNamespace,
@@ -29,7 +31,8 @@ import {
   type PolicyRuleInput,
 } from '../translate/network-policy.ts';
 import { isBlocking } from '../../kube/objects/decode.ts';
-import { type Ctx, describeIssues } from './context.ts';
+import { type Ctx, describeIssues, NAMESPACE_INDEX } from './context.ts';
+import type { Handler } from './handler.ts';
 import { namespaceSubnets } from './pod.ts';
 
 interface Member extends PolicyPod {
@@ -60,7 +63,7 @@ function memberOf(ctx: Ctx, o: KubeObject): Member | undefined {
 /** The pods of a namespace with an address, in key order. */
 function membersIn(ctx: Ctx, ns: string): Member[] {
   const out: Member[] = [];
-  for (const o of ctx.podsIn(ns)) {
+  for (const o of ctx.cache('Pod').byIndex(NAMESPACE_INDEX, ns)) {
     const m = memberOf(ctx, o);
     if (m) out.push(m);
   }
@@ -144,7 +147,8 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<
   // Members come from the pods themselves (policyContributions); the rows need pods only for named ports.
   const selected =
     dependence === 'none' ? [] : inNs(np.namespace).filter((p) => selects(np.podSelector, p.view.labels));
-  const clusterPods = dependence === 'all' ? [...ctx.podNamespaces()].sort().flatMap((ns) => inNs(ns)) : [];
+  const clusterPods =
+    dependence === 'all' ? [...ctx.cache('Pod').indexValues(NAMESPACE_INDEX)].sort().flatMap((ns) => inNs(ns)) : [];
   const peers = (list: (typeof np.ingress)[number]['peers']): PolicyRuleInput['peers'] =>
     list?.map(
       (peer): PolicyPeerInput =>
@@ -258,3 +262,64 @@ export function policyContributions(ctx: Ctx, pod: MemberPod, policies: Iterable
   }
   return out;
 }
+
+/** Policies whose peers select namespaces (`wide`), and those whose rows depend on pods' named ports. */
+const WIDE_INDEX = 'wide';
+const NAMED_PORTS_INDEX = 'namedPorts';
+/** The named-ports value of the policies that depend on every pod (`*` is no namespace's name). */
+const EVERY_NAMESPACE = '*';
+
+/**
+ * The NetworkPolicies a pod in `ns` can be a member of: its namespace's, and
+ * the wide ones of other namespaces whose namespaceSelectors select `ns`
+ * (policyMayMatch is memoized per policy and namespace object).
+ */
+export function* policiesFor(ctx: Ctx, ns: string): Iterable<KubeObject> {
+  const cache = ctx.cache('NetworkPolicy');
+  yield* cache.byIndex(NAMESPACE_INDEX, ns);
+  for (const np of cache.byIndex(WIDE_INDEX, WIDE_INDEX))
+    if (np.metadata.namespace !== ns && policyMayMatch(ctx, np, ns)) yield np;
+}
+
+/** The policies whose own rows a change of a pod in `ns` can change (namedPortDependence). */
+function* namedPortPolicies(ctx: Ctx, ns: string): Iterable<ObjectKey> {
+  const cache = ctx.cache('NetworkPolicy');
+  for (const value of [EVERY_NAMESPACE, ns])
+    for (const np of cache.byIndex(NAMED_PORTS_INDEX, value)) yield objectKey(np);
+}
+
+/** Queues, after `policyDelayMs`, the policies whose own rows a change of a pod in `ns` can change. */
+export function requeueNamedPortPolicies(ctx: Ctx, ns: string): void {
+  for (const key of namedPortPolicies(ctx, ns)) ctx.enqueueAfter('NetworkPolicy', key, ctx.policyDelayMs);
+}
+
+export const networkPolicyHandler: Handler = {
+  kind: 'NetworkPolicy',
+  after: ['Pod', 'Namespace'],
+  watches: [
+    { kind: 'NetworkPolicy' },
+    // A pod added, gone or relabelled; its address changing is the pod handler's to say (pod.ts).
+    {
+      kind: 'Pod',
+      when: labelsChanged,
+      map: (ctx, e) => namedPortPolicies(ctx, e.object.metadata.namespace ?? 'default'),
+      delayMs: (ctx) => ctx.policyDelayMs,
+    },
+  ],
+  indexes: [
+    {
+      kind: 'NetworkPolicy',
+      name: WIDE_INDEX,
+      values: (ctx, np) => (reachesBeyondNamespace(ctx, np) ? [WIDE_INDEX] : []),
+    },
+    {
+      kind: 'NetworkPolicy',
+      name: NAMED_PORTS_INDEX,
+      values: (ctx, np) => {
+        const dep = namedPortDependence(ctx, np);
+        return dep === 'all' ? [EVERY_NAMESPACE] : dep === 'own' ? [np.metadata.namespace ?? 'default'] : [];
+      },
+    },
+  ],
+  reconcile: reconcileNetworkPolicy,
+};

@@ -13,7 +13,10 @@ import { nodePort } from '../translate/names.ts';
 import { nodeRows } from '../translate/node.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { toRecord } from '../../model/ipam/index.ts';
-import { type Ctx, patchAnnotations } from './context.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
+import { anyOf, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
+import { type Ctx, LEASE_INDEX, patchAnnotations } from './context.ts';
+import { ALL, type Handler } from './handler.ts';
 import { subnetVpc } from './vpc.ts';
 
 /** Default-VPC subnets with a distributed gateway (the join subnet excluded), valid in IPAM. */
@@ -106,3 +109,28 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
     }),
   );
 }
+
+/** The addresses of a Node's status (its InternalIPs are what the handler reads from status). */
+function addressesChanged(o: KubeObject, old: KubeObject | undefined): boolean {
+  const list = (x: KubeObject | undefined) => {
+    const st = x?.status as { addresses?: unknown } | undefined;
+    return Array.isArray(st?.addresses) ? (st.addresses as { type?: unknown; address?: unknown }[]) : [];
+  };
+  const a = list(o);
+  const b = list(old);
+  return a.length !== b.length || a.some((x, i) => x?.type !== b[i]?.type || x?.address !== b[i]?.address);
+}
+
+export const nodeHandler: Handler = {
+  kind: 'Node',
+  after: ['Subnet'],
+  watches: [
+    { kind: 'Node', when: anyOf(specLabelsOrDeletion, addressesChanged) },
+    // Its distributed subnets' routes and policies.
+    { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
+    // Whether any policy exists decides its port group ACLs: a policy added or deleted only.
+    { kind: 'NetworkPolicy', when: () => false, map: () => ALL },
+  ],
+  indexes: [{ kind: 'Node', name: LEASE_INDEX, values: (_ctx, o) => [nodePort(o.metadata.name)] }],
+  reconcile: (ctx, key) => reconcileNode(ctx, key.name),
+};

@@ -22,7 +22,8 @@
  */
 import { formatMAC, tryParseIP } from '../../model/addr/index.ts';
 import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
-import { formatKey, type ObjectKey } from '../../kube/cluster/types.ts';
+import { formatKey, type ObjectKey, objectKey } from '../../kube/cluster/types.ts';
+import { labelsChanged } from '../../kube/runtime/changes.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeIP,
@@ -37,8 +38,14 @@ import {
 import { podNodeMemberships } from '../translate/node.ts';
 import { annotationKey, podAnnotations, podPortRow } from '../translate/pod.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
-import { type Ctx, patchAnnotations } from './context.ts';
-import { policyContributions } from './network-policy.ts';
+import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './context.ts';
+import { ALL, type Handler } from './handler.ts';
+import {
+  policiesFor,
+  policyContributions,
+  reachesBeyondNamespace,
+  requeueNamedPortPolicies,
+} from './network-policy.ts';
 import { subnetVpc } from './vpc.ts';
 
 const A = (k: string) => annotationKey('ovn', k);
@@ -188,7 +195,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ? podNodeMemberships(port.name, p.nodeName, subnet, distributed)
     : [];
   const member = { namespace: ns, labels: p.labels, port: port.name, ips };
-  contributions.push(...policyContributions(ctx, member, ctx.policiesFor(ns)));
+  contributions.push(...policyContributions(ctx, member, policiesFor(ctx, ns)));
   ctx.committer.set(owner, { rows, contributions });
   ctx.enqueue('Subnet', { name: subnet });
   const want: Record<string, string | null> = {
@@ -215,7 +222,7 @@ async function ensureIpObject(
     podName: p.name,
     namespace: p.namespace,
     subnet,
-    attachSubnets: [],
+    attachSubnets: [] as string[],
     nodeName: p.nodeName,
     ipAddress: ips.join(','),
     v4IpAddress: ips.find((i) => !i.includes(':')) ?? '',
@@ -234,5 +241,70 @@ async function ensureIpObject(
       });
     return;
   }
-  if (JSON.stringify(have.spec) !== JSON.stringify(spec)) await ctx.cluster.patch({ kind: 'IP', name }, { spec });
+  if (!holds(have.spec, spec)) await ctx.cluster.patch({ kind: 'IP', name }, { spec });
 }
+
+/**
+ * Whether `have` already holds every field of `want` (strings and string
+ * lists; fields `want` does not set are left alone by its merge patch, so
+ * they do not count), compared field by field: this runs once per pod.
+ */
+function holds(have: unknown, want: Readonly<Record<string, string | readonly string[]>>): boolean {
+  if (typeof have !== 'object' || have === null) return false;
+  const h = have as Readonly<Record<string, unknown>>;
+  for (const [k, v] of Object.entries(want)) {
+    const x = h[k];
+    if (typeof v === 'string' ? x !== v : !Array.isArray(x) || x.length !== v.length || v.some((e, i) => x[i] !== e))
+      return false;
+  }
+  return true;
+}
+
+/** The keys of the pods of one namespace. */
+function* podsOf(ctx: Ctx, ns: string): Iterable<ObjectKey> {
+  for (const p of ctx.cache('Pod').byIndex(NAMESPACE_INDEX, ns)) yield objectKey(p);
+}
+
+/**
+ * A pod's reconcile; a new or released address changes the rows of the
+ * policies with named ports that can see it (network-policy.ts).
+ */
+async function reconcileTracked(ctx: Ctx, key: ObjectKey): Promise<void> {
+  const ns = key.namespace ?? 'default';
+  const owner = ownerKey(key.name, ns);
+  const before = ctx.ipam.lookup(owner);
+  try {
+    await reconcilePod(ctx, key);
+  } finally {
+    const after = ctx.ipam.lookup(owner);
+    if (before?.v4 !== after?.v4 || before?.v6 !== after?.v6) requeueNamedPortPolicies(ctx, ns);
+  }
+}
+
+export const podHandler: Handler = {
+  kind: 'Pod',
+  after: ['Subnet', 'IPPool', 'Vpc', 'Node', 'Namespace'],
+  watches: [
+    { kind: 'Pod' },
+    // Its namespace's labels decide its memberships in wider policies.
+    { kind: 'Namespace', when: labelsChanged, map: (ctx, e) => podsOf(ctx, e.object.metadata.name) },
+    // The pods that can be members of a policy, before or after its change, recompute their memberships.
+    {
+      kind: 'NetworkPolicy',
+      map: (ctx, e) =>
+        (e.old !== undefined && reachesBeyondNamespace(ctx, e.old)) || reachesBeyondNamespace(ctx, e.object)
+          ? ALL
+          : podsOf(ctx, e.object.metadata.namespace ?? 'default'),
+    },
+  ],
+  indexes: [
+    {
+      kind: 'Pod',
+      name: LEASE_INDEX,
+      values: (_ctx, o) => [ownerKey(o.metadata.name, o.metadata.namespace ?? 'default')],
+    },
+  ],
+  reconcile: reconcileTracked,
+  // Address allocation waits on little but the IPAM: a storm of pods is worth more workers than other kinds.
+  workers: (s) => Math.max(16, s.workerNum),
+};

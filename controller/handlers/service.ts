@@ -12,6 +12,7 @@ import { vpcLoadBalancers } from '../translate/names.ts';
 import { serviceVips } from '../translate/service.ts';
 import { containsIP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { isBlocking } from '../../kube/objects/decode.ts';
+import type { Handler } from './handler.ts';
 import { type Ctx, describeIssues } from './context.ts';
 import { subnetVpc } from './vpc.ts';
 
@@ -89,3 +90,20 @@ function clusterIPProblems(ctx: Ctx, clusterIPs: readonly string[], vpc: string)
   }
   return out;
 }
+
+export const serviceHandler: Handler = {
+  kind: 'Service',
+  after: ['Vpc'],
+  watches: [
+    { kind: 'Service' },
+    // A slice names its Service by the kubernetes.io/service-name label.
+    {
+      kind: 'EndpointSlice',
+      map: (ctx, e) => {
+        const svc = ctx.decode(e.object, decodeEndpointSlice).value.service;
+        return svc ? [{ namespace: e.object.metadata.namespace ?? 'default', name: svc }] : [];
+      },
+    },
+  ],
+  reconcile: reconcileService,
+};

@@ -26,6 +26,8 @@ import type { KubeObject } from '../../kube/cluster/types.ts';
 import { decodeNode, decodeSubnet, type SubnetView, selects } from '../../kube/objects/objects.ts';
 import { nodePort, vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
+import { labelsChanged, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
+import { ALL, type Handler } from './handler.ts';
 import {
   blocking,
   creationOrder,
@@ -310,3 +312,16 @@ async function writeStatus(
   if (sameJson(now, status)) return;
   await ctx.cluster.patch({ kind: 'Subnet', name }, { status }, { subresource: 'status' });
 }
+
+export const subnetHandler: Handler = {
+  kind: 'Subnet',
+  after: [],
+  watches: [
+    { kind: 'Subnet', when: specLabelsOrDeletion },
+    { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
+    // A new node, or new labels (gatewayNodeSelectors), may change a centralized subnet's gateways.
+    { kind: 'Node', when: labelsChanged, map: () => ALL },
+  ],
+  reconcile: (ctx, key) => reconcileSubnet(ctx, key.name),
+  startOrder: subnetsInOrder,
+};

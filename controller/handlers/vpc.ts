@@ -18,6 +18,8 @@ import { vpcLoadBalancerRows } from '../translate/service.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { vpcRows } from '../translate/vpc.ts';
 import type { TableRow } from '../desired/store.ts';
+import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
+import { ALL, type Handler } from './handler.ts';
 import { blocking, type Ctx, describeIssues, sameJson } from './context.ts';
 
 /** The VPC a subnet belongs to (`spec.vpc`, default the cluster router). */
@@ -133,3 +135,15 @@ function peeringPorts(vpc: string, peerings: readonly { remoteVpc: string; local
 function peeringMac(vpc: string, remote: string): string {
   return formatMAC(0x0a5a00000000 + (hashString(`${vpc}/${remote}`) >>> 0));
 }
+
+export const vpcHandler: Handler = {
+  kind: 'Vpc',
+  after: ['Subnet'],
+  watches: [
+    // Peerings and routes name other VPCs: a change of one may change any.
+    { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
+    // Its subnets' switches and routes.
+    { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
+  ],
+  reconcile: (ctx, key) => reconcileVpc(ctx, key.name),
+};

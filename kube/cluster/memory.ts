@@ -17,21 +17,20 @@
  * - Deleting a Namespace does not delete what is in it (no namespace controller).
  * - Workloads make no pods by themselves: the workload controllers and the
  *   scheduler (controllers.ts) run on the cluster as clients of this API.
- * - The namespace rule applies to the kinds of types.ts (API_VERSION, NAMESPACED);
+ * - The namespace rule applies to the kinds of the registry (../registry.ts);
  *   other kinds are stored with or without a namespace as given.
  * - Watch events are delivered in microtasks, never inside the write call.
  */
+import { API_VERSION, NAMESPACED } from '../registry.ts';
 import { dns1123Label, nameProblem } from './names.ts';
 import { deepFreeze, isPlainObject, jsonEqual, mergePatch } from './json.ts';
 import {
-  API_VERSION,
   ClusterError,
   type ClusterSource,
   type EventInput,
   formatKey,
   type KubeObject,
   type ListResult,
-  NAMESPACED,
   type ObjectMeta,
   type ObjectRef,
   type Watch,

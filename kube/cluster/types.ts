@@ -8,37 +8,6 @@
  * runs unchanged. Asynchronous, as a real API server is.
  */
 
-/** Kinds by their API group version, as the API server names them. */
-export const API_VERSION: Readonly<Record<string, string>> = Object.freeze({
-  Namespace: 'v1',
-  Node: 'v1',
-  Pod: 'v1',
-  Service: 'v1',
-  Event: 'v1',
-  EndpointSlice: 'discovery.k8s.io/v1',
-  NetworkPolicy: 'networking.k8s.io/v1',
-  Subnet: 'kubeovn.io/v1',
-  Vpc: 'kubeovn.io/v1',
-  IP: 'kubeovn.io/v1',
-  IPPool: 'kubeovn.io/v1',
-  // Workloads: the cluster's own controllers make their pods (controllers.ts).
-  Deployment: 'apps/v1',
-  ReplicaSet: 'apps/v1',
-  StatefulSet: 'apps/v1',
-  DaemonSet: 'apps/v1',
-  Job: 'batch/v1',
-});
-
-/** Kinds that live in a namespace; the rest are cluster-scoped (kubeovn.io/v1's Subnet, Vpc, IP and IPPool are). */
-export const NAMESPACED: ReadonlySet<string> = new Set([
-  'Pod',
-  'Service',
-  'EndpointSlice',
-  'NetworkPolicy',
-  'Event',
-  ...['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'],
-]);
-
 export interface OwnerReference {
   readonly apiVersion: string;
   readonly kind: string;

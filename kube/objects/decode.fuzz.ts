@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { fuzzTarget } from '../../test/fuzz/target.ts';
 import type { KubeObject } from '../cluster/types.ts';
-import { DECODERS } from './objects.ts';
+import { DECODERS } from '../registry.ts';
 
 const BASES: readonly KubeObject[] = [
   {

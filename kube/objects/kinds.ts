@@ -11,22 +11,18 @@
  * with no scope.
  */
 import { isPlainObject } from '../cluster/json.ts';
-import { API_VERSION } from '../cluster/types.ts';
+import { API_VERSION, REGISTRY } from '../registry.ts';
 import type { VerdictScope } from './warnings.ts';
 
 /**
- * The kinds kovn acts on, with their one apiVersion: those the cluster
- * serves (API_VERSION; Events are the controller's own writes) and the
- * workloads the scenario runner expands into pods.
+ * The kinds kovn acts on, with their one apiVersion: the registry's kinds
+ * but those only the controller writes (Events).
  */
-const HANDLED_KINDS: Readonly<Record<string, string>> = Object.freeze({
-  ...Object.fromEntries(Object.entries(API_VERSION).filter(([kind]) => kind !== 'Event')),
-  Deployment: 'apps/v1',
-  StatefulSet: 'apps/v1',
-  DaemonSet: 'apps/v1',
-  ReplicaSet: 'apps/v1',
-  Job: 'batch/v1',
-});
+const HANDLED_KINDS: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(REGISTRY).flatMap(([k, d]) => (d.role === 'written' ? [] : [[k, API_VERSION[k]!]])),
+  ),
+);
 
 type Obj = Readonly<Record<string, unknown>>;
 

@@ -7,9 +7,7 @@
  */
 import type { KubeObject } from '../cluster/types.ts';
 import { type Plain, Reader } from './decode.ts';
-import { decodeIP, decodeIPPool, decodeSubnet, decodeVpc } from './kubeovn.ts';
 import { type Decoded, type Meta, meta, objName, protocol, type L4Protocol } from './meta.ts';
-import { decodeNetworkPolicy } from './network-policy.ts';
 import {
   ENDPOINT_SLICE_SUPPORT,
   NAMESPACE_SUPPORT,
@@ -195,21 +193,3 @@ export function decodeEndpointSlice(o: KubeObject): Decoded<EndpointSliceView> {
     issues: r.issues,
   };
 }
-
-/**
- * The decoder of each kind the controller reads: the one place a kind's
- * decoder is named (the controller's decode reporting and the decoding fuzz
- * target both use it).
- */
-export const DECODERS: Readonly<Record<string, (o: KubeObject) => Decoded<unknown>>> = Object.freeze({
-  Vpc: decodeVpc,
-  Subnet: decodeSubnet,
-  IPPool: decodeIPPool,
-  IP: decodeIP,
-  Node: decodeNode,
-  Namespace: decodeNamespace,
-  Pod: decodePod,
-  Service: decodeService,
-  EndpointSlice: decodeEndpointSlice,
-  NetworkPolicy: decodeNetworkPolicy,
-});

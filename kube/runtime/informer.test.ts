@@ -265,4 +265,77 @@ describe('Informer', () => {
     inf.stop();
     expect(await never).toBeUndefined();
   });
+
+  describe('indexers', () => {
+    const byLabel = (o: KubeObject) => (o.metadata.labels?.app ? [o.metadata.labels.app] : []);
+    const names = (objs: Iterable<KubeObject>) => [...objs].map(keyOf).sort();
+
+    it('keeps each index in step with the cache through adds, updates and deletes, before handlers run', async () => {
+      const c = new MemoryCluster();
+      await c.create(pod('a', 'x', { app: 'web' }));
+      await c.create(pod('b', 'y'));
+      const inf = new Informer(c, 'Pod', { clock: new SimClock() });
+      inf.addIndexers({ app: byLabel, namespace: (o) => [o.metadata.namespace ?? ''] });
+      const seen: string[][] = [];
+      inf.addHandlers({ onUpdate: () => void seen.push(names(inf.byIndex('app', 'db'))) });
+      await inf.start();
+      expect(names(inf.byIndex('app', 'web'))).toEqual(['x/a']);
+      expect([...inf.indexValues('namespace')].sort()).toEqual(['x', 'y']);
+      await c.patch({ kind: 'Pod', namespace: 'x', name: 'a' }, { metadata: { labels: { app: 'db' } } });
+      await settle();
+      // The handler of the change already saw the object under its new value.
+      expect(seen).toEqual([['x/a']]);
+      expect(names(inf.byIndex('app', 'web'))).toEqual([]);
+      expect([...inf.indexValues('app')]).toEqual(['db']);
+      await c.delete({ kind: 'Pod', namespace: 'y', name: 'b' });
+      await settle();
+      expect([...inf.indexValues('namespace')]).toEqual(['x']);
+    });
+
+    it('fills an index added after the start from the cache, and refuses a name given twice', async () => {
+      const c = new MemoryCluster();
+      await c.create(pod('a', 'x', { app: 'web' }));
+      const inf = new Informer(c, 'Pod', { clock: new SimClock() });
+      await inf.start();
+      inf.addIndexers({ app: byLabel });
+      expect(names(inf.byIndex('app', 'web'))).toEqual(['x/a']);
+      expect(() => inf.addIndexers({ app: byLabel })).toThrow(/index app exists already/);
+      expect(() => inf.byIndex('nope', 'x')).toThrow(/no index nope/);
+    });
+
+    it('reports an index function that throws and files that object nowhere, the cache unharmed', async () => {
+      const c = new MemoryCluster();
+      await c.create(pod('a', 'x', { app: 'web' }));
+      await c.create(pod('b', 'x'));
+      const errors: unknown[] = [];
+      const inf = new Informer(c, 'Pod', { clock: new SimClock(), onError: (e) => errors.push(e) });
+      inf.addIndexers({
+        app: (o) => {
+          if (o.metadata.name === 'b') throw new Error('no app');
+          return byLabel(o);
+        },
+      });
+      await inf.start();
+      expect(errors).toHaveLength(1);
+      expect(names(inf.byIndex('app', 'web'))).toEqual(['x/a']);
+      expect(inf.list().map(keyOf)).toEqual(['x/a', 'x/b']);
+    });
+
+    it('after a relist, files what changed while the watch was away and forgets what is gone', async () => {
+      const c = new MemoryCluster({ historyLimit: 2 });
+      for (const n of ['a', 'b', 'd']) await c.create(pod(n, 'default', { app: 'web' }));
+      const src = new HeldWatches(c);
+      const inf = new Informer(src, 'Pod', { clock: new SimClock() });
+      inf.addIndexers({ app: byLabel });
+      await inf.start();
+      await c.create(pod('c', 'default', { app: 'web' }));
+      await c.patch({ kind: 'Pod', name: 'a' }, { metadata: { labels: { app: 'db' } } });
+      await c.delete({ kind: 'Pod', name: 'b' });
+      src.resume();
+      await settle();
+      expect(inf.stats.lists).toBe(2);
+      expect(names(inf.byIndex('app', 'web'))).toEqual(['default/c', 'default/d']);
+      expect(names(inf.byIndex('app', 'db'))).toEqual(['default/a']);
+    });
+  });
 });

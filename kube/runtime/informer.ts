@@ -19,6 +19,11 @@
  *
  * Objects from the source are kept as they are: the in-memory cluster
  * freezes them, and handlers must not change them in any case.
+ *
+ * Indexers (client-go's Indexers) name functions from an object to the
+ * values it is found under (`namespace` → its namespace); the indexes are
+ * kept in step with the cache, updated before any handler of the change
+ * runs, so a handler reading `byIndex` sees the change it is told about.
  */
 import { type ClusterSource, type KubeObject, keyOf, type Watch } from '../cluster/types.ts';
 import { backoffMs } from './backoff.ts';
@@ -29,6 +34,9 @@ export interface InformerHandlers {
   onUpdate?(oldObj: KubeObject, newObj: KubeObject): void;
   onDelete?(obj: KubeObject): void;
 }
+
+/** The values an object is found under in one index (none: not in the index). */
+export type IndexFunc = (o: KubeObject) => readonly string[];
 
 export interface InformerOptions {
   /** Schedules the retries. */
@@ -81,6 +89,11 @@ export class Informer {
   private resolveSynced!: () => void;
   private rejectSynced!: (err: Error) => void;
   private readonly s = { lists: 0, events: 0 };
+  private readonly indexers = new Map<string, IndexFunc>();
+  /** index name → value → cache key → object. */
+  private readonly indexes = new Map<string, Map<string, Map<string, KubeObject>>>();
+  /** index name → cache key → the values it is filed under (what a change removes, whatever `f` says now). */
+  private readonly filed = new Map<string, Map<string, readonly string[]>>();
 
   constructor(
     private readonly source: ClusterSource,
@@ -108,6 +121,38 @@ export class Informer {
       const i = this.handlers.indexOf(h);
       if (i >= 0) this.handlers.splice(i, 1);
     };
+  }
+
+  /**
+   * Adds indexes, filled from what the cache holds now and kept in step
+   * with it from then on. A name given twice is refused.
+   *
+   * @example
+   * pods.addIndexers({ namespace: (p) => [p.metadata.namespace ?? 'default'] });
+   * pods.byIndex('namespace', 'prod'); // the pods of prod
+   */
+  addIndexers(indexers: Readonly<Record<string, IndexFunc>>): void {
+    for (const [name, f] of Object.entries(indexers)) {
+      if (this.indexers.has(name)) throw new Error(`informer ${this.kind}: index ${name} exists already`);
+      this.indexers.set(name, f);
+      this.indexes.set(name, new Map());
+      this.filed.set(name, new Map());
+      for (const [key, o] of this.cache) this.indexOne(name, f, key, o);
+    }
+  }
+
+  /** The cached objects found under `value` in index `name`, in no particular order. */
+  byIndex(name: string, value: string): Iterable<KubeObject> {
+    const index = this.indexes.get(name);
+    if (index === undefined) throw new Error(`informer ${this.kind}: no index ${name}`);
+    return index.get(value)?.values() ?? [];
+  }
+
+  /** The values index `name` holds objects under. */
+  indexValues(name: string): Iterable<string> {
+    const index = this.indexes.get(name);
+    if (index === undefined) throw new Error(`informer ${this.kind}: no index ${name}`);
+    return index.keys();
   }
 
   /**
@@ -206,6 +251,12 @@ export class Informer {
     const next = new Map<string, KubeObject>();
     for (const o of listed.items) next.set(keyOf(o), o);
     this.cache = next;
+    // Every index is current before the first handler of this list runs.
+    for (const [key, o] of next) {
+      const before = old.get(key);
+      if (before !== o) this.reindex(key, o);
+    }
+    for (const key of old.keys()) if (!next.has(key)) this.reindex(key, undefined);
     for (const [key, o] of next) {
       const before = old.get(key);
       if (before === undefined) this.call('onAdd', o);
@@ -248,9 +299,11 @@ export class Informer {
     const before = this.cache.get(key);
     if (type === 'DELETED') {
       this.cache.delete(key);
+      this.reindex(key, undefined);
       this.call('onDelete', before ?? o);
     } else {
       this.cache.set(key, o);
+      this.reindex(key, o);
       if (before === undefined) this.call('onAdd', o);
       else this.call('onUpdate', before, o);
       this.wake(key);
@@ -274,6 +327,38 @@ export class Informer {
       this.retryTimer = undefined;
       if (!this.stopped) void this.relist();
     }, delay);
+  }
+
+  /** Moves `key` in every index from where it was filed to where `after` goes (undefined: nowhere). */
+  private reindex(key: string, after: KubeObject | undefined): void {
+    for (const [name, f] of this.indexers) {
+      const index = this.indexes.get(name)!;
+      for (const v of this.filed.get(name)!.get(key) ?? []) {
+        const bucket = index.get(v);
+        bucket?.delete(key);
+        if (bucket?.size === 0) index.delete(v);
+      }
+      this.filed.get(name)!.delete(key);
+      if (after !== undefined) this.indexOne(name, f, key, after);
+    }
+  }
+
+  /** Files `o` under the values `f` gives (one that throws is reported and files it nowhere). */
+  private indexOne(name: string, f: IndexFunc, key: string, o: KubeObject): void {
+    let values: readonly string[];
+    try {
+      values = f(o);
+    } catch (err) {
+      this.report(err);
+      return;
+    }
+    const index = this.indexes.get(name)!;
+    for (const v of values) {
+      let bucket = index.get(v);
+      if (bucket === undefined) index.set(v, (bucket = new Map()));
+      bucket.set(key, o);
+    }
+    if (values.length > 0) this.filed.get(name)!.set(key, values);
   }
 
   private wake(key: string): void {

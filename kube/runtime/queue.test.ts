@@ -243,4 +243,42 @@ describe('WorkQueue', () => {
     await clock.settle();
     expect(idle).toBe(true);
   });
+
+  it('quiet() waits for keys requeued after a delay, not for keys backing off after a failure', async () => {
+    const clock = new SimClock();
+    const q = new WorkQueue({ clock, initialMs: 1_000 });
+    const seen: string[] = [];
+    q.run(async (k) => {
+      seen.push(k);
+      if (k === 'bad') throw new Error('refused');
+    }, 1);
+    q.addAfter('later', 20);
+    expect(q.scheduled()).toBe(1);
+    let quiet = false;
+    void q.quiet().then(() => (quiet = true));
+    await clock.settle();
+    expect(quiet).toBe(false);
+    clock.advance(20);
+    await clock.settle();
+    expect(seen).toEqual(['later']);
+    expect(quiet).toBe(true);
+    q.add('bad');
+    await q.quiet();
+    // The failed key waits out its backoff; quiet() does not wait for it.
+    expect(q.delayed()).toBe(1);
+    expect(q.scheduled()).toBe(0);
+  });
+
+  it('addAfter within a pending delay runs the key once, at the earlier time', async () => {
+    const clock = new SimClock();
+    const q = new WorkQueue({ clock });
+    const seen: number[] = [];
+    q.run(async () => void seen.push(clock.now()), 1);
+    q.addAfter('p', 20);
+    clock.advance(10);
+    q.addAfter('p', 20);
+    clock.advance(10);
+    await q.quiet();
+    expect(seen).toEqual([20]);
+  });
 });

@@ -11,6 +11,11 @@
  * A handler that succeeds resets its key's backoff (client-go's handlers
  * call Forget on success; here the queue does it, unless `manualForget` says
  * the key's work goes on after its handler returns).
+ *
+ * `addAfter` is controller-runtime's Result{RequeueAfter}: a key asked for
+ * again after a delay (a handler that wants another look, or changes
+ * gathered for a while); `quiet()` waits for those, while a key waiting out
+ * a failure's backoff counts only in `delayed()`.
  */
 import { backoffMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
@@ -53,9 +58,14 @@ export class WorkQueue<K = string> {
   private readonly queue: K[] = [];
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
-  private readonly waiting = new Map<string, { readonly at: number; readonly handle: unknown }>();
+  /** Keys waiting for a time: `retry` for a failure's backoff, else an `addAfter` (a RequeueAfter). */
+  private readonly waiting = new Map<
+    string,
+    { readonly at: number; readonly handle: unknown; readonly retry: boolean }
+  >();
   private readonly failures = new Map<string, number>();
   private idleWaiters: (() => void)[] = [];
+  private quietWaiters: (() => void)[] = [];
   private drainWaiters: (() => void)[] = [];
   private handler: ((key: K) => Promise<void>) | undefined;
   private readonly id: (key: K) => string;
@@ -97,6 +107,10 @@ export class WorkQueue<K = string> {
    * q.addAfter('default/web-0', 1_000); // check again in a second
    */
   addAfter(key: K, ms: number): void {
+    this.schedule(key, ms, false);
+  }
+
+  private schedule(key: K, ms: number, retry: boolean): void {
     if (this.stopping) return;
     if (!(ms > 0)) return this.add(key);
     const { clock } = this.opts;
@@ -110,8 +124,9 @@ export class WorkQueue<K = string> {
     const handle = clock.setTimeout(() => {
       this.waiting.delete(id);
       this.add(key);
+      this.checkIdle();
     }, ms);
-    this.waiting.set(id, { at, handle });
+    this.waiting.set(id, { at, handle, retry });
   }
 
   /** Resets the key's backoff (its next failure waits `initialMs` again). */
@@ -181,6 +196,26 @@ export class WorkQueue<K = string> {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Resolves when no key is queued, running or waiting for an `addAfter`:
+   * keys waiting out a failure's backoff do not count (a key that fails
+   * until something outside changes would keep it from resolving).
+   *
+   * @example
+   * q.addAfter('a', 20); await q.quiet(); // 'a' has been processed
+   */
+  quiet(): Promise<void> {
+    if (this.isQuiet()) return Promise.resolve();
+    return new Promise((resolve) => this.quietWaiters.push(resolve));
+  }
+
+  /** Keys waiting for an `addAfter` (not for a retry's backoff). */
+  scheduled(): number {
+    let n = 0;
+    for (const w of this.waiting.values()) if (!w.retry) n++;
+    return n;
+  }
+
   /** Keys queued (not running, not delayed). */
   len(): number {
     return this.queue.length;
@@ -245,7 +280,7 @@ export class WorkQueue<K = string> {
     }
     if (!this.stopping) {
       this.s.retries++;
-      this.addAfter(key, backoffMs(attempt, this.initialMs, this.maxMs));
+      this.schedule(key, backoffMs(attempt, this.initialMs, this.maxMs), true);
     }
   }
 
@@ -253,10 +288,20 @@ export class WorkQueue<K = string> {
     return this.queue.length === 0 && this.processing.size === 0;
   }
 
+  private isQuiet(): boolean {
+    return this.isIdle() && (this.stopping || this.scheduled() === 0);
+  }
+
   private checkIdle(): void {
-    if (!this.isIdle() || this.idleWaiters.length === 0) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    if (this.isIdle() && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+    if (this.quietWaiters.length > 0 && this.isQuiet()) {
+      const waiters = this.quietWaiters;
+      this.quietWaiters = [];
+      for (const w of waiters) w();
+    }
   }
 }

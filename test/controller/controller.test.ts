@@ -8,11 +8,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
+import { printMatch } from '../../model/match/index.ts';
 import { plan } from '../../model/topology/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import type { Backend } from '../../backends/backend.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
+import { HANDLERS } from '../../controller/handlers/index.ts';
+import type { Handler } from '../../controller/handlers/handler.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 
 const pod = (
@@ -55,7 +59,7 @@ async function boot(cluster: MemoryCluster, backend: SimBackend) {
   const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1) });
   running.push(c);
   const report = await c.start();
-  await c.idle();
+  await settled(c);
   return { c, report };
 }
 
@@ -145,7 +149,7 @@ describe('the controller on the in-memory cluster', () => {
     });
     expect(ann(await get(cluster, 'Namespace', 'prod'))['ovn.kubernetes.io/logical_switch']).toBe('prod');
     await cluster.delete({ kind: 'Pod', namespace: 'prod', name: 'db' });
-    await c.idle();
+    await settled(c);
     expect((await backend.read()).switchPort.has('db.prod')).toBe(false);
     expect(await get(cluster, 'IP', 'db.prod')).toBeUndefined();
     expect(c.ipam.lookup('db.prod')).toBeUndefined();
@@ -159,7 +163,7 @@ describe('the controller on the in-memory cluster', () => {
     await cluster.create(pod('first', 'default', { annotations: { 'ovn.kubernetes.io/ip_address': '10.16.0.50' } }));
     const { c } = await boot(cluster, backend);
     await cluster.create(pod('second', 'default', { annotations: { 'ovn.kubernetes.io/ip_address': '10.16.0.50' } }));
-    await c.idle();
+    await settled(c);
     expect(ann(await get(cluster, 'Pod', 'second', 'default'))['ovn.kubernetes.io/allocated']).toBeUndefined();
     const events = cluster.events({ kind: 'Pod', namespace: 'default', name: 'second' });
     expect(events.map((e) => (e as { reason?: string }).reason)).toContain('AcquireAddressFailed');
@@ -184,7 +188,7 @@ describe('the controller on the in-memory cluster', () => {
     await cluster.create(subnet('overlap', { cidrBlock: '10.16.128.0/24' }));
     await cluster.create(subnet('badcidr', { cidrBlock: '10.300.0.0/16' }));
     await cluster.create(subnet('svc', { cidrBlock: '10.96.0.0/16' }));
-    await c.idle();
+    await settled(c);
     const cond = async (name: string) =>
       (
         (await get(cluster, 'Subnet', name))!.status as {
@@ -221,7 +225,7 @@ describe('the controller on the in-memory cluster', () => {
     expect(t.portGroup.get('db.allow.default')?.ports).toEqual(['db.default']);
     expect(t.addressSet.get('db.allow.default.ingress.allow.IPv4.0')?.addresses).toEqual(['10.16.0.2']);
     await cluster.patch({ kind: 'Pod', namespace: 'default', name: 'web' }, { metadata: { labels: { app: 'other' } } });
-    await c.idle();
+    await settled(c);
     t = await backend.read();
     expect(t.addressSet.get('db.allow.default.ingress.allow.IPv4.0')?.addresses).toEqual([]);
     expect([...t.acl.values()].filter((a) => a.attachTo.name === 'node.node.a').length).toBeGreaterThan(0);
@@ -273,7 +277,7 @@ describe('the controller on the in-memory cluster', () => {
       metadata: { name: 'wide-d', namespace: 'default' },
       spec: { podSelector: {}, ingress: [{ from: [{ namespaceSelector: {} }] }] },
     });
-    await second.c.idle();
+    await settled(second.c);
     expect(second.c.processed().Pod).toBe(5);
   });
 
@@ -299,10 +303,122 @@ describe('the controller on the in-memory cluster', () => {
     const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1) });
     running.push(c);
     await c.start();
-    await c.idle();
+    await settled(c);
     expect(created).toBe(true);
     expect(ann(await get(cluster, 'Pod', 'early', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.2');
     expect(ann(await get(cluster, 'Pod', 'late', 'default'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.3');
     expect((await inner.read()).switchPort.has('late.default')).toBe(true);
+  });
+
+  it('requeues a Node for what its handler reads (addresses, labels), not for a status heartbeat', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create({
+      ...node('node-a'),
+      status: {
+        addresses: [{ type: 'InternalIP', address: '172.18.0.2' }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    });
+    const { c } = await boot(cluster, backend);
+    const runs = () => c.processed().Node ?? 0;
+    const before = runs();
+    const status = (conditions: unknown, address = '172.18.0.2') =>
+      cluster.patch(
+        { kind: 'Node', name: 'node-a' },
+        { status: { addresses: [{ type: 'InternalIP', address }], conditions } },
+        { subresource: 'status' },
+      );
+    await status([{ type: 'Ready', status: 'True', lastHeartbeatTime: '1' }]);
+    await settled(c);
+    expect(runs()).toBe(before);
+    await status([{ type: 'Ready', status: 'True', lastHeartbeatTime: '2' }], '172.18.0.3');
+    await settled(c);
+    expect(runs()).toBe(before + 1);
+    await cluster.patch({ kind: 'Node', name: 'node-a' }, { metadata: { labels: { zone: 'b' } } });
+    await settled(c);
+    expect(runs()).toBe(before + 2);
+  });
+
+  it('runs a key again after the delay its handler asks for (RequeueAfter), and settled() waits for it', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    const runs: string[] = [];
+    let asked = false;
+    // The IPPool handler (it writes nothing back to its object, so no event of its own runs it again),
+    // asking once to see `later` again in 30 ms.
+    const handlers = HANDLERS.map(
+      (h): Handler =>
+        h.kind !== 'IPPool'
+          ? h
+          : {
+              ...h,
+              reconcile: async (ctx, key) => {
+                await h.reconcile(ctx, key);
+                if (key.name !== 'later') return;
+                runs.push(key.name);
+                if (asked) return;
+                asked = true;
+                return { requeueAfterMs: 30 };
+              },
+            },
+    );
+    const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1), handlers });
+    running.push(c);
+    await c.start();
+    await settled(c);
+    await cluster.create({
+      apiVersion: 'kubeovn.io/v1',
+      kind: 'IPPool',
+      metadata: { name: 'later' },
+      spec: { subnet: 'ovn-default', ips: ['10.16.0.100..10.16.0.110'] },
+    });
+    await settled(c);
+    expect(runs).toEqual(['later', 'later']);
+    expect(c.queued()).toBe(0);
+  });
+
+  it('recomputes a policy with a named port when a pod that resolves it comes or goes (gathered, then queued)', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'web-http', namespace: 'default' },
+      spec: { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ ports: [{ port: 'http' }] }] },
+    });
+    const { c } = await boot(cluster, backend);
+    const matches = async () =>
+      [...(await backend.read()).acl.values()]
+        .filter((a) => a.attachTo.name === 'web.http.default')
+        .map((a) => printMatch(a.match))
+        .join('\n');
+    expect(await matches()).not.toContain('8080');
+    // pod() declares `http` as 8080.
+    await cluster.create(pod('web', 'default', { labels: { app: 'web' } }));
+    await settled(c);
+    expect(await matches()).toContain('8080');
+    await cluster.delete({ kind: 'Pod', namespace: 'default', name: 'web' });
+    await settled(c);
+    expect(await matches()).not.toContain('8080');
+  });
+
+  it("puts back an IP object's spec changed by hand when its pod is next reconciled, and leaves an equal one alone", async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create(node('node-a'));
+    await cluster.create(pod('web'));
+    const { c } = await boot(cluster, backend);
+    const ip = async () => (await get(cluster, 'IP', 'web.default'))?.spec as Record<string, unknown>;
+    const mac = (await ip()).macAddress;
+    const rv = (await get(cluster, 'IP', 'web.default'))?.metadata.resourceVersion;
+    await cluster.patch({ kind: 'Pod', namespace: 'default', name: 'web' }, { metadata: { labels: { v: '1' } } });
+    await settled(c);
+    expect((await get(cluster, 'IP', 'web.default'))?.metadata.resourceVersion).toBe(rv);
+    await cluster.patch({ kind: 'IP', name: 'web.default' }, { spec: { macAddress: '00:00:00:00:00:01' } });
+    await cluster.patch({ kind: 'Pod', namespace: 'default', name: 'web' }, { metadata: { labels: { v: '2' } } });
+    await settled(c);
+    expect((await ip()).macAddress).toBe(mac);
   });
 });

@@ -11,6 +11,7 @@ import { seededRandomBytes } from '../../model/ipam/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 
 const running: Controller[] = [];
@@ -26,7 +27,7 @@ async function setup(objects: readonly KubeObject[]) {
   const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(5) });
   running.push(c);
   await c.start();
-  await c.idle();
+  await settled(c);
   return { cluster, backend, c };
 }
 
@@ -84,13 +85,13 @@ describe('controller features', () => {
     const before = await ipOf(cluster, 'default', 'db-0');
     await cluster.delete({ kind: 'Pod', namespace: 'default', name: 'db-0' });
     await cluster.delete({ kind: 'Pod', namespace: 'default', name: 'web' });
-    await c.idle();
+    await settled(c);
     expect(c.ipam.lookup('db-0.default')).toBeDefined();
     expect(c.ipam.lookup('web.default')).toBeUndefined();
     expect((await cluster.get({ kind: 'IP', name: 'db-0.default' }))?.spec).toMatchObject({ podType: 'StatefulSet' });
     await cluster.create(pod('other', 'default'));
     await cluster.create(pod('db-0', 'default', sts));
-    await c.idle();
+    await settled(c);
     expect(await ipOf(cluster, 'default', 'db-0')).toBe(before);
     expect(await ipOf(cluster, 'default', 'other')).not.toBe(before);
   });
@@ -167,7 +168,7 @@ describe('controller features', () => {
       pod('a', 'x'),
     ]);
     await cluster.delete({ kind: 'Subnet', name: 's1' });
-    await c.idle();
+    await settled(c);
     const held = await cluster.get({ kind: 'Subnet', name: 's1' });
     expect(held?.metadata.deletionTimestamp).toBeDefined();
     expect((await backend.read()).switch.has('s1')).toBe(true);
@@ -175,7 +176,7 @@ describe('controller features', () => {
       'SubnetInUse',
     );
     await cluster.delete({ kind: 'Pod', namespace: 'x', name: 'a' });
-    await c.idle();
+    await settled(c);
     expect(await cluster.get({ kind: 'Subnet', name: 's1' })).toBeUndefined();
     expect((await backend.read()).switch.has('s1')).toBe(false);
   });

@@ -11,6 +11,7 @@ import { SimBackend } from '../../backends/sim/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import { formatKey, type KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
 
@@ -58,7 +59,7 @@ describe('a pod whose name holds dots', () => {
     await cluster.create(pod('a.b.c', 'prod'));
     const { c, failures } = boot(cluster, backend);
     await c.start();
-    await c.idle();
+    await settled(c);
 
     const get = async (name: string) => (await cluster.get({ kind: 'Pod', namespace: 'prod', name }))!;
     const web = (await get('web.v2')).metadata.annotations ?? {};
@@ -81,7 +82,7 @@ describe('a pod whose name holds dots', () => {
     // old address (Kube-OVN reads `ip_address` as a request), which the subnet no longer has, so it is
     // refused on the pod, and NB keeps no port with an address the IPAM released.
     await cluster.patch({ kind: 'Subnet', name: 'prod' }, { spec: { cidrBlock: '10.66.1.0/24' } });
-    await c.idle();
+    await settled(c);
     expect(c.ipam.lookup('web.v2.prod')).toBeUndefined();
     const refused = (await cluster.list('Event')).items
       .filter((e) => (e as { reason?: string }).reason === 'AcquireAddressFailed')
@@ -103,14 +104,14 @@ describe('a pod whose name holds dots', () => {
       { kind: 'Pod', namespace: 'prod', name: 'web.v2' },
       { metadata: { annotations: { [A('ip_address')]: null, [A('mac_address')]: null, [A('allocated')]: null } } },
     );
-    await c.idle();
+    await settled(c);
     const again = (await get('web.v2')).metadata.annotations ?? {};
     expect(again[A('ip_address')]).toBe('10.66.1.2');
     ports = (await backend.read()).switchPort;
     expect(ports.get('web.v2.prod')?.addresses).toEqual([`${again[A('mac_address')]} 10.66.1.2`]);
 
     await cluster.delete({ kind: 'Pod', namespace: 'prod', name: 'web.v2' });
-    await c.idle();
+    await settled(c);
     expect(c.ipam.lookup('web.v2.prod')).toBeUndefined();
     expect((await backend.read()).switchPort.has('web.v2.prod')).toBe(false);
     expect(await cluster.get({ kind: 'IP', name: 'web.v2.prod' })).toBeUndefined();
@@ -124,7 +125,7 @@ describe('a pod whose name holds dots', () => {
     await cluster.create(pod('web.v2', 'prod'));
     const first = boot(cluster, backend).c;
     await first.start();
-    await first.idle();
+    await settled(first);
     await first.stop();
     // The NB port alone still holds the address for its pod (IP object and annotation gone).
     await cluster.delete({ kind: 'IP', name: 'web.v2.prod' });
@@ -134,7 +135,7 @@ describe('a pod whose name holds dots', () => {
     );
     const { c, failures } = boot(cluster, backend, 2);
     const report = await c.start();
-    await c.idle();
+    await settled(c);
     expect(report.restored).toBe(2);
     expect(report.operations).toBe(0);
     expect(c.ipam.lookup('web.v2.prod')?.subnet).toBe('ovn-default');

@@ -16,6 +16,7 @@ import type { Plan } from '../../model/topology/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { fcSeed } from '../fc.ts';
 
@@ -146,7 +147,7 @@ describe('controller restarts in the middle of a pod storm', () => {
     }
     const final = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(seed + 99) });
     await final.start();
-    await final.idle();
+    await settled(final);
 
     const pods = (await cluster.list('Pod')).items;
     expect(pods.map((p) => p.metadata.name).sort()).toEqual([...live].sort());
@@ -178,7 +179,7 @@ describe('controller restarts in the middle of a pod storm', () => {
     const quiet = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(seed + 100) });
     const writes = cluster.stats().writes;
     const r = await quiet.start();
-    await quiet.idle();
+    await settled(quiet);
     expect(r.operations).toBe(0);
     expect(cluster.stats().writes).toBe(writes);
     await quiet.stop();

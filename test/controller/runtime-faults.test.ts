@@ -14,6 +14,7 @@ import { FaultyCluster } from '../../kube/cluster/faults.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import { type KubeObject, formatKey } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
 import { CommitterClosedError } from '../../controller/desired/commit.ts';
 import type { Clock } from '../../kube/runtime/clock.ts';
 import { InformerStoppedError } from '../../kube/runtime/informer.ts';
@@ -72,7 +73,7 @@ const annotations = async (cluster: MemoryCluster, name: string, namespace = 'de
  */
 async function until(c: Controller, what: string, done: () => Promise<boolean>, rounds = 500): Promise<void> {
   for (let i = 0; i < rounds; i++) {
-    await c.idle();
+    await settled(c);
     if (await done()) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -91,7 +92,7 @@ describe('the controller under injected faults', () => {
     await cluster.create(node('n1'));
     const { c, failures } = controller(faulty, new SimBackend());
     await c.start();
-    await c.idle();
+    await settled(c);
     faulty.fail('list', { kind: 'Pod' });
     faulty.breakWatches('Pod');
     await cluster.create(pod('late'));
@@ -151,7 +152,7 @@ describe('the controller under injected faults', () => {
     };
     const cluster = new MemoryCluster();
     await cluster.create(node('n1'));
-    // idle() would wait for a commit that never comes: wait on the refusals themselves.
+    // settled() would wait for a commit that never comes: wait on the refusals themselves.
     const refusals = async (n: number) => {
       for (let i = 0; i < 1_000 && refused < n; i++) await new Promise((r) => setTimeout(r, 5));
       expect(refused).toBeGreaterThanOrEqual(n);
@@ -159,7 +160,7 @@ describe('the controller under injected faults', () => {
     // Running: a pod's port is never committed, its annotation write waits for that commit.
     const { c } = controller(cluster, backend);
     await c.start();
-    await c.idle();
+    await settled(c);
     refuse = true;
     await cluster.create(pod('a'));
     await refusals(2);
@@ -180,7 +181,7 @@ describe('the controller under injected faults', () => {
     faulty.fail('list', { kind: 'Pod', times: 3 });
     const { c, failures } = controller(faulty, new SimBackend());
     await c.start();
-    await c.idle();
+    await settled(c);
     expect(faulty.refused).toEqual({ list: 3 });
     expect(failures.filter(([kind]) => kind === 'Pod')).toHaveLength(3);
     expect((await annotations(cluster, 'a'))['ovn.kubernetes.io/ip_address']).toBe('10.16.0.2');
@@ -207,7 +208,7 @@ describe('the controller under injected faults', () => {
     expect(started).toBe(false);
     faulty.release('Subnet');
     await start;
-    await c.idle();
+    await settled(c);
     expect(failures).toEqual([]);
     const events = (await cluster.list('Event')).items.map((e) => (e as { reason?: string }).reason);
     expect(events).not.toContain('AcquireAddressFailed');

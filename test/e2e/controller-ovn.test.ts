@@ -17,6 +17,7 @@ import { seededRandomBytes } from '../../model/ipam/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
+import { settled } from '../../controller/settle.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { loadScenario } from '../../scenarios/load.ts';
 import { OvnWorld } from '../../scenarios/ovn-world.ts';
@@ -107,7 +108,7 @@ describe.skipIf(!requireOvn('controller restart on real NB'))('a controller rest
     const be = new Recording(await OvnBackend.connect({ remotes: cp.nb.remote }));
     const c = new Controller({ cluster, backend: be, clock: realClock, random: seededRandomBytes(3) });
     const report = await c.start();
-    await c.idle();
+    await settled(c);
     return { be, c, report };
   }
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkSupport } from '../support.ts';
 import { renderFieldsDoc } from './doc.ts';
-import { SUPPORT, SUBNET_SUPPORT } from './index.ts';
+import { SUPPORT_TABLES as SUPPORT } from '../../registry.ts';
+import { SUBNET_SUPPORT } from './index.ts';
 
 describe('the support tables', () => {
   it('docs/fields.md is what the tables say (npm run gen:fields)', () => {

@@ -4,7 +4,7 @@
  * writes it; a test holds the file to what the tables say.
  */
 import type { AnnotationSupport, FieldSupport, KindSupport } from '../support.ts';
-import { SUPPORT } from './index.ts';
+import { SUPPORT_TABLES } from '../../registry.ts';
 
 const STATE: Readonly<Record<FieldSupport['state'], string>> = {
   acted: 'acted on',
@@ -56,6 +56,6 @@ export function renderFieldsDoc(): string {
     'and never passes. Core Kubernetes kinds list the fields Kube-OVN or the Kubernetes network model',
     "act on; fields outside the network (a container's image) are read by neither.",
     '',
-    ...SUPPORT.flatMap(kindSection),
+    ...SUPPORT_TABLES.flatMap(kindSection),
   ].join('\n');
 }

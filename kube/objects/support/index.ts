@@ -1,9 +1,9 @@
 /**
- * The support table of every kind the controller reads, by kind
- * (../support.ts says what the tables mean). docs/fields.md is generated
- * from them (`npm run gen:fields`), and a test keeps it in step.
+ * The support table of every kind the controller reads (../support.ts says
+ * what the tables mean). The registry (../../registry.ts) names each kind's
+ * table; docs/fields.md is generated from them (`npm run gen:fields`), and a
+ * test keeps it in step.
  */
-import type { KindSupport } from '../support.ts';
 import { ENDPOINT_SLICE_SUPPORT } from './endpoint-slice.ts';
 import { IP_SUPPORT } from './ip.ts';
 import { IPPOOL_SUPPORT } from './ippool.ts';
@@ -14,19 +14,6 @@ import { POD_SUPPORT } from './pod.ts';
 import { SERVICE_SUPPORT } from './service.ts';
 import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
-
-export const SUPPORT: readonly KindSupport[] = [
-  SUBNET_SUPPORT,
-  VPC_SUPPORT,
-  IP_SUPPORT,
-  IPPOOL_SUPPORT,
-  POD_SUPPORT,
-  NAMESPACE_SUPPORT,
-  NODE_SUPPORT,
-  SERVICE_SUPPORT,
-  NETWORK_POLICY_SUPPORT,
-  ENDPOINT_SLICE_SUPPORT,
-];
 
 export {
   ENDPOINT_SLICE_SUPPORT,

@@ -1,0 +1,140 @@
+/**
+ * The kinds kovn knows, declared once: each kind's API group and version,
+ * its plural, whether it lives in a namespace, how it is decoded (with its
+ * support table, kube/objects/support/), what it owns, and whether the
+ * controller watches it. The cluster sources (namespace rule, apiVersion
+ * defaults), the scenario loader (which kinds are read, kube/objects/kinds.ts),
+ * the decode reporting, docs/fields.md and the controller's informers all
+ * derive their lists from here; docs/architecture.md ("Adding a kind") says
+ * what else a new kind touches.
+ */
+import type { KubeObject } from './cluster/types.ts';
+import {
+  decodeEndpointSlice,
+  decodeIP,
+  decodeIPPool,
+  decodeNamespace,
+  decodeNetworkPolicy,
+  decodeNode,
+  decodePod,
+  decodeService,
+  decodeSubnet,
+  decodeVpc,
+} from './objects/objects.ts';
+import type { Decoded } from './objects/meta.ts';
+import type { KindSupport } from './objects/support.ts';
+import {
+  ENDPOINT_SLICE_SUPPORT,
+  IP_SUPPORT,
+  IPPOOL_SUPPORT,
+  NAMESPACE_SUPPORT,
+  NETWORK_POLICY_SUPPORT,
+  NODE_SUPPORT,
+  POD_SUPPORT,
+  SERVICE_SUPPORT,
+  SUBNET_SUPPORT,
+  VPC_SUPPORT,
+} from './objects/support/index.ts';
+
+/** What kovn does with objects of a kind. */
+export type KindRole =
+  /** The controller watches it (an informer) and reads it. */
+  | 'watched'
+  /** The cluster turns it into pods (Deployment → ReplicaSet → Pods); the controller sees only the pods. */
+  | 'workload'
+  /** Written by the controller only (Events): served by the cluster, not read from scenario files. */
+  | 'written';
+
+export interface KindDef {
+  /** '' for the core group (`v1`). */
+  readonly group: string;
+  readonly version: string;
+  /** The resource name in API paths (`/apis/kubeovn.io/v1/subnets`). */
+  readonly plural: string;
+  readonly namespaced: boolean;
+  readonly role: KindRole;
+  /** The typed view and its issues (kube/objects); the support table it checks the object against. */
+  readonly decode?: (o: KubeObject) => Decoded<unknown>;
+  readonly support?: KindSupport;
+  /** Kinds of the objects the controller creates for an object of this kind (a Pod's IP object). */
+  readonly owns?: readonly string[];
+}
+
+const core = (plural: string, namespaced: boolean) => ({ group: '', version: 'v1', plural, namespaced }) as const;
+const kubeovn = (plural: string) => ({ group: 'kubeovn.io', version: 'v1', plural, namespaced: false }) as const;
+const apps = (plural: string) => ({ group: 'apps', version: 'v1', plural, namespaced: true }) as const;
+
+/**
+ * Every kind, in the order the controller creates its informers.
+ *
+ * @example REGISTRY.Subnet.plural // 'subnets'
+ */
+export const REGISTRY = Object.freeze({
+  Vpc: { ...kubeovn('vpcs'), role: 'watched', decode: decodeVpc, support: VPC_SUPPORT },
+  Subnet: { ...kubeovn('subnets'), role: 'watched', decode: decodeSubnet, support: SUBNET_SUPPORT },
+  IPPool: { ...kubeovn('ippools'), role: 'watched', decode: decodeIPPool, support: IPPOOL_SUPPORT },
+  Node: { ...core('nodes', false), role: 'watched', decode: decodeNode, support: NODE_SUPPORT },
+  Namespace: { ...core('namespaces', false), role: 'watched', decode: decodeNamespace, support: NAMESPACE_SUPPORT },
+  Pod: { ...core('pods', true), role: 'watched', decode: decodePod, support: POD_SUPPORT, owns: ['IP'] },
+  Service: { ...core('services', true), role: 'watched', decode: decodeService, support: SERVICE_SUPPORT },
+  EndpointSlice: {
+    ...{ group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', namespaced: true },
+    role: 'watched',
+    decode: decodeEndpointSlice,
+    support: ENDPOINT_SLICE_SUPPORT,
+  },
+  NetworkPolicy: {
+    ...{ group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', namespaced: true },
+    role: 'watched',
+    decode: decodeNetworkPolicy,
+    support: NETWORK_POLICY_SUPPORT,
+  },
+  IP: { ...kubeovn('ips'), role: 'watched', decode: decodeIP, support: IP_SUPPORT },
+  Event: { ...core('events', true), role: 'written' },
+  Deployment: { ...apps('deployments'), role: 'workload' },
+  StatefulSet: { ...apps('statefulsets'), role: 'workload' },
+  DaemonSet: { ...apps('daemonsets'), role: 'workload' },
+  ReplicaSet: { ...apps('replicasets'), role: 'workload' },
+  Job: { group: 'batch', version: 'v1', plural: 'jobs', namespaced: true, role: 'workload' },
+} as const satisfies Record<string, KindDef>);
+
+export type KindName = keyof typeof REGISTRY;
+
+/** The kinds the controller watches (an informer each). */
+export type WatchedKind = { [K in KindName]: (typeof REGISTRY)[K]['role'] extends 'watched' ? K : never }[KindName];
+
+const entries = Object.entries(REGISTRY) as [KindName, KindDef][];
+
+/** The kinds the controller watches, in registry order. */
+export const WATCHED_KINDS: readonly WatchedKind[] = Object.freeze(
+  entries.filter(([, d]) => d.role === 'watched').map(([k]) => k as WatchedKind),
+);
+
+/** `group/version`, or `version` for the core group. */
+export const apiVersionOf = (d: Pick<KindDef, 'group' | 'version'>): string =>
+  d.group === '' ? d.version : `${d.group}/${d.version}`;
+
+/** The kind's definition, or undefined for a kind kovn does not know. */
+export function kindDef(kind: string): KindDef | undefined {
+  return Object.hasOwn(REGISTRY, kind) ? REGISTRY[kind as KindName] : undefined;
+}
+
+/**
+ * Kinds by their API group version, as the API server names them.
+ *
+ * @example API_VERSION.NetworkPolicy // 'networking.k8s.io/v1'
+ */
+export const API_VERSION: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(entries.map(([k, d]) => [k, apiVersionOf(d)])),
+);
+
+/** Kinds that live in a namespace; the rest are cluster-scoped (kubeovn.io/v1's kinds are). */
+export const NAMESPACED: ReadonlySet<string> = new Set(entries.filter(([, d]) => d.namespaced).map(([k]) => k));
+
+/** The decoder of each kind that has one (the decode reporting and the decoding fuzz target use them). */
+export const DECODERS: Readonly<Record<string, (o: KubeObject) => Decoded<unknown>>> = Object.freeze(
+  Object.fromEntries(entries.flatMap(([k, d]) => (d.decode ? [[k, d.decode]] : []))),
+);
+
+/** The support tables of the kinds kovn decodes, in registry order (docs/fields.md is rendered from them). */
+export const SUPPORT_TABLES: readonly KindSupport[] = Object.freeze(entries.flatMap(([, d]) => d.support ?? []));

@@ -5,7 +5,14 @@ import { printReport } from './output.ts';
 
 export function registerBench(program: Command): void {
   const bench = program.command('bench').description('run a benchmark and print its figures');
+  registerIpamBench(bench);
+  registerSimBench(bench);
+  registerControllerBench(bench);
+  registerScaleBench(bench);
+  registerOvsdbBench(bench);
+}
 
+function registerIpamBench(bench: Command): void {
   bench
     .command('ipam')
     .description('IPAM: allocations/s on a /16 and a /8, releases/s, restore of 150k allocations, heap bytes per IP')
@@ -15,7 +22,9 @@ export function registerBench(program: Command): void {
       const { runIpamBench } = await import('../bench/ipam.ts');
       printReport(await runIpamBench({ allocations: opts.allocations }), opts.json ?? false);
     });
+}
 
+function registerSimBench(bench: Command): void {
   bench
     .command('sim')
     .description('simulator probes/s on 5,000 ports, 1,000 ACLs, 500 LBs, against ovn-trace on the same topology')
@@ -51,27 +60,37 @@ export function registerBench(program: Command): void {
         printReport(report, opts.json ?? false);
       },
     );
+}
 
+function registerControllerBench(bench: Command): void {
   bench
     .command('controller')
     .description('the controller on the in-memory cluster: a pod storm, 10 % churn, a restart, one more pod')
     .option('--nodes <n>', 'nodes (default 200)', wholeNumber('--nodes', 1))
     .option('--pods <n>', 'pods (default 10,000)', wholeNumber('--pods', 1))
     .option('--backend <backend>', 'sim or ovn (a local NB)', 'sim')
+    .option(
+      '--drift <n>',
+      'then another writer changes or deletes N rows of ours and adds 10 of its own',
+      wholeNumber('--drift', 1),
+    )
     .option('--json', 'print one JSON object')
-    .action(async (opts: { nodes?: number; pods?: number; backend: string; json?: boolean }) => {
+    .action(async (opts: { nodes?: number; pods?: number; backend: string; drift?: number; json?: boolean }) => {
       if (opts.backend !== 'sim' && opts.backend !== 'ovn')
         throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(opts.backend)}`);
       const { runControllerBench } = await import('../bench/controller.ts');
       const report = await runControllerBench({
         ...(opts.nodes !== undefined ? { nodes: opts.nodes } : {}),
         ...(opts.pods !== undefined ? { pods: opts.pods } : {}),
+        ...(opts.drift !== undefined ? { drift: opts.drift } : {}),
         backend: opts.backend,
         onProgress: (what) => process.stderr.isTTY && process.stderr.write(`bench controller: ${what}\n`),
       });
       printReport(report, opts.json ?? false);
     });
+}
 
+function registerScaleBench(bench: Command): void {
   bench
     .command('scale')
     .description('the core at cluster size: plan from empty, compile on 1 and on S switches, probes, RSS')
@@ -88,7 +107,9 @@ export function registerBench(program: Command): void {
         opts.json ?? false,
       );
     });
+}
 
+function registerOvsdbBench(bench: Command): void {
   bench
     .command('ovsdb')
     .description('NB write throughput: our client (batched) vs a bare JSON-RPC writer vs one ovn-nbctl per port')
@@ -110,43 +131,46 @@ export function registerBench(program: Command): void {
       wholeNumber('--freeze-ms', 1),
     )
     .option('--json', 'print one JSON object')
-    .action(
-      async (opts: {
-        ports?: number;
-        switches?: number;
-        batch?: number;
-        nbctlSample?: number;
-        rounds?: number;
-        cluster?: boolean;
-        fault?: string;
-        seed?: number;
-        freezeMs?: number;
-        json?: boolean;
-      }) => {
-        if (opts.fault !== undefined) {
-          const faults = ['kill-leader', 'freeze-leader', 'freeze-follower'];
-          if (!faults.includes(opts.fault)) throw new Error(`--fault: one of ${faults.join(', ')}, got ${opts.fault}`);
-          if (!opts.cluster) throw new Error('--fault needs --cluster');
-          const { runOvsdbFaultBench } = await import('../bench/ovsdb-fault.ts');
-          const report = await runOvsdbFaultBench({
-            fault: opts.fault as 'kill-leader',
-            ...(opts.ports !== undefined ? { ports: opts.ports } : {}),
-            ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-            ...(opts.freezeMs !== undefined ? { freezeMs: opts.freezeMs } : {}),
-          });
-          printReport(report, opts.json ?? false);
-          return;
-        }
-        const { runOvsdbBench } = await import('../bench/ovsdb.ts');
-        const report = await runOvsdbBench({
-          ports: opts.ports ?? 10_000,
-          ...(opts.switches !== undefined ? { switches: opts.switches } : {}),
-          ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
-          ...(opts.nbctlSample !== undefined ? { nbctlSample: opts.nbctlSample } : {}),
-          ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}),
-          cluster: opts.cluster ?? false,
-        });
-        printReport(report, opts.json ?? false);
-      },
-    );
+    .action(ovsdbBenchAction);
+}
+
+interface OvsdbBenchOptions {
+  ports?: number;
+  switches?: number;
+  batch?: number;
+  nbctlSample?: number;
+  rounds?: number;
+  cluster?: boolean;
+  fault?: string;
+  seed?: number;
+  freezeMs?: number;
+  json?: boolean;
+}
+
+/** `kovn bench ovsdb`: the write throughput, or with `--fault` the writes through a fault on a cluster. */
+async function ovsdbBenchAction(opts: OvsdbBenchOptions): Promise<void> {
+  if (opts.fault !== undefined) {
+    const faults = ['kill-leader', 'freeze-leader', 'freeze-follower'];
+    if (!faults.includes(opts.fault)) throw new Error(`--fault: one of ${faults.join(', ')}, got ${opts.fault}`);
+    if (!opts.cluster) throw new Error('--fault needs --cluster');
+    const { runOvsdbFaultBench } = await import('../bench/ovsdb-fault.ts');
+    const report = await runOvsdbFaultBench({
+      fault: opts.fault as 'kill-leader',
+      ...(opts.ports !== undefined ? { ports: opts.ports } : {}),
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      ...(opts.freezeMs !== undefined ? { freezeMs: opts.freezeMs } : {}),
+    });
+    printReport(report, opts.json ?? false);
+    return;
+  }
+  const { runOvsdbBench } = await import('../bench/ovsdb.ts');
+  const report = await runOvsdbBench({
+    ports: opts.ports ?? 10_000,
+    ...(opts.switches !== undefined ? { switches: opts.switches } : {}),
+    ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
+    ...(opts.nbctlSample !== undefined ? { nbctlSample: opts.nbctlSample } : {}),
+    ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}),
+    cluster: opts.cluster ?? false,
+  });
+  printReport(report, opts.json ?? false);
 }

@@ -1,7 +1,8 @@
 /**
  * What `kovn sim run`, `sim connectivity` and `trace` print: the warnings
  * that travel with every answer, the results table (failing and unsure
- * probes first), the summary line; `sim connectivity`'s pairs are written
+ * probes first), the summary line, `sim run --json`'s results, a trace as
+ * text; `sim connectivity`'s pairs are written
  * by cli/connectivity-output.ts. Names from the input are shown escaped: a
  * control character or an ANSI escape sequence in a pod's name shows as
  * text, it never acts on the terminal.
@@ -9,6 +10,7 @@
 import { formatWarning, type Warning } from '../kube/objects/warnings.ts';
 import { resultRank, resultStatus } from '../scenarios/results.ts';
 import type { ProbeResult } from '../scenarios/run.ts';
+import type { TraceReport } from '../scenarios/trace.ts';
 
 const useColour = () => process.stdout.isTTY && !process.env.NO_COLOR;
 export const paint = (code: number, s: string): string => (useColour() ? `\u001b[${code}m${s}\u001b[0m` : s);
@@ -84,4 +86,67 @@ export function summaryLine(results: readonly ProbeResult[], warnings: readonly 
     (unsure ? paint(33, `, ${unsure} unsure`) : '') +
     (warnings.length ? paint(33, `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`) : '')
   );
+}
+
+/**
+ * A trace as text: the probe and where it ran (`where`), each stage, the
+ * retransmission and the reply, ovn-trace's own text. `formatTrace` is
+ * sim/trace.ts's, passed in so that this module loads without the simulator.
+ */
+export function traceLines(
+  t: TraceReport & { readonly warnings: readonly Warning[] },
+  label: string,
+  where: string,
+  formatTrace: (stages: TraceReport['stages']) => string,
+): string[] {
+  const out = warningLines(t.warnings);
+  const w = (line: string) => out.push(line);
+  const verdict = (v: string) => (v === 'delivered' ? paint(32, v) : paint(31, v));
+  const at = (outport: string | undefined) => (outport ? ` at ${shown(outport)}` : '');
+  const why = (reason: string | undefined) => reason && w(`${paint(31, 'why')}: ${shown(reason)}`);
+  w(`${shown(label)} (${where}): ${verdict(t.verdict)}${at(t.outport)}`);
+  if (t.stages.length > 0) w(shownLines(formatTrace(t.stages)));
+  why(t.reason);
+  const last = t.retransmission;
+  if (last) {
+    w('');
+    w(`retransmission: ${verdict(last.verdict)}${at(last.outport)}`);
+    w(shownLines(formatTrace(last.stages)));
+    why(last.reason);
+  }
+  if (t.note) w(`note: ${shown(t.note)}`);
+  if (t.unsure) w(`${paint(33, 'unsure')}: ${shown(t.unsure)}`);
+  if (t.reply) {
+    w('');
+    w(`reply: ${verdict(t.reply.verdict)}${at(t.reply.outport)}`);
+    w(shownLines(formatTrace(t.reply.stages)));
+    why(t.reply.reason);
+  }
+  for (const [title, text] of [
+    ['ovn-trace (first packet):', t.ovnTrace],
+    ['ovn-trace (retransmission):', t.ovnRetransmission],
+  ] as const) {
+    if (text === undefined) continue;
+    w('');
+    w(title);
+    w(text.trimEnd());
+  }
+  return out;
+}
+
+/** One probe result of `kovn sim run --json` (../shared/DESIGN.md). */
+export function resultJSON(r: ProbeResult) {
+  return {
+    step: r.step,
+    from: r.from,
+    to: r.to,
+    protocol: r.protocol,
+    ...(r.port !== undefined ? { port: r.port } : {}),
+    expected: r.expected,
+    allowed: r.allowed,
+    ok: r.ok,
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.unsure ? { unsure: r.unsure } : {}),
+    ...(r.note ? { note: r.note } : {}),
+  };
 }

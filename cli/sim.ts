@@ -19,7 +19,7 @@ import { DEFAULT_MAX_PAIRS } from '../scenarios/connectivity-plan.ts';
 import { wholeNumber } from './options.ts';
 import { type Count, Progress } from './progress.ts';
 import { checkReportPath } from './report-path.ts';
-import { paint, resultsTable, shown, shownLines, summaryLine, warningLines } from './sim-output.ts';
+import { resultJSON, resultsTable, shown, summaryLine, traceLines, warningLines } from './sim-output.ts';
 
 /** Notes (pods left out, ports not resolved) shown on stderr at most; the rest are counted. */
 const MAX_NOTES_SHOWN = 30;
@@ -112,91 +112,69 @@ export function registerTrace(program: Command): void {
       'print {"verdict","outport"?,"stages":[...],"retransmission"?,"note"?,"reply"?,"ovnTrace"?,"ovnRetransmission"?,"unsure"?,"warnings":[...]}',
     );
   controllerOptions(cmd);
-  cmd.action(
-    async (
-      file: string,
-      opts: Record<string, unknown> & {
-        from: string;
-        to: string;
-        protocol: string;
-        port?: number;
-        step: number;
-        backend: string;
-        json?: boolean;
-        seed: number;
-        strict?: boolean;
-      },
-    ) => {
-      const { loadScenario } = await import('../scenarios/load.ts');
-      const { traceScenario, traceReportJSON } = await import('../scenarios/trace.ts');
-      const { formatTrace } = await import('../sim/trace.ts');
-      checkBackend(opts.backend);
-      const protocol = opts.protocol.toUpperCase();
-      if (!['TCP', 'UDP', 'SCTP', 'ICMP'].includes(protocol))
-        throw new Error(`--protocol: expected TCP, UDP, SCTP or ICMP, got ${JSON.stringify(opts.protocol)}`);
-      if (protocol !== 'ICMP' && opts.port === undefined) throw new Error(`--port: ${protocol} needs a port 1..65535`);
-      if (protocol === 'ICMP' && opts.port !== undefined) throw new Error('--port: ICMP has no port');
-      const scenario = loadScenario(file);
-      const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
-      const probe = {
-        from: opts.from,
-        to: opts.to,
-        protocol: protocol as 'TCP' | 'UDP' | 'SCTP' | 'ICMP',
-        ...(protocol !== 'ICMP' ? { port: opts.port! } : {}),
-        allowed: true,
-      };
-      const progress = progressOnStderr();
-      const t = await withWorld(opts.backend, progress, (world) =>
-        traceScenario(scenario, probe, { world, step: opts.step, settings, seed: opts.seed, onProgress: progress }),
-      );
-      // The verdict is the retransmission's where one was sent (docs/architecture.md, Verdict).
-      const last = t.retransmission ?? t;
-      const dropped = last.verdict === 'dropped' || t.reply?.verdict === 'dropped';
-      process.exitCode = exitCode(opts.strict, t.warnings, dropped ? 1 : 0);
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(traceReportJSON(t))}\n`);
-        return;
-      }
-      const w = (line: string) => process.stdout.write(`${line}\n`);
-      print(warningLines(t.warnings));
-      const verdict = (v: string) => (v === 'delivered' ? paint(32, v) : paint(31, v));
-      const what = shown(`${probe.from} -> ${probe.to} ${protocol}${probe.port !== undefined ? `/${probe.port}` : ''}`);
-      w(
-        `${what} (step ${opts.step}, ${opts.backend}): ${verdict(t.verdict)}${t.outport ? ` at ${shown(t.outport)}` : ''}`,
-      );
-      if (t.stages.length > 0) w(shownLines(formatTrace(t.stages)));
-      if (t.reason) w(`${paint(31, 'why')}: ${shown(t.reason)}`);
-      if (t.retransmission) {
-        w('');
-        w(`retransmission: ${verdict(last.verdict)}${last.outport ? ` at ${shown(last.outport)}` : ''}`);
-        w(shownLines(formatTrace(last.stages)));
-        if (last.reason) w(`${paint(31, 'why')}: ${shown(last.reason)}`);
-      }
-      if (t.note) w(`note: ${shown(t.note)}`);
-      if (t.unsure) w(`${paint(33, 'unsure')}: ${shown(t.unsure)}`);
-      if (t.reply) {
-        w('');
-        w(`reply: ${verdict(t.reply.verdict)}${t.reply.outport ? ` at ${shown(t.reply.outport)}` : ''}`);
-        w(shownLines(formatTrace(t.reply.stages)));
-        if (t.reply.reason) w(`${paint(31, 'why')}: ${shown(t.reply.reason)}`);
-      }
-      if (t.ovnTrace !== undefined) {
-        w('');
-        w('ovn-trace (first packet):');
-        w(t.ovnTrace.trimEnd());
-      }
-      if (t.ovnRetransmission !== undefined) {
-        w('');
-        w('ovn-trace (retransmission):');
-        w(t.ovnRetransmission.trimEnd());
-      }
-    },
+  cmd.action(traceAction);
+}
+
+type TraceOptions = Record<string, unknown> & {
+  from: string;
+  to: string;
+  protocol: string;
+  port?: number;
+  step: number;
+  backend: string;
+  json?: boolean;
+  seed: number;
+  strict?: boolean;
+};
+
+async function traceAction(file: string, opts: TraceOptions): Promise<void> {
+  const { loadScenario } = await import('../scenarios/load.ts');
+  const { traceScenario, traceReportJSON } = await import('../scenarios/trace.ts');
+  checkBackend(opts.backend);
+  const probe = traceProbe(opts);
+  const scenario = loadScenario(file);
+  const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
+  const progress = progressOnStderr();
+  const t = await withWorld(opts.backend, progress, (world) =>
+    traceScenario(scenario, probe, { world, step: opts.step, settings, seed: opts.seed, onProgress: progress }),
   );
+  // The verdict is the retransmission's where one was sent (docs/architecture.md, Verdict).
+  const last = t.retransmission ?? t;
+  const dropped = last.verdict === 'dropped' || t.reply?.verdict === 'dropped';
+  process.exitCode = exitCode(opts.strict, t.warnings, dropped ? 1 : 0);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(traceReportJSON(t))}\n`);
+    return;
+  }
+  const label = `${probe.from} -> ${probe.to} ${probe.protocol}${probe.port !== undefined ? `/${probe.port}` : ''}`;
+  const { formatTrace } = await import('../sim/trace.ts');
+  print(traceLines(t, label, `step ${opts.step}, ${opts.backend}`, formatTrace));
+}
+
+/** The probe `--from`, `--to`, `--protocol` and `--port` describe. */
+function traceProbe(opts: TraceOptions) {
+  const protocol = opts.protocol.toUpperCase();
+  if (!['TCP', 'UDP', 'SCTP', 'ICMP'].includes(protocol))
+    throw new Error(`--protocol: expected TCP, UDP, SCTP or ICMP, got ${JSON.stringify(opts.protocol)}`);
+  if (protocol !== 'ICMP' && opts.port === undefined) throw new Error(`--port: ${protocol} needs a port 1..65535`);
+  if (protocol === 'ICMP' && opts.port !== undefined) throw new Error('--port: ICMP has no port');
+  return {
+    from: opts.from,
+    to: opts.to,
+    protocol: protocol as 'TCP' | 'UDP' | 'SCTP' | 'ICMP',
+    ...(protocol !== 'ICMP' ? { port: opts.port! } : {}),
+    allowed: true,
+  };
 }
 
 export function registerSim(program: Command): void {
   const sim = program.command('sim').description('run scenarios on a backend (default: the in-process simulator)');
+  registerRun(sim);
+  registerConnectivity(sim);
+  registerDemo(sim);
+}
 
+function registerRun(sim: Command): void {
   const run = sim
     .command('run <scenario>')
     .description('a scenario (a YAML file or a folder) through the controller onto a backend; every probe checked')
@@ -207,81 +185,68 @@ export function registerSim(program: Command): void {
     )
     .option('--report <file>', 'also write the run as one self-contained HTML page (topology, results, traces)');
   controllerOptions(run);
-  run.action(
-    async (
-      file: string,
-      opts: Record<string, unknown> & {
-        backend: string;
-        json?: boolean;
-        seed: number;
-        report?: string;
-        strict?: boolean;
-      },
-    ) => {
-      const { loadScenario, requireProbes } = await import('../scenarios/load.ts');
-      const { runScenario } = await import('../scenarios/run.ts');
-      checkBackend(opts.backend);
-      // Before the run: a report path that cannot be written, or that is an input, fails now, not after it.
-      if (opts.report) checkReportPath(opts.report, [file]);
-      const progress = progressOnStderr();
-      progress(`loading ${file}`);
-      const scenario = loadScenario(file);
-      requireProbes(scenario, file);
-      const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
-      const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
-      const inventory = new InventoryCollector();
-      const out = await withWorld(opts.backend, progress, (world) =>
-        runScenario(scenario, {
-          world,
-          seed: opts.seed,
-          settings,
-          onProgress: progress,
-          ...(opts.report
-            ? { traces: true, onConverged: async (_step: number, ix: ProbeIndex) => inventory.add(ix) }
-            : {}),
-        }),
-      );
-      if (opts.report) {
-        const { writeFileSync } = await import('node:fs');
-        writeFileSync(
-          opts.report,
-          renderReport({
-            scenario: scenario.name,
-            backend: opts.backend,
-            results: out.results,
-            inventory: inventory.inventory,
-            warnings: out.warnings,
-          }),
-        );
-        process.stderr.write(`kovn: report written to ${opts.report}\n`);
-      }
-      const failed = out.results.some((r) => !r.ok);
-      process.exitCode = exitCode(opts.strict, out.warnings, failed ? 1 : 0);
-      if (opts.json) {
-        const results = out.results.map((r) => ({
-          step: r.step,
-          from: r.from,
-          to: r.to,
-          protocol: r.protocol,
-          ...(r.port !== undefined ? { port: r.port } : {}),
-          expected: r.expected,
-          allowed: r.allowed,
-          ok: r.ok,
-          ...(r.reason ? { reason: r.reason } : {}),
-          ...(r.unsure ? { unsure: r.unsure } : {}),
-          ...(r.note ? { note: r.note } : {}),
-        }));
-        process.stdout.write(
-          `${JSON.stringify({ backend: opts.backend, results, warnings: out.warnings.map(warningJSON) })}\n`,
-        );
-        return;
-      }
-      print(warningLines(out.warnings));
-      print(resultsTable(out.results));
-      print([summaryLine(out.results, out.warnings, opts.backend)]);
-    },
-  );
+  run.action(runAction);
+}
 
+type RunOptions = Record<string, unknown> & {
+  backend: string;
+  json?: boolean;
+  seed: number;
+  report?: string;
+  strict?: boolean;
+};
+
+async function runAction(file: string, opts: RunOptions): Promise<void> {
+  const { loadScenario, requireProbes } = await import('../scenarios/load.ts');
+  const { runScenario } = await import('../scenarios/run.ts');
+  checkBackend(opts.backend);
+  // Before the run: a report path that cannot be written, or that is an input, fails now, not after it.
+  if (opts.report) checkReportPath(opts.report, [file]);
+  const progress = progressOnStderr();
+  progress(`loading ${file}`);
+  const scenario = loadScenario(file);
+  requireProbes(scenario, file);
+  const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
+  const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
+  const inventory = new InventoryCollector();
+  const out = await withWorld(opts.backend, progress, (world) =>
+    runScenario(scenario, {
+      world,
+      seed: opts.seed,
+      settings,
+      onProgress: progress,
+      ...(opts.report ? { traces: true, onConverged: async (_step: number, ix: ProbeIndex) => inventory.add(ix) } : {}),
+    }),
+  );
+  if (opts.report) {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      opts.report,
+      renderReport({
+        scenario: scenario.name,
+        backend: opts.backend,
+        results: out.results,
+        inventory: inventory.inventory,
+        warnings: out.warnings,
+      }),
+    );
+    process.stderr.write(`kovn: report written to ${opts.report}\n`);
+  }
+  const failed = out.results.some((r) => !r.ok);
+  process.exitCode = exitCode(opts.strict, out.warnings, failed ? 1 : 0);
+  if (opts.json) {
+    const results = out.results.map(resultJSON);
+    process.stdout.write(
+      `${JSON.stringify({ backend: opts.backend, results, warnings: out.warnings.map(warningJSON) })}\n`,
+    );
+    return;
+  }
+  print(warningLines(out.warnings));
+  print(resultsTable(out.results));
+  print([summaryLine(out.results, out.warnings, opts.backend)]);
+}
+
+function registerConnectivity(sim: Command): void {
   const conn = sim
     .command('connectivity <manifests...>')
     .description('every ordered pair of pods of plain manifests (files or folders), on the given or declared ports')
@@ -303,62 +268,63 @@ export function registerSim(program: Command): void {
       'print {"pairs":[{"from","to","protocol","port","allowed","reason"?,"unsure"?}],"warnings":[...]}, pair by pair',
     );
   controllerOptions(conn);
-  conn.action(
-    async (
-      files: string[],
-      opts: Record<string, unknown> & {
-        backend: string;
-        json?: boolean;
-        seed: number;
-        ports?: string;
-        from?: string;
-        to?: string;
-        maxPairs: number;
-        strict?: boolean;
-      },
-    ) => {
-      const { loadManifests } = await import('../scenarios/load.ts');
-      const c = await import('../scenarios/connectivity.ts');
-      const { ChunkedWriter, ConnectivityJson, ConnectivityText } = await import('./connectivity-output.ts');
-      checkBackend(opts.backend);
-      const ports = opts.ports !== undefined ? c.parsePorts(opts.ports) : undefined;
-      const from = opts.from !== undefined ? c.parsePodFilter('--from', opts.from) : undefined;
-      const to = opts.to !== undefined ? c.parsePodFilter('--to', opts.to) : undefined;
-      const progress = progressOnStderr();
-      progress(`loading ${files.join(', ')}`);
-      const manifests = loadManifests(files);
-      const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
-      // Counted and refused above --max-pairs before the controller starts.
-      const plan = await c.connectivityPlan(manifests, {
-        settings,
-        maxPairs: opts.maxPairs,
-        ...(ports ? { ports } : {}),
-        ...(from ? { from } : {}),
-        ...(to ? { to } : {}),
-      });
-      for (const n of plan.notes.slice(0, MAX_NOTES_SHOWN)) process.stderr.write(`kovn: ${shown(n)}\n`);
-      if (plan.notes.length > MAX_NOTES_SHOWN)
-        process.stderr.write(`kovn: ... and ${plan.notes.length - MAX_NOTES_SHOWN} more such notes\n`);
-      const writer = new ChunkedWriter(process.stdout);
-      const output = opts.json ? new ConnectivityJson(writer) : new ConnectivityText(plan.pods, writer);
-      let answered = 0;
-      const sum = await withWorld(opts.backend, progress, (world) =>
-        c.streamConnectivity(manifests, plan, {
-          world,
-          settings,
-          seed: opts.seed,
-          onProgress: progress,
-          onPair: async (p) => {
-            await output.pair(p);
-            if (++answered % YIELD_EVERY === 0) await yieldToEventLoop();
-          },
-        }),
-      );
-      process.exitCode = exitCode(opts.strict, sum.warnings, 0);
-      await output.end(sum);
-    },
-  );
+  conn.action(connectivityAction);
+}
 
+type ConnectivityOptions = Record<string, unknown> & {
+  backend: string;
+  json?: boolean;
+  seed: number;
+  ports?: string;
+  from?: string;
+  to?: string;
+  maxPairs: number;
+  strict?: boolean;
+};
+
+async function connectivityAction(files: string[], opts: ConnectivityOptions): Promise<void> {
+  const { loadManifests } = await import('../scenarios/load.ts');
+  const c = await import('../scenarios/connectivity.ts');
+  const { ChunkedWriter, ConnectivityJson, ConnectivityText } = await import('./connectivity-output.ts');
+  checkBackend(opts.backend);
+  const ports = opts.ports !== undefined ? c.parsePorts(opts.ports) : undefined;
+  const from = opts.from !== undefined ? c.parsePodFilter('--from', opts.from) : undefined;
+  const to = opts.to !== undefined ? c.parsePodFilter('--to', opts.to) : undefined;
+  const progress = progressOnStderr();
+  progress(`loading ${files.join(', ')}`);
+  const manifests = loadManifests(files);
+  const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
+  // Counted and refused above --max-pairs before the controller starts.
+  const plan = await c.connectivityPlan(manifests, {
+    settings,
+    maxPairs: opts.maxPairs,
+    ...(ports ? { ports } : {}),
+    ...(from ? { from } : {}),
+    ...(to ? { to } : {}),
+  });
+  for (const n of plan.notes.slice(0, MAX_NOTES_SHOWN)) process.stderr.write(`kovn: ${shown(n)}\n`);
+  if (plan.notes.length > MAX_NOTES_SHOWN)
+    process.stderr.write(`kovn: ... and ${plan.notes.length - MAX_NOTES_SHOWN} more such notes\n`);
+  const writer = new ChunkedWriter(process.stdout);
+  const output = opts.json ? new ConnectivityJson(writer) : new ConnectivityText(plan.pods, writer);
+  let answered = 0;
+  const sum = await withWorld(opts.backend, progress, (world) =>
+    c.streamConnectivity(manifests, plan, {
+      world,
+      settings,
+      seed: opts.seed,
+      onProgress: progress,
+      onPair: async (p) => {
+        await output.pair(p);
+        if (++answered % YIELD_EVERY === 0) await yieldToEventLoop();
+      },
+    }),
+  );
+  process.exitCode = exitCode(opts.strict, sum.warnings, 0);
+  await output.end(sum);
+}
+
+function registerDemo(sim: Command): void {
   sim
     .command('demo')
     .description('the default demo cluster (Kube-OVN defaults, a NetworkPolicy, a Service) probed on the simulator')

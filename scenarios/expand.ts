@@ -24,9 +24,10 @@ import { schedNode } from '../kube/cluster/scheduler.ts';
 import { ClusterError, type KubeObject, type OwnerReference, refOf } from '../kube/cluster/types.ts';
 import { API_VERSION, NAMESPACED } from '../kube/registry.ts';
 import { obj, WORKLOAD_KINDS } from '../kube/cluster/workloads.ts';
-import { ownScope, type Warning } from '../kube/objects/warnings.ts';
+import type { Warning } from '../kube/objects/warnings.ts';
 import { controllingWorkloads } from './dump.ts';
 import { checkCounts } from './limits.ts';
+import { refusedAsWarning, Warnings } from './run-warnings.ts';
 
 export { suffix } from '../kube/cluster/workloads.ts';
 export { ExpandError, MAX_PODS } from './limits.ts';
@@ -101,13 +102,12 @@ export async function applyObjects(
     }),
   );
   const prepared = prepare(input, workloads, opts, taken);
-  const warnings: Warning[] = [];
+  const refused = new Warnings();
   const order: KubeObject[] = [];
   for (const o of prepared) {
-    const stored = await write(cluster, o, opts);
-    if ('refused' in stored) warnings.push(stored.refused);
-    if (!('object' in stored) || stored.object === undefined) continue;
-    order.push(stored.object);
+    const stored = await refusedAsWarning(refused, o, () => write(cluster, o, opts));
+    if (stored === null || stored === undefined) continue;
+    order.push(stored);
     if (WORKLOAD_KINDS.has(o.kind)) {
       await workloads.idle();
       order.push(...workloads.takeCreated());
@@ -120,40 +120,16 @@ export async function applyObjects(
     const now = await cluster.get(refOf(o));
     if (now !== undefined) objects.push(now);
   }
-  warnings.push(...pendingWarnings(cluster, objects));
-  return { objects, warnings };
+  return { objects, warnings: [...refused.current(), ...pendingWarnings(cluster, objects)] };
 }
 
-type Written = { object?: KubeObject } | { refused: Warning };
-
-/** One object written as the step asks; an object the API server refuses (`Invalid`) becomes a warning. */
-async function write(cluster: MemoryCluster, o: KubeObject, opts: ApplyOptions): Promise<Written> {
-  try {
-    if (opts.mode === 'create') return { object: await cluster.create(o) };
-    const have = await cluster.get(refOf(o));
-    if (have === undefined) return { object: await cluster.create(o) };
-    if (o.kind === 'Namespace' && !opts.written?.has(o.metadata.name)) return {};
-    return {
-      object: await cluster.update({
-        ...keepBinding(o, have),
-        metadata: { ...o.metadata, resourceVersion: undefined },
-      }),
-    };
-  } catch (err) {
-    if (!(err instanceof ClusterError) || err.reason !== 'Invalid') throw err;
-    return {
-      refused: {
-        code: 'InvalidObject',
-        kind: o.kind,
-        namespace: o.metadata.namespace ?? '',
-        name: o.metadata.name,
-        field: err.field ?? '',
-        message: `refused, as the API server refuses it: ${err.message}`,
-        // What it was meant to change may be what a probe depends on.
-        scope: ownScope(o.kind, o.metadata.namespace ?? '', o.metadata.name),
-      },
-    };
-  }
+/** One object written as the step asks (undefined: a Namespace the step only uses, left as it is). */
+async function write(cluster: MemoryCluster, o: KubeObject, opts: ApplyOptions): Promise<KubeObject | undefined> {
+  if (opts.mode === 'create') return cluster.create(o);
+  const have = await cluster.get(refOf(o));
+  if (have === undefined) return cluster.create(o);
+  if (o.kind === 'Namespace' && !opts.written?.has(o.metadata.name)) return undefined;
+  return cluster.update({ ...keepBinding(o, have), metadata: { ...o.metadata, resourceVersion: undefined } });
 }
 
 /**

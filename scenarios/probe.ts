@@ -12,6 +12,7 @@ import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../mode
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
+import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import type { ScenarioProbe } from './load.ts';
 
@@ -54,13 +55,13 @@ export function buildIndex(
   topology: Topology,
   settings: ControllerSettings,
 ): ProbeIndex {
-  const A = (a: Readonly<Record<string, string>>, k: string) => a[`ovn.kubernetes.io/${k}`];
   const pods = new Map<string, ProbePod>();
   const pending = new Set<string>();
   for (const o of objects.Pod ?? []) {
     const p = decodePod(o).value;
-    const ip = A(p.annotations, 'ip_address');
-    if (!ip || A(p.annotations, 'allocated') !== 'true') continue;
+    const d = decodePodNetwork(p.annotations);
+    if (!d.ok) continue;
+    const net = d.value;
     const key = `${p.namespace}/${p.name}`;
     if (p.nodeName === '') {
       pending.add(key);
@@ -71,12 +72,12 @@ export function buildIndex(
       namespace: p.namespace,
       name: p.name,
       labels: p.labels,
-      port: `${p.name}.${p.namespace}`,
-      mac: A(p.annotations, 'mac_address') ?? '',
-      ips: ip.split(','),
+      port: podPortName(p.name, p.namespace),
+      mac: net.mac ?? '',
+      ips: net.ips,
       node: p.nodeName,
-      subnet: A(p.annotations, 'logical_switch') ?? '',
-      router: A(p.annotations, 'logical_router') ?? settings.clusterRouter,
+      subnet: net.logicalSwitch ?? '',
+      router: net.logicalRouter ?? settings.clusterRouter,
     });
   }
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
@@ -102,9 +103,9 @@ export function buildIndex(
   const nodes = new Map<string, { port: string; mac: string; ip: string }>();
   for (const o of objects.Node ?? []) {
     const n = decodeNode(o).value;
-    const ip = A(n.annotations, 'ip_address');
-    if (!ip) continue;
-    nodes.set(n.name, { port: `node-${n.name}`, mac: A(n.annotations, 'mac_address') ?? '', ip: ip.split(',')[0]! });
+    const d = decodeNodeNetwork(n.annotations);
+    if (!d.ok) continue;
+    nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
   const subnets = new Map<string, { router: string; cidrs: string[] }>();
   for (const o of objects.Subnet ?? []) {
@@ -256,33 +257,56 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   const to = resolveEnd(ix, e.to, from.kind === 'pod' ? from.pod.router : undefined);
   if (to.kind === 'pending')
     return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
-  if (from.kind === 'outside') {
-    if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
-    if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
-    if (to.pod.router !== ix.settings.clusterRouter)
-      return { kind: 'denied', reason: `${e.to} is in VPC ${to.pod.router}, unreachable from outside` };
-    const node = ix.nodes.get(to.pod.node);
-    if (node === undefined) return { kind: 'denied', reason: `${e.to} has no node with a join port` };
-    const dst = to.pod.ips.find((ip) => isV6(ip) === isV6(from.ip));
-    if (dst === undefined) return { kind: 'denied', reason: `${e.to} has no address of ${from.ip}'s family` };
-    const joinMac = routerPortMac(ix.topology, ix.settings.clusterRouter, ix.settings.nodeSwitch);
-    return {
-      kind: 'packet',
-      inport: node.port,
-      packet: packetFor(e, { ethSrc: node.mac, ethDst: joinMac, src: from.ip, dst }, n),
-      targets: [to.pod.port],
-    };
+  return from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
+}
+
+type Ended<K extends End['kind']> = Extract<End, { readonly kind: K }>;
+
+/** A probe from an outside host: into the cluster through a node's join port, to a pod of the default VPC. */
+function fromOutside(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  from: Ended<'outside'>,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe {
+  if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
+  if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
+  if (to.pod.router !== ix.settings.clusterRouter)
+    return { kind: 'denied', reason: `${e.to} is in VPC ${to.pod.router}, unreachable from outside` };
+  const node = ix.nodes.get(to.pod.node);
+  if (node === undefined) return { kind: 'denied', reason: `${e.to} has no node with a join port` };
+  const dst = to.pod.ips.find((ip) => isV6(ip) === isV6(from.ip));
+  if (dst === undefined) return { kind: 'denied', reason: `${e.to} has no address of ${from.ip}'s family` };
+  const joinMac = routerPortMac(ix.topology, ix.settings.clusterRouter, ix.settings.nodeSwitch);
+  return {
+    kind: 'packet',
+    inport: node.port,
+    packet: packetFor(e, { ethSrc: node.mac, ethDst: joinMac, src: from.ip, dst }, n),
+    targets: [to.pod.port],
+  };
+}
+
+/** The first pair (source address, one of `ips`) of one family, the source's addresses in order. */
+function pickPair(src: ProbePod, ips: readonly string[]): { s: string; d: string } | undefined {
+  for (const s of src.ips) {
+    const d = ips.find((ip) => isV6(ip) === isV6(s));
+    if (d) return { s, d };
   }
-  const src = from.pod;
+  return undefined;
+}
+
+/** A probe from a pod: to a pod, a Service, a cluster address (a router's own) or an outside host. */
+function fromPod(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  src: ProbePod,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe {
   const gwMac = routerPortMac(ix.topology, src.router, src.subnet);
   if (gwMac === '') return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
-  const pick = (ips: readonly string[]) => {
-    for (const s of src.ips) {
-      const d = ips.find((ip) => isV6(ip) === isV6(s));
-      if (d) return { s, d };
-    }
-    return undefined;
-  };
+  const pick = (ips: readonly string[]) => pickPair(src, ips);
   switch (to.kind) {
     case 'pod': {
       // A probe to an address goes to that address: never to the pod's address of another family.
@@ -296,24 +320,8 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
         targets: [to.pod.port],
       };
     }
-    case 'service': {
-      if (e.protocol === 'ICMP') throw new ProbeError(`ICMP is not a Service probe (${e.to})`);
-      const sp = to.svc.ports.find((p) => p.port === e.port && p.protocol === e.protocol);
-      if (sp === undefined)
-        return { kind: 'denied', reason: `Service ${to.svc.key} has no ${e.protocol} port ${e.port}` };
-      const p = pick(to.ip ? [to.ip] : to.svc.clusterIPs);
-      if (p === undefined)
-        return { kind: 'denied', reason: `Service ${to.svc.key} has no cluster IP of ${e.from}'s family` };
-      const eps = to.svc.endpoints.get(sp.name ?? '') ?? [];
-      if (eps.length === 0)
-        return { kind: 'denied', reason: `no endpoint: Service ${to.svc.key} has no ready endpoint` };
-      return {
-        kind: 'packet',
-        inport: src.port,
-        packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
-        targets: [...new Set(eps.map((x) => x.port))],
-      };
-    }
+    case 'service':
+      return toService(e, src, to, gwMac, n);
     case 'cluster-ip': {
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
@@ -349,4 +357,22 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
       };
     }
   }
+}
+
+/** A probe to a Service's cluster IP: to any of its ready endpoints of that port. */
+function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac: string, n: number): ResolvedProbe {
+  if (e.protocol === 'ICMP') throw new ProbeError(`ICMP is not a Service probe (${e.to})`);
+  const sp = to.svc.ports.find((p) => p.port === e.port && p.protocol === e.protocol);
+  if (sp === undefined) return { kind: 'denied', reason: `Service ${to.svc.key} has no ${e.protocol} port ${e.port}` };
+  const p = pickPair(src, to.ip ? [to.ip] : to.svc.clusterIPs);
+  if (p === undefined)
+    return { kind: 'denied', reason: `Service ${to.svc.key} has no cluster IP of ${e.from}'s family` };
+  const eps = to.svc.endpoints.get(sp.name ?? '') ?? [];
+  if (eps.length === 0) return { kind: 'denied', reason: `no endpoint: Service ${to.svc.key} has no ready endpoint` };
+  return {
+    kind: 'packet',
+    inport: src.port,
+    packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
+    targets: [...new Set(eps.map((x) => x.port))],
+  };
 }

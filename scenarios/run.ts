@@ -29,6 +29,7 @@ import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
+import { Warnings } from './run-warnings.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -155,7 +156,7 @@ export interface RunOptions {
    * the reason says why).
    */
   readonly unresolvable?: 'throw' | 'deny';
-  /** The scenario's objects already in a cluster with the same settings (a connectivity plan's), not loaded again. */
+  /** The scenario's objects already expanded with the same settings (a connectivity plan's), not expanded again. */
   readonly expanded?: Expanded;
   /** Trace every probe too (the simulator over the network the backend holds: the HTML report's traces). */
   readonly traces?: boolean;
@@ -182,7 +183,6 @@ const byKind = async (cluster: MemoryCluster, kinds: readonly string[]) => {
  */
 export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<Omit<RunResult, 'backend'>> {
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
-  const progress = opts.onProgress ?? (() => {});
   const first =
     opts.expanded ??
     (await expandObjects(
@@ -193,63 +193,99 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         now: () => Date.now(),
       },
     ));
-  const { cluster, workloads } = first;
-  const givenSlices = new Set<string>();
+  const run = new ScenarioRun(s, opts, settings, first);
+  const start = await run.start(first);
+  try {
+    await run.converge();
+    await run.probeStep(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
+    for (const [i, st] of s.steps.entries()) {
+      await run.applyStep(st);
+      await run.converge();
+      await run.probeStep(i + 1, st.expect, st.expect.length);
+    }
+  } finally {
+    await run.controller?.stop();
+    first.workloads.stop();
+  }
+  return { results: run.results, start, warnings: run.finalWarnings() };
+}
+
+type ScenarioStep = LoadedScenario['steps'][number];
+
+/** One run of a scenario: the cluster, the controller over it, and what the probes found so far. */
+class ScenarioRun {
+  readonly cluster: MemoryCluster;
+  controller: Controller | undefined;
+  readonly results: ProbeResult[] = [];
   /** Everything reported during the run; `standing`: what the run itself found (the rest is the controller's, read current). */
-  const warnings = new Warnings();
-  const standing = new Warnings();
-  standing.add(s.warnings);
-  standing.add(first.warnings);
-  for (const o of first.objects)
-    if (o.kind === 'EndpointSlice')
-      givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
-  const controller = new Controller({
-    cluster,
-    backend: opts.world.backend,
-    clock: realClock,
-    random: seededRandomBytes(opts.seed ?? 1),
-    settings,
-  });
-  progress('controller starting');
-  const start = await controller.start();
-  const results: ProbeResult[] = [];
-  let n = 0;
-  const converge = async () => {
+  readonly warnings = new Warnings();
+  readonly standing = new Warnings();
+  /** Services whose EndpointSlices the scenario gives (not derived from the pods). */
+  readonly givenSlices = new Set<string>();
+  readonly progress: NonNullable<RunOptions['onProgress']>;
+  readonly keep: (r: ProbeResult) => void | Promise<void>;
+  /** Probes resolved so far (each resolution is numbered). */
+  #resolved = 0;
+
+  constructor(
+    readonly s: LoadedScenario,
+    readonly opts: RunOptions,
+    readonly settings: ControllerSettings,
+    /** The cluster the scenario's objects are in, its own controllers running. */
+    readonly sim: Expanded,
+  ) {
+    this.cluster = sim.cluster;
+    this.progress = opts.onProgress ?? (() => {});
+    this.keep = opts.onResult ?? ((r: ProbeResult) => void this.results.push(r));
+    this.standing.add(s.warnings);
+  }
+
+  /** The controller started over the cluster holding the scenario's objects. */
+  async start(first: Expanded): Promise<StartReport> {
+    this.standing.add(first.warnings);
+    for (const o of first.objects)
+      if (o.kind === 'EndpointSlice')
+        this.givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
+    this.controller = new Controller({
+      cluster: this.cluster,
+      backend: this.opts.world.backend,
+      clock: realClock,
+      random: seededRandomBytes(this.opts.seed ?? 1),
+      settings: this.settings,
+    });
+    this.progress('controller starting');
+    return this.controller.start();
+  }
+
+  async converge(): Promise<void> {
+    const controller = this.controller!;
     await settled(controller);
-    await syncSlices(cluster, givenSlices);
+    await syncSlices(this.cluster, this.givenSlices);
     await settled(controller);
-    progress(opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace');
-    await opts.world.ready();
-  };
-  const keep = opts.onResult ?? ((r: ProbeResult) => void results.push(r));
-  const probeAll = async (step: number, list: Iterable<ScenarioProbe>, total: number) => {
-    const objects = await byKind(cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
-    const topology = await opts.world.backend.read();
-    const ix = buildIndex(objects, topology, settings);
+    this.progress(
+      this.opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace',
+    );
+    await this.opts.world.ready();
+  }
+
+  /** Answers a step's probes against the state it converged to. */
+  async probeStep(step: number, list: Iterable<ScenarioProbe>, total: number): Promise<void> {
+    const objects = await byKind(this.cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
+    const topology = await this.opts.world.backend.read();
+    const ix = buildIndex(objects, topology, this.settings);
     // What the controller does not act on now, with what the run itself could not take.
-    const now = controller.diagnostics.list();
-    warnings.add(now);
-    const unsure = unsureIndex([...standing.current(), ...now], objects.NetworkPolicy ?? []);
-    await opts.onConverged?.(step, ix, (e) => unsureReason(unsure, ix, e));
-    const net = opts.traces ? await worldNetwork(opts.world, topology) : undefined;
+    const now = this.controller!.diagnostics.list();
+    this.warnings.add(now);
+    const unsure = unsureIndex([...this.standing.current(), ...now], objects.NetworkPolicy ?? []);
+    await this.opts.onConverged?.(step, ix, (e) => unsureReason(unsure, ix, e));
+    const net = this.opts.traces ? await worldNetwork(this.opts.world, topology) : undefined;
     let done = 0;
     for (const e of list) {
-      if (++done % PROGRESS_EVERY === 0) progress(`step ${step}: probes ${done}/${total}`, { done, total });
-      let r: ResolvedProbe;
-      try {
-        r = resolveProbe(ix, e, n++);
-      } catch (err) {
-        if (!(err instanceof ProbeError)) throw err;
-        if (opts.unresolvable !== 'deny') {
-          const what = `${e.from} -> ${e.to} ${e.protocol}${e.port !== undefined ? `/${e.port}` : ''}`;
-          const where = step === 0 ? 'spec.expect' : `spec.steps[${step - 1}].expect`;
-          throw new ProbeError(`${s.name}: ${where}[${done - 1}] (${what}): ${err.message}`);
-        }
-        r = { kind: 'denied', reason: err.message };
-      }
-      const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await opts.world.answer(r);
+      if (++done % PROGRESS_EVERY === 0) this.progress(`step ${step}: probes ${done}/${total}`, { done, total });
+      const r = this.resolve(ix, e, step, done - 1);
+      const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await this.opts.world.answer(r);
       const doubt = unsureReason(unsure, ix, e);
-      await keep({
+      await this.keep({
         step,
         from: e.from,
         to: e.to,
@@ -264,49 +300,43 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
         ...(net && r.kind === 'packet' ? { trace: traceResolved(net, r, e) } : {}),
       });
     }
-    progress(`step ${step}: ${done} probes`, { done, total });
-  };
-  try {
-    await converge();
-    await probeAll(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
-    for (const [i, st] of s.steps.entries()) {
-      // Deleting a workload deletes what it made: the cluster's garbage collector does it.
-      for (const ref of st.delete) await deleteObject(first, ref);
-      const ex = await applyObjects(
-        first,
-        st.apply.map((o) => o.object),
-        {
-          mode: 'apply',
-          serviceCIDR: settings.serviceClusterIPRange,
-          // Namespaces the step adds (used by its objects, not written in it) never replace one that exists.
-          written: new Set(
-            st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
-          ),
-        },
-      );
-      standing.add(ex.warnings);
-      standing.add(st.warnings ?? []);
-      await converge();
-      await probeAll(i + 1, st.expect, st.expect.length);
-    }
-  } finally {
-    await controller.stop();
-    workloads.stop();
+    this.progress(`step ${step}: ${done} probes`, { done, total });
   }
-  warnings.add(standing.current());
-  return { results, start, warnings: warnings.current() };
-}
 
-/** The run's warnings, each once (a warning of step 0 still in force at step 2 is one warning). */
-class Warnings {
-  private readonly seen = new Map<string, Warning>();
-  add(list: readonly Warning[]): void {
-    for (const w of list) {
-      const id = JSON.stringify([w.code, w.kind, w.namespace, w.name, w.field, w.message]);
-      if (!this.seen.has(id)) this.seen.set(id, w);
+  /** A probe resolved against the index; one naming what does not resolve is an error or a denial (`unresolvable`). */
+  resolve(ix: ProbeIndex, e: ScenarioProbe, step: number, index: number): ResolvedProbe {
+    try {
+      return resolveProbe(ix, e, this.#resolved++);
+    } catch (err) {
+      if (!(err instanceof ProbeError)) throw err;
+      if (this.opts.unresolvable !== 'deny') {
+        const what = `${e.from} -> ${e.to} ${e.protocol}${e.port !== undefined ? `/${e.port}` : ''}`;
+        const where = step === 0 ? 'spec.expect' : `spec.steps[${step - 1}].expect`;
+        throw new ProbeError(`${this.s.name}: ${where}[${index}] (${what}): ${err.message}`);
+      }
+      return { kind: 'denied', reason: err.message };
     }
   }
-  current(): Warning[] {
-    return [...this.seen.values()];
+
+  /** A step's deletes and applies; the cluster's controllers follow what they change (pods made, placed, removed). */
+  async applyStep(st: ScenarioStep): Promise<void> {
+    for (const ref of st.delete) await deleteObject(this.sim, ref);
+    const ex = await applyObjects(
+      this.sim,
+      st.apply.map((o) => o.object),
+      {
+        mode: 'apply',
+        serviceCIDR: this.settings.serviceClusterIPRange,
+        // Namespaces the step adds (used by its objects, not written in it) never replace one that exists.
+        written: new Set(st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name)),
+      },
+    );
+    this.standing.add(ex.warnings);
+    this.standing.add(st.warnings ?? []);
+  }
+
+  finalWarnings(): Warning[] {
+    this.warnings.add(this.standing.current());
+    return this.warnings.current();
   }
 }

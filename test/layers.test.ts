@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALLOWED, checkLayers, importsOf, type SourceFile } from './layers.ts';
+import { ALLOWED, checkLayers, importsOf, missingLayers, type SourceFile } from './layers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 /** The layer folders: every declared layer but the test and scripts folders. */
@@ -18,15 +18,26 @@ function sources(dir: string, out: SourceFile[] = []): SourceFile[] {
 }
 
 describe('layer rule (docs/architecture.md)', () => {
+  it('every declared layer has its folder', () => {
+    const folders = readdirSync(ROOT).filter((n) => statSync(join(ROOT, n)).isDirectory());
+    expect(missingLayers(folders)).toEqual([]);
+  });
+
+  it('a declared layer with no folder fails the check', () => {
+    const all = Object.keys(ALLOWED);
+    expect(missingLayers(all)).toEqual([]);
+    expect(missingLayers(all.filter((l) => l !== 'node'))).toEqual(['node']);
+    expect(missingLayers([...all.filter((l) => l !== 'kube' && l !== 'verify'), 'docs'])).toEqual(['kube', 'verify']);
+  });
+
   it('holds for every source file in the repository', () => {
-    const files = TOP.flatMap((t) => {
-      try {
-        return sources(join(ROOT, t));
-      } catch {
-        return [];
-      }
-    });
-    expect(files.length).toBeGreaterThan(0);
+    // No folder is skipped: a missing one throws here (and fails the test above).
+    const files = TOP.flatMap((t) => sources(join(ROOT, t)));
+    for (const t of TOP)
+      expect(
+        files.some((f) => f.path.startsWith(`${t}/`)),
+        `no source in ${t}/`,
+      ).toBe(true);
     expect(checkLayers(files)).toEqual([]);
   });
 
@@ -51,6 +62,9 @@ describe('layer rule (docs/architecture.md)', () => {
       { path: 'model/match/m.ts', source: "import fc from 'fast-check';" },
       { path: 'sim/ok.ts', source: "import { parseIP } from '../model/addr/index.ts';" },
       { path: 'controller/ok.ts', source: "import type { Backend } from '../backends/backend.ts';" },
+      { path: 'node/ovs/a.ts', source: "import { x } from '../../backends/ovn/control-plane/index.ts';" },
+      { path: 'node/ovs/a.test.ts', source: "import { x } from '../../backends/ovn/control-plane/index.ts';" },
+      { path: 'node/ovs/b.ts', source: "import { x } from '../../backends/ovn/ovsdb/index.ts';" },
     ]);
     expect(v.map((x) => [x.file, x.reason])).toEqual([
       ['model/ipam/x.ts', 'model/ may not import backends/'],
@@ -59,6 +73,10 @@ describe('layer rule (docs/architecture.md)', () => {
       ['sim/b.ts', 'sim/ may not import controller/'],
       ['controller/c.ts', 'controller/ may reach backends/ only through /^backends\\/backend\\.ts$/'],
       ['model/match/m.ts', 'model/ is pure: it may not import "fast-check"'],
+      [
+        'node/ovs/a.ts',
+        'node/ may reach backends/ only through /^backends\\/(backend\\.ts|ovn\\/ovsdb\\/|ovn\\/vswitch\\/)/',
+      ],
     ]);
   });
 

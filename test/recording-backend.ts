@@ -1,5 +1,5 @@
 /** A backend that records every plan it is given before passing it on (tests that count NB writes). */
-import type { Backend } from '../backends/backend.ts';
+import type { Backend, RowChange, RowKeys } from '../backends/backend.ts';
 import type { Plan } from '../model/topology/index.ts';
 
 export class Recording implements Backend {
@@ -12,6 +12,12 @@ export class Recording implements Backend {
   }
   read() {
     return this.inner.read();
+  }
+  readRows(keys: RowKeys) {
+    return this.inner.readRows(keys);
+  }
+  watch(listener: (changes: readonly RowChange[]) => void) {
+    return this.inner.watch(listener);
   }
   close() {
     return this.inner.close();

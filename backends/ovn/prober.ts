@@ -5,7 +5,7 @@
  * load, and asks it for the verdict of a first packet (ct new in every zone).
  */
 import type { Plan, Topology } from '../../model/topology/index.ts';
-import type { ApplyOptions, ApplyResult, Backend } from '../backend.ts';
+import type { ApplyOptions, ApplyResult, Backend, RowChange, RowKeys, RowsRead } from '../backend.ts';
 import type { ProbeRequest, ProbeVerdict, Prober } from '../probe.ts';
 import { OvnBackend, type OvnBackendOptions } from './nb/index.ts';
 import { OvnTracer, type OvnTraceResult } from './trace/index.ts';
@@ -44,6 +44,14 @@ export class OvnProber implements Backend, Prober {
 
   read(): Promise<Topology> {
     return this.nb.read();
+  }
+
+  readRows(keys: RowKeys): Promise<RowsRead> {
+    return this.nb.readRows(keys);
+  }
+
+  watch(listener: (changes: readonly RowChange[]) => void): () => void {
+    return this.nb.watch(listener);
   }
 
   /** Wait for northd and reload ovn-trace, if anything was applied since the last sync. */

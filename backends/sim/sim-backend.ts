@@ -12,6 +12,11 @@
  * its next change (probes come after many changes, compiles are rarer than
  * writes). A stream of changes with no probe in between copies nothing. The
  * network is compiled lazily, once per applied plan, for probes and traces.
+ *
+ * Watching: `apply` reports nothing (its caller knows what it wrote); a
+ * change made behind kovn's back, by `tamper` (a foreign writer, as someone
+ * editing NB by hand would be), is reported row by row. Rows of other
+ * owners do not exist here: the simulator holds only kovn's topology.
  */
 import {
   emptyTopology,
@@ -29,7 +34,7 @@ import {
   type SimResult,
   type Selector,
 } from '../../sim/index.ts';
-import type { ApplyOptions, ApplyResult, Backend } from '../backend.ts';
+import type { ApplyOptions, ApplyResult, Backend, RowChange, RowKeys, RowsRead } from '../backend.ts';
 import type { ProbeRequest, ProbeVerdict, Prober } from '../probe.ts';
 
 export interface SimBackendOptions {
@@ -57,6 +62,7 @@ export class SimBackend implements Backend, Prober {
   private closed = false;
   /** Rows copied for copy-on-write since construction (what a change cost beyond its own rows). */
   private copied = 0;
+  private readonly listeners = new Set<(changes: readonly RowChange[]) => void>();
 
   constructor(private readonly opts: SimBackendOptions = {}) {
     const start = opts.topology ?? emptyTopology();
@@ -85,6 +91,38 @@ export class SimBackend implements Backend, Prober {
       this.copied += out[table].size;
     }
     return out as unknown as Topology;
+  }
+
+  async readRows(keys: RowKeys): Promise<RowsRead> {
+    this.assertOpen();
+    const out: RowsRead = new Map();
+    for (const [table, ks] of keys) {
+      const rows = new Map<string, unknown>();
+      for (const k of ks) rows.set(k, this.tables[table].get(k));
+      out.set(table, rows);
+    }
+    return out;
+  }
+
+  watch(listener: (changes: readonly RowChange[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Another writer changes kovn's rows (all or nothing, as `apply`), and the
+   * watchers are told what each row it touched is now.
+   *
+   * @example sim.tamper([{ op: 'delete', table: 'switchPort', key: 'web-0.default' }]);
+   */
+  tamper(p: Plan): void {
+    this.assertOpen();
+    const outcome = resolvePlan(p, (table, key) => this.tables[table].get(key));
+    writeOutcome(outcome, (table) => this.writable(table));
+    if (p.length > 0) this.net = undefined;
+    const changes: RowChange[] = [];
+    for (const [table, rows] of outcome) for (const [key, row] of rows) changes.push({ table, key, row } as RowChange);
+    if (changes.length > 0) for (const l of this.listeners) l(changes);
   }
 
   /** Rows copied so far to keep handed-out tables unchanged (by read, and before a write to a compiled table). */

@@ -7,18 +7,27 @@
  * (ovn-kubernetes and Kube-OVN commit per object; batching is the point of
  * keeping the desired state here).
  *
- * Level-driven: a batch is always "what the backend holds" against "what
- * the store wants" for the dirty rows, so a failed batch is simply tried
- * again (with backoff) from whatever the backend holds then. When a failure
- * leaves the outcome unknown, the shadow is read back from the backend first.
+ * Level-driven: a batch is always "what the backend holds" (the shadow)
+ * against "what the store wants" for the dirty rows, so a failed batch is
+ * simply tried again (with backoff) from whatever the backend holds then.
+ * When a failure leaves the outcome unknown, the rows that batch touched are
+ * read back from the backend first (only those).
+ *
+ * The shadow follows the backend's change stream (`Backend.watch`): a row of
+ * ours changed or deleted behind kovn's back (someone editing NB by hand)
+ * lands in the shadow, differs from what the store wants, and is put back by
+ * the next batch, without a restart or a periodic resync. A change that
+ * matches the store (our own writes coming back through the monitor) only
+ * updates the shadow. Rows of other owners never reach the stream.
  *
  * Start-up (`start`): the shadow is read from the backend, the caller fills
  * the store, and the first flush covers every row of either side, which
  * removes orphans (rows of ours nothing explains) and writes nothing when
  * nothing changed.
  */
-import type { Backend } from '../../backends/backend.ts';
-import { plan as fullPlan, type Plan, TABLE_ORDER, type Topology } from '../../model/topology/index.ts';
+import type { Backend, RowChange, RowsRead } from '../../backends/backend.ts';
+import { TABLE_ORDER, type TableName, type Tables, type Topology } from '../../model/topology/index.ts';
+import { rowsEqual } from '../../model/topology/row-diff.ts';
 import { backoffMs } from '../../kube/runtime/backoff.ts';
 import type { Clock } from '../../kube/runtime/clock.ts';
 import { applyToShadow, emptyShadow, planDirty, type Shadow } from './delta.ts';
@@ -72,6 +81,10 @@ export interface CommitStats {
   readonly transactions: number;
   readonly failures: number;
   readonly pendingRows: number;
+  /** Changes of our rows the backend reported that the store did not want (repaired by the next batch). */
+  readonly drifted: number;
+  /** Rows read back after failed applies (each failure reads back only the rows its batch touched). */
+  readonly rowsReread: number;
   readonly lastError?: unknown;
 }
 
@@ -94,11 +107,23 @@ export class Committer {
   private timer: unknown;
   private inFlight: Promise<void> | undefined;
   private attempt = 0;
-  private resync = false;
+  /** Rows a failed apply touched, to read back before the next batch. */
+  private reread = new Map<TableName, Set<string>>();
+  /** Rows the backend reported while a batch was in flight: the report is newer than the batch's own rows. */
+  private seen = new Map<TableName, Set<string>>();
+  private unwatch: (() => void) | undefined;
   private started = false;
   private closed = false;
   private waiters: Waiter[] = [];
-  private s = { flushes: 0, operations: 0, transactions: 0, failures: 0, lastError: undefined as unknown };
+  private s = {
+    flushes: 0,
+    operations: 0,
+    transactions: 0,
+    failures: 0,
+    drifted: 0,
+    rowsReread: 0,
+    lastError: undefined as unknown,
+  };
 
   constructor(private readonly opts: CommitterOptions) {}
 
@@ -108,6 +133,8 @@ export class Committer {
    * Returns the start-up plan's size.
    */
   async start(fill: () => Promise<void> | void): Promise<{ operations: number }> {
+    // Watch before reading: a change between the read and the subscription would be lost.
+    this.unwatch ??= this.opts.backend.watch((changes) => this.follow(changes));
     await this.readShadow();
     await fill();
     for (const table of TABLE_ORDER) this.opts.store.markDirty(table, this.shadow.get(table)!.keys());
@@ -143,11 +170,6 @@ export class Committer {
     return new Promise((resolve, reject) => this.waiters.push({ gen, resolve, reject }));
   }
 
-  /** The full diff between the backend and the desired state (drift check; empty when in step). */
-  async drift(): Promise<Plan> {
-    return fullPlan(await this.opts.backend.read(), this.opts.store.topology());
-  }
-
   get stats(): CommitStats {
     return { ...this.s, pendingRows: this.opts.store.dirtyCount };
   }
@@ -159,6 +181,8 @@ export class Committer {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.unwatch?.();
+    this.unwatch = undefined;
     if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
     this.timer = undefined;
     const inFlight = this.inFlight;
@@ -189,7 +213,8 @@ export class Committer {
       this.inFlight = this.flush().finally(() => {
         this.inFlight = undefined;
         this.release();
-        if (this.opts.store.dirtyCount > 0 || this.resync) this.schedule(this.attempt > 0 ? this.backoff() : 0);
+        if (this.opts.store.dirtyCount > 0 || this.reread.size > 0)
+          this.schedule(this.attempt > 0 ? this.backoff() : 0);
       });
     }, ms);
   }
@@ -202,15 +227,15 @@ export class Committer {
   private async flush(): Promise<void> {
     const gen = this.gen;
     const { store, backend, clock } = this.opts;
-    if (this.resync) {
+    if (this.reread.size > 0) {
       try {
-        await this.readShadow();
-        this.resync = false;
+        await this.readBack();
       } catch (err) {
         this.fail(err, 0);
         return;
       }
     }
+    this.seen.clear();
     const dirty = store.takeDirty();
     const { plan, after } = planDirty(store, this.shadow, dirty);
     const startedAt = clock.now();
@@ -227,13 +252,16 @@ export class Committer {
           committedAt: clock.now(),
         });
       } catch (err) {
-        for (const [table, keys] of dirty) store.markDirty(table, keys);
-        this.resync = true;
+        for (const [table, keys] of dirty) {
+          store.markDirty(table, keys);
+          addKeys(this.reread, table, keys);
+        }
         this.fail(err, plan.length);
         return;
       }
     }
-    applyToShadow(this.shadow, after);
+    applyToShadow(this.shadow, after, this.seen);
+    this.seen.clear();
     this.s.flushes++;
     this.attempt = 0;
     this.doneGen = Math.max(this.doneGen, gen);
@@ -255,6 +283,60 @@ export class Committer {
   private async readShadow(): Promise<void> {
     this.shadow = shadowOf(await this.opts.backend.read());
   }
+
+  /** Reads back the rows failed applies touched (what the backend holds of them is unknown). */
+  private async readBack(): Promise<void> {
+    const keys = this.reread;
+    this.reread = new Map();
+    let rows: RowsRead;
+    try {
+      rows = await this.opts.backend.readRows(keys);
+    } catch (err) {
+      for (const [table, ks] of keys) addKeys(this.reread, table, ks);
+      throw err;
+    }
+    for (const [table, got] of rows) {
+      const held = this.shadow.get(table)!;
+      for (const [key, row] of got) {
+        this.s.rowsReread++;
+        if (row === undefined) held.delete(key);
+        else held.set(key, row);
+      }
+    }
+  }
+
+  /**
+   * The backend's report of our rows as they are now: the shadow takes it;
+   * a row that is not what the store wants becomes dirty (put back by the
+   * next batch). While a batch is in flight its own rows come back too
+   * (real OVN); they match the store and only update the shadow.
+   */
+  private follow(changes: readonly RowChange[]): void {
+    const store = this.opts.store;
+    let drifted = false;
+    for (const c of changes) {
+      const held = this.shadow.get(c.table)!;
+      if (c.row === undefined) held.delete(c.key);
+      else held.set(c.key, c.row);
+      if (this.inFlight !== undefined) addKeys(this.seen, c.table, [c.key]);
+      if (sameRow(c.table, store.row(c.table, c.key), c.row)) continue;
+      store.markDirty(c.table, [c.key]);
+      this.s.drifted++;
+      drifted = true;
+    }
+    if (drifted) this.kick();
+  }
+}
+
+function sameRow<T extends TableName>(table: T, a: Tables[T] | undefined, b: Tables[T] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a === b || rowsEqual(table, a, b);
+}
+
+function addKeys(into: Map<TableName, Set<string>>, table: TableName, keys: Iterable<string>): void {
+  let set = into.get(table);
+  if (set === undefined) into.set(table, (set = new Set()));
+  for (const k of keys) set.add(k);
 }
 
 function shadowOf(t: Topology): Shadow {

@@ -77,11 +77,21 @@ export function planDirty(
   return { plan, after };
 }
 
-/** Record a committed plan's rows in the shadow. */
-export function applyToShadow(shadow: Shadow, after: DirtyPlan['after']): void {
+/**
+ * Record a committed plan's rows in the shadow, but for the rows in `newer`
+ * (the backend reported them while the plan was in flight: the report is
+ * what the backend holds, the plan's row may have been overtaken).
+ */
+export function applyToShadow(
+  shadow: Shadow,
+  after: DirtyPlan['after'],
+  newer?: ReadonlyMap<TableName, ReadonlySet<string>>,
+): void {
   for (const [table, rows] of after) {
     const held = shadow.get(table)!;
+    const skip = newer?.get(table);
     for (const [key, row] of rows) {
+      if (skip?.has(key)) continue;
       if (row === undefined) held.delete(key);
       else held.set(key, row);
     }

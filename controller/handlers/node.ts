@@ -6,6 +6,7 @@
  * `mac_address`, `cidr`, `gateway`, `logical_switch`, `port_name`,
  * `allocated`. Deleting a Node releases all of it.
  */
+import { decodeAddressRequest, encodeNodeNetwork } from '../../kube/annotations.ts';
 import { formatMAC } from '../../model/addr/index.ts';
 import type { TableRow } from '../desired/store.ts';
 import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../../kube/objects/objects.ts';
@@ -51,11 +52,12 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
   }
   const n = ctx.decode(o, decodeNode).value;
   const join = ctx.settings.nodeSwitch;
+  const asked = decodeAddressRequest(n.annotations);
   const a = ctx.ipam.allocate({
     subnet: join,
     owner: ipamOwner,
-    ...(n.annotations['ovn.kubernetes.io/ip_address'] ? { ips: n.annotations['ovn.kubernetes.io/ip_address'] } : {}),
-    ...(n.annotations['ovn.kubernetes.io/mac_address'] ? { mac: n.annotations['ovn.kubernetes.io/mac_address'] } : {}),
+    ...(asked.ips ? { ips: asked.ips } : {}),
+    ...(asked.mac ? { mac: asked.mac } : {}),
   });
   ctx.report(
     { kind: 'Node', name },
@@ -98,15 +100,11 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
   const cidrs = cfg ? subnetCidrs(cfg) : [];
   const gateways = cfg ? subnetGateways(cfg) : [];
   await ctx.afterCommit('Node', { name }, () =>
-    patchAnnotations(ctx, o, {
-      'ovn.kubernetes.io/ip_address': ips.join(','),
-      'ovn.kubernetes.io/mac_address': mac,
-      'ovn.kubernetes.io/cidr': cidrs.join(','),
-      'ovn.kubernetes.io/gateway': gateways.join(','),
-      'ovn.kubernetes.io/logical_switch': join,
-      'ovn.kubernetes.io/port_name': nodePort(name),
-      'ovn.kubernetes.io/allocated': 'true',
-    }),
+    patchAnnotations(
+      ctx,
+      o,
+      encodeNodeNetwork({ ips, mac, cidrs, gateways, logicalSwitch: join, portName: nodePort(name) }),
+    ),
   );
 }
 

@@ -36,7 +36,8 @@ import {
   selects,
 } from '../../kube/objects/objects.ts';
 import { podNodeMemberships } from '../translate/node.ts';
-import { annotationKey, podAnnotations, podPortRow } from '../translate/pod.ts';
+import { OVN_PROVIDER, annotationKey, decodeAddressRequest } from '../../kube/annotations.ts';
+import { podAnnotations, podPortRow } from '../translate/pod.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
@@ -48,7 +49,7 @@ import {
 } from './network-policy.ts';
 import { subnetVpc } from './vpc.ts';
 
-const A = (k: string) => annotationKey('ovn', k);
+const A = (k: Parameters<typeof annotationKey>[1]) => annotationKey(OVN_PROVIDER, k);
 
 /**
  * The subnets a namespace's pods go to, in order (Kube-OVN's handleAddNamespace):
@@ -153,14 +154,14 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   }
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
-  const ann = p.annotations;
+  const { ips: askedIps, mac: askedMac, ipPool, portSecurity } = decodeAddressRequest(p.annotations);
   const a = ctx.ipam.allocate({
     subnet,
     owner: ipamOwner,
     namespace: ns,
-    ...(ann[A('ip_address')] ? { ips: ann[A('ip_address')] } : {}),
-    ...(ann[A('mac_address')] ? { mac: ann[A('mac_address')] } : {}),
-    ...(ann[A('ip_pool')] ? { ipPool: ann[A('ip_pool')] } : {}),
+    ...(askedIps ? { ips: askedIps } : {}),
+    ...(askedMac ? { mac: askedMac } : {}),
+    ...(ipPool ? { ipPool } : {}),
     ...(ordinal !== undefined ? { ordinal } : {}),
   });
   if (!a.ok) {
@@ -184,7 +185,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ips,
     cidrs: subnetCidrs(cfg),
     gateways: subnetGateways(cfg),
-    portSecurity: ann[A('port_security')] === 'true',
+    portSecurity,
   };
   const port = podPortRow(alloc);
   const rows: TableRow[] = [{ table: 'switchPort', row: port }];

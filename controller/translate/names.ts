@@ -3,6 +3,7 @@
  * pkg/ovs/*.go of Kube-OVN). A Kube-OVN user reading NB with ovn-nbctl finds
  * the rows under the names Kube-OVN would give them.
  */
+import { podPortName } from '../../kube/annotations.ts';
 
 /** ACL priorities (pkg/util/const.go). */
 export const PRIORITY = {
@@ -40,10 +41,8 @@ export function routerPatchPort(router: string, subnet: string): string {
   return `${router}-${subnet}`;
 }
 
-/** A pod's logical switch port: `<pod>.<namespace>`, with `.<provider>` for a provider other than ovn. */
-export function podPort(pod: string, namespace: string, provider = 'ovn'): string {
-  return provider === 'ovn' ? `${pod}.${namespace}` : `${pod}.${namespace}.${provider}`;
-}
+/** A pod's logical switch port: `<pod>.<namespace>`, with `.<provider>` for a provider other than ovn (the contract's). */
+export const podPort: (pod: string, namespace: string, provider?: string) => string = podPortName;
 
 /** A node's port on the join subnet: `node-<node>`. */
 export function nodePort(node: string): string {

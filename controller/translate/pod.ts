@@ -1,10 +1,11 @@
 /**
  * A pod's allocation → its logical switch port and the annotations Kube-OVN
  * writes on the pod (pkg/ovs/ovn-nb-logical_switch_port.go
- * buildLogicalSwitchPort, pkg/controller/pod.go). Annotation keys are
- * `<provider>.kubernetes.io/<key>`: `ovn.` for the default network, the
- * provider's own name for an attachment, never a hard-coded `ovn.` prefix.
+ * buildLogicalSwitchPort, pkg/controller/pod.go). The annotations follow
+ * the contract of kube/annotations.ts (`<provider>.kubernetes.io/<key>`:
+ * `ovn.` for the default network, the provider's own name for an attachment).
  */
+import { encodePodNetwork } from '../../kube/annotations.ts';
 import type { LogicalSwitchPort } from '../../model/topology/index.ts';
 import { podPort } from './names.ts';
 
@@ -26,11 +27,6 @@ export interface PodAllocation {
   readonly portSecurity?: boolean;
   /** Virtual IPs the port may also use (`<provider>.kubernetes.io/vip`), kept in port security. */
   readonly vips?: readonly string[];
-}
-
-/** `<provider>.kubernetes.io/<key>`. */
-export function annotationKey(provider: string, key: string): string {
-  return `${provider}.kubernetes.io/${key}`;
 }
 
 /**
@@ -63,16 +59,15 @@ export function podPortRow(a: PodAllocation): LogicalSwitchPort {
  * written with them: the port is committed when these are written.
  */
 export function podAnnotations(a: PodAllocation): Record<string, string> {
-  const p = a.provider ?? 'ovn';
-  return {
-    [annotationKey(p, 'allocated')]: 'true',
-    [annotationKey(p, 'ip_address')]: a.ips.join(','),
-    [annotationKey(p, 'mac_address')]: a.mac,
-    [annotationKey(p, 'cidr')]: a.cidrs.join(','),
-    [annotationKey(p, 'gateway')]: a.gateways.join(','),
-    [annotationKey(p, 'logical_switch')]: a.subnet,
-    [annotationKey(p, 'logical_router')]: a.router,
-    [annotationKey(p, 'pod_nic_type')]: 'veth-pair',
-    [annotationKey(p, 'routed')]: 'true',
+  const network = {
+    ips: a.ips,
+    mac: a.mac,
+    cidrs: a.cidrs,
+    gateways: a.gateways,
+    logicalSwitch: a.subnet,
+    logicalRouter: a.router,
+    podNicType: 'veth-pair',
+    routed: true,
   };
+  return encodePodNetwork(network, a.provider);
 }

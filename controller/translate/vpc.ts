@@ -40,89 +40,90 @@ export interface VpcRows {
  * // 'ovn-cluster'
  */
 export function vpcRows(vpc: VpcInput): Translation<VpcRows> {
-  const object = `Vpc/${vpc.name}`;
   const issues: TranslateIssue[] = [];
   const router: LogicalRouter = { name: vpc.name, options: {}, loadBalancers: [], externalIds: { vpc: vpc.name } };
   const staticRoutes: StaticRoute[] = [];
   (vpc.staticRoutes ?? []).forEach((r, i) => {
-    const field = `spec.staticRoutes[${i}]`;
-    if (tryParseCIDR(r.cidr) === undefined && tryParseIP(r.cidr) === undefined) {
-      issues.push({
-        code: 'invalid-cidr',
-        object,
-        field: `${field}.cidr`,
-        message: `${JSON.stringify(r.cidr)} is not a CIDR`,
-      });
-      return;
-    }
-    if (tryParseIP(r.nextHopIP) === undefined) {
-      issues.push({
-        code: 'invalid-address',
-        object,
-        field: `${field}.nextHopIP`,
-        message: `${JSON.stringify(r.nextHopIP)} is not an IP address`,
-      });
-      return;
-    }
-    const policy = r.policy === 'policySrc' ? 'src-ip' : 'dst-ip';
-    staticRoutes.push({
-      router: vpc.name,
-      ipPrefix: r.cidr,
-      nexthop: r.nextHopIP,
-      policy,
-      routeTable: r.routeTable ?? '',
-      options: r.ecmpMode === 'ecmp_symmetric_reply' ? { ecmp_symmetric_reply: 'true' } : {},
-      externalIds: { vpc: vpc.name },
-    });
+    const row = staticRoute(vpc.name, r, i);
+    if ('code' in row) issues.push(row);
+    else staticRoutes.push(row);
   });
   const policies: RouterPolicy[] = [];
   (vpc.policyRoutes ?? []).forEach((p, i) => {
-    const field = `spec.policyRoutes[${i}]`;
-    const action = p.action ?? '';
-    if (action !== 'allow' && action !== 'drop' && action !== 'reroute') {
-      issues.push({
-        code: 'invalid-value',
-        object,
-        field: `${field}.action`,
-        message: `unknown action ${JSON.stringify(action)}`,
-      });
-      return;
-    }
-    const priority = p.priority ?? 0;
-    if (!Number.isInteger(priority) || priority < 0 || priority > 32767) {
-      issues.push({
-        code: 'invalid-value',
-        object,
-        field: `${field}.priority`,
-        message: `${priority} is not in 0..32767`,
-      });
-      return;
-    }
-    let match: RouterPolicy['match'];
-    try {
-      match = parseMatch(p.match ?? '');
-    } catch (e) {
-      if (!(e instanceof MatchParseError)) throw e;
-      issues.push({ code: 'invalid-match', object, field: `${field}.match`, message: e.message });
-      return;
-    }
-    const nexthops =
-      action === 'reroute'
-        ? (p.nextHopIP ?? '')
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-        : [];
-    if (action === 'reroute' && (nexthops.length === 0 || nexthops.some((n) => tryParseIP(n) === undefined))) {
-      issues.push({
-        code: 'invalid-address',
-        object,
-        field: `${field}.nextHopIP`,
-        message: `reroute needs next hop addresses, got ${JSON.stringify(p.nextHopIP ?? '')}`,
-      });
-      return;
-    }
-    policies.push({ router: vpc.name, priority, match, action, nexthops, options: {}, externalIds: { vpc: vpc.name } });
+    const row = policyRoute(vpc.name, p, i);
+    if ('code' in row) issues.push(row);
+    else policies.push(row);
   });
   return { value: { router, staticRoutes, policies }, issues };
+}
+
+/** `spec.staticRoutes[i]` → its static route, or why it is left out. */
+function staticRoute(
+  vpc: string,
+  r: NonNullable<VpcInput['staticRoutes']>[number],
+  i: number,
+): StaticRoute | TranslateIssue {
+  const object = `Vpc/${vpc}`;
+  const field = `spec.staticRoutes[${i}]`;
+  if (tryParseCIDR(r.cidr) === undefined && tryParseIP(r.cidr) === undefined)
+    return { code: 'invalid-cidr', object, field: `${field}.cidr`, message: `${JSON.stringify(r.cidr)} is not a CIDR` };
+  if (tryParseIP(r.nextHopIP) === undefined)
+    return {
+      code: 'invalid-address',
+      object,
+      field: `${field}.nextHopIP`,
+      message: `${JSON.stringify(r.nextHopIP)} is not an IP address`,
+    };
+  return {
+    router: vpc,
+    ipPrefix: r.cidr,
+    nexthop: r.nextHopIP,
+    policy: r.policy === 'policySrc' ? 'src-ip' : 'dst-ip',
+    routeTable: r.routeTable ?? '',
+    options: r.ecmpMode === 'ecmp_symmetric_reply' ? { ecmp_symmetric_reply: 'true' } : {},
+    externalIds: { vpc },
+  };
+}
+
+/** `spec.policyRoutes[i]` → its router policy, or why it is left out. */
+function policyRoute(
+  vpc: string,
+  p: NonNullable<VpcInput['policyRoutes']>[number],
+  i: number,
+): RouterPolicy | TranslateIssue {
+  const object = `Vpc/${vpc}`;
+  const field = `spec.policyRoutes[${i}]`;
+  const action = p.action ?? '';
+  if (action !== 'allow' && action !== 'drop' && action !== 'reroute')
+    return {
+      code: 'invalid-value',
+      object,
+      field: `${field}.action`,
+      message: `unknown action ${JSON.stringify(action)}`,
+    };
+  const priority = p.priority ?? 0;
+  if (!Number.isInteger(priority) || priority < 0 || priority > 32767)
+    return { code: 'invalid-value', object, field: `${field}.priority`, message: `${priority} is not in 0..32767` };
+  let match: RouterPolicy['match'];
+  try {
+    match = parseMatch(p.match ?? '');
+  } catch (e) {
+    if (!(e instanceof MatchParseError)) throw e;
+    return { code: 'invalid-match', object, field: `${field}.match`, message: e.message };
+  }
+  const nexthops =
+    action === 'reroute'
+      ? (p.nextHopIP ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
+  if (action === 'reroute' && (nexthops.length === 0 || nexthops.some((n) => tryParseIP(n) === undefined)))
+    return {
+      code: 'invalid-address',
+      object,
+      field: `${field}.nextHopIP`,
+      message: `reroute needs next hop addresses, got ${JSON.stringify(p.nextHopIP ?? '')}`,
+    };
+  return { router: vpc, priority, match, action, nexthops, options: {}, externalIds: { vpc } };
 }

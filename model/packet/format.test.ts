@@ -1,5 +1,5 @@
-// The microflow writer (moved here from backends/ovn/trace, whose tests check
-// the same writer against real ovn-trace).
+// The microflow writer; backends/ovn/trace's tests check the same writer
+// against real ovn-trace.
 import { describe, expect, it } from 'vitest';
 import { arpRequest, icmpEcho, ndNa, ndNs, tcpPacket } from './build.ts';
 import { microflowFor, toMicroflow } from './format.ts';

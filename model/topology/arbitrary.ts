@@ -19,7 +19,8 @@
 import fc from 'fast-check';
 import { keyOf } from './keys.ts';
 import { referencesOf } from './refs.ts';
-import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
+import { TABLE_ORDER } from './tables.ts';
+import type { TableName, Tables, Topology } from './types.ts';
 import {
   type Candidates,
   type Shape,

@@ -5,7 +5,8 @@
  */
 import type { Issue } from '../issues.ts';
 import { keyOf } from './keys.ts';
-import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
+import { TABLE_ORDER } from './tables.ts';
+import type { TableName, Tables, Topology } from './types.ts';
 
 /** Row lists per table, any table may be omitted. */
 export type TopologyInput = { readonly [T in TableName]?: readonly Tables[T][] };

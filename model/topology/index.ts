@@ -16,4 +16,5 @@ export { ACL_NAME_MAX } from './validate-rules.ts';
 export * from './plan.ts';
 export { type PlanOutcome, resolvePlan, writeOutcome } from './apply.ts';
 export * from './members.ts';
-export { COLUMNS, type ColumnKind, diffRow } from './row-diff.ts';
+export { diffRow } from './row-diff.ts';
+export * from './tables.ts';

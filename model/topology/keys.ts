@@ -1,38 +1,92 @@
 /**
- * Row identity. A row's key never changes while the row lives: changing a key
- * column means deleting one row and creating another, exactly as OVN's own
- * tools see it (`ovn-nbctl acl-add` treats attachment + direction + priority +
- * match as the ACL; `lr-nat-add` type + external IP + logical IP as the NAT).
+ * Row identity. A row's key is a typed value, the row's key fields
+ * ({@link RowKey}, listed per table in `tables.ts`); it never changes while
+ * the row lives: changing a key column means deleting one row and creating
+ * another, exactly as OVN's own tools see it (`ovn-nbctl acl-add` treats
+ * attachment + direction + priority + match as the ACL; `lr-nat-add` type +
+ * external IP + logical IP as the NAT).
+ *
+ * Topologies index rows by the key's text form, {@link formatKey}: the one
+ * place that text is made. It is never parsed back; code that needs a key's
+ * parts reads them from the row (or the {@link RowKey}).
  */
-import { printMatch } from '../match/index.ts';
-import type { TableName, Tables } from './types.ts';
+import { printMatch, type MatchExpr } from '../match/index.ts';
+import { type ColumnKind, type FieldSpec, TABLE_ORDER, type TABLES, tableSpec } from './tables.ts';
+import type { AclAttachment, TableName, Tables } from './types.ts';
 
-type KeyFns = { readonly [T in TableName]: (row: Tables[T]) => string };
+/** The fields that make up the key of a row of `T`. */
+export type KeyField<T extends TableName> = (typeof TABLES)[T]['key'][number] & keyof Tables[T];
+
+/**
+ * A row's identity as a value: its key fields. Every row of `T` is also its own key.
+ *
+ * @example const k: RowKey<'nat'> = { router: 'ovn-cluster', type: 'snat', externalIp: '172.18.0.2', logicalIp: '10.16.0.0/16' }
+ */
+export type RowKey<T extends TableName> = Pick<Tables[T], KeyField<T>>;
+
+/** A key together with its table. */
+export type TableKey = { readonly [T in TableName]: { readonly table: T; readonly key: RowKey<T> } }[TableName];
 
 const SEP = '|';
 
-const KEY_FNS: KeyFns = {
-  switch: (r) => r.name,
-  switchPort: (r) => r.name,
-  router: (r) => r.name,
-  routerPort: (r) => r.name,
-  addressSet: (r) => r.name,
-  portGroup: (r) => r.name,
-  loadBalancer: (r) => r.name,
-  dhcpOptions: (r) => r.name,
-  acl: (r) => [r.attachTo.kind, r.attachTo.name, r.direction, r.priority, printMatch(r.match)].join(SEP),
-  qos: (r) => [r.switch, r.direction, r.priority, printMatch(r.match)].join(SEP),
-  nat: (r) => [r.router, r.type, r.externalIp, r.logicalIp].join(SEP),
-  staticRoute: (r) => [r.router, r.routeTable, r.policy ?? 'dst-ip', r.ipPrefix, r.nexthop].join(SEP),
-  routerPolicy: (r) => [r.router, r.priority, printMatch(r.match)].join(SEP),
-};
+type Format = (key: Readonly<Record<string, unknown>>) => string;
+
+type Part = (v: unknown) => string;
+
+/** How one key field prints, by its kind: a match as its canonical text, a parent link record as kind and name. */
+function partOf(kind: ColumnKind, absent = ''): Part {
+  if (kind === 'match') return (v) => printMatch(v as MatchExpr);
+  if (kind === 'map') return (v) => (v as AclAttachment).kind + SEP + (v as AclAttachment).name;
+  return (v) => (v === undefined ? absent : String(v));
+}
+
+/** One formatter per table, made once from its key fields: a single-field name key is the name itself. */
+function formatterOf(table: TableName): Format {
+  const spec = tableSpec(table);
+  const fields = spec.key as readonly string[];
+  const [only] = fields;
+  if (fields.length === 1 && only !== undefined) return (k) => k[only] as string;
+  const defaults = (spec.keyDefaults ?? {}) as Readonly<Record<string, string>>;
+  const specs = spec.fields as Readonly<Record<string, FieldSpec>>;
+  const parts = fields.map((f) => partOf((specs[f] as FieldSpec).kind, defaults[f]));
+  return (k) => {
+    let s = parts[0]!(k[fields[0]!]);
+    for (let i = 1; i < fields.length; i++) s += SEP + parts[i]!(k[fields[i]!]);
+    return s;
+  };
+}
+
+const FORMATS = Object.fromEntries(TABLE_ORDER.map((t) => [t, formatterOf(t)])) as Readonly<Record<TableName, Format>>;
 
 /**
- * The key of a row in its table.
+ * The text form of a key: the index of its row in a topology, and the
+ * `kovn-key` NB records. Made only here, never parsed back.
+ *
+ * @example formatKey('nat', { router: 'ovn-cluster', type: 'snat', externalIp: '172.18.0.2', logicalIp: '10.16.0.0/16' })
+ * // 'ovn-cluster|snat|172.18.0.2|10.16.0.0/16'
+ */
+export function formatKey<T extends TableName>(table: T, key: RowKey<T>): string {
+  return FORMATS[table](key as unknown as Readonly<Record<string, unknown>>);
+}
+
+/**
+ * The typed key of a row: its key fields, copied out.
+ *
+ * @example rowKey('switch', ls) // { name: 'ovn-default' }
+ */
+export function rowKey<T extends TableName>(table: T, row: Tables[T]): RowKey<T> {
+  const r = row as unknown as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const f of tableSpec(table).key as readonly string[]) if (r[f] !== undefined) out[f] = r[f];
+  return out as RowKey<T>;
+}
+
+/**
+ * The text key of a row in its table: {@link formatKey} of the row (a row is its own key).
  *
  * @example keyOf('nat', { router: 'ovn-cluster', type: 'snat', externalIp: '172.18.0.2', logicalIp: '10.16.0.0/16', ... })
  * // 'ovn-cluster|snat|172.18.0.2|10.16.0.0/16'
  */
 export function keyOf<T extends TableName>(table: T, row: Tables[T]): string {
-  return (KEY_FNS[table] as (r: Tables[T]) => string)(row);
+  return FORMATS[table](row as unknown as Readonly<Record<string, unknown>>);
 }

@@ -15,19 +15,21 @@
  *   value alone. To change a key's value, delete the key and insert the pair
  *   in the same operation (delete comes first).
  */
+import { type FieldSpec, type MemberFields, TABLE_ORDER, tableSpec } from './tables.ts';
 import type { Attrs, TableName, Tables } from './types.ts';
 
-/** The columns a `mutate` operation may change, per table. */
-export const MEMBER_FIELDS = {
-  portGroup: ['ports'],
-  addressSet: ['addresses'],
-  loadBalancer: ['vips'],
-  switch: ['loadBalancers'],
-  router: ['loadBalancers'],
-} as const satisfies Partial<{ [T in TableName]: readonly (keyof Tables[T])[] }>;
+/** The columns a `mutate` operation may change, per table (the fields marked `member` in `tables.ts`). */
+export const MEMBER_FIELDS = Object.fromEntries(
+  TABLE_ORDER.flatMap((t) => {
+    const fields = Object.entries(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>)
+      .filter(([, f]) => f.member === true)
+      .map(([name]) => name);
+    return fields.length > 0 ? [[t, fields]] : [];
+  }),
+) as unknown as MemberFields;
 
 export type MemberTable = keyof typeof MEMBER_FIELDS;
-export type MemberField<T extends MemberTable> = (typeof MEMBER_FIELDS)[T][number];
+export type MemberField<T extends MemberTable> = MemberFields[T][number];
 
 /** Members to add: set members as a list, map pairs as a record. */
 export type MemberInsert<T extends MemberTable> = {

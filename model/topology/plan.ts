@@ -46,7 +46,8 @@
  */
 import type { MemberDelete, MemberInsert, MemberTable } from './members.ts';
 import { diffRow } from './row-diff.ts';
-import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
+import { TABLE_ORDER } from './tables.ts';
+import type { TableName, Tables, Topology } from './types.ts';
 import { appendAll } from '../append.ts';
 
 export { applyPlan } from './apply.ts';

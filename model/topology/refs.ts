@@ -1,5 +1,6 @@
 /**
- * References between rows, by name, and the check that they resolve.
+ * References between rows, by name, and the check that they resolve. Which
+ * fields are references is read from the table descriptions (`tables.ts`).
  *
  * Every reference points from a later table to an earlier one in
  * TABLE_ORDER (the plan's ordering rests on that). Router port `peer` is
@@ -14,7 +15,9 @@
  */
 import type { Issue } from '../issues.ts';
 import type { Constant, MatchExpr, MatchValue } from '../match/index.ts';
-import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
+import { appendAll } from '../append.ts';
+import { type FieldSpec, type ParentSpec, TABLE_ORDER, tableSpec } from './tables.ts';
+import type { TableName, Tables, Topology } from './types.ts';
 import { label } from './validate-common.ts';
 
 export interface RefTarget {
@@ -29,46 +32,58 @@ export interface Reference {
   readonly targets: readonly RefTarget[];
 }
 
-type RefFns = { readonly [T in TableName]: (row: Tables[T]) => Reference[] };
+type RefFn = (row: Readonly<Record<string, unknown>>, out: Reference[]) => void;
 
 const one = (path: (string | number)[], table: TableName, name: string): Reference => ({
   path,
   targets: [{ table, name }],
 });
-const each = (field: string, table: TableName, names: readonly string[]): Reference[] =>
-  names.map((name, i) => one([field, i], table, name));
-const opt = (field: string, table: TableName, name: string | undefined): Reference[] =>
-  name === undefined ? [] : [one([field], table, name)];
 
-const REF_FNS: RefFns = {
-  dhcpOptions: () => [],
-  addressSet: () => [],
-  loadBalancer: () => [],
-  switch: (r) => each('loadBalancers', 'loadBalancer', r.loadBalancers),
-  router: (r) => each('loadBalancers', 'loadBalancer', r.loadBalancers),
-  routerPort: (r) => [one(['router'], 'router', r.router)],
-  switchPort: (r) => [
-    one(['switch'], 'switch', r.switch),
-    ...opt('dhcpv4Options', 'dhcpOptions', r.dhcpv4Options),
-    ...opt('dhcpv6Options', 'dhcpOptions', r.dhcpv6Options),
-    ...(r.type === 'router' && r.options['router-port'] !== undefined
-      ? [one(['options', 'router-port'], 'routerPort', r.options['router-port'])]
-      : []),
-  ],
-  portGroup: (r) => each('ports', 'switchPort', r.ports),
-  acl: (r) => [
-    one(['attachTo', 'name'], r.attachTo.kind === 'switch' ? 'switch' : 'portGroup', r.attachTo.name),
-    ...matchReferences(r.match),
-  ],
-  qos: (r) => [one(['switch'], 'switch', r.switch), ...matchReferences(r.match)],
-  nat: (r) => [
-    one(['router'], 'router', r.router),
-    ...opt('logicalPort', 'switchPort', r.logicalPort),
-    ...opt('gatewayPort', 'routerPort', r.gatewayPort),
-  ],
-  staticRoute: (r) => [one(['router'], 'router', r.router), ...opt('outputPort', 'routerPort', r.outputPort)],
-  routerPolicy: (r) => [one(['router'], 'router', r.router), ...matchReferences(r.match)],
-};
+/** The reference finder of one field, from its description; undefined for a field that names nothing. */
+function fieldRefs(field: string, spec: FieldSpec): RefFn | undefined {
+  if (spec.kind === 'match') return (r, out) => appendAll(out, matchReferences(r[field] as MatchExpr));
+  const ref = spec.ref;
+  if (ref === undefined) return undefined;
+  if (ref.by === 'option')
+    return (r, out) => {
+      const name = (r[field] as Readonly<Record<string, string>>)[ref.option];
+      if (r[ref.when.field] === ref.when.equals && name !== undefined)
+        out.push(one([field, ref.option], ref.table, name));
+    };
+  if (spec.kind === 'set')
+    return (r, out) => (r[field] as readonly string[]).forEach((name, i) => out.push(one([field, i], ref.table, name)));
+  return (r, out) => {
+    const name = r[field] as string | undefined;
+    if (name !== undefined) out.push(one([field], ref.table, name));
+  };
+}
+
+/** The parent link as a reference (`attachTo` names its table by kind). */
+function parentRefs(p: ParentSpec): RefFn {
+  return (r, out) => {
+    const v = r[p.field];
+    if (typeof v === 'string') out.push(one([p.field], (p.slots[0] as ParentSpec['slots'][number]).table, v));
+    else {
+      const link = v as { readonly kind: string; readonly name: string };
+      const slot = p.slots.find((s) => s.kind === link.kind) ?? p.slots[0];
+      if (slot !== undefined) out.push(one([p.field, 'name'], slot.table, link.name));
+    }
+  };
+}
+
+/** Per table, the finders of its references: the parent link, then fields in order, references in map options last. */
+const REF_FNS = Object.fromEntries(
+  TABLE_ORDER.map((table) => {
+    const spec = tableSpec(table);
+    const fns: RefFn[] = spec.parent === undefined ? [] : [parentRefs(spec.parent)];
+    const options: RefFn[] = [];
+    for (const [field, f] of Object.entries(spec.fields as Readonly<Record<string, FieldSpec>>)) {
+      const fn = fieldRefs(field, f);
+      if (fn !== undefined) (f.ref?.by === 'option' ? options : fns).push(fn);
+    }
+    return [table, [...fns, ...options]];
+  }),
+) as unknown as Readonly<Record<TableName, readonly RefFn[]>>;
 
 /**
  * The references a row makes.
@@ -77,7 +92,9 @@ const REF_FNS: RefFns = {
  * // [{ path: ['ports', 0], targets: [{ table: 'switchPort', name: 'a' }] }]
  */
 export function referencesOf<T extends TableName>(table: T, row: Tables[T]): Reference[] {
-  return (REF_FNS[table] as (r: Tables[T]) => Reference[])(row);
+  const out: Reference[] = [];
+  for (const fn of REF_FNS[table]) fn(row as unknown as Readonly<Record<string, unknown>>, out);
+  return out;
 }
 
 /**

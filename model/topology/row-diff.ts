@@ -4,123 +4,24 @@
  * columns by their entries, matches by their canonical text, and an optional
  * column that is absent equals one that is present with value `undefined`.
  *
- * The column kinds below are exhaustive per table (the mapped type forces an
- * entry for every field), so adding a field to `types.ts` without saying how
- * to compare it fails to type-check.
+ * The column kinds come from the table descriptions (`tables.ts`), which
+ * must name every field of every table (a mapped type forces it), so adding
+ * a field to `types.ts` without saying how to compare it fails to type-check.
  */
 import { type MatchExpr, printMatch } from '../match/index.ts';
+import { type ColumnKind, type FieldSpec, TABLE_ORDER, tableSpec } from './tables.ts';
 import type { TableName, Tables } from './types.ts';
 
-/**
- * - `scalar`: string, number, boolean or undefined, compared with `===`.
- * - `set`: an NB set of strings.
- * - `map`: an NB map (or a small record such as `attachTo`), compared by entries; an entry whose value is undefined
- *   is absent.
- * - `match`: a {@link MatchExpr}, compared by its canonical printed form (the form written to NB).
- * - `rowSet`: a set of small records (gateway chassis), compared as a set of entry lists.
- */
-export type ColumnKind = 'scalar' | 'set' | 'map' | 'match' | 'rowSet';
-
-type TableColumns = { readonly [T in TableName]: { readonly [K in keyof Tables[T]]-?: ColumnKind } };
-
-const ATTRS = 'map';
-
-/** How each field of each table compares. */
-export const COLUMNS: TableColumns = {
-  switch: { name: 'scalar', loadBalancers: 'set', otherConfig: ATTRS, externalIds: ATTRS },
-  switchPort: {
-    name: 'scalar',
-    switch: 'scalar',
-    type: 'scalar',
-    addresses: 'set',
-    portSecurity: 'set',
-    options: ATTRS,
-    enabled: 'scalar',
-    parentName: 'scalar',
-    tagRequest: 'scalar',
-    dhcpv4Options: 'scalar',
-    dhcpv6Options: 'scalar',
-    externalIds: ATTRS,
-  },
-  router: { name: 'scalar', enabled: 'scalar', options: ATTRS, loadBalancers: 'set', externalIds: ATTRS },
-  routerPort: {
-    name: 'scalar',
-    router: 'scalar',
-    mac: 'scalar',
-    networks: 'set',
-    peer: 'scalar',
-    enabled: 'scalar',
-    gatewayChassis: 'rowSet',
-    options: ATTRS,
-    ipv6RaConfigs: ATTRS,
-    externalIds: ATTRS,
-  },
-  acl: {
-    attachTo: 'map',
-    direction: 'scalar',
-    priority: 'scalar',
-    match: 'match',
-    action: 'scalar',
-    name: 'scalar',
-    log: 'scalar',
-    severity: 'scalar',
-    meter: 'scalar',
-    label: 'scalar',
-    options: ATTRS,
-    externalIds: ATTRS,
-  },
-  addressSet: { name: 'scalar', addresses: 'set', externalIds: ATTRS },
-  portGroup: { name: 'scalar', ports: 'set', externalIds: ATTRS },
-  loadBalancer: {
-    name: 'scalar',
-    vips: ATTRS,
-    protocol: 'scalar',
-    selectionFields: 'set',
-    options: ATTRS,
-    externalIds: ATTRS,
-  },
-  nat: {
-    router: 'scalar',
-    type: 'scalar',
-    externalIp: 'scalar',
-    logicalIp: 'scalar',
-    logicalPort: 'scalar',
-    externalMac: 'scalar',
-    externalPortRange: 'scalar',
-    gatewayPort: 'scalar',
-    options: ATTRS,
-    externalIds: ATTRS,
-  },
-  staticRoute: {
-    router: 'scalar',
-    ipPrefix: 'scalar',
-    nexthop: 'scalar',
-    policy: 'scalar',
-    outputPort: 'scalar',
-    routeTable: 'scalar',
-    options: ATTRS,
-    externalIds: ATTRS,
-  },
-  routerPolicy: {
-    router: 'scalar',
-    priority: 'scalar',
-    match: 'match',
-    action: 'scalar',
-    nexthops: 'set',
-    options: ATTRS,
-    externalIds: ATTRS,
-  },
-  qos: {
-    switch: 'scalar',
-    direction: 'scalar',
-    priority: 'scalar',
-    match: 'match',
-    action: 'map',
-    bandwidth: 'map',
-    externalIds: ATTRS,
-  },
-  dhcpOptions: { name: 'scalar', cidr: 'scalar', options: ATTRS, externalIds: ATTRS },
-};
+/** Each table's fields and their kinds as a list (walked on every comparison, so made once). */
+const FIELDS = Object.fromEntries(
+  TABLE_ORDER.map((t) => [
+    t,
+    Object.entries(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>).map(([field, f]) => ({
+      field,
+      kind: f.kind,
+    })),
+  ]),
+) as unknown as Readonly<Record<TableName, readonly { readonly field: string; readonly kind: ColumnKind }[]>>;
 
 /**
  * Deep equality of two rows of `table` with NB semantics (see the file header).
@@ -131,11 +32,14 @@ export const COLUMNS: TableColumns = {
  */
 export function rowsEqual<T extends TableName>(table: T, a: Tables[T], b: Tables[T]): boolean {
   if (a === b) return true;
-  const cols = COLUMNS[table] as Readonly<Record<string, ColumnKind>>;
   const ra = a as unknown as Readonly<Record<string, unknown>>;
   const rb = b as unknown as Readonly<Record<string, unknown>>;
-  for (const field in cols) {
-    if (!valuesEqual(cols[field] as ColumnKind, ra[field], rb[field])) return false;
+  const fields = FIELDS[table];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const x = ra[f.field];
+    const y = rb[f.field];
+    if (x !== y && !valuesEqual(f.kind, x, y)) return false;
   }
   return true;
 }
@@ -149,12 +53,13 @@ export function rowsEqual<T extends TableName>(table: T, a: Tables[T], b: Tables
  */
 export function diffRow<T extends TableName>(table: T, from: Tables[T], to: Tables[T]): Partial<Tables[T]> | undefined {
   if (from === to) return undefined;
-  const cols = COLUMNS[table] as Readonly<Record<string, ColumnKind>>;
   const ra = from as unknown as Readonly<Record<string, unknown>>;
   const rb = to as unknown as Readonly<Record<string, unknown>>;
   let changes: Record<string, unknown> | undefined;
-  for (const field in cols) {
-    if (valuesEqual(cols[field] as ColumnKind, ra[field], rb[field])) continue;
+  const fields = FIELDS[table];
+  for (let i = 0; i < fields.length; i++) {
+    const { field, kind } = fields[i]!;
+    if (valuesEqual(kind, ra[field], rb[field])) continue;
     changes ??= {};
     changes[field] = rb[field];
   }

@@ -11,11 +11,13 @@
  *   child→parent names a row is self-contained, which keeps the diff local.
  * - Matches are ASTs ({@link MatchExpr}), printed canonically when written.
  *
- * Every table is keyed by a string (see `keys.ts`): its name where NB has a
- * name column (switches, ports, routers, address sets, port groups, load
- * balancers, DHCP options via external_ids), otherwise the columns that OVN
- * itself treats as a row's identity (e.g. an ACL is its attachment, direction,
- * priority and match, as `ovn-nbctl acl-add` treats it).
+ * Every table is keyed by its key fields (see `keys.ts`, listed in
+ * `tables.ts`): its name where NB has a name column (switches, ports, routers,
+ * address sets, port groups, load balancers, DHCP options via external_ids),
+ * otherwise the columns that OVN itself treats as a row's identity (e.g. an
+ * ACL is its attachment, direction, priority and match, as `ovn-nbctl
+ * acl-add` treats it). Which NB table and column holds each field is in
+ * `tables.ts`.
  */
 import type { MatchExpr } from '../match/index.ts';
 
@@ -245,26 +247,3 @@ export type Row = Tables[TableName];
 
 /** A whole logical network: every table keyed by {@link keyOf}. */
 export type Topology = { readonly [T in TableName]: ReadonlyMap<string, Tables[T]> };
-
-/**
- * Tables in creation order: a row's references (by name) point only to rows
- * of earlier tables (a router-type switch port's `router-port` option names a
- * router port, so router ports come first). The one same-table reference,
- * router-port `peer`, is symmetric and checked on the whole topology only.
- * Deletion runs in the reverse order.
- */
-export const TABLE_ORDER: readonly TableName[] = [
-  'dhcpOptions',
-  'addressSet',
-  'loadBalancer',
-  'switch',
-  'router',
-  'routerPort',
-  'switchPort',
-  'portGroup',
-  'acl',
-  'qos',
-  'nat',
-  'staticRoute',
-  'routerPolicy',
-];

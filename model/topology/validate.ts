@@ -14,7 +14,8 @@ import { type CIDR, overlaps, tryParseCIDR } from '../addr/index.ts';
 import type { Issue } from '../issues.ts';
 import { keyOf } from './keys.ts';
 import { validateReferences } from './refs.ts';
-import { TABLE_ORDER, type TableName, type Tables, type Topology } from './types.ts';
+import { TABLE_ORDER } from './tables.ts';
+import type { TableName, Tables, Topology } from './types.ts';
 import { IssueSink, q, rowReport } from './validate-common.ts';
 import { checkMatches } from './validate-matches.ts';
 import {

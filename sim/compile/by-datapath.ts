@@ -1,9 +1,9 @@
 /**
  * The rows of each datapath, grouped in one pass per table, so compiling
- * follows the number of rows and not rows × datapaths (issue 8, defect 2:
- * each switch used to scan every port, every ACL and every QoS rule, and
- * each router every NAT rule, route and policy). Rows keep their table order
- * within a group, which is the order the per-datapath compilers relied on.
+ * follows the number of rows and not rows × datapaths: no switch scans
+ * every port, ACL and QoS rule of the topology, no router every NAT rule,
+ * route and policy. Rows keep their table order within a group, the order
+ * the per-datapath compilers rely on.
  *
  * `CompileStats` counts the rows the per-datapath compilers go through, so a
  * test can hold the work to the size of the input without timing anything.

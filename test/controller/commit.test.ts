@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SimBackend } from '../../backends/sim/index.ts';
-import type { Backend } from '../../backends/backend.ts';
+import type { Backend, RowChange, RowKeys } from '../../backends/backend.ts';
 import {
   buildTopology,
   type LogicalSwitch,
@@ -82,6 +82,9 @@ function podFragment(name: string) {
 class RecordingBackend implements Backend {
   readonly kind = 'recording';
   readonly plans: Plan[] = [];
+  /** Full reads, and the rows read one by one (`table key`). */
+  reads = 0;
+  readonly rowsRead: string[] = [];
   failNext = 0;
   constructor(readonly inner: SimBackend = new SimBackend()) {}
   async apply(p: Plan) {
@@ -93,7 +96,15 @@ class RecordingBackend implements Backend {
     return this.inner.apply(p);
   }
   read() {
+    this.reads++;
     return this.inner.read();
+  }
+  readRows(keys: RowKeys) {
+    for (const [table, ks] of keys) for (const k of ks) this.rowsRead.push(`${table} ${k}`);
+    return this.inner.readRows(keys);
+  }
+  watch(listener: (changes: readonly RowChange[]) => void) {
+    return this.inner.watch(listener);
   }
   close() {
     return this.inner.close();
@@ -153,14 +164,14 @@ describe('Committer', () => {
 
   it('gathers a storm of changes into one apply and hands the backend only those rows', async () => {
     const be = new RecordingBackend();
-    const { c, clock, start } = await started(be);
+    const { c, clock, start, store } = await started(be);
     expect(start.operations).toBe(2);
     for (let i = 0; i < 50; i++) c.set({ kind: 'Pod', namespace: 'default', name: `p${i}` }, podFragment(`p${i}`));
     await settle(clock, c.sync());
     expect(be.plans).toHaveLength(2);
     expect(be.plans[1]).toHaveLength(51);
     expect(be.plans[1]!.filter((o) => o.op === 'mutate')).toHaveLength(1);
-    expect(await c.drift()).toEqual([]);
+    expect(plan(await be.read(), store.topology())).toEqual([]);
     expect((await be.read()).portGroup.get('np.allow')?.ports).toHaveLength(50);
     expect(c.stats).toMatchObject({ flushes: 2, operations: 53, failures: 0, pendingRows: 0 });
   });
@@ -187,6 +198,84 @@ describe('Committer', () => {
     expect(synced).toBe(true);
     expect(plan(await be.read(), store.topology())).toEqual([]);
     expect(c.stats.failures).toBe(2);
+  });
+
+  it('a failed apply reads back only the rows it touched, not the whole backend', async () => {
+    const be = new RecordingBackend();
+    const { c, clock, store } = await started(be);
+    expect(be.reads).toBe(1);
+    be.failNext = 1;
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
+    await clock.advance(0);
+    expect(c.stats.failures).toBe(1);
+    await clock.advance(100);
+    await settle(clock, c.sync());
+    expect(be.reads).toBe(1);
+    expect(be.rowsRead.sort()).toEqual(['portGroup np.allow', 'switchPort a']);
+    expect(plan(await be.read(), store.topology())).toEqual([]);
+  });
+
+  it('a row of ours deleted behind its back is put back, without a restart', async () => {
+    const be = new RecordingBackend();
+    const { c, clock, store } = await started(be);
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
+    await settle(clock, c.sync());
+    const applies = be.plans.length;
+    be.inner.tamper([
+      { op: 'mutate', table: 'portGroup', key: 'np.allow', delete: { ports: ['a'] } },
+      { op: 'delete', table: 'switchPort', key: 'a' },
+    ]);
+    await clock.advance(0);
+    expect(be.plans.slice(applies)).toEqual([
+      [
+        { op: 'create', table: 'switchPort', key: 'a', row: lsp('a') },
+        { op: 'mutate', table: 'portGroup', key: 'np.allow', insert: { ports: ['a'] } },
+      ],
+    ]);
+    expect(be.reads).toBe(1);
+    expect(plan(await be.read(), store.topology())).toEqual([]);
+  });
+
+  it('a row of ours changed behind its back is put back; what matches the store is left alone', async () => {
+    const be = new RecordingBackend();
+    const { c, clock, store } = await started(be);
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
+    await settle(clock, c.sync());
+    const applies = be.plans.length;
+    // A change that leaves the row as the store wants it needs no write.
+    be.inner.tamper([{ op: 'update', table: 'switchPort', key: 'a', changes: { addresses: [] } }]);
+    await clock.advance(0);
+    expect(be.plans).toHaveLength(applies);
+    be.inner.tamper([
+      { op: 'update', table: 'switchPort', key: 'a', changes: { addresses: ['0a:58:0a:10:00:09 10.16.0.9'] } },
+    ]);
+    await clock.advance(0);
+    expect(be.plans.slice(applies)).toEqual([
+      [{ op: 'update', table: 'switchPort', key: 'a', changes: { addresses: [] } }],
+    ]);
+    expect(plan(await be.read(), store.topology())).toEqual([]);
+    expect(c.stats.drifted).toBe(1);
+  });
+
+  it('a row changed behind its back while a batch writing it is in flight is still put back', async () => {
+    const be = new RecordingBackend();
+    const { c, clock, store } = await started(be);
+    // Another writer deletes the port right after the batch creating it committed, before apply returns.
+    const apply = be.apply.bind(be);
+    let tampered = false;
+    be.apply = async (p: Plan) => {
+      const r = await apply(p);
+      if (!tampered && p.some((o) => o.op === 'create' && o.key === 'a')) {
+        tampered = true;
+        be.inner.tamper([{ op: 'delete', table: 'switchPort', key: 'a' }]);
+      }
+      return r;
+    };
+    c.set({ kind: 'Pod', namespace: 'default', name: 'a' }, podFragment('a'));
+    await settle(clock, c.sync());
+    await clock.advance(0);
+    expect(tampered).toBe(true);
+    expect(plan(await be.read(), store.topology())).toEqual([]);
   });
 
   it('close ends while the backend refuses every apply: no retry after it, and every waiting sync rejects', async () => {
@@ -216,6 +305,8 @@ describe('Committer', () => {
       kind: 'hanging',
       apply: (p) => (hang ? new Promise(() => {}) : inner.apply(p)),
       read: () => inner.read(),
+      readRows: (keys) => inner.readRows(keys),
+      watch: (listener) => inner.watch(listener),
       close: () => inner.close(),
     };
     const { c, clock } = await started(be, { closeGraceMs: 2_000 });

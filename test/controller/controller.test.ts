@@ -291,6 +291,8 @@ describe('the controller on the in-memory cluster', () => {
     const backend: Backend = {
       kind: 'sim',
       read: () => inner.read(),
+      readRows: (keys) => inner.readRows(keys),
+      watch: (listener) => inner.watch(listener),
       close: () => inner.close(),
       apply: async (p, o) => {
         if (!created) {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../backends/backend.ts';
 import { SimBackend } from '../../backends/sim/index.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
-import type { Plan } from '../../model/topology/index.ts';
+import { type Plan, plan } from '../../model/topology/index.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
 import { Controller } from '../../controller/controller.ts';
@@ -61,6 +61,11 @@ function cutBackend(inner: Backend, cut: Cut): Backend {
       cut.check();
       return inner.read();
     },
+    readRows: async (keys) => {
+      cut.check();
+      return inner.readRows(keys);
+    },
+    watch: (listener) => inner.watch((changes) => cut.dead || listener(changes)),
     close: async () => {},
   };
 }
@@ -174,7 +179,7 @@ describe('controller restarts in the middle of a pod storm', () => {
       .map((r) => r.owner)
       .sort();
     expect(leases).toEqual([...pods.map((p) => `${p.metadata.name}.default`), 'node-n1', 'node-n2'].sort());
-    expect(await final.committer.drift()).toEqual([]);
+    expect(plan(await backend.read(), final.store.topology())).toEqual([]);
     await final.stop();
     const quiet = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(seed + 100) });
     const writes = cluster.stats().writes;

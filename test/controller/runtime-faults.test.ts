@@ -141,6 +141,8 @@ describe('the controller under injected faults', () => {
     const backend: Backend = {
       kind: 'sim',
       read: () => inner.read(),
+      readRows: (keys) => inner.readRows(keys),
+      watch: (listener) => inner.watch(listener),
       close: () => inner.close(),
       apply: async (p, o) => {
         if (refuse) {

@@ -1,7 +1,7 @@
 /**
  * The same honest answers on real OVN: a NetworkPolicy that does not
  * translate keeps its pods isolated in what real northd compiled and
- * ovn-trace judges (it used to vanish there too, leaving them open).
+ * ovn-trace judges (a policy missing from NB would leave them open).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireOvn } from '../../backends/ovn/control-plane/index.ts';

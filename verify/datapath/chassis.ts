@@ -29,6 +29,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
 import { pollUntil, runTool } from '../../backends/ovn/control-plane/exec.ts';
 import { startOvsdbServer, VSWITCH_SCHEMA, type OvsdbServer } from '../../backends/ovn/control-plane/ovsdb-server.ts';
+import type { Operation } from '../../backends/ovn/ovsdb/index.ts';
+import {
+  INTEGRATION_BRIDGE,
+  Vswitch,
+  addPortOps,
+  deletePortOps,
+  setInterfaceOps,
+  waitInstalled,
+} from '../../node/ovs/index.ts';
 import { DatapathError } from './errors.ts';
 import { parsePcapRecords, PCAP_HEADER_BYTES } from './pcap.ts';
 import { UnixctlClient } from './unixctl.ts';
@@ -103,6 +112,8 @@ export class Chassis {
   /** The logical ports of the NB as last synced (those that get ovn-installed). */
   #present: ReadonlySet<string> = new Set();
   #ctl: UnixctlClient | undefined;
+  /** The node agent's view of conf.db (node/ovs): every port and bridge change goes through it. */
+  #vs: Vswitch | undefined;
   /** How many times vswitchd was restarted after dying. */
   restarts = 0;
 
@@ -132,29 +143,26 @@ export class Chassis {
     });
     const ch = new Chassis(opts, conf, vswitchd, controller);
     try {
-      await ch.#vsctl(['--no-wait', 'init']);
+      // The root row is made by OVS's own start-up (ovs-ctl runs `ovs-vsctl init`) before any agent connects; the
+      // chassis plays that part too, with the same tool.
+      await runTool('ovs-vsctl', [`--db=${conf.remote}`, '--timeout=30', '--no-wait', 'init'], { dir: opts.dir });
       await ch.#startVswitchd();
+      const vs = await Vswitch.open({ remote: conf.remote });
+      ch.#vs = vs;
       const id = opts.systemId ?? 'hv1';
-      await ch.#vsctl([
-        'set',
-        'Open_vSwitch',
-        '.',
-        `external-ids:system-id=${id}`,
-        `external-ids:hostname=${id}`,
-        `external-ids:ovn-remote=${opts.sbRemote}`,
-        'external-ids:ovn-encap-type=geneve',
-        'external-ids:ovn-encap-ip=127.0.0.1',
-        '--',
-        '--may-exist',
-        'add-br',
-        'br-int',
-        '--',
-        'set',
-        'bridge',
-        'br-int',
-        'fail-mode=secure',
-        'other-config:disable-in-band=true',
-      ]);
+      const ids = {
+        'system-id': id,
+        hostname: id,
+        'ovn-remote': opts.sbRemote,
+        'ovn-encap-type': 'geneve',
+        'ovn-encap-ip': '127.0.0.1',
+      };
+      const bridge = {
+        name: INTEGRATION_BRIDGE,
+        failMode: 'secure',
+        otherConfig: { 'disable-in-band': 'true' },
+      } as const;
+      await vs.commit([...vs.setRootExternalIdsOps(ids), ...vs.ensureBridgeOps(bridge)], { waitApplied: true });
       await controller.start();
     } catch (e) {
       await ch.stop();
@@ -167,8 +175,9 @@ export class Chassis {
     return this.opts.dir;
   }
 
-  #vsctl(args: readonly string[], timeoutS = 30): Promise<{ stdout: string }> {
-    return runTool('ovs-vsctl', [`--db=${this.conf.remote}`, `--timeout=${timeoutS}`, ...args], { dir: this.dir });
+  #vswitch(): Vswitch {
+    if (this.#vs === undefined) throw new DatapathError('vswitchd-died', `chassis ${this.dir}: conf.db not open`);
+    return this.#vs;
   }
 
   async #startVswitchd(): Promise<void> {
@@ -195,34 +204,35 @@ export class Chassis {
    * frames from the outside enter.
    */
   async bind(ports: readonly PortBinding[]): Promise<void> {
-    const cmds: string[][] = [];
+    const vs = this.#vswitch();
+    const ops: Operation[] = [];
     let mappingsChanged = false;
     for (const b of ports) {
       const had = this.#ifaces.get(b.port);
       if (had !== undefined && sameBinding(had.binding, b)) continue;
-      // A localnet port on another network now: its interface moves to that network's bridge.
-      if (had !== undefined) cmds.push(['--if-exists', 'del-port', had.bridge, had.name]);
+      // A localnet port whose network differs from its last binding: its interface moves to that network's bridge.
+      if (had !== undefined) ops.push(...deletePortOps(vs, had.name));
       const name = `${b.kind === 'vif' ? 'v' : 'n'}${this.#next++}`;
-      let bridge = 'br-int';
+      let bridge = INTEGRATION_BRIDGE;
       if (b.kind === 'localnet') {
         bridge = this.#networks.get(b.network) ?? `br-n${this.#networks.size}`;
         if (!this.#networks.has(b.network)) {
           this.#networks.set(b.network, bridge);
           mappingsChanged = true;
-          cmds.push(['--may-exist', 'add-br', bridge]);
+          ops.push(...vs.ensureBridgeOps({ name: bridge }));
         }
       }
       const iface: Iface = { name, binding: b, bridge, pcap: this.#pcapName(name), offset: PCAP_HEADER_BYTES };
       this.#ifaces.set(b.port, iface);
-      const ids = b.kind === 'vif' ? [`external-ids:iface-id=${b.port}`] : [];
-      cmds.push(['add-port', bridge, name], ['set', 'Interface', name, `options:tx_pcap=${iface.pcap}`, ...ids]);
+      const ifaceId = b.kind === 'vif' ? b.port : undefined;
+      ops.push(...addPortOps(vs, { name, bridge, ifaceId, options: { tx_pcap: iface.pcap } }));
     }
     if (mappingsChanged) {
       const mappings = [...this.#networks].map(([net, br]) => `${net}:${br}`).join(',');
-      cmds.push(['set', 'Open_vSwitch', '.', `external-ids:ovn-bridge-mappings="${mappings}"`]);
+      ops.push(...vs.setRootExternalIdsOps({ 'ovn-bridge-mappings': mappings }));
     }
-    if (cmds.length === 0) return;
-    await this.#vsctl(cmds.flatMap((c, i) => (i === 0 ? c : ['--', ...c])));
+    // As ovs-vsctl without --no-wait: the netdevs exist in vswitchd when this resolves (inject needs them).
+    if (ops.length) await vs.commit(ops, { waitApplied: true });
   }
 
   #pcapName(iface: string): string {
@@ -237,11 +247,12 @@ export class Chassis {
    */
   async sync(present: ReadonlySet<string> = this.#present, opts: { readonly hv?: boolean } = {}): Promise<void> {
     this.#present = new Set(present);
-    const waits = [...this.#ifaces.values()]
+    const names = [...this.#ifaces.values()]
       .filter((i) => i.binding.kind === 'vif' && present.has(i.binding.port))
-      .flatMap((i) => ['--', 'wait-until', 'Interface', i.name, 'external_ids:ovn-installed="true"']);
+      .map((i) => i.name);
     try {
-      if (waits.length) await this.#vsctl(waits.slice(1), Number(process.env.KOVN_DP_INSTALL_TIMEOUT ?? 30));
+      const timeoutMs = Number(process.env.KOVN_DP_INSTALL_TIMEOUT ?? 30) * 1000;
+      if (names.length) await waitInstalled(this.#vswitch(), names, { timeoutMs });
     } catch (e) {
       throw new DatapathError('not-installed', `chassis ${this.dir}: ports never ovn-installed: ${String(e)}`, {
         cause: e,
@@ -369,14 +380,16 @@ export class Chassis {
     await this.controller.stop();
     if (this.vswitchd.running) await this.vswitchd.kill();
     this.#generation++;
-    const cmds: string[][] = [];
+    const vs = this.#vswitch();
+    const ops: Operation[] = [];
     for (const i of this.#ifaces.values()) {
       i.pcap = this.#pcapName(i.name);
       i.offset = PCAP_HEADER_BYTES;
-      cmds.push(['set', 'Interface', i.name, `options:tx_pcap=${i.pcap}`]);
-      if (i.binding.kind === 'vif') cmds.push(['remove', 'Interface', i.name, 'external_ids', 'ovn-installed']);
+      const removeExternalIds = i.binding.kind === 'vif' ? ['ovn-installed'] : [];
+      ops.push(...setInterfaceOps(vs, i.name, { options: { tx_pcap: i.pcap }, removeExternalIds }));
     }
-    if (cmds.length) await this.#vsctl(['--no-wait', ...cmds.flatMap((c, k) => (k === 0 ? c : ['--', ...c]))]);
+    // No waiting for vswitchd: it is not running.
+    if (ops.length) await vs.commit(ops);
     await this.#startVswitchd();
     await this.controller.start();
     if (opts.sync !== false) await this.sync();
@@ -404,6 +417,7 @@ export class Chassis {
   /** Stops ovn-controller, vswitchd and the conf.db server (in that order). */
   async stop(): Promise<void> {
     this.#ctl?.close();
+    this.#vs?.close();
     const errors: unknown[] = [];
     for (const d of [this.controller, this.vswitchd, this.conf]) {
       try {

@@ -10,8 +10,9 @@
  * ct-lb-ors-state, generated-packets, patch-keeps-ct-state,
  * ct-snat-to-vip-not-applied), the trace is read again without the part it
  * cannot show; the case agrees only if that comparison does, and is counted
- * under the rule. (ct-states-consumed is no longer retraced with the
- * simulator's conntrack states: real packets judge those cases.)
+ * under the rule. A trace is never repeated with the simulator's own
+ * conntrack states (that would make ovn-trace agree with whatever the
+ * simulator's conntrack says): real packets judge those cases.
  *
  * A trace that dropped at a port security ovn-trace misjudges
  * (port-sec-prefix-exact) is traced again on the same case with the
@@ -116,33 +117,7 @@ export async function evaluateCase(
     }
   } catch (e) {
     if (!(e instanceof OvnTracerError)) throw e;
-    const ms = { load: t1 - t0, sim: t2 - t1, trace: now() - t2 };
-    const lb = first.lbBackend ? { lbBackend: first.lbBackend } : {};
-    // Rule lb-dst-early-dnat: ovn-trace has no verdict for this packet; only the simulator's LB choice is checked.
-    if (e.code === 'lb-dst-diverged')
-      return partialOutcome(
-        runs.map((r) => observeSim(r.result)),
-        { rule: 'lb-dst-early-dnat', detail: e.message },
-        ms,
-        lb,
-      );
-    // Rule ovs-translation-limit: a forwarding loop, which OVS cuts short; the simulator must follow it too.
-    // Unless ovn-trace made the loop itself, on conntrack state OVN clears at a patch port (rule
-    // patch-keeps-ct-state, read from the first pipelines): then the simulator must reach those datapaths.
-    if (e.code === 'forwarding-loop') {
-      const sims = runs.map((r) => observeSim(r.result));
-      const loop = partialOutcome(sims, { rule: 'forwarding-loop', detail: e.message }, ms, lb);
-      const stale = loop.agree || e.raw === undefined ? [] : staleCtStages(e.raw);
-      const kept = stale.length ? partialOutcome(sims, { rule: 'patch-keeps-ct-state', at: stale }, ms, lb) : undefined;
-      return kept?.agree ? kept : loop;
-    }
-    return {
-      agree: false,
-      sim: observeSim(first.result),
-      ovn: { error: { code: e.code, message: e.message } },
-      ms,
-      ...lb,
-    };
+    return traceErrorOutcome(e, runs, { load: t1 - t0, sim: t2 - t1, trace: now() - t2 });
   }
   const observe = (r: OvnTraceResult, more: readonly PartialRule[] = []) => {
     const extra = [...widened, ...more];
@@ -165,14 +140,49 @@ export async function evaluateCase(
   if (agreed.agree) return { ...agreed, ...common, ovn };
   // The trace disagrees: where it shows one of these documented ovn-trace artefacts, compare what it
   // does show (normalize.ts), and keep the first observation that agrees. Otherwise report the original.
-  // No retrace with the simulator's own conntrack states (rule ct-states-consumed, removed): it made
-  // ovn-trace agree with whatever the simulator's conntrack said. Real packets judge those cases now.
+  // No retrace with the simulator's own conntrack states: ovn-trace would agree with whatever the simulator's
+  // conntrack says. Real packets judge those cases.
   for (const unknown of unknownParts(c, traced, !isIP(c.packet))) {
     const ovn3 = observe(traced, unknown);
     const third = matchRun(pool, ovn3);
     if (third.agree) return { ...third, ...common, ovn: ovn3 };
   }
   return { ...agreed, ...common, ovn };
+}
+
+/** The outcome of a case ovn-trace gave no verdict for: a documented limit of ovn-trace, or a disagreement. */
+function traceErrorOutcome(
+  e: OvnTracerError,
+  runs: ReturnType<typeof simulateCase>,
+  ms: CaseOutcome['ms'],
+): CaseOutcome {
+  const first = runs[0]!;
+  const lb = first.lbBackend ? { lbBackend: first.lbBackend } : {};
+  // Rule lb-dst-early-dnat: ovn-trace has no verdict for this packet; only the simulator's LB choice is checked.
+  if (e.code === 'lb-dst-diverged')
+    return partialOutcome(
+      runs.map((r) => observeSim(r.result)),
+      { rule: 'lb-dst-early-dnat', detail: e.message },
+      ms,
+      lb,
+    );
+  // Rule ovs-translation-limit: a forwarding loop, which OVS cuts short; the simulator must follow it too.
+  // Unless ovn-trace made the loop itself, on conntrack state OVN clears at a patch port (rule
+  // patch-keeps-ct-state, read from the first pipelines): then the simulator must reach those datapaths.
+  if (e.code === 'forwarding-loop') {
+    const sims = runs.map((r) => observeSim(r.result));
+    const loop = partialOutcome(sims, { rule: 'forwarding-loop', detail: e.message }, ms, lb);
+    const stale = loop.agree || e.raw === undefined ? [] : staleCtStages(e.raw);
+    const kept = stale.length ? partialOutcome(sims, { rule: 'patch-keeps-ct-state', at: stale }, ms, lb) : undefined;
+    return kept?.agree ? kept : loop;
+  }
+  return {
+    agree: false,
+    sim: observeSim(first.result),
+    ovn: { error: { code: e.code, message: e.message } },
+    ms,
+    ...lb,
+  };
 }
 
 /**

@@ -25,9 +25,13 @@
  * is left.
  *
  * read: the topology from the cache, after waiting for the session to be in
- * sync (so never a stale view during a reconnect).
+ * sync (so never a stale view during a reconnect); readRows, the same for
+ * some rows.
+ *
+ * watch: every change the monitor brings to kovn's rows (watch.ts), kovn's
+ * own writes included: they come back through the monitor like anyone's.
  */
-import type { ApplyOptions, ApplyResult, Backend } from '../../backend.ts';
+import type { ApplyOptions, ApplyResult, Backend, RowChange, RowKeys, RowsRead } from '../../backend.ts';
 import type { Plan, Topology } from '../../../model/topology/index.ts';
 import {
   OpBuilder,
@@ -50,6 +54,7 @@ import { readTopology } from './read.ts';
 import { randomRowUuid } from './uuid.ts';
 import { INDEXES, MONITOR } from './tables.ts';
 import { NbView } from './view.ts';
+import { modelChanges, readRowsNow } from './watch.ts';
 
 export interface OvnBackendOptions {
   /** NB remote(s) as ovn-nbctl takes them: `unix:/x/nb.sock`, `tcp:127.0.0.1:6641`, or a comma list (a cluster). */
@@ -134,6 +139,18 @@ export class OvnBackend implements Backend {
   async read(): Promise<Topology> {
     await this.synced();
     return readTopology(this.ctx);
+  }
+
+  async readRows(keys: RowKeys): Promise<RowsRead> {
+    await this.synced();
+    return readRowsNow(this.ctx, keys);
+  }
+
+  watch(listener: (changes: readonly RowChange[]) => void): () => void {
+    return this.session.cache.onChange((batch) => {
+      const changes = modelChanges(this.ctx, batch);
+      if (changes.length > 0) listener(changes);
+    });
   }
 
   /** The topology as the cache holds it right now, without waiting for a resync (e.g. inside `cache.waitFor`). */

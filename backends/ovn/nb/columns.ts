@@ -12,13 +12,16 @@
  * range ""), the `kovn-explicit` external id says which it was.
  */
 import { type MatchExpr, parseMatch, printMatch } from '../../../model/match/index.ts';
-import type { GatewayChassis, TableName, Tables } from '../../../model/topology/index.ts';
+import type { GatewayChassis, LspType, TableName, Tables } from '../../../model/topology/index.ts';
 import { OvnBackendError } from './errors.ts';
-import { IDENTITY, NAME_ID, decodeIds, encodeIds } from './tables.ts';
-import type { AnyRow, NbView } from './view.ts';
+import { IDENTITY, NAME_ID, type NbRow, decodeIds, encodeIds } from './tables.ts';
+import type { NbView } from './view.ts';
 
-/** NB columns by name, native values. */
+/** NB columns by name, native values (the operation builder's view of a row). */
 export type Columns = Record<string, unknown>;
+
+/** The plain columns of an NB row of model table `T`, as the codec writes them (typed by the generated row). */
+export type NbColumns<T extends TableName> = { -readonly [C in Exclude<keyof NbRow<T>, '_uuid'>]?: NbRow<T>[C] };
 
 /** What `fromNb` may ask about the rows around the one it reads. */
 export interface ReadContext {
@@ -28,20 +31,27 @@ export interface ReadContext {
 }
 
 type Codec<T extends TableName> = {
-  readonly toNb: (row: Tables[T], key: string) => Columns;
-  readonly fromNb: (row: AnyRow, ctx: ReadContext) => Tables[T] | undefined;
+  readonly toNb: (row: Tables[T], key: string) => NbColumns<T>;
+  readonly fromNb: (row: NbRow<T>, ctx: ReadContext) => Tables[T] | undefined;
 };
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const strs = (v: unknown): string[] => [...((v ?? []) as readonly string[])];
-const attrs = (v: unknown): Record<string, string> => ({ ...((v ?? {}) as Record<string, string>) });
-const uniq = (xs: readonly string[]): string[] => (xs.length < 2 ? [...xs] : [...new Set(xs)]);
+const nonEmpty = (v: string): string | undefined => (v !== '' ? v : undefined);
+const strs = <S extends string>(v: readonly S[]): S[] => [...v];
+const attrs = <V>(v: Readonly<Record<string, V>>): Record<string, V> => ({ ...v });
+const uniq = <S extends string>(xs: readonly S[]): S[] => (xs.length < 2 ? [...xs] : [...new Set(xs)]);
 /** Drops undefined fields so rows read back look like rows written by hand. */
-const clean = <R>(o: Record<string, unknown>): R => {
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
-  return o as R;
+const clean = <R extends object>(o: R): R => {
+  const r = o as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (r[k] === undefined) delete r[k];
+  return o;
 };
+
+/**
+ * A switch port's NB `type` (a free string in the schema) as the model's type. A type kovn never writes (set by
+ * hand on a kovn port) is kept as read, not refused: the plan then sees it differ from the desired type and writes
+ * that back, where refusing it would fail the whole read.
+ */
+const lspType = (n: NbRow<'switchPort'>): LspType => n.type as LspType;
 
 function ids(
   table: TableName,
@@ -54,22 +64,25 @@ function ids(
   return encodeIds(row.externalIds, tags, explicit, () => `${table} ${JSON.stringify(key)}`);
 }
 
-function refNames(uuids: unknown, name: (u: string) => string | undefined): string[] {
+function refNames(uuids: readonly string[], name: (u: string) => string | undefined): string[] {
   const out: string[] = [];
-  for (const u of strs(uuids)) {
+  for (const u of uuids) {
     const n = name(u);
     if (n !== undefined) out.push(n);
   }
   return out;
 }
 
-const parentName = (ctx: ReadContext, table: TableName, row: AnyRow) => ctx.view.parentOf(table, row._uuid)?.name;
+const parentName = (ctx: ReadContext, table: TableName, row: { readonly _uuid: string }) =>
+  ctx.view.parentOf(table, row._uuid)?.name;
+const dhcpName = (ctx: ReadContext, u: string | undefined) =>
+  u === undefined ? undefined : ctx.view.nameOf('dhcpOptions', u);
 
 const CODECS: { readonly [T in TableName]: Codec<T> } = {
   switch: {
     toNb: (r, k) => ({ name: r.name, other_config: r.otherConfig, external_ids: ids('switch', r, k) }),
     fromNb: (n, { view }) => ({
-      name: n.name as string,
+      name: n.name,
       loadBalancers: refNames(n.load_balancer, (u) => view.nameOf('loadBalancer', u)),
       otherConfig: attrs(n.other_config),
       externalIds: decodeIds(n.external_ids).externalIds,
@@ -90,19 +103,18 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
     fromNb: (n, ctx) => {
       const sw = parentName(ctx, 'switchPort', n);
       if (sw === undefined) return undefined;
-      const dhcp = (u: unknown) => (typeof u === 'string' ? ctx.view.nameOf('dhcpOptions', u) : undefined);
       return clean({
         name: n.name,
         switch: sw,
-        type: n.type,
+        type: lspType(n),
         addresses: strs(n.addresses),
         portSecurity: strs(n.port_security),
         options: attrs(n.options),
         enabled: n.enabled,
         parentName: n.parent_name,
         tagRequest: n.tag_request,
-        dhcpv4Options: dhcp(n.dhcpv4_options),
-        dhcpv6Options: dhcp(n.dhcpv6_options),
+        dhcpv4Options: dhcpName(ctx, n.dhcpv4_options),
+        dhcpv6Options: dhcpName(ctx, n.dhcpv6_options),
         externalIds: decodeIds(n.external_ids).externalIds,
       });
     },
@@ -132,7 +144,6 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
     fromNb: (n, ctx) => {
       const router = parentName(ctx, 'routerPort', n);
       if (router === undefined) return undefined;
-      const ra = attrs(n.ipv6_ra_configs);
       return clean({
         name: n.name,
         router,
@@ -142,7 +153,7 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
         enabled: n.enabled,
         gatewayChassis: readGatewayChassis(ctx.view, n),
         options: attrs(n.options),
-        ipv6RaConfigs: Object.keys(ra).length > 0 ? ra : undefined,
+        ipv6RaConfigs: Object.keys(n.ipv6_ra_configs).length > 0 ? attrs(n.ipv6_ra_configs) : undefined,
         externalIds: decodeIds(n.external_ids).externalIds,
       });
     },
@@ -165,18 +176,17 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
       const p = ctx.view.parentOf('acl', n._uuid);
       if (p === undefined) return undefined;
       const { externalIds, explicit } = decodeIds(n.external_ids);
-      const label = n.label as number;
       return clean({
-        attachTo: { kind: p.slot.table === 'switch' ? 'switch' : 'port-group', name: p.name },
+        attachTo: { kind: p.slot.table === 'switch' ? ('switch' as const) : ('port-group' as const), name: p.name },
         direction: n.direction,
         priority: n.priority,
-        match: ctx.parse(n.match as string, () => `ACL ${n._uuid}`),
+        match: ctx.parse(n.match, () => `ACL ${n._uuid}`),
         action: n.action,
         name: n.name,
         log: n.log,
         severity: n.severity,
         meter: n.meter,
-        label: label !== 0 || explicit.has('label') ? label : undefined,
+        label: n.label !== 0 || explicit.has('label') ? n.label : undefined,
         options: attrs(n.options),
         externalIds,
       });
@@ -185,7 +195,7 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
   addressSet: {
     toNb: (r, k) => ({ name: r.name, addresses: uniq(r.addresses), external_ids: ids('addressSet', r, k) }),
     fromNb: (n) => ({
-      name: n.name as string,
+      name: n.name,
       addresses: strs(n.addresses),
       externalIds: decodeIds(n.external_ids).externalIds,
     }),
@@ -193,7 +203,7 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
   portGroup: {
     toNb: (r, k) => ({ name: r.name, external_ids: ids('portGroup', r, k) }),
     fromNb: (n, { view }) => ({
-      name: n.name as string,
+      name: n.name,
       ports: refNames(n.ports, (u) => view.nameOf('switchPort', u)),
       externalIds: decodeIds(n.external_ids).externalIds,
     }),
@@ -239,10 +249,8 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
         logicalIp: n.logical_ip,
         logicalPort: n.logical_port,
         externalMac: n.external_mac,
-        externalPortRange: explicit.has('externalPortRange')
-          ? str(n.external_port_range)
-          : nonEmpty(n.external_port_range),
-        gatewayPort: typeof n.gateway_port === 'string' ? ctx.view.nameOf('routerPort', n.gateway_port) : undefined,
+        externalPortRange: explicit.has('externalPortRange') ? n.external_port_range : nonEmpty(n.external_port_range),
+        gatewayPort: n.gateway_port === undefined ? undefined : ctx.view.nameOf('routerPort', n.gateway_port),
         options: attrs(n.options),
         externalIds,
       });
@@ -287,9 +295,9 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
       if (router === undefined) return undefined;
       return {
         router,
-        priority: n.priority as number,
-        match: ctx.parse(n.match as string, () => `Logical_Router_Policy ${n._uuid}`),
-        action: n.action as Tables['routerPolicy']['action'],
+        priority: n.priority,
+        match: ctx.parse(n.match, () => `Logical_Router_Policy ${n._uuid}`),
+        action: n.action,
         nexthops: strs(n.nexthops),
         options: attrs(n.options),
         externalIds: decodeIds(n.external_ids).externalIds,
@@ -301,8 +309,8 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
       direction: r.direction,
       priority: r.priority,
       match: printMatch(r.match),
-      action: clean({ dscp: r.action.dscp }),
-      bandwidth: clean({ rate: r.bandwidth.rate, burst: r.bandwidth.burst }),
+      action: clean({ dscp: r.action.dscp }) as Readonly<Record<string, number>>,
+      bandwidth: clean({ rate: r.bandwidth.rate, burst: r.bandwidth.burst }) as Readonly<Record<string, number>>,
       external_ids: ids('qos', r, k),
     }),
     fromNb: (n, ctx) => {
@@ -310,31 +318,35 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
       if (sw === undefined) return undefined;
       return {
         switch: sw,
-        direction: n.direction as Tables['qos']['direction'],
-        priority: n.priority as number,
-        match: ctx.parse(n.match as string, () => `QoS ${n._uuid}`),
-        action: { ...(n.action as Record<string, number>) },
-        bandwidth: { ...(n.bandwidth as Record<string, number>) },
+        direction: n.direction,
+        priority: n.priority,
+        match: ctx.parse(n.match, () => `QoS ${n._uuid}`),
+        action: attrs(n.action),
+        bandwidth: attrs(n.bandwidth),
         externalIds: decodeIds(n.external_ids).externalIds,
       };
     },
   },
   dhcpOptions: {
     toNb: (r, k) => ({ cidr: r.cidr, options: r.options, external_ids: ids('dhcpOptions', r, k) }),
-    fromNb: (n) => ({
-      name: n.external_ids[NAME_ID] as string,
-      cidr: n.cidr as string,
-      options: attrs(n.options),
-      externalIds: decodeIds(n.external_ids).externalIds,
-    }),
+    fromNb: (n) => {
+      const name = n.external_ids[NAME_ID];
+      if (name === undefined) return undefined;
+      return {
+        name,
+        cidr: n.cidr,
+        options: attrs(n.options),
+        externalIds: decodeIds(n.external_ids).externalIds,
+      };
+    },
   },
 };
 
-function readGatewayChassis(view: NbView, lrp: AnyRow): GatewayChassis[] {
+function readGatewayChassis(view: NbView, lrp: NbRow<'routerPort'>): GatewayChassis[] {
   const out: GatewayChassis[] = [];
-  for (const u of strs(lrp.gateway_chassis)) {
+  for (const u of lrp.gateway_chassis) {
     const gc = view.get('Gateway_Chassis', u);
-    if (gc !== undefined) out.push({ chassisName: gc.chassis_name as string, priority: gc.priority as number });
+    if (gc !== undefined) out.push({ chassisName: gc.chassis_name, priority: gc.priority });
   }
   return out;
 }
@@ -345,12 +357,12 @@ function readGatewayChassis(view: NbView, lrp: AnyRow): GatewayChassis[] {
  * @example toNbColumns('addressSet', { name: 'as0', addresses: ['10.0.0.1'], externalIds: {} }, 'as0')
  * // { name: 'as0', addresses: ['10.0.0.1'], external_ids: { vendor: 'kovn' } }
  */
-export function toNbColumns<T extends TableName>(table: T, row: Tables[T], key: string): Columns {
+export function toNbColumns<T extends TableName>(table: T, row: Tables[T], key: string): NbColumns<T> {
   return (CODECS[table] as Codec<T>).toNb(row, key);
 }
 
 /** The model row of an owned NB row; undefined when it hangs off no owned parent (kovn cannot name it). */
-export function fromNbRow<T extends TableName>(table: T, row: AnyRow, ctx: ReadContext): Tables[T] | undefined {
+export function fromNbRow<T extends TableName>(table: T, row: NbRow<T>, ctx: ReadContext): Tables[T] | undefined {
   return (CODECS[table] as Codec<T>).fromNb(row, ctx);
 }
 
@@ -377,20 +389,4 @@ export function memoParser(limit = 50_000): ReadContext['parse'] {
     memo.set(text, m);
     return m;
   };
-}
-
-/** Equality of two native column values with OVSDB semantics (sets unordered, maps by entries, unset = empty). */
-export function nativeEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    const sa = new Set((a ?? []) as readonly unknown[]);
-    const sb = new Set((b ?? []) as readonly unknown[]);
-    return sa.size === sb.size && [...sa].every((x) => sb.has(x));
-  }
-  if ((a === undefined || typeof a === 'object') && (b === undefined || typeof b === 'object')) {
-    const ea = Object.entries((a ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    const mb = (b ?? {}) as Record<string, unknown>;
-    return ea.length === Object.values(mb).filter((v) => v !== undefined).length && ea.every(([k, v]) => mb[k] === v);
-  }
-  return false;
 }

@@ -18,62 +18,58 @@
  *   a root row's pending parent mutations are dropped.
  * Every update, mutate and delete is limited to rows tagged vendor=kovn.
  */
-import { type Operation as PlanOperation, type TableName, type Tables, keyOf } from '../../../model/topology/index.ts';
+import {
+  type FieldSpec,
+  type Operation as PlanOperation,
+  type TableName,
+  type Tables,
+  TABLE_ORDER,
+  keyOf,
+  parentOf,
+  tableSpec,
+} from '../../../model/topology/index.ts';
 import type { Batch } from './batch.ts';
-import { type Columns, type ReadContext, fromNbRow, nativeEqual, toNbColumns } from './columns.ts';
+import { type Columns, type ReadContext, fromNbRow, toNbColumns } from './columns.ts';
 import { type ErrorSite, OvnBackendError, describeSite } from './errors.ts';
-import { IDENTITY, INSERT_GUARD, NB_TABLE, type NbTable, PARENT_SLOTS, VENDOR, VENDOR_KEY, isOwned } from './tables.ts';
-import type { AnyRow } from './view.ts';
+import {
+  IDENTITY,
+  INSERT_GUARD,
+  NB_TABLE,
+  type NbRow,
+  type NbTable,
+  PARENT_SLOTS,
+  VENDOR,
+  VENDOR_KEY,
+  isOwned,
+} from './tables.ts';
+import type { nb } from '../ovsdb/index.ts';
+import type { NamedTable } from './view.ts';
 
-type Field = string;
+/** A field that names rows of another table by NB uuid. */
 interface RefSpec {
-  readonly field: Field;
+  readonly field: string;
   readonly column: string;
-  readonly target: TableName;
+  readonly target: NamedTable;
+}
+
+/** The uuid references of each table, from the description: sets (`REF_SETS`) and optional single ones. */
+function uuidRefs(many: boolean): Partial<Record<TableName, readonly RefSpec[]>> {
+  const out: Partial<Record<TableName, RefSpec[]>> = {};
+  for (const t of TABLE_ORDER)
+    for (const [field, f] of Object.entries(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>)) {
+      if (f.ref?.by !== 'uuid' || f.column === undefined || (f.kind === 'set') !== many) continue;
+      (out[t] ??= []).push({ field, column: f.column, target: f.ref.table as NamedTable });
+    }
+  return out;
 }
 
 /** Reference sets (uuid sets of rows kovn names). */
-const REF_SETS: Partial<Record<TableName, readonly RefSpec[]>> = {
-  switch: [{ field: 'loadBalancers', column: 'load_balancer', target: 'loadBalancer' }],
-  router: [{ field: 'loadBalancers', column: 'load_balancer', target: 'loadBalancer' }],
-  portGroup: [{ field: 'ports', column: 'ports', target: 'switchPort' }],
-};
-
+const REF_SETS = uuidRefs(true);
 /** Optional single references. */
-const REF_ONES: Partial<Record<TableName, readonly RefSpec[]>> = {
-  switchPort: [
-    { field: 'dhcpv4Options', column: 'dhcpv4_options', target: 'dhcpOptions' },
-    { field: 'dhcpv6Options', column: 'dhcpv6_options', target: 'dhcpOptions' },
-  ],
-  nat: [{ field: 'gatewayPort', column: 'gateway_port', target: 'routerPort' }],
-};
+const REF_ONES = uuidRefs(false);
 
-type ParentRef = { readonly table: 'switch' | 'router' | 'portGroup'; readonly name: string; readonly column: string };
-
-/** The parent a model row hangs off, from its child→parent reference. */
-function parentOf(table: TableName, row: Tables[TableName]): ParentRef | undefined {
-  const r = row as unknown as Record<string, unknown>;
-  switch (table) {
-    case 'switchPort':
-      return { table: 'switch', name: r.switch as string, column: 'ports' };
-    case 'routerPort':
-      return { table: 'router', name: r.router as string, column: 'ports' };
-    case 'acl': {
-      const a = (row as Tables['acl']).attachTo;
-      return { table: a.kind === 'switch' ? 'switch' : 'portGroup', name: a.name, column: 'acls' };
-    }
-    case 'qos':
-      return { table: 'switch', name: r.switch as string, column: 'qos_rules' };
-    case 'nat':
-      return { table: 'router', name: r.router as string, column: 'nat' };
-    case 'staticRoute':
-      return { table: 'router', name: r.router as string, column: 'static_routes' };
-    case 'routerPolicy':
-      return { table: 'router', name: r.router as string, column: 'policies' };
-    default:
-      return undefined;
-  }
-}
+/** A row's columns by name (the generic column-wise paths below). */
+const columnsOf = (row: object): Readonly<Columns> => row as Readonly<Columns>;
 
 /** Adds plan operation `op` (number `index` of the plan) to `batch`. */
 export function addOperation(batch: Batch, ctx: ReadContext, op: PlanOperation, index: number): void {
@@ -117,7 +113,7 @@ function checkClash(batch: Batch, table: TableName, key: string, index: number):
   }
 }
 
-function resolveRefs(batch: Batch, table: TableName, row: Record<string, unknown>, cols: Columns, index: number): void {
+function resolveRefs(batch: Batch, table: TableName, row: Readonly<Columns>, cols: Columns, index: number): void {
   for (const s of REF_ONES[table] ?? []) {
     const name = row[s.field] as string | undefined;
     cols[s.column] = name === undefined ? undefined : batch.ref(s.target, name, index);
@@ -128,8 +124,8 @@ function addCreate(batch: Batch, table: TableName, key: string, row: Tables[Tabl
   checkClash(batch, table, key, index);
   const b = batch.b;
   const nb = NB_TABLE[table];
-  const r = row as unknown as Record<string, unknown>;
-  const cols = toNbColumns(table, row, key);
+  const r = columnsOf(row);
+  const cols: Columns = toNbColumns(table, row, key);
   resolveRefs(batch, table, r, cols, index);
   for (const s of REF_SETS[table] ?? [])
     cols[s.column] = [...new Set(r[s.field] as string[])].map((n) => batch.ref(s.target, n, index));
@@ -147,7 +143,7 @@ function addCreate(batch: Batch, table: TableName, key: string, row: Tables[Tabl
     batch.push(index, wait, { ...insert, uuid });
   }
   batch.inserted(table, key, uuid, index);
-  const parent = parentOf(table, row);
+  const parent = parentOf(table, row as never);
   if (parent !== undefined)
     batch.parentRef(
       { table: parent.table, uuid: batch.ref(parent.table, parent.name, index) },
@@ -198,7 +194,7 @@ function insertGatewayChassis(
 }
 
 /** kovn's NB row of `key`; for keyed tables also found when its key columns were edited by hand (kovn-key stale). */
-function findRow(batch: Batch, ctx: ReadContext, table: TableName, key: string, index: number): AnyRow {
+function findRow<T extends TableName>(batch: Batch, ctx: ReadContext, table: T, key: string, index: number): NbRow<T> {
   let row = batch.view.find(table, key);
   if (row === undefined && IDENTITY[table].kind === 'id') {
     row = batch.view.owned(table).find((r) => {
@@ -226,14 +222,15 @@ function addUpdate(
   if (current === undefined)
     fail(batch, 'missing-row', index, `kovn's ${nb} row ${nbRow._uuid} hangs off no kovn parent`);
   const next = merge(current, changes);
-  const cols = toNbColumns(table, next, key);
-  resolveRefs(batch, table, next as unknown as Record<string, unknown>, cols, index);
+  const cols: Columns = toNbColumns(table, next, key);
+  resolveRefs(batch, table, columnsOf(next), cols, index);
+  const nbCols = columnsOf(nbRow);
   const changed: Columns = {};
-  for (const [c, v] of Object.entries(cols)) if (!nativeEqual(v, nbRow[c])) changed[c] = v;
+  for (const [c, v] of Object.entries(cols)) if (!nativeEqual(v, nbCols[c])) changed[c] = v;
   if (Object.keys(changed).length > 0) batch.push(index, b.update(nb, batch.whereOwned(nbRow._uuid), changed));
   for (const s of REF_SETS[table] ?? []) updateRefSet(batch, nb, nbRow, s, current, next, index);
-  const from = parentOf(table, current);
-  const to = parentOf(table, next);
+  const from = parentOf(table, current as never);
+  const to = parentOf(table, next as never);
   if (from !== undefined && to !== undefined && (from.table !== to.table || from.name !== to.name)) {
     const old = batch.view.parentOf(table, nbRow._uuid);
     if (old !== undefined)
@@ -246,7 +243,8 @@ function addUpdate(
       index,
     );
   }
-  if (table === 'routerPort') updateGatewayChassis(batch, nbRow, next as Tables['routerPort'], index);
+  if (table === 'routerPort')
+    updateGatewayChassis(batch, nbRow as NbRow<'routerPort'>, next as Tables['routerPort'], index);
 }
 
 function merge<R>(row: R, changes: Partial<R>): R {
@@ -262,16 +260,16 @@ function merge<R>(row: R, changes: Partial<R>): R {
 function updateRefSet(
   batch: Batch,
   nb: NbTable,
-  nbRow: AnyRow,
+  nbRow: { readonly _uuid: string },
   s: RefSpec,
   current: object,
   next: object,
   index: number,
 ): void {
-  const cur = new Set((current as Record<string, string[]>)[s.field]);
-  const nxt = new Set((next as Record<string, string[]>)[s.field]);
-  const gone = ((nbRow[s.column] ?? []) as string[]).filter((u) => {
-    const n = batch.view.nameOf(s.target as 'loadBalancer', u);
+  const cur = new Set(columnsOf(current)[s.field] as readonly string[]);
+  const nxt = new Set(columnsOf(next)[s.field] as readonly string[]);
+  const gone = ((columnsOf(nbRow)[s.column] ?? []) as readonly string[]).filter((u) => {
+    const n = batch.view.nameOf(s.target, u);
     return n !== undefined && cur.has(n) && !nxt.has(n);
   });
   const added = [...nxt].filter((n) => !cur.has(n)).map((n) => batch.ref(s.target, n, index));
@@ -281,8 +279,17 @@ function updateRefSet(
   if (muts.length > 0) batch.push(index, batch.b.mutate(nb, batch.whereOwned(nbRow._uuid), muts));
 }
 
-/** NB column of each membership field that is not a reference set. */
-const MEMBER_VALUE_COLUMNS: Readonly<Record<string, string>> = { addresses: 'addresses', vips: 'vips' };
+/** NB column of each membership field, per table (from the description). */
+const MEMBER_COLUMNS = Object.fromEntries(
+  TABLE_ORDER.map((t) => [
+    t,
+    new Map(
+      Object.entries(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>).flatMap(([field, f]) =>
+        f.member === true && f.column !== undefined ? [[field, f.column]] : [],
+      ),
+    ),
+  ]),
+) as unknown as Readonly<Record<TableName, ReadonlyMap<string, string>>>;
 
 type MutateOp = Extract<PlanOperation, { op: 'mutate' }>;
 
@@ -295,7 +302,7 @@ function addMutate(batch: Batch, ctx: ReadContext, op: MutateOp, index: number):
   const muts: [string, 'insert' | 'delete', unknown][] = [];
   for (const field of new Set([...Object.keys(del), ...Object.keys(ins)])) {
     const ref = REF_SETS[op.table]?.find((s) => s.field === field);
-    const column = ref?.column ?? MEMBER_VALUE_COLUMNS[field];
+    const column = MEMBER_COLUMNS[op.table].get(field);
     if (column === undefined) fail(batch, 'not-a-member-column', index, `${field} is not a membership column of ${nb}`);
     const gone = del[field] ?? [];
     const added = ins[field];
@@ -314,12 +321,17 @@ function addMutate(batch: Batch, ctx: ReadContext, op: MutateOp, index: number):
   if (muts.length > 0) batch.push(index, batch.b.mutate(nb, batch.whereOwned(nbRow._uuid), muts as never));
 }
 
-function updateGatewayChassis(batch: Batch, nbRow: AnyRow, next: Tables['routerPort'], index: number): void {
+function updateGatewayChassis(
+  batch: Batch,
+  nbRow: NbRow<'routerPort'>,
+  next: Tables['routerPort'],
+  index: number,
+): void {
   const b = batch.b;
-  const existing = new Map<string, AnyRow>();
-  for (const u of (nbRow.gateway_chassis ?? []) as string[]) {
+  const existing = new Map<string, nb.GatewayChassis>();
+  for (const u of nbRow.gateway_chassis) {
     const gc = batch.view.get('Gateway_Chassis', u);
-    if (gc !== undefined) existing.set(gc.chassis_name as string, gc);
+    if (gc !== undefined) existing.set(gc.chassis_name, gc);
   }
   const wanted = new Map(next.gatewayChassis.map((g) => [g.chassisName, g]));
   const added: string[] = [];
@@ -329,7 +341,7 @@ function updateGatewayChassis(batch: Batch, nbRow: AnyRow, next: Tables['routerP
     else if (e.priority !== g.priority)
       batch.push(index, b.update('Gateway_Chassis', batch.whereOwned(e._uuid), { priority: g.priority }));
   }
-  const gone = [...existing.values()].filter((e) => !wanted.has(e.chassis_name as string)).map((e) => e._uuid);
+  const gone = [...existing.values()].filter((e) => !wanted.has(e.chassis_name)).map((e) => e._uuid);
   const muts: [string, 'insert' | 'delete', string[]][] = [];
   if (gone.length > 0) muts.push(['gateway_chassis', 'delete', gone]);
   if (added.length > 0) muts.push(['gateway_chassis', 'insert', added]);
@@ -347,4 +359,20 @@ function addDelete(batch: Batch, ctx: ReadContext, table: TableName, key: string
   }
   batch.push(index, batch.b.delete(nb, batch.whereOwned(nbRow._uuid)));
   if (PARENT_SLOTS[table] === undefined) batch.deletedRow(nbRow._uuid);
+}
+
+/** Equality of two native column values with OVSDB semantics (sets unordered, maps by entries, unset = empty). */
+export function nativeEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    const sa = new Set((a ?? []) as readonly unknown[]);
+    const sb = new Set((b ?? []) as readonly unknown[]);
+    return sa.size === sb.size && [...sa].every((x) => sb.has(x));
+  }
+  if ((a === undefined || typeof a === 'object') && (b === undefined || typeof b === 'object')) {
+    const ea = Object.entries((a ?? {}) as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    const mb = (b ?? {}) as Record<string, unknown>;
+    return ea.length === Object.values(mb).filter((v) => v !== undefined).length && ea.every(([k, v]) => mb[k] === v);
+  }
+  return false;
 }

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fcParams } from '../../../test/fc.ts';
-import { nativeEqual } from './columns.ts';
+import { nativeEqual } from './ops.ts';
 import { OvnBackendError } from './errors.ts';
 import { decodeIds, encodeIds, isOwned } from './tables.ts';
 

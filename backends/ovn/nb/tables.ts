@@ -1,6 +1,8 @@
 /**
  * Which NB table holds each model table, how kovn recognises its own rows
- * there, and what the session monitors and indexes.
+ * there, and what the session monitors and indexes: all derived from the
+ * model's table descriptions (model/topology/tables.ts) and the schema's
+ * unique indexes, none listed here by hand.
  *
  * Ownership: every row kovn writes carries `external_ids:vendor=kovn`; rows
  * without it are never updated or deleted. Tables with a name column are
@@ -15,8 +17,15 @@
  * - `kovn-explicit`: model fields set to the value NB cannot tell from
  *   "unset" (ACL `label` 0, NAT `externalPortRange` ""), comma-separated.
  */
-import type { TableName } from '../../../model/topology/index.ts';
-import type { nb } from '../ovsdb/index.ts';
+import {
+  type FieldSpec,
+  type ParentSpec,
+  TABLE_ORDER,
+  TABLES,
+  type TableName,
+  tableSpec,
+} from '../../../model/topology/index.ts';
+import { nb } from '../ovsdb/index.ts';
 import { OvnBackendError } from './errors.ts';
 
 export type NbTable = nb.TableName;
@@ -29,169 +38,99 @@ export const SHADOW_VENDOR_ID = 'kovn-vendor';
 export const EXPLICIT_ID = 'kovn-explicit';
 const RESERVED = new Set([KEY_ID, NAME_ID, SHADOW_VENDOR_ID, EXPLICIT_ID]);
 
-/** The NB table of each model table. */
-export const NB_TABLE = {
-  switch: 'Logical_Switch',
-  switchPort: 'Logical_Switch_Port',
-  router: 'Logical_Router',
-  routerPort: 'Logical_Router_Port',
-  acl: 'ACL',
-  addressSet: 'Address_Set',
-  portGroup: 'Port_Group',
-  loadBalancer: 'Load_Balancer',
-  nat: 'NAT',
-  staticRoute: 'Logical_Router_Static_Route',
-  routerPolicy: 'Logical_Router_Policy',
-  qos: 'QoS',
-  dhcpOptions: 'DHCP_Options',
-} as const satisfies Record<TableName, NbTable>;
+/** The NB table of model table `T`, and its generated row type. */
+export type NbTableOf<T extends TableName> = (typeof TABLES)[T]['nb'];
+export type NbRow<T extends TableName> = nb.Tables[NbTableOf<T>];
+/** A row of a parent table (switch, router, port group). */
+export type ParentRow = NbRow<ParentSlot['table']>;
 
-/** How a model table's rows are found in NB: by `name`, or by an external_ids key. */
+/** The NB table of each model table (from the description; a name that is not an NB table fails to type-check). */
+export const NB_TABLE = Object.fromEntries(TABLE_ORDER.map((t) => [t, TABLES[t].nb])) as {
+  readonly [T in TableName]: NbTableOf<T>;
+};
+
+/**
+ * How a model table's rows are found in NB: by `name` when its key is a name
+ * stored in a column, else by an external_ids key holding the key text
+ * (`kovn-name` for a name kept only there, `kovn-key` for a composite key).
+ */
 export type Identity =
   | { readonly kind: 'name' }
   | { readonly kind: 'id'; readonly idKey: typeof KEY_ID | typeof NAME_ID };
 
-export const IDENTITY: Readonly<Record<TableName, Identity>> = {
-  switch: { kind: 'name' },
-  switchPort: { kind: 'name' },
-  router: { kind: 'name' },
-  routerPort: { kind: 'name' },
-  addressSet: { kind: 'name' },
-  portGroup: { kind: 'name' },
-  loadBalancer: { kind: 'name' },
-  dhcpOptions: { kind: 'id', idKey: NAME_ID },
-  acl: { kind: 'id', idKey: KEY_ID },
-  nat: { kind: 'id', idKey: KEY_ID },
-  staticRoute: { kind: 'id', idKey: KEY_ID },
-  routerPolicy: { kind: 'id', idKey: KEY_ID },
-  qos: { kind: 'id', idKey: KEY_ID },
-};
+function identityOf(table: TableName): Identity {
+  const spec = tableSpec(table);
+  const [only, ...more] = spec.key as readonly string[];
+  if (more.length > 0 || only === undefined) return { kind: 'id', idKey: KEY_ID };
+  const f = (spec.fields as Readonly<Record<string, FieldSpec>>)[only];
+  return f?.column === 'name' ? { kind: 'name' } : { kind: 'id', idKey: NAME_ID };
+}
+
+export const IDENTITY = Object.fromEntries(TABLE_ORDER.map((t) => [t, identityOf(t)])) as Readonly<
+  Record<TableName, Identity>
+>;
 
 /**
  * Guard of an insert (`OpBuilder.guardedInsert`'s unique spec), or undefined
  * where NB's own unique index on `name` already makes a replay fail.
- * Switches, routers and load balancers have no index on `name`: the guard is
- * on the name alone, so a row of that name created meanwhile by anyone fails
- * the insert instead of duplicating the name.
+ * Switches, routers and load balancers have no index on `name` (the schema's
+ * indexes say so): the guard is on the name alone, so a row of that name
+ * created meanwhile by anyone fails the insert instead of duplicating the name.
  */
-export const INSERT_GUARD: Readonly<Record<TableName, readonly string[] | undefined>> = {
-  switch: ['name'],
-  router: ['name'],
-  loadBalancer: ['name'],
-  switchPort: undefined,
-  routerPort: undefined,
-  addressSet: undefined,
-  portGroup: undefined,
-  dhcpOptions: [`external_ids:${VENDOR_KEY}`, `external_ids:${NAME_ID}`],
-  acl: [`external_ids:${VENDOR_KEY}`, `external_ids:${KEY_ID}`],
-  nat: [`external_ids:${VENDOR_KEY}`, `external_ids:${KEY_ID}`],
-  staticRoute: [`external_ids:${VENDOR_KEY}`, `external_ids:${KEY_ID}`],
-  routerPolicy: [`external_ids:${VENDOR_KEY}`, `external_ids:${KEY_ID}`],
-  qos: [`external_ids:${VENDOR_KEY}`, `external_ids:${KEY_ID}`],
-};
+export const INSERT_GUARD = Object.fromEntries(
+  TABLE_ORDER.map((t) => {
+    const id = IDENTITY[t];
+    if (id.kind === 'id') return [t, [`external_ids:${VENDOR_KEY}`, `external_ids:${id.idKey}`]];
+    const indexed = (nb.UNIQUE_INDEXES[NB_TABLE[t]] ?? []).some((ix) => ix.length === 1 && ix[0] === 'name');
+    return [t, indexed ? undefined : ['name']];
+  }),
+) as Readonly<Record<TableName, readonly string[] | undefined>>;
 
 /** Where a child row hangs in NB: the parent's model table and uuid-set column. */
-export interface ParentSlot {
-  readonly table: 'switch' | 'router' | 'portGroup';
-  readonly column: 'ports' | 'acls' | 'qos_rules' | 'nat' | 'static_routes' | 'policies';
-}
+export type ParentSlot = ParentSpec['slots'][number];
 
 /** Parent slots that may hold a row of each non-root model table. */
-export const PARENT_SLOTS: Readonly<Partial<Record<TableName, readonly ParentSlot[]>>> = {
-  switchPort: [{ table: 'switch', column: 'ports' }],
-  routerPort: [{ table: 'router', column: 'ports' }],
-  acl: [
-    { table: 'switch', column: 'acls' },
-    { table: 'portGroup', column: 'acls' },
-  ],
-  qos: [{ table: 'switch', column: 'qos_rules' }],
-  nat: [{ table: 'router', column: 'nat' }],
-  staticRoute: [{ table: 'router', column: 'static_routes' }],
-  routerPolicy: [{ table: 'router', column: 'policies' }],
-};
+export const PARENT_SLOTS: Readonly<Partial<Record<TableName, readonly ParentSlot[]>>> = Object.fromEntries(
+  TABLE_ORDER.flatMap((t) => {
+    const p = tableSpec(t).parent;
+    return p === undefined ? [] : [[t, p.slots]];
+  }),
+);
 
-/** Monitored columns: exactly what the mapping reads (not northd's `up`, `dynamic_addresses`, ...). */
-export const MONITOR: Readonly<Partial<Record<NbTable, readonly string[]>>> = {
-  Logical_Switch: ['name', 'ports', 'acls', 'qos_rules', 'load_balancer', 'other_config', 'external_ids'],
-  Logical_Switch_Port: [
-    'name',
-    'type',
-    'addresses',
-    'port_security',
-    'options',
-    'enabled',
-    'parent_name',
-    'tag_request',
-    'dhcpv4_options',
-    'dhcpv6_options',
-    'external_ids',
-  ],
-  Logical_Router: [
-    'name',
-    'enabled',
-    'options',
-    'load_balancer',
-    'ports',
-    'nat',
-    'static_routes',
-    'policies',
-    'external_ids',
-  ],
-  Logical_Router_Port: [
-    'name',
-    'mac',
-    'networks',
-    'peer',
-    'enabled',
-    'gateway_chassis',
-    'options',
-    'ipv6_ra_configs',
-    'external_ids',
-  ],
-  Gateway_Chassis: ['name', 'chassis_name', 'priority', 'external_ids'],
-  ACL: [
-    'action',
-    'direction',
-    'priority',
-    'match',
-    'name',
-    'log',
-    'severity',
-    'meter',
-    'label',
-    'options',
-    'external_ids',
-  ],
-  Address_Set: ['name', 'addresses', 'external_ids'],
-  Port_Group: ['name', 'ports', 'acls', 'external_ids'],
-  Load_Balancer: ['name', 'vips', 'protocol', 'selection_fields', 'options', 'external_ids'],
-  NAT: [
-    'type',
-    'external_ip',
-    'logical_ip',
-    'logical_port',
-    'external_mac',
-    'external_port_range',
-    'gateway_port',
-    'options',
-    'external_ids',
-  ],
-  Logical_Router_Static_Route: [
-    'ip_prefix',
-    'nexthop',
-    'policy',
-    'output_port',
-    'route_table',
-    'options',
-    'external_ids',
-  ],
-  Logical_Router_Policy: ['priority', 'match', 'action', 'nexthops', 'options', 'external_ids'],
-  QoS: ['direction', 'priority', 'match', 'action', 'bandwidth', 'external_ids'],
-  DHCP_Options: ['cidr', 'options', 'external_ids'],
-  NB_Global: ['nb_cfg', 'sb_cfg', 'hv_cfg'],
-};
+/** The NB columns a model table's fields are stored in. */
+function fieldColumns(t: TableName): string[] {
+  return Object.values(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>).flatMap((f) =>
+    f.column === undefined ? [] : [f.column],
+  );
+}
 
-const byId = (k: string) => [`external_ids:${k}`];
+/** The table rows of a `rowSet` field (gateway chassis) are stored in, with their columns. */
+const ROW_SETS = TABLE_ORDER.flatMap((t) =>
+  Object.values(tableSpec(t).fields as Readonly<Record<string, FieldSpec>>).flatMap((f) =>
+    f.rows === undefined ? [] : [f.rows],
+  ),
+);
+
+/** Read, never written: northd's progress counters (northd.ts waits on them). */
+const NB_GLOBAL_COLUMNS = ['nb_cfg', 'sb_cfg', 'hv_cfg'];
+
+/**
+ * Monitored columns: exactly what the mapping writes and reads (not northd's
+ * `up`, `dynamic_addresses`, ...): each field's column, the child columns a
+ * parent holds, the gateway chassis rows, and NB_Global's counters.
+ */
+export const MONITOR: Readonly<Partial<Record<NbTable, readonly string[]>>> = (() => {
+  const out: Partial<Record<NbTable, string[]>> = {};
+  for (const t of TABLE_ORDER) (out[NB_TABLE[t]] ??= []).push(...fieldColumns(t));
+  for (const t of TABLE_ORDER)
+    for (const s of PARENT_SLOTS[t] ?? []) {
+      const cols = out[NB_TABLE[s.table]] as string[];
+      if (!cols.includes(s.column)) cols.push(s.column);
+    }
+  for (const r of ROW_SETS) out[r.nbTable as NbTable] = ['name', ...Object.values(r.columns), 'external_ids'];
+  out.NB_Global = NB_GLOBAL_COLUMNS;
+  return out;
+})();
 
 /**
  * Cache indexes: names and id keys. Parent columns (`Logical_Switch.ports`,
@@ -199,22 +138,13 @@ const byId = (k: string) => [`external_ids:${k}`];
  * of the set, which on a switch gaining ports in every batch costs more than
  * view.ts's reverse map, built only when asked for.
  */
-export const INDEXES: Readonly<Partial<Record<NbTable, readonly string[]>>> = {
-  Logical_Switch: ['name'],
-  Logical_Switch_Port: ['name'],
-  Logical_Router: ['name'],
-  Logical_Router_Port: ['name'],
-  Gateway_Chassis: ['name'],
-  ACL: byId(KEY_ID),
-  Address_Set: ['name'],
-  Port_Group: ['name'],
-  Load_Balancer: ['name'],
-  NAT: byId(KEY_ID),
-  Logical_Router_Static_Route: byId(KEY_ID),
-  Logical_Router_Policy: byId(KEY_ID),
-  QoS: byId(KEY_ID),
-  DHCP_Options: byId(NAME_ID),
-};
+export const INDEXES: Readonly<Partial<Record<NbTable, readonly string[]>>> = Object.fromEntries([
+  ...TABLE_ORDER.map((t) => {
+    const id = IDENTITY[t];
+    return [NB_TABLE[t], id.kind === 'name' ? ['name'] : [`external_ids:${id.idKey}`]];
+  }),
+  ...ROW_SETS.map((r) => [r.nbTable, ['name']]),
+]);
 
 type Ids = Readonly<Record<string, string>>;
 

@@ -6,7 +6,7 @@
  * Why not randomUUID itself: its strings are concatenations of twenty
  * pieces, which V8 flattens (copies) the first time one is hashed or
  * serialized, and every uuid made here is both a Map key (batch.ts) and
- * sent on the wire: on a 10,000-port apply that flattening was about a
+ * sent on the wire: on a 10,000-port apply that flattening measured about a
  * sixth of building the operations.
  */
 import { randomFillSync } from 'node:crypto';

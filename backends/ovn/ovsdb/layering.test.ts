@@ -20,6 +20,7 @@ const RANK: Record<string, number> = {
   'replay.ts': 1,
   'schema/generate.ts': 1,
   'schema/index.ts': 1,
+  'schema/claims.ts': 1,
   'rpc.ts': 2,
   'transport.ts': 2,
   'client.ts': 3,

@@ -132,6 +132,16 @@ export function generateSchemaModule(schema: DatabaseSchema, source: string): st
     '',
     'export type TableName = keyof typeof TABLES;',
     '',
+    '/** The unique indexes of each table that has any (a row is refused when another has the same values). */',
+    'export const UNIQUE_INDEXES: { readonly [T in TableName]?: readonly (readonly string[])[] } = {',
+    ...tables.flatMap((t) => {
+      const ix = schema.tables[t]?.indexes ?? [];
+      return ix.length === 0
+        ? []
+        : [`  ${propName(t)}: [${ix.map((i) => `[${i.map(quote).join(', ')}]`).join(', ')}],`];
+    }),
+    '};',
+    '',
   ];
   for (const t of tables) {
     const ts = schema.tables[t];

@@ -43,6 +43,24 @@ export const TABLES = {
 
 export type TableName = keyof typeof TABLES;
 
+/** The unique indexes of each table that has any (a row is refused when another has the same values). */
+export const UNIQUE_INDEXES: { readonly [T in TableName]?: readonly (readonly string[])[] } = {
+  Address_Set: [['name']],
+  BFD: [['logical_port', 'dst_ip']],
+  Chassis_Template_Var: [['chassis']],
+  Connection: [['target']],
+  Copp: [['name']],
+  Gateway_Chassis: [['name']],
+  HA_Chassis_Group: [['name']],
+  Load_Balancer_Group: [['name']],
+  Logical_Router_Port: [['name']],
+  Logical_Switch_Port: [['name']],
+  Meter: [['name']],
+  Mirror: [['name']],
+  Port_Group: [['name']],
+  Static_MAC_Binding: [['logical_port', 'ip']],
+};
+
 /** OVN_Northbound table ACL; non-root (garbage-collected when unreferenced) */
 export interface ACL {
   readonly _uuid: string;

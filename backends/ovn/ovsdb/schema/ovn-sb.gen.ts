@@ -47,6 +47,31 @@ export const TABLES = {
 
 export type TableName = keyof typeof TABLES;
 
+/** The unique indexes of each table that has any (a row is refused when another has the same values). */
+export const UNIQUE_INDEXES: { readonly [T in TableName]?: readonly (readonly string[])[] } = {
+  Address_Set: [['name']],
+  BFD: [['logical_port', 'dst_ip', 'src_port', 'disc']],
+  Chassis: [['name']],
+  Chassis_Private: [['name']],
+  Chassis_Template_Var: [['chassis']],
+  Connection: [['target']],
+  Datapath_Binding: [['tunnel_key']],
+  Encap: [['type', 'ip']],
+  FDB: [['mac', 'dp_key']],
+  Gateway_Chassis: [['name']],
+  HA_Chassis_Group: [['name']],
+  IGMP_Group: [['address', 'datapath', 'chassis']],
+  IP_Multicast: [['datapath']],
+  MAC_Binding: [['logical_port', 'ip']],
+  Meter: [['name']],
+  Mirror: [['name']],
+  Multicast_Group: [['datapath', 'tunnel_key'], ['datapath', 'name']],
+  Port_Binding: [['datapath', 'tunnel_key'], ['logical_port']],
+  Port_Group: [['name']],
+  Service_Monitor: [['logical_port', 'ip', 'port', 'protocol']],
+  Static_MAC_Binding: [['logical_port', 'ip']],
+};
+
 /** OVN_Southbound table Address_Set; root; unique: (name) */
 export interface AddressSet {
   readonly _uuid: string;

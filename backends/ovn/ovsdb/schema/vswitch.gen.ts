@@ -32,6 +32,15 @@ export const TABLES = {
 
 export type TableName = keyof typeof TABLES;
 
+/** The unique indexes of each table that has any (a row is refused when another has the same values). */
+export const UNIQUE_INDEXES: { readonly [T in TableName]?: readonly (readonly string[])[] } = {
+  Bridge: [['name']],
+  Flow_Sample_Collector_Set: [['id', 'bridge']],
+  Interface: [['name']],
+  Manager: [['target']],
+  Port: [['name']],
+};
+
 /** Open_vSwitch table AutoAttach; non-root (garbage-collected when unreferenced) */
 export interface AutoAttach {
   readonly _uuid: string;

@@ -96,107 +96,156 @@ async function leaderOtherThan(c: OvsdbCluster, not: number): Promise<boolean> {
   return answers.some(Boolean);
 }
 
+/** One run's state: the cluster, the member the fault hits, and when it hit (0 before). */
+interface FaultRun {
+  readonly params: FaultBenchParams;
+  readonly cluster: OvsdbCluster;
+  readonly victim: number;
+  readonly freezeMs: number;
+  readonly log: (line: string) => void;
+  /** performance.now() when the fault hit; 0 before. */
+  faultTime: number;
+  /** The pid stopped by a freeze and not yet continued. */
+  frozen: number | undefined;
+  electionMs: number;
+  electionWatch: Promise<void> | undefined;
+}
+
+/** The writer: connects through the members in order, its connection events recorded relative to the fault. */
+async function connectWriter(run: FaultRun, events: string[]): Promise<OvnBackend> {
+  const backend = await OvnBackend.connect({ remotes: run.cluster.remotes });
+  backend.session.onEvent((e) => {
+    const at = run.faultTime === 0 ? '' : `+${Math.round(performance.now() - run.faultTime)}ms `;
+    if (e.kind === 'closed') events.push(`${at}closed ${e.remote}: ${e.reason}`);
+    else if (e.kind === 'synced') events.push(`${at}synced ${e.remote} (${e.after})`);
+    else events.push(`${at}pass failed: ${e.attempts.map((a) => `${a.remote} ${a.outcome}`).join(', ')}`);
+  });
+  await backend.apply([
+    {
+      op: 'create',
+      table: 'switch',
+      key: 'ls',
+      row: { name: 'ls', loadBalancers: [], otherConfig: {}, externalIds: {} },
+    },
+  ]);
+  return backend;
+}
+
+/** A read-mostly session on the follower first (freeze-follower): `leaderOnly` off. */
+async function openReader(run: FaultRun, follower: number): Promise<OvsdbSession> {
+  const { cluster } = run;
+  const order = [follower, ...cluster.members.map((m) => m.index).filter((i) => i !== follower)];
+  const reader = await OvsdbSession.open({
+    remotes: order.map((i) => cluster.members[i]?.tcpRemote as string).join(','),
+    db: cluster.dbName,
+    tables: { Logical_Switch_Port: ['name'] },
+    leaderOnly: false,
+  });
+  run.log(`reader synced to ${reader.currentRemote}`);
+  return reader;
+}
+
+/** Kills or freezes the victim now, and (when an election is due) starts timing it. */
+async function injectFault(run: FaultRun, atPort: number): Promise<void> {
+  const { cluster, victim, params } = run;
+  const pid = cluster.members[victim]!.pid;
+  run.faultTime = performance.now();
+  if (params.fault === 'kill-leader') await cluster.kill(victim);
+  else {
+    process.kill(pid, 'SIGSTOP');
+    run.frozen = pid;
+    setTimeout(() => {
+      if (run.frozen !== undefined) process.kill(run.frozen, 'SIGCONT');
+      run.frozen = undefined;
+    }, run.freezeMs).unref();
+  }
+  run.log(`${params.fault}: member ${victim} at port ${atPort}`);
+  if (params.fault === 'freeze-follower') return;
+  run.electionWatch = (async () => {
+    while (!(await leaderOtherThan(cluster, victim))) await new Promise((r) => setTimeout(r, 10));
+    run.electionMs = performance.now() - run.faultTime;
+  })();
+}
+
+/** Writes every port, BATCH per apply, the fault injected before the batch starting at `faultAt`. */
+async function writePorts(run: FaultRun, backend: OvnBackend, ports: number, faultAt: number) {
+  const acked: string[] = [];
+  const commits: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < ports; i += BATCH) {
+    if (i === faultAt) await injectFault(run, i);
+    const end = Math.min(ports, i + BATCH);
+    await backend.apply(batchPlan(i, end));
+    commits.push(performance.now());
+    for (let k = i; k < end; k++) acked.push(`p${k}`);
+  }
+  return { acked, commits, elapsed: performance.now() - started };
+}
+
+/** Fault → the reader's cache shows the first port written after it. */
+async function readerStaleMs(run: FaultRun, reader: OvsdbSession, faultAt: number): Promise<number> {
+  const want = `p${faultAt}`;
+  while (reader.cache.lookup('Logical_Switch_Port', 'name', want).length === 0)
+    await new Promise((r) => setTimeout(r, 20));
+  return performance.now() - run.faultTime;
+}
+
+/** Acknowledged ports missing from NB, and names present more than once (ovn-nbctl's view). */
+async function auditNb(cluster: OvsdbCluster, acked: readonly string[]): Promise<{ lost: number; duplicated: number }> {
+  const nb = await runTool('ovn-nbctl', [
+    `--db=${cluster.remotes}`,
+    '--bare',
+    '--columns=name',
+    'list',
+    'Logical_Switch_Port',
+  ]);
+  const listed = nb.stdout
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const present = new Set(listed);
+  return { lost: acked.filter((n) => !present.has(n)).length, duplicated: listed.length - present.size };
+}
+
+/**
+ * @example
+ * const r = await runOvsdbFaultBench({ fault: 'kill-leader', ports: 2000 });
+ * console.log(r.metrics.resume_ms, r.metrics.lost);
+ */
 export async function runOvsdbFaultBench(params: FaultBenchParams): Promise<FaultBenchReport> {
   const ports = params.ports ?? 2000;
   const seed = params.seed ?? 1;
   const freezeMs = params.freezeMs ?? 10_000;
-  const log = params.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const faultAt = BATCH * Math.floor(((0.25 + fraction(seed) * 0.5) * ports) / BATCH);
   const cluster = await startCluster();
   let backend: OvnBackend | undefined;
   let reader: OvsdbSession | undefined;
-  let frozen: number | undefined;
-  let faultTime = 0;
+  let run: FaultRun | undefined;
   try {
     const leader = await cluster.leader();
     const follower = (leader + 1) % cluster.members.length;
-    const victim = params.fault === 'freeze-follower' ? follower : leader;
+    run = {
+      params,
+      cluster,
+      victim: params.fault === 'freeze-follower' ? follower : leader,
+      freezeMs,
+      log: params.log ?? ((l: string) => process.stderr.write(`${l}\n`)),
+      faultTime: 0,
+      frozen: undefined,
+      electionMs: 0,
+      electionWatch: undefined,
+    };
     // The writer connects through the members in order; the victim first where it leads, so the fault hits it.
-    backend = await OvnBackend.connect({ remotes: cluster.remotes });
     const events: string[] = [];
-    backend.session.onEvent((e) => {
-      const at = faultTime === 0 ? '' : `+${Math.round(performance.now() - faultTime)}ms `;
-      if (e.kind === 'closed') events.push(`${at}closed ${e.remote}: ${e.reason}`);
-      else if (e.kind === 'synced') events.push(`${at}synced ${e.remote} (${e.after})`);
-      else events.push(`${at}pass failed: ${e.attempts.map((a) => `${a.remote} ${a.outcome}`).join(', ')}`);
-    });
-    await backend.apply([
-      {
-        op: 'create',
-        table: 'switch',
-        key: 'ls',
-        row: { name: 'ls', loadBalancers: [], otherConfig: {}, externalIds: {} },
-      },
-    ]);
-    if (params.fault === 'freeze-follower') {
-      const order = [follower, ...cluster.members.map((m) => m.index).filter((i) => i !== follower)];
-      reader = await OvsdbSession.open({
-        remotes: order.map((i) => cluster.members[i]?.tcpRemote as string).join(','),
-        db: cluster.dbName,
-        tables: { Logical_Switch_Port: ['name'] },
-        leaderOnly: false,
-      });
-      log(`reader synced to ${reader.currentRemote}`);
-    }
-    const acked: string[] = [];
-    const commits: number[] = [];
-    let electionMs = 0;
-    let electionWatch: Promise<void> | undefined;
-    const started = performance.now();
-    for (let i = 0; i < ports; i += BATCH) {
-      if (i === faultAt) {
-        const pid = cluster.members[victim]!.pid;
-        faultTime = performance.now();
-        if (params.fault === 'kill-leader') await cluster.kill(victim);
-        else {
-          process.kill(pid, 'SIGSTOP');
-          frozen = pid;
-          setTimeout(() => {
-            if (frozen !== undefined) process.kill(frozen, 'SIGCONT');
-            frozen = undefined;
-          }, freezeMs).unref();
-        }
-        log(`${params.fault}: member ${victim} at port ${i}`);
-        if (params.fault !== 'freeze-follower') {
-          electionWatch = (async () => {
-            while (!(await leaderOtherThan(cluster, victim))) await new Promise((r) => setTimeout(r, 10));
-            electionMs = performance.now() - faultTime;
-          })();
-        }
-      }
-      const end = Math.min(ports, i + BATCH);
-      await backend.apply(batchPlan(i, end));
-      commits.push(performance.now());
-      for (let k = i; k < end; k++) acked.push(`p${k}`);
-    }
-    const elapsed = performance.now() - started;
-    await electionWatch;
-    const resume = commits.find((t) => t > faultTime);
-    let readerStale: number | undefined;
-    if (reader) {
-      const want = `p${faultAt}`;
-      while (reader.cache.lookup('Logical_Switch_Port', 'name', want).length === 0)
-        await new Promise((r) => setTimeout(r, 20));
-      readerStale = performance.now() - faultTime;
-    }
-    if (frozen !== undefined) {
-      process.kill(frozen, 'SIGCONT');
-      frozen = undefined;
-    }
-    const nb = await runTool('ovn-nbctl', [
-      `--db=${cluster.remotes}`,
-      '--bare',
-      '--columns=name',
-      'list',
-      'Logical_Switch_Port',
-    ]);
-    const listed = nb.stdout
-      .split('\n')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const present = new Set(listed);
-    const lost = acked.filter((n) => !present.has(n)).length;
-    const duplicated = listed.length - present.size;
+    backend = await connectWriter(run, events);
+    if (params.fault === 'freeze-follower') reader = await openReader(run, follower);
+    const { acked, commits, elapsed } = await writePorts(run, backend, ports, faultAt);
+    await run.electionWatch;
+    const resume = commits.find((t) => t > (run as FaultRun).faultTime);
+    const readerStale = reader === undefined ? undefined : await readerStaleMs(run, reader, faultAt);
+    if (run.frozen !== undefined) process.kill(run.frozen, 'SIGCONT');
+    run.frozen = undefined;
+    const { lost, duplicated } = await auditNb(cluster, acked);
     return {
       name: 'ovsdb-fault',
       params: {
@@ -208,8 +257,8 @@ export async function runOvsdbFaultBench(params: FaultBenchParams): Promise<Faul
       },
       events,
       metrics: {
-        resume_ms: Math.round(resume === undefined ? -1 : resume - faultTime),
-        election_ms: Math.round(electionMs),
+        resume_ms: Math.round(resume === undefined ? -1 : resume - run.faultTime),
+        election_ms: Math.round(run.electionMs),
         ...(readerStale !== undefined ? { reader_stale_ms: Math.round(readerStale) } : {}),
         lost,
         duplicated,
@@ -217,7 +266,7 @@ export async function runOvsdbFaultBench(params: FaultBenchParams): Promise<Faul
       },
     };
   } finally {
-    if (frozen !== undefined) process.kill(frozen, 'SIGCONT');
+    if (run?.frozen !== undefined) process.kill(run.frozen, 'SIGCONT');
     reader?.close();
     await backend?.close();
     await cluster.stop();

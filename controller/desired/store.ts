@@ -179,7 +179,8 @@ export class DesiredState {
       }
       const cid = cellId(c.table, c.key, c.column);
       const old = next.contributions.get(cid);
-      if (old === undefined) refs.set(cid, { table: c.table, key: c.key, column: c.column });
+      // Only a cell the store does not have yet needs its identity from here (most pods add to existing cells).
+      if (old === undefined && !this.cells.has(cid)) refs.set(cid, { table: c.table, key: c.key, column: c.column });
       if (isSet) {
         next.contributions.set(cid, old ? [...(old as readonly string[]), ...c.members] : c.members);
       } else {
@@ -297,44 +298,54 @@ export class DesiredState {
     refs: ReadonlyMap<string, CellRef>,
   ): StoreIssue[] {
     const issues: StoreIssue[] = [];
-    const ids = new Set<string>([...(prev?.contributions.keys() ?? []), ...next.contributions.keys()]);
-    for (const id of ids) {
-      const before = prev?.contributions.get(id);
-      const after = next.contributions.get(id);
-      if (before === after) continue;
-      // A cell in the store, or one the fragment names; neither: an empty contribution dropped, nothing to undo.
-      const ref = this.cells.get(id)?.ref ?? refs.get(id);
-      if (ref === undefined) continue;
-      const isSet = Array.isArray(before ?? after);
-      const changed = isSet
-        ? this.diffSetCell(id, ref, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
-        : this.diffMapCell(owner, id, ref, [(before ?? {}) as Attrs, (after ?? {}) as Attrs], issues);
-      if (changed) this.touch(ref.table, ref.key);
-      this.trackContributed(ref, id);
-    }
+    // The cells of the new fragment, then those only the previous one had (no merged Set of both: this runs per pod).
+    for (const [id, after] of next.contributions)
+      this.replaceCell(owner, id, prev?.contributions.get(id), after, refs, issues);
+    for (const [id, before] of prev?.contributions ?? [])
+      if (!next.contributions.has(id)) this.replaceCell(owner, id, before, undefined, refs, issues);
     return issues;
+  }
+
+  /** One cell: the owner's contribution goes from `before` to `after` (either undefined: none). */
+  private replaceCell(
+    owner: string,
+    id: string,
+    before: readonly string[] | Attrs | undefined,
+    after: readonly string[] | Attrs | undefined,
+    refs: ReadonlyMap<string, CellRef>,
+    issues: StoreIssue[],
+  ): void {
+    if (before === after) return;
+    // A cell in the store, or one the fragment names; neither: an empty contribution dropped, nothing to undo.
+    const ref = this.cells.get(id)?.ref ?? refs.get(id);
+    if (ref === undefined) return;
+    const isSet = Array.isArray(before ?? after);
+    const changed = isSet
+      ? this.diffSetCell(id, ref, (before ?? []) as readonly string[], (after ?? []) as readonly string[])
+      : this.diffMapCell(owner, id, ref, [(before ?? {}) as Attrs, (after ?? {}) as Attrs], issues);
+    if (changed) this.touch(ref.table, ref.key);
+    this.trackContributed(ref, id);
   }
 
   private diffSetCell(id: string, ref: CellRef, before: readonly string[], after: readonly string[]): boolean {
     let cell = this.cells.get(id) as Extract<Cell, { kind: 'set' }> | undefined;
     if (!cell) this.cells.set(id, (cell = { kind: 'set', ref, members: new Map() }));
-    const b = new Set(before);
-    const a = new Set(after);
+    // One member or none on either side (a pod's own address, its port): no Sets to build. A Set also makes a
+    // member listed twice by one owner count once. Sets and arrays get loops of their own (one shape each), and
+    // no closures: tsx names every closure it creates (esbuild's keepNames), a defineProperty per call.
+    const b = before.length > 1 ? new Set(before) : undefined;
+    const a = after.length > 1 ? new Set(after) : undefined;
+    const beforeOne = lone(before);
+    const afterOne = lone(after);
     let changed = false;
-    for (const m of b) {
-      if (a.has(m)) continue;
-      const n = (cell.members.get(m) ?? 1) - 1;
-      if (n <= 0) {
-        cell.members.delete(m);
-        changed = true;
-      } else cell.members.set(m, n);
-    }
-    for (const m of a) {
-      if (b.has(m)) continue;
-      const n = cell.members.get(m) ?? 0;
-      cell.members.set(m, n + 1);
-      if (n === 0) changed = true;
-    }
+    if (b !== undefined) {
+      for (const m of b) if (a !== undefined ? !a.has(m) : afterOne !== m) changed = leave(cell, m) || changed;
+    } else if (beforeOne !== undefined && (a !== undefined ? !a.has(beforeOne) : afterOne !== beforeOne))
+      changed = leave(cell, beforeOne);
+    if (a !== undefined) {
+      for (const m of a) if (b !== undefined ? !b.has(m) : beforeOne !== m) changed = join(cell, m) || changed;
+    } else if (afterOne !== undefined && (b !== undefined ? !b.has(afterOne) : beforeOne !== afterOne))
+      changed = join(cell, afterOne) || changed;
     return changed;
   }
 
@@ -394,6 +405,29 @@ export class DesiredState {
     if (!cols) byKey.set(key, (cols = new Set()));
     cols.add(column);
   }
+}
+
+/** The only member of a one-member list. */
+function lone(xs: readonly string[]): string | undefined {
+  return xs.length === 1 ? xs[0] : undefined;
+}
+
+/** One contributor fewer for `m`; whether it left the cell. */
+function leave(cell: Extract<Cell, { kind: 'set' }>, m: string): boolean {
+  const n = (cell.members.get(m) ?? 1) - 1;
+  if (n > 0) {
+    cell.members.set(m, n);
+    return false;
+  }
+  cell.members.delete(m);
+  return true;
+}
+
+/** One contributor more for `m`; whether it is new to the cell. */
+function join(cell: Extract<Cell, { kind: 'set' }>, m: string): boolean {
+  const n = cell.members.get(m) ?? 0;
+  cell.members.set(m, n + 1);
+  return n === 0;
 }
 
 /** The base column value with the cell's members or entries added. */

@@ -18,6 +18,7 @@ import {
   decodePod,
   type LabelSelector,
   type PodView,
+  type PolicyRule,
   selects,
 } from '../../kube/objects/objects.ts';
 import { podPort } from '../translate/names.ts';
@@ -227,6 +228,51 @@ export interface MemberPod {
  * set of each rule with a peer selecting it. Contributed by the pod, so a
  * pod's change costs its own members whatever the size of the policies.
  */
+/** Allow-set names by policy (its decoded view, one per version): every pod of a storm asks for the same few. */
+const allowSetNames = new WeakMap<object, Map<number, string>>();
+
+function allowSetName(
+  np: { readonly name: string; readonly namespace: string },
+  dir: 'ingress' | 'egress',
+  family: Family,
+  idx: number,
+): string {
+  let names = allowSetNames.get(np);
+  if (names === undefined) allowSetNames.set(np, (names = new Map()));
+  const slot = idx * 4 + (dir === 'ingress' ? 0 : 2) + (family === 'IPv4' ? 0 : 1);
+  let name = names.get(slot);
+  if (name === undefined)
+    names.set(slot, (name = policyAddressSetName(np.name, np.namespace, dir, 'allow', family, idx)));
+  return name;
+}
+
+/** The address sets of `rules` whose peers select the pod: its addresses, one set per family. */
+function peerContributions(
+  np: { readonly name: string; readonly namespace: string },
+  dir: 'ingress' | 'egress',
+  rules: readonly PolicyRule[],
+  pod: MemberPod,
+  nsLabels: Readonly<Record<string, string>>,
+  out: Contribution[],
+): void {
+  for (let idx = 0; idx < rules.length; idx++) {
+    const peers = rules[idx]!.peers ?? [];
+    let hit = false;
+    for (const peer of peers) {
+      hit =
+        !peer.ipBlock &&
+        (peer.namespaceSelector ? selects(peer.namespaceSelector, nsLabels) : np.namespace === pod.namespace) &&
+        all(peer.podSelector, pod.labels);
+      if (hit) break;
+    }
+    if (!hit) continue;
+    for (const ip of pod.ips) {
+      const family: Family = ip.includes(':') ? 'IPv6' : 'IPv4';
+      out.push({ table: 'addressSet', key: allowSetName(np, dir, family, idx), column: 'addresses', members: [ip] });
+    }
+  }
+}
+
 export function policyContributions(ctx: Ctx, pod: MemberPod, policies: Iterable<KubeObject>): Contribution[] {
   if (!ctx.settings.enableNP) return [];
   const out: Contribution[] = [];
@@ -240,25 +286,8 @@ export function policyContributions(ctx: Ctx, pod: MemberPod, policies: Iterable
         column: 'ports',
         members: [pod.port],
       });
-    for (const [dir, rules] of [
-      ['ingress', np.policyTypes.includes('Ingress') ? np.ingress : []],
-      ['egress', np.policyTypes.includes('Egress') ? np.egress : []],
-    ] as const) {
-      rules.forEach((rule, idx) => {
-        const hit = (rule.peers ?? []).some(
-          (peer) =>
-            !peer.ipBlock &&
-            (peer.namespaceSelector ? selects(peer.namespaceSelector, nsLabels) : np.namespace === pod.namespace) &&
-            all(peer.podSelector, pod.labels),
-        );
-        if (!hit) return;
-        for (const ip of pod.ips) {
-          const family: Family = ip.includes(':') ? 'IPv6' : 'IPv4';
-          const key = policyAddressSetName(np.name, np.namespace, dir, 'allow', family, idx);
-          out.push({ table: 'addressSet', key, column: 'addresses', members: [ip] });
-        }
-      });
-    }
+    if (np.policyTypes.includes('Ingress')) peerContributions(np, 'ingress', np.ingress, pod, nsLabels, out);
+    if (np.policyTypes.includes('Egress')) peerContributions(np, 'egress', np.egress, pod, nsLabels, out);
   }
   return out;
 }

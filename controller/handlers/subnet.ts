@@ -73,11 +73,24 @@ function extraOverlaps(ctx: Ctx, name: string, config: SubnetConfig, vpc: string
       );
   }
   for (const n of ctx.cache('Node').list()) {
-    for (const ip of ctx.decode(n, decodeNode).value.internalIPs)
-      if (holds(tryParseIP(ip)))
-        out.push(`spec.cidrBlock ${config.spec.cidrBlock} conflicts with node ${n.metadata.name}'s address ${ip}`);
+    for (const { text, ip } of nodeAddresses(ctx, n))
+      if (holds(ip))
+        out.push(`spec.cidrBlock ${config.spec.cidrBlock} conflicts with node ${n.metadata.name}'s address ${text}`);
   }
   return out;
+}
+
+/** A node's InternalIPs, parsed once per node version (every pod's subnet status update checks them all). */
+const parsedNodeIps = new WeakMap<KubeObject, readonly { text: string; ip: IP | undefined }[]>();
+
+function nodeAddresses(ctx: Ctx, n: KubeObject): readonly { text: string; ip: IP | undefined }[] {
+  let hit = parsedNodeIps.get(n);
+  if (hit === undefined)
+    parsedNodeIps.set(
+      n,
+      (hit = ctx.decode(n, decodeNode).value.internalIPs.map((text) => ({ text, ip: tryParseIP(text) }))),
+    );
+  return hit;
 }
 
 /** What refuses a Subnet, by field: the decoder's malformed values (`decoded`), then Kube-OVN's checks. */

@@ -92,7 +92,9 @@ export function selectorOf(r: Reader, s: Plain, at: string): LabelSelector {
 /** Kubernetes label selector semantics; an absent selector selects nothing, an empty one everything. */
 export function selects(sel: LabelSelector | undefined, labels: Readonly<Record<string, string>>): boolean {
   if (sel === undefined) return false;
-  for (const [k, v] of Object.entries(sel.matchLabels)) if (labels[k] !== v) return false;
+  // No entries(): this runs for every pod against every policy peer, and the pairs were most of the storm's garbage.
+  const m = sel.matchLabels;
+  for (const k in m) if (Object.hasOwn(m, k) && labels[k] !== m[k]) return false;
   for (const e of sel.matchExpressions) {
     const has = Object.hasOwn(labels, e.key);
     const inValues = has && e.values.includes(labels[e.key]!);

@@ -90,18 +90,52 @@ export const zero = (v: unknown): boolean =>
   (Array.isArray(v) && v.length === 0) ||
   (isRecord(v) && Object.keys(v).length === 0);
 
-/** `a.b[].c` → [`a`, `b[]`, `c`]. */
-const segments = (path: string) => path.split('.');
+/** One segment of a field path: its key, and whether it names a list (`b[]`). */
+interface Segment {
+  readonly key: string;
+  readonly list: boolean;
+}
+
+/** No value at a path (shared: callers only read it). */
+const NONE: { at: string; value: unknown }[] = [];
+
+/** Paths are the tables' constants: each is split once. */
+const segmentCache = new Map<string, readonly Segment[]>();
+
+function hasList(segs: readonly Segment[]): boolean {
+  for (const s of segs) if (s.list) return true;
+  return false;
+}
+
+/** `a.b[].c` → `a`, `b` (a list), `c`. */
+function segments(path: string): readonly Segment[] {
+  let out = segmentCache.get(path);
+  if (out === undefined) {
+    out = path
+      .split('.')
+      .map((seg) => (seg.endsWith('[]') ? { key: seg.slice(0, -2), list: true } : { key: seg, list: false }));
+    segmentCache.set(path, out);
+  }
+  return out;
+}
 
 /**
  * Every value at `path` in `o`, with its concrete field path (list items
  * numbered): `spec.staticRoutes[].routeTable` → `spec.staticRoutes[1].routeTable`.
  */
 function valuesAt(o: unknown, path: string): { at: string; value: unknown }[] {
+  const segs = segments(path);
+  if (!hasList(segs)) {
+    // No list on the way (most paths): at most one value, and its field path is the path itself.
+    let v: unknown = o;
+    for (const { key } of segs) {
+      if (!isRecord(v) || !Object.hasOwn(v, key)) return NONE;
+      v = v[key];
+    }
+    return [{ at: path, value: v }];
+  }
   let level: { at: string; value: unknown }[] = [{ at: '', value: o }];
-  for (const seg of segments(path)) {
-    const list = seg.endsWith('[]');
-    const key = list ? seg.slice(0, -2) : seg;
+  for (const { key, list } of segs) {
     const next: { at: string; value: unknown }[] = [];
     for (const { at, value } of level) {
       if (!isRecord(value) || !Object.hasOwn(value, key)) continue;
@@ -113,6 +147,35 @@ function valuesAt(o: unknown, path: string): { at: string; value: unknown }[] {
     level = next;
   }
   return level;
+}
+
+/** What checkSupport looks up in a table, built once per table (the tables are constants; it runs on every decode). */
+interface Lookups {
+  /** Closed path → the field names the table knows under it. */
+  readonly known: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Annotations named exactly (no `match`), by key. */
+  readonly annotations: ReadonlyMap<string, NonNullable<KindSupport['annotations']>[number]>;
+}
+
+const lookupCache = new WeakMap<KindSupport, Lookups>();
+
+function lookupsOf(table: KindSupport): Lookups {
+  let hit = lookupCache.get(table);
+  if (hit !== undefined) return hit;
+  const known = new Map<string, ReadonlySet<string>>();
+  for (const closed of table.closed ?? [])
+    known.set(
+      closed,
+      new Set(
+        table.fields
+          .filter((f) => f.path.startsWith(`${closed}.`) && !f.path.slice(closed.length + 1).includes('.'))
+          .map((f) => f.path.slice(closed.length + 1).replace(/\[\]$/, '')),
+      ),
+    );
+  const list = table.annotations ?? [];
+  hit = { known, annotations: new Map(list.filter((a) => a.match === undefined).map((a) => [a.key, a])) };
+  lookupCache.set(table, hit);
+  return hit;
 }
 
 const describeState = (f: { state: SupportState; note?: string }) =>
@@ -146,12 +209,9 @@ export function checkSupport(table: KindSupport, o: Readonly<Record<string, unkn
       }
     }
   }
+  const lookups = lookupsOf(table);
   for (const closed of table.closed ?? []) {
-    const known = new Set(
-      table.fields
-        .filter((f) => f.path.startsWith(`${closed}.`) && !f.path.slice(closed.length + 1).includes('.'))
-        .map((f) => f.path.slice(closed.length + 1).replace(/\[\]$/, '')),
-    );
+    const known = lookups.known.get(closed) as ReadonlySet<string>;
     for (const { at, value } of valuesAt(o, closed)) {
       if (!isRecord(value)) continue;
       for (const k of Object.keys(value))
@@ -167,7 +227,7 @@ export function checkSupport(table: KindSupport, o: Readonly<Record<string, unkn
   const annotations = isRecord(o.metadata) ? o.metadata.annotations : undefined;
   if (isRecord(annotations)) {
     const list = table.annotations ?? [];
-    const byKey = new Map(list.filter((a) => a.match === undefined).map((a) => [a.key, a]));
+    const byKey = lookups.annotations;
     for (const [key, raw] of Object.entries(annotations)) {
       const value = typeof raw === 'string' ? raw : String(raw);
       const field = `metadata.annotations[${key}]`;

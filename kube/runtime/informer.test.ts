@@ -79,6 +79,9 @@ describe('Informer', () => {
     await inf.synced();
     expect(log).toEqual(['add default/b', 'add x/a']);
     expect(inf.list().map(keyOf)).toEqual(['default/b', 'x/a']);
+    // A caller may sort or splice what it gets: the informer's own order stays.
+    inf.list().reverse();
+    expect(inf.list().map(keyOf)).toEqual(['default/b', 'x/a']);
     const created = c.create(pod('c'));
     // The watch delivers asynchronously: not in the cache yet.
     expect(inf.get('default/c')).toBeUndefined();
@@ -97,6 +100,8 @@ describe('Informer', () => {
     const src = new HeldWatches(c);
     const inf = new Informer(src, 'Pod', { clock: new SimClock() });
     await inf.start();
+    // Listed once before the relist: the list kept since must not outlive it.
+    expect(inf.list().map(keyOf)).toEqual(['default/a', 'default/b', 'default/d']);
     const log = recorder(inf);
     // While the watch is away: c added, a changed, b deleted, d untouched; more changes than the history holds.
     await c.create(pod('c'));
@@ -108,6 +113,7 @@ describe('Informer', () => {
     expect(src.opened).toBe(2);
     expect(log).toEqual(['update default/a 1→5', 'add default/c', 'delete default/b']);
     expect(inf.list().map(keyOf)).toEqual(['default/a', 'default/c', 'default/d']);
+    expect(inf.list()[0]?.metadata.labels).toEqual({ v: '2' });
     // The new watch follows from the relist's version.
     src.resume();
     await c.delete({ kind: 'Pod', name: 'd' });

@@ -73,6 +73,8 @@ export interface InformerStats {
  */
 export class Informer {
   private cache = new Map<string, KubeObject>();
+  /** The cache in key order, kept until the cache changes (handlers list small kinds, Nodes, Subnets, per event). */
+  private sorted: KubeObject[] | undefined;
   private readonly handlers: InformerHandlers[] = [];
   private watch: Watch | undefined;
   /** Bumped by every (re)list and by stop; callbacks of an older epoch are ignored. */
@@ -211,7 +213,8 @@ export class Informer {
 
   /** Every cached object, sorted by key. */
   list(): KubeObject[] {
-    return [...this.cache.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+    this.sorted ??= [...this.cache.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+    return this.sorted.slice();
   }
 
   get stats(): InformerStats {
@@ -251,6 +254,7 @@ export class Informer {
     const next = new Map<string, KubeObject>();
     for (const o of listed.items) next.set(keyOf(o), o);
     this.cache = next;
+    this.sorted = undefined;
     // Every index is current before the first handler of this list runs.
     for (const [key, o] of next) {
       const before = old.get(key);
@@ -297,6 +301,7 @@ export class Informer {
     if (this.opts.namespace !== undefined && o.metadata.namespace !== this.opts.namespace) return;
     const key = keyOf(o);
     const before = this.cache.get(key);
+    this.sorted = undefined;
     if (type === 'DELETED') {
       this.cache.delete(key);
       this.reindex(key, undefined);

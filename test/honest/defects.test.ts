@@ -130,6 +130,28 @@ spec: {cidrBlock: 10.16.5.0/24, namespaces: [other]}
     expect(r.warnings[0]!.message).toContain('10.96.0.1');
   });
 
+  it("in the default VPC a subnet holding a node's InternalIP is refused, the node and address named", async () => {
+    const node = (name: string, ip: string) =>
+      `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}}\nstatus: {addresses: [{type: InternalIP, address: ${ip}}, {type: Hostname, address: ${name}}]}\n`;
+    const file = tmp.file(
+      'node-ip.yaml',
+      join3(
+        node('n8', '10.78.0.5'),
+        node('n9', '10.77.0.5'),
+        kubeovn('Subnet', 'onnode', '{cidrBlock: 10.77.0.0/24, namespaces: [t4]}'),
+        pod('a'),
+        pod('b'),
+        scenarioDoc('nodeip', [probe('default/a', 'default/b', 80)]),
+      ),
+    );
+    const r = await runYaml(file);
+    expect(r.warnings.map((w) => [w.code, w.name, w.field])).toEqual([
+      ['ValidateLogicalSwitchFailed', 'onnode', 'spec.cidrBlock'],
+    ]);
+    expect(r.warnings[0]!.message).toContain("node n9's address 10.77.0.5");
+    expect(r.warnings[0]!.message).not.toContain('n8');
+  });
+
   it('a Subnet naming a Vpc that does not exist is an error on the Subnet', async () => {
     const file = tmp.file(
       'novpc.yaml',

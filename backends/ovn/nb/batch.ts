@@ -37,6 +37,7 @@ export interface CreatedRow {
   readonly table: TableName;
   readonly key: string;
   readonly planIndex: number;
+  readonly uuid: string;
 }
 
 /** Rows inserted by one apply: table → key → uuid. */
@@ -93,8 +94,10 @@ export class Batch {
 
   /** The plan operation behind the first row uuid that `text` (a server error's details) names. */
   ownerNamedIn(text: string | undefined): number | undefined {
+    // Inserted rows are not in rowOwners (a Map entry per insert, for an error path): their insert touched them first.
+    const inserted = new Map(this.created.map((c) => [c.uuid, c.planIndex]));
     for (const m of (text ?? '').matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)) {
-      const owner = this.rowOwners.get(m[0]);
+      const owner = inserted.get(m[0]) ?? this.rowOwners.get(m[0]);
       if (owner !== undefined) return owner;
     }
     return undefined;
@@ -102,11 +105,10 @@ export class Batch {
 
   /** Notes that this batch inserts model row `key` with `uuid`. */
   inserted(table: TableName, key: string, uuid: string, owner: number): void {
-    this.touches(uuid, owner);
     let t = this.inserts.get(table);
     if (t === undefined) this.inserts.set(table, (t = new Map()));
     t.set(key, uuid);
-    this.created.push({ table, key, planIndex: owner });
+    this.created.push({ table, key, planIndex: owner, uuid });
   }
 
   /** The uuid of kovn's row `name` (inserted by this apply, or in NB); throws `missing-row`. */

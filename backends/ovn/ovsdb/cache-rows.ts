@@ -202,8 +202,12 @@ export function applyDiff(type: ColumnType, old: NativeValue, diff: NativeValue)
   // Native sets are sorted: merge the two, dropping atoms present in both (O(n), no re-sort of the old set).
   const a = (old ?? []) as readonly NativeAtom[];
   const cmp = type.key.type === 'string' || type.key.type === 'uuid' ? compareStrings : compareAtoms;
-  const d = [...((diff ?? []) as readonly NativeAtom[])].sort(cmp);
-  const out: NativeAtom[] = [];
+  // A decoded diff is sorted already (wire/decode.ts): copied and sorted only when it is not.
+  const given = (diff ?? []) as readonly NativeAtom[];
+  const d = isSorted(given, cmp) ? given : [...given].sort(cmp);
+  // Sized once (a switch's ports grow by a few per update, the set itself can hold thousands).
+  const out = new Array<NativeAtom>(a.length + d.length);
+  let n = 0;
   let i = 0;
   let j = 0;
   while (i < a.length && j < d.length) {
@@ -211,11 +215,17 @@ export function applyDiff(type: ColumnType, old: NativeValue, diff: NativeValue)
     if (c === 0) {
       i++;
       j++;
-    } else out.push((c < 0 ? a[i++] : d[j++]) as NativeAtom);
+    } else out[n++] = (c < 0 ? a[i++] : d[j++]) as NativeAtom;
   }
-  while (i < a.length) out.push(a[i++] as NativeAtom);
-  while (j < d.length) out.push(d[j++] as NativeAtom);
+  while (i < a.length) out[n++] = a[i++] as NativeAtom;
+  while (j < d.length) out[n++] = d[j++] as NativeAtom;
+  out.length = n;
   return Object.freeze(out);
+}
+
+function isSorted(xs: readonly NativeAtom[], cmp: (a: NativeAtom, b: NativeAtom) => number): boolean {
+  for (let i = 1; i < xs.length; i++) if (cmp(xs[i - 1] as NativeAtom, xs[i] as NativeAtom) > 0) return false;
+  return true;
 }
 
 /** compareAtoms for two strings (sets of strings and uuids: most of them). */

@@ -69,13 +69,19 @@ export function emitValue(value: Value): unknown {
   if (value instanceof OvsMap)
     return [
       'map',
-      value.pairs.map((p) => (isPlainAtom(p[0]) && isPlainAtom(p[1]) ? p : [emitAtom(p[0]), emitAtom(p[1])])),
+      value.pairs.every(isPlainPair)
+        ? value.pairs
+        : value.pairs.map((p) => (isPlainPair(p) ? p : [emitAtom(p[0]), emitAtom(p[1])])),
     ];
   return emitAtom(value);
 }
 
 function isPlainAtom(a: Atom): boolean {
   return typeof a !== 'object';
+}
+
+function isPlainPair(p: readonly [Atom, Atom]): boolean {
+  return typeof p[0] !== 'object' && typeof p[1] !== 'object';
 }
 
 // ---- wire → native -------------------------------------------------------

@@ -95,7 +95,12 @@ export function parseRow(json: unknown, path = 'row'): Row {
 
 export function emitRow(row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [c, v] of Object.entries(row)) out[c] = emitValue(v);
+  // Keys and an index loop, not entries(): one array per row instead of one per column (every row kovn writes).
+  const columns = Object.keys(row);
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i] as string;
+    out[c] = emitValue(row[c] as Value);
+  }
   return out;
 }
 

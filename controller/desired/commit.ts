@@ -213,7 +213,8 @@ export class Committer {
       this.inFlight = this.flush().finally(() => {
         this.inFlight = undefined;
         this.release();
-        if (this.opts.store.dirtyCount > 0 || this.reread.size > 0)
+        // A change made while it was in flight and dirtying nothing still has a sync waiting for its generation.
+        if (this.opts.store.dirtyCount > 0 || this.reread.size > 0 || this.doneGen < this.gen)
           this.schedule(this.attempt > 0 ? this.backoff() : 0);
       });
     }, ms);

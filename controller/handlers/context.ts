@@ -114,7 +114,8 @@ export async function patchAnnotations(
   if (Object.keys(diff).length === 0) return;
   await ctx.cluster.patch(
     { kind: o.kind, name: o.metadata.name, ...(o.metadata.namespace ? { namespace: o.metadata.namespace } : {}) },
-    { metadata: { annotations: diff } },
+    // The uid as a precondition: an object re-created under the name since is not the one these are for.
+    { metadata: { ...(o.metadata.uid !== undefined ? { uid: o.metadata.uid } : {}), annotations: diff } },
   );
 }
 

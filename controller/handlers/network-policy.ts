@@ -10,7 +10,7 @@
  */
 import { ownerKey, toRecord } from '../../model/ipam/index.ts';
 import { formatKey, type KubeObject, type ObjectKey, objectKey } from '../../kube/cluster/types.ts';
-import { labelsChanged } from '../../kube/runtime/changes.ts';
+import { labelsChanged, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeNamespace,
@@ -33,7 +33,7 @@ import {
 } from '../translate/network-policy.ts';
 import { isBlocking } from '../../kube/objects/decode.ts';
 import { type Ctx, describeIssues, NAMESPACE_INDEX } from './context.ts';
-import type { Handler } from './handler.ts';
+import { ALL, type Handler } from './handler.ts';
 import { namespaceSubnets } from './pod.ts';
 
 interface Member extends PolicyPod {
@@ -327,6 +327,8 @@ export const networkPolicyHandler: Handler = {
   after: ['Pod', 'Namespace'],
   watches: [
     { kind: 'NetworkPolicy' },
+    // The subnets a namespace is bound to decide its policies' address families.
+    { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
     // A pod added, gone or relabelled; its address changing is the pod handler's to say (pod.ts).
     {
       kind: 'Pod',

@@ -118,7 +118,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   if (p === undefined || !alive(p)) {
     // What its allocation said before (AcquireAddressFailed) no longer holds: it asks for nothing now.
     ctx.report(owner, 'reconcile', []);
-    if (p?.hostNetwork) return;
+    // A hostNetwork pod holds nothing; one re-created under the name of a pod that had a port lets it go here.
     ctx.committer.delete(owner);
     const ipObj = ctx.cache('IP').get(ipObjectName(name, ns));
     const sts = ipObj !== undefined && ctx.decode(ipObj, decodeIP).value.podType === 'StatefulSet';
@@ -128,7 +128,10 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     if (lease) ctx.enqueue('Subnet', { name: lease.subnet });
     if (ipObj) {
       await ctx.afterCommit('Pod', key, async () => {
-        await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch(() => {});
+        // Gone already is done; any other failure is retried (the pod's key runs again).
+        await ctx.cluster.delete({ kind: 'IP', name: ipObj.metadata.name }).catch((e: unknown) => {
+          if ((e as { reason?: string }).reason !== 'NotFound') throw e;
+        });
       });
     }
     return;
@@ -148,6 +151,8 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ]);
   if (subObj === undefined || view === undefined) {
     const why = subObj === undefined ? `subnet ${subnet} does not exist` : `subnet ${subnet} is not valid`;
+    // No port without its subnet, as a controller starting now would make none.
+    ctx.committer.delete(owner);
     failed(why);
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
     throw new Error(`pod ${formatKey(key)}: ${why}`);
@@ -155,6 +160,11 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
   const { ips: askedIps, mac: askedMac, ipPool, portSecurity } = decodeAddressRequest(p.annotations);
+  // A lease the pod was never annotated with (restored from its NB port: the controller that committed it
+  // died before writing the annotations) binds it to nothing; in a subnet it no longer goes to, it is let go.
+  const held = ctx.ipam.lookup(ipamOwner);
+  if (held !== undefined && held.subnet !== subnet && p.annotations[A('allocated')] !== 'true')
+    ctx.ipam.release(ipamOwner);
   const a = ctx.ipam.allocate({
     subnet,
     owner: ipamOwner,
@@ -287,6 +297,14 @@ export const podHandler: Handler = {
   after: ['Subnet', 'IPPool', 'Vpc', 'Node', 'Namespace'],
   watches: [
     { kind: 'Pod' },
+    // Its IP object deleted by hand: the pod writes it again or, gone, releases the address it kept.
+    {
+      kind: 'IP',
+      map: (ctx, e) => {
+        const ip = ctx.decode(e.object, decodeIP).value;
+        return e.gone && ip.podName && ip.namespace ? [{ namespace: ip.namespace, name: ip.podName }] : [];
+      },
+    },
     // Its namespace's labels decide its memberships in wider policies.
     { kind: 'Namespace', when: labelsChanged, map: (ctx, e) => podsOf(ctx, e.object.metadata.name) },
     // The pods that can be members of a policy, before or after its change, recompute their memberships.

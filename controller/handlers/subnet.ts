@@ -22,7 +22,7 @@ import {
 } from '../../model/addr/index.ts';
 import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
-import type { KubeObject } from '../../kube/cluster/types.ts';
+import { type KubeObject, objectKey } from '../../kube/cluster/types.ts';
 import { decodeNode, decodeSubnet, type SubnetView, selects } from '../../kube/objects/objects.ts';
 import { nodePort, vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
@@ -176,6 +176,17 @@ function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
   return out;
 }
 
+/**
+ * What reads the IPAM's subnets, computed again once they change: a policy's
+ * address families (its namespace's subnets'), a node's routes and port
+ * groups (its distributed subnets'). Their watches on Subnet may run before
+ * this reconcile changed the IPAM.
+ */
+function requeueReaders(ctx: Ctx): void {
+  for (const np of ctx.cache('NetworkPolicy').list()) ctx.enqueue('NetworkPolicy', objectKey(np));
+  for (const n of ctx.cache('Node').list()) ctx.enqueue('Node', objectKey(n));
+}
+
 export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   const owner = { kind: 'Subnet', name };
   const o = ctx.cache('Subnet').get(name);
@@ -183,12 +194,14 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     // Gone without our finalizer (or after it): release what is left.
     ctx.ipam.deleteSubnet(name);
     ctx.committer.delete(owner);
+    requeueReaders(ctx);
     return;
   }
   const d = ctx.decode(o, decodeSubnet);
   const s = d.value;
   const ref = { kind: 'Subnet', name, uid: s.uid };
-  if (s.deleting) return finalize(ctx, name, o.metadata.finalizers ?? []);
+  // Held by addresses in use, it keeps its rows as a controller starting now builds them (its pods' ports are on it).
+  if (s.deleting && (await finalize(ctx, name, o.metadata.finalizers ?? []))) return;
   const vpc = subnetVpc(ctx, o);
   const { spec, parsed, bad } = checkSubnet(ctx, o);
   let config: SubnetConfig | undefined;
@@ -201,6 +214,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       if (!r.ok) bad.push(...r.issues.map((i) => ({ field: ipamIssueField(i, 'cidrBlock'), message: i.message })));
       else {
         config = parsed;
+        requeueReaders(ctx);
         for (const lost of r.dropped) {
           // Leases the new spec no longer allows: their pods (and nodes) are reconciled again.
           const holder = ctx.leaseHolder(lost.owner);
@@ -211,6 +225,14 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   }
   const unknown = d.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
   if (bad.length > 0 || config === undefined) {
+    // Refused (its Vpc gone, say): none of its rows or leases stay, as a controller starting now would hold
+    // none; its pods are reconciled again and are without a port until it is valid.
+    ctx.committer.delete(owner);
+    if (ctx.ipam.subnet(name) !== undefined) requeueReaders(ctx);
+    for (const lost of ctx.ipam.deleteSubnet(name)) {
+      const holder = ctx.leaseHolder(lost.owner);
+      if (holder !== undefined) ctx.enqueue(holder.kind, holder.key);
+    }
     const message = describeIssues(bad);
     // The decoder's issues are reported as the object's decode problems (diagnostics.ts); the rest here.
     ctx.report(
@@ -286,13 +308,14 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   );
 }
 
-async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<void> {
+/** A deleted Subnet's rows and finalizer go, unless addresses of it are in use (false then: it stays). */
+async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<boolean> {
   const counters = ctx.ipam.counters(name);
   const inUse = Number(counters?.v4?.used ?? 0) + Number(counters?.v6?.used ?? 0);
   if (inUse > 0) {
     // Kube-OVN keeps the subnet while any address of it is held; the last pod's release requeues it.
     await ctx.event({ kind: 'Subnet', name }, 'Warning', 'SubnetInUse', `${inUse} addresses are still in use`);
-    return;
+    return false;
   }
   ctx.ipam.deleteSubnet(name);
   ctx.committer.delete({ kind: 'Subnet', name });
@@ -304,6 +327,7 @@ async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): 
       );
     });
   }
+  return true;
 }
 
 async function writeStatus(

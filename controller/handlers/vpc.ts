@@ -140,6 +140,8 @@ export const vpcHandler: Handler = {
   kind: 'Vpc',
   after: ['Subnet'],
   watches: [
+    // Its own key too: a deleted Vpc is no longer among ALL, which the cache lists.
+    { kind: 'Vpc', when: specLabelsOrDeletion },
     // Peerings and routes name other VPCs: a change of one may change any.
     { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
     // Its subnets' switches and routes.

@@ -83,7 +83,7 @@ async function streamed(s: LoadedScenario, make: (w: ChunkedWriter) => Connectiv
   const out = make(new ChunkedWriter(sink));
   const world = new SimWorld();
   try {
-    const plan = connectivityPlan(s, {});
+    const plan = await connectivityPlan(s, {});
     const sum = await streamConnectivity(s, plan, { world, onPair: (p) => out.pair(p) });
     await out.end(sum);
   } finally {

@@ -295,7 +295,7 @@ async function connectivityAction(files: string[], opts: ConnectivityOptions): P
   const manifests = loadManifests(files);
   const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
   // Counted and refused above --max-pairs before the controller starts.
-  const plan = c.connectivityPlan(manifests, {
+  const plan = await c.connectivityPlan(manifests, {
     settings,
     maxPairs: opts.maxPairs,
     ...(ports ? { ports } : {}),

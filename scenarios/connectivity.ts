@@ -120,14 +120,14 @@ export interface ConnectivityOptions {
  * The pairs an input's pods make, counted; throws ConnectivityError
  * TooManyPairs above `maxPairs`, before anything runs.
  *
- * @example const plan = connectivityPlan(loadManifests(['cluster.json']), { maxPairs: 1_000_000 });
+ * @example const plan = await connectivityPlan(loadManifests(['cluster.json']), { maxPairs: 1_000_000 });
  */
-export function connectivityPlan(
+export async function connectivityPlan(
   s: LoadedScenario,
   opts: PlanOptions & { readonly settings?: ControllerSettings },
-): ConnectivityPlan & { readonly expanded: Expanded } {
+): Promise<ConnectivityPlan & { readonly expanded: Expanded }> {
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
-  const expanded = expandObjects(
+  const expanded = await expandObjects(
     s.objects.map((o) => o.object),
     {
       ...(s.cluster.nodes !== undefined ? { nodes: s.cluster.nodes } : {}),
@@ -142,7 +142,7 @@ export function connectivityPlan(
  * a writer may wait for its output to drain) and not kept.
  *
  * @example
- * const plan = connectivityPlan(s, {});
+ * const plan = await connectivityPlan(s, {});
  * const sum = await streamConnectivity(s, plan, { world, onPair: (p) => out.write(JSON.stringify(p)) });
  */
 export async function streamConnectivity(
@@ -201,7 +201,7 @@ export async function streamConnectivity(
  *   r.pairs.filter((p) => !p.allowed)
  */
 export async function runConnectivity(s: LoadedScenario, opts: ConnectivityOptions): Promise<ConnectivityResult> {
-  const plan = connectivityPlan(s, opts);
+  const plan = await connectivityPlan(s, opts);
   const pairs: ConnectivityPair[] = [];
   const sum = await streamConnectivity(s, plan, { ...opts, onPair: (p) => void pairs.push(p) });
   return { ...sum, pairs };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../kube/cluster/types.ts';
-import { endpointSlicesFor, expandObjects, MAX_PODS, suffix } from './expand.ts';
+import { expandObjects, MAX_PODS, suffix } from './expand.ts';
+import { endpointSlicesFor } from './slices.ts';
 
 const template = (labels: Record<string, string>, ports: unknown[] = []) => ({
   metadata: { labels },
@@ -42,9 +43,9 @@ describe('expanding a scenario as a cluster would', () => {
     },
   ];
 
-  it('names pods as the workload controllers do, deterministically', () => {
-    const a = expandObjects(docs, { nodes: 3 });
-    const b = expandObjects(docs, { nodes: 3 });
+  it('names pods as the workload controllers do, deterministically', async () => {
+    const a = await expandObjects(docs, { nodes: 3 });
+    const b = await expandObjects(docs, { nodes: 3 });
     const pods = a.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name);
     expect(pods).toEqual(b.objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name));
     const hash = suffix('shop/web/template', 10);
@@ -59,9 +60,9 @@ describe('expanding a scenario as a cluster would', () => {
     expect(db0.metadata.labels).toMatchObject({ app: 'db', 'statefulset.kubernetes.io/pod-name': 'db-0' });
   });
 
-  it('nodes kovn-node-1..N, pods round-robin in document order, DaemonSet pods one per node', () => {
-    const a = expandObjects(docs, { nodes: 3 });
-    expect(a.nodes.map((n) => n.name)).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3']);
+  it('nodes kovn-node-1..N, pods round-robin in document order, DaemonSet pods one per node', async () => {
+    const a = await expandObjects(docs, { nodes: 3 });
+    expect(a.workloads.schedulerNodes().map((n) => n.name)).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3']);
     const placed = a.objects
       .filter((o) => o.kind === 'Pod')
       .map((o) => [o.metadata.name, (o.spec as { nodeName: string }).nodeName]);
@@ -70,12 +71,12 @@ describe('expanding a scenario as a cluster would', () => {
     const others = placed.filter(([n]) => !n!.startsWith('agent-')).map(([, node]) => node);
     expect(others).toEqual(['kovn-node-1', 'kovn-node-2', 'kovn-node-3', 'kovn-node-1', 'kovn-node-2']);
     // A node a pod names is a node; then no generated ones.
-    const named = expandObjects([{ kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'worker-9' } }], {});
-    expect(named.nodes.map((n) => n.name)).toEqual(['worker-9']);
+    const named = await expandObjects([{ kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'worker-9' } }], {});
+    expect(named.workloads.schedulerNodes().map((n) => n.name)).toEqual(['worker-9']);
   });
 
-  it('namespaces default, kube-system and every one used; cluster IPs lowest free, given ones kept', () => {
-    const a = expandObjects(docs, {});
+  it('namespaces default, kube-system and every one used; cluster IPs lowest free, given ones kept', async () => {
+    const a = await expandObjects(docs, {});
     expect(
       a.objects
         .filter((o) => o.kind === 'Namespace')
@@ -140,16 +141,26 @@ describe('workload counts as Kubernetes validates them', () => {
     metadata: { name: 'web', namespace: 'default' },
     spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'x' }] } } },
   });
-  it.each([[-1], [1.5], [Number.POSITIVE_INFINITY], ['3']])('replicas %s is refused naming the field', (replicas) => {
-    expect(() => expandObjects([deploy(replicas)], {})).toThrow(
-      expect.objectContaining({ name: 'ExpandError', code: 'invalid-count', field: 'spec.replicas' }),
-    );
+  it.each([[-1], [1.5], [Number.POSITIVE_INFINITY], ['3']])(
+    'replicas %s is refused naming the field',
+    async (replicas) => {
+      await expect(expandObjects([deploy(replicas)], {})).rejects.toThrow(
+        expect.objectContaining({ name: 'ExpandError', code: 'invalid-count', field: 'spec.replicas' }),
+      );
+    },
+  );
+  it('replicas whose name hashes collide are each made once, under the next free name', async () => {
+    // `db`'s ReplicaSet's pod suffixes 0..2103 hold one collision (27^5 names): a cluster never holds two pods of one name.
+    const db = { ...deploy(2104), metadata: { name: 'db', namespace: 'default' } };
+    const names = (await expandObjects([db], {})).objects.filter((o) => o.kind === 'Pod').map((o) => o.metadata.name);
+    expect(names).toHaveLength(2104);
+    expect(new Set(names).size).toBe(2104);
   });
-  it('more pods than the limit is refused with the number, before any is made', () => {
-    expect(() => expandObjects([deploy(MAX_PODS + 1)], {})).toThrow(
+  it('more pods than the limit is refused with the number, before any is made', async () => {
+    await expect(expandObjects([deploy(MAX_PODS + 1)], {})).rejects.toThrow(
       expect.objectContaining({ code: 'too-many-pods', message: expect.stringContaining(String(MAX_PODS)) }),
     );
-    expect(expandObjects([deploy(0)], {}).objects.filter((o) => o.kind === 'Pod')).toEqual([]);
+    expect((await expandObjects([deploy(0)], {})).objects.filter((o) => o.kind === 'Pod')).toEqual([]);
   });
 });
 
@@ -162,12 +173,12 @@ describe('a dump holds workloads and what they made', () => {
     controller: true,
     ...(uid ? { uid } : {}),
   });
-  const pods = (docs: Record<string, unknown>[]) =>
-    expandObjects(docs, {})
-      .objects.filter((o) => o.kind === 'Pod')
+  const pods = async (docs: Record<string, unknown>[]) =>
+    (await expandObjects(docs, {})).objects
+      .filter((o) => o.kind === 'Pod')
       .map((o) => o.metadata.name)
       .sort();
-  it('references by kind and name (no uids) count as well, within the namespace', () => {
+  it('references by kind and name (no uids) count as well, within the namespace', async () => {
     const docs = [
       { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, template: tpl } },
       {
@@ -178,13 +189,13 @@ describe('a dump holds workloads and what they made', () => {
       },
     ];
     // The Deployment's ReplicaSet is in the dump: only the ReplicaSet makes pods (its own two).
-    expect(pods(docs)).toHaveLength(2);
-    expect(pods(docs).every((n) => n.startsWith('web-1-'))).toBe(true);
+    expect(await pods(docs)).toHaveLength(2);
+    expect((await pods(docs)).every((n) => n.startsWith('web-1-'))).toBe(true);
     // The same reference from another namespace controls nothing here.
     const elsewhere = [docs[0]!, { ...docs[1]!, metadata: { ...docs[1]!.metadata, namespace: 'other' } }];
-    expect(pods(elsewhere)).toHaveLength(4);
+    expect(await pods(elsewhere)).toHaveLength(4);
   });
-  it('a uid decides when both sides have one', () => {
+  it('a uid decides when both sides have one', async () => {
     const docs = [
       {
         apiVersion: 'apps/v1',
@@ -200,8 +211,8 @@ describe('a dump holds workloads and what they made', () => {
       },
     ];
     // The pod belongs to an earlier ReplicaSet of that name: this one still makes its three.
-    expect(pods(docs)).toHaveLength(4);
+    expect(await pods(docs)).toHaveLength(4);
     docs[1]!.metadata.ownerReferences = [owner('ReplicaSet', 'web-1', 'rs-1')];
-    expect(pods(docs)).toEqual(['web-1-aaaaa']);
+    expect(await pods(docs)).toEqual(['web-1-aaaaa']);
   });
 });

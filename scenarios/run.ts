@@ -15,21 +15,21 @@ import { SimBackend } from '../backends/sim/index.ts';
 import { seededRandomBytes } from '../model/ipam/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import { compileNetwork, simulate, probeConnection, type SimNetwork } from '../sim/index.ts';
-import { MemoryCluster } from '../kube/cluster/memory.ts';
+import type { MemoryCluster } from '../kube/cluster/memory.ts';
 import { type KubeObject, refOf } from '../kube/cluster/types.ts';
-import { NAMESPACED } from '../kube/registry.ts';
 import { type ControllerSettings, settingsFromScenario } from '../controller/config.ts';
 import { Controller, type StartReport } from '../controller/controller.ts';
 import { settled } from '../controller/settle.ts';
 import { realClock } from '../kube/runtime/clock.ts';
-import { endpointSlicesFor, type Expanded, expandObjects } from './expand.ts';
+import { applyObjects, deleteObject, type Expanded, expandObjects } from './expand.ts';
+import { syncSlices } from './slices.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
-import { refusedAsWarning, Warnings } from './run-warnings.ts';
+import { Warnings } from './run-warnings.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -185,26 +185,27 @@ export async function runScenario(s: LoadedScenario, opts: RunOptions): Promise<
   const settings = opts.settings ?? settingsFromScenario(s.cluster);
   const first =
     opts.expanded ??
-    expandObjects(
+    (await expandObjects(
       s.objects.map((o) => o.object),
       {
         ...(s.cluster.nodes !== undefined ? { nodes: s.cluster.nodes } : {}),
         serviceCIDR: settings.serviceClusterIPRange,
+        now: () => Date.now(),
       },
-    );
-  const run = new ScenarioRun(s, opts, settings);
+    ));
+  const run = new ScenarioRun(s, opts, settings, first);
   const start = await run.start(first);
   try {
     await run.converge();
     await run.probeStep(0, opts.probes?.each ?? s.expect, opts.probes?.total ?? s.expect.length);
-    let nodes = first.nodes;
     for (const [i, st] of s.steps.entries()) {
-      nodes = await run.applyStep(st, nodes);
+      await run.applyStep(st);
       await run.converge();
       await run.probeStep(i + 1, st.expect, st.expect.length);
     }
   } finally {
     await run.controller?.stop();
+    first.workloads.stop();
   }
   return { results: run.results, start, warnings: run.finalWarnings() };
 }
@@ -213,7 +214,7 @@ type ScenarioStep = LoadedScenario['steps'][number];
 
 /** One run of a scenario: the cluster, the controller over it, and what the probes found so far. */
 class ScenarioRun {
-  readonly cluster = new MemoryCluster({ now: () => Date.now() });
+  readonly cluster: MemoryCluster;
   controller: Controller | undefined;
   readonly results: ProbeResult[] = [];
   /** Everything reported during the run; `standing`: what the run itself found (the rest is the controller's, read current). */
@@ -230,20 +231,21 @@ class ScenarioRun {
     readonly s: LoadedScenario,
     readonly opts: RunOptions,
     readonly settings: ControllerSettings,
+    /** The cluster the scenario's objects are in, its own controllers running. */
+    readonly sim: Expanded,
   ) {
+    this.cluster = sim.cluster;
     this.progress = opts.onProgress ?? (() => {});
     this.keep = opts.onResult ?? ((r: ProbeResult) => void this.results.push(r));
     this.standing.add(s.warnings);
   }
 
-  /** The scenario's objects into the cluster, then the controller started over it. */
+  /** The controller started over the cluster holding the scenario's objects. */
   async start(first: Expanded): Promise<StartReport> {
     this.standing.add(first.warnings);
-    for (const o of first.objects) {
+    for (const o of first.objects)
       if (o.kind === 'EndpointSlice')
         this.givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
-      await refusedAsWarning(this.standing, o, () => this.cluster.create(o));
-    }
     this.controller = new Controller({
       cluster: this.cluster,
       backend: this.opts.world.backend,
@@ -316,89 +318,25 @@ class ScenarioRun {
     }
   }
 
-  /** A step's deletes and applies (workloads expanded against the nodes so far); resolves with the nodes after it. */
-  async applyStep(st: ScenarioStep, nodes: Expanded['nodes']): Promise<Expanded['nodes']> {
-    const cluster = this.cluster;
-    for (const ref of st.delete) {
-      const targets = await deleteTargets(cluster, ref.kind, ref.namespace ?? 'default', ref.name);
-      for (const t of targets) await cluster.delete(t).catch(() => {});
-    }
-    const taken = new Set(
-      (await cluster.list('Service')).items.flatMap((o) => {
-        const ip = (o.spec as { clusterIP?: string } | undefined)?.clusterIP;
-        return ip ? [ip] : [];
-      }),
-    );
-    const ex = expandObjects(
+  /** A step's deletes and applies; the cluster's controllers follow what they change (pods made, placed, removed). */
+  async applyStep(st: ScenarioStep): Promise<void> {
+    for (const ref of st.delete) await deleteObject(this.sim, ref);
+    const ex = await applyObjects(
+      this.sim,
       st.apply.map((o) => o.object),
-      { existingNodes: nodes, serviceCIDR: this.settings.serviceClusterIPRange, takenServiceIPs: taken },
+      {
+        mode: 'apply',
+        serviceCIDR: this.settings.serviceClusterIPRange,
+        // Namespaces the step adds (used by its objects, not written in it) never replace one that exists.
+        written: new Set(st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name)),
+      },
     );
     this.standing.add(ex.warnings);
     this.standing.add(st.warnings ?? []);
-    // Namespaces the expansion added (used by the step's objects, not written in it) never replace one that exists.
-    const written = new Set(
-      st.apply.filter((o) => o.kind === 'Namespace').map((o) => refOf(o.object as KubeObject).name),
-    );
-    for (const o of ex.objects) {
-      const have = await refusedAsWarning(this.standing, o, () => cluster.get(refOf(o)));
-      if (have === null) continue;
-      if (have === undefined) await refusedAsWarning(this.standing, o, () => cluster.create(o));
-      else if (o.kind === 'Namespace' && !written.has(o.metadata.name)) continue;
-      else
-        await refusedAsWarning(this.standing, o, () =>
-          cluster.update({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } } as KubeObject),
-        );
-    }
-    return ex.nodes;
   }
 
   finalWarnings(): Warning[] {
     this.warnings.add(this.standing.current());
     return this.warnings.current();
   }
-}
-
-/** What deleting a workload deletes: its pods (the garbage collector's part). */
-async function deleteTargets(cluster: MemoryCluster, kind: string, ns: string, name: string) {
-  const WORKLOADS = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'];
-  if (!WORKLOADS.includes(kind)) return [{ kind, name, ...(NAMESPACED.has(kind) ? { namespace: ns } : {}) }];
-  const pods = (await cluster.list('Pod', { namespace: ns })).items.filter((p) =>
-    (p.metadata.ownerReferences ?? []).some(
-      (r) =>
-        (r.kind === kind && r.name === name) ||
-        (kind === 'Deployment' && r.kind === 'ReplicaSet' && r.name.startsWith(`${name}-`)),
-    ),
-  );
-  return pods.map(refOf);
-}
-
-/** Keeps derived EndpointSlices in step with the pods (kube-controller-manager's part). */
-async function syncSlices(cluster: MemoryCluster, given: ReadonlySet<string>): Promise<void> {
-  const pods = (await cluster.list('Pod')).items;
-  const have = (await cluster.list('EndpointSlice')).items.filter(
-    (o) => o.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === 'kovn',
-  );
-  // A Service selects pods of its own namespace only: each Service looks at those, not at every pod of the cluster.
-  const byNamespace = new Map<string, KubeObject[]>();
-  for (const p of pods) {
-    const ns = p.metadata.namespace ?? 'default';
-    const list = byNamespace.get(ns);
-    if (list === undefined) byNamespace.set(ns, [p]);
-    else list.push(p);
-  }
-  const want = new Map<string, KubeObject>();
-  for (const svc of (await cluster.list('Service')).items) {
-    if (given.has(`${svc.metadata.namespace}/${svc.metadata.name}`)) continue;
-    const mine = byNamespace.get(svc.metadata.namespace ?? 'default') ?? [];
-    for (const sl of endpointSlicesFor(svc, mine)) want.set(`${sl.metadata.namespace}/${sl.metadata.name}`, sl);
-  }
-  for (const o of have) {
-    const k = `${o.metadata.namespace}/${o.metadata.name}`;
-    const w = want.get(k);
-    if (w === undefined) await cluster.delete(refOf(o));
-    else if (JSON.stringify({ p: o.ports, e: o.endpoints }) !== JSON.stringify({ p: w.ports, e: w.endpoints }))
-      await cluster.update({ ...w, metadata: { ...w.metadata } });
-    want.delete(k);
-  }
-  for (const w of want.values()) await cluster.create(w);
 }

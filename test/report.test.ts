@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expandObjects } from '../scenarios/expand.ts';
+import { applyObjects, expandObjects } from '../scenarios/expand.ts';
 import { loadScenario } from '../scenarios/load.ts';
 import { ONE_OF_EACH } from './honest/one-of-each.ts';
 
@@ -23,10 +23,25 @@ const dir = mkdtempSync(join(tmpdir(), 'kovn-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What a scenario holds, read from its objects (not from the report's code). */
-function expected(file: string) {
+async function expected(file: string) {
   const s = loadScenario(file);
-  const all = [...s.objects.map((o) => o.object), ...s.steps.flatMap((st) => st.apply.map((o) => o.object))];
-  const objs = expandObjects(all, { ...(s.cluster.nodes ? { nodes: s.cluster.nodes } : {}) }).objects;
+  const first = await expandObjects(
+    s.objects.map((o) => o.object),
+    { ...(s.cluster.nodes ? { nodes: s.cluster.nodes } : {}) },
+  );
+  // Every step's objects too (what the report draws is what any step held).
+  const objs = [...first.objects];
+  for (const st of s.steps)
+    objs.push(
+      ...(
+        await applyObjects(
+          first,
+          st.apply.map((o) => o.object),
+          { mode: 'apply' },
+        )
+      ).objects,
+    );
+  first.workloads.stop();
   const named = (kind: string, ns: boolean) =>
     objs
       .filter((o) => o.kind === kind)
@@ -95,7 +110,7 @@ describe('the HTML report in headless Chromium', () => {
       expect(empty).toBe(0);
       expect(drawn).toBe((dom.match(/data-kind="/g) ?? []).length);
       // Every VPC (and its router), subnet, pod and Service of the scenario has its element.
-      const want = expected(file);
+      const want = await expected(file);
       expect(elements(dom, 'vpc').sort()).toEqual(expect.arrayContaining(want.vpc));
       expect(elements(dom, 'router').sort()).toEqual(elements(dom, 'vpc').sort());
       expect(elements(dom, 'subnet')).toEqual(expect.arrayContaining(want.subnet));

@@ -15,6 +15,8 @@
  * - Removing the last finalizer of an object being deleted emits DELETED only
  *   (the API server emits a MODIFIED first; a level-driven reader loses nothing).
  * - Deleting a Namespace does not delete what is in it (no namespace controller).
+ * - Workloads make no pods by themselves: the workload controllers and the
+ *   scheduler (controllers.ts) run on the cluster as clients of this API.
  * - The namespace rule applies to the kinds of the registry (../registry.ts);
  *   other kinds are stored with or without a namespace as given.
  * - Watch events are delivered in microtasks, never inside the write call.

@@ -209,7 +209,7 @@ describe('placement, owners and kinds', () => {
     );
     const { loadScenario } = await import('../../scenarios/load.ts');
     const { expandObjects } = await import('../../scenarios/expand.ts');
-    const ex = expandObjects(
+    const ex = await expandObjects(
       loadScenario(file).objects.map((o) => o.object),
       {},
     );
@@ -259,9 +259,11 @@ items:
     );
     const { loadManifests } = await import('../../scenarios/load.ts');
     const { expandObjects } = await import('../../scenarios/expand.ts');
-    const pods = expandObjects(
-      loadManifests([file]).objects.map((o) => o.object),
-      {},
+    const pods = (
+      await expandObjects(
+        loadManifests([file]).objects.map((o) => o.object),
+        {},
+      )
     ).objects.filter((o) => o.kind === 'Pod');
     expect(pods.map((p) => p.metadata.name)).toEqual(['web-5d9c-abcde']);
   });

@@ -1,7 +1,7 @@
 /**
  * Pod (v1): the fields and annotations Kube-OVN, or the Kubernetes network
  * model, acts on (see ../support.ts). Placement fields are honoured by the
- * scenario runner's scheduler (scenarios/schedule.ts); against a real API
+ * in-memory cluster's scheduler (kube/cluster/scheduler.ts); against a real API
  * server they are the real scheduler's.
  */
 import { type FieldSupport, type KindSupport, zero } from '../support.ts';

@@ -1,8 +1,10 @@
 /**
- * The scheduler's part of a scenario (kube-scheduler's filters, without its
- * scoring): a pod goes to a node that fits it, round-robin among those in
- * document order. A node fits when it
- * - is not `spec.unschedulable`;
+ * The in-memory cluster's scheduler, in small (kube-scheduler's filters,
+ * without its scoring): a pod goes to a node that fits it, round-robin among
+ * those in the order the nodes were created (a scenario's document order).
+ * A node fits when it
+ * - is not `spec.unschedulable` (cordoned), unless the pod tolerates
+ *   `node.kubernetes.io/unschedulable:NoSchedule` (DaemonSet pods do);
  * - has every label of the pod's `nodeSelector`;
  * - matches one term of `requiredDuringSchedulingIgnoredDuringExecution`
  *   node affinity (matchExpressions on labels: In, NotIn, Exists,
@@ -13,10 +15,11 @@
  * are denied, as in a cluster. Preferences and inter-pod (anti-)affinity
  * are not honoured; the Pod's support table says so (kube/objects/support/pod.ts).
  */
-
-import { obj } from './workloads.ts';
+import { isPlainObject } from './json.ts';
 
 type Obj = Readonly<Record<string, unknown>>;
+
+const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {});
 
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strMap = (v: unknown): Record<string, string> => {
@@ -97,43 +100,51 @@ function tolerates(tolerations: readonly Obj[], taint: SchedNode['taints'][numbe
   });
 }
 
+/** The taint kube-scheduler's NodeUnschedulable filter checks a cordoned node's pods against. */
+const CORDONED = { key: 'node.kubernetes.io/unschedulable', value: '', effect: 'NoSchedule' } as const;
+
 /** Why `node` does not fit the pod spec, or undefined when it does. */
 export function unfit(podSpec: Obj, node: SchedNode): string | undefined {
-  if (node.unschedulable) return 'unschedulable';
+  const tolerations = list(podSpec.tolerations).map(obj);
+  if (node.unschedulable && !tolerates(tolerations, CORDONED)) return 'unschedulable';
   for (const [k, v] of Object.entries(strMap(podSpec.nodeSelector)))
     if (node.labels[k] !== v) return `nodeSelector ${k}=${v}`;
   const required = obj(obj(obj(podSpec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
   const terms = list(required.nodeSelectorTerms).map(obj);
   if (Object.keys(required).length > 0 && !terms.some((t) => termHolds(t, node))) return 'node affinity';
-  const tolerations = list(podSpec.tolerations).map(obj);
   for (const taint of node.taints)
     if ((taint.effect === 'NoSchedule' || taint.effect === 'NoExecute') && !tolerates(tolerations, taint))
       return `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`;
   return undefined;
 }
 
-/** Round-robin among fitting nodes, in document order, as the scenario format promises. */
+/**
+ * Round-robin among fitting nodes, in creation order. One counter for the
+ * cluster's life: the scheduler is one process, and a later step's pods go on
+ * from where the earlier ones stopped.
+ *
+ * @example new RoundRobin().place(podSpec, nodes) // { node: 'kovn-node-1' } or { reason: '0/2 nodes are available: ...' }
+ */
 export class RoundRobin {
   private next = 0;
-  constructor(private readonly nodes: readonly SchedNode[]) {}
 
   /** The node for a pod spec, or why none fits (each node's reason, summarized). */
-  place(podSpec: Obj): { node: string } | { reason: string } {
-    const fits = this.nodes.filter((n) => unfit(podSpec, n) === undefined);
+  place(podSpec: Obj, nodes: readonly SchedNode[]): { node: string } | { reason: string } {
+    const fits = nodes.filter((n) => unfit(podSpec, n) === undefined);
     if (fits.length === 0) {
       const why = new Map<string, number>();
-      for (const n of this.nodes) {
+      for (const n of nodes) {
         const r = unfit(podSpec, n) ?? '';
         why.set(r, (why.get(r) ?? 0) + 1);
       }
       const parts = [...why].map(([r, k]) => `${k} node(s) didn't match ${r}`);
-      return { reason: `0/${this.nodes.length} nodes are available: ${parts.join(', ')}` };
+      return { reason: `0/${nodes.length} nodes are available: ${parts.join(', ')}` };
     }
-    // The counter walks all nodes, so a pod that fits everywhere goes where the document order puts it.
-    for (let i = 0; i < this.nodes.length; i++) {
-      const n = this.nodes[(this.next + i) % this.nodes.length]!;
+    // The counter walks all nodes, so a pod that fits everywhere goes where the creation order puts it.
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[(this.next + i) % nodes.length]!;
       if (fits.includes(n)) {
-        this.next = (this.next + i + 1) % this.nodes.length;
+        this.next = (this.next + i + 1) % nodes.length;
         return { node: n.name };
       }
     }

@@ -37,6 +37,8 @@ export interface Cache {
   byIndex(name: string, value: string): Iterable<KubeObject>;
   /** The values an index holds objects under. */
   indexValues(name: string): Iterable<string>;
+  /** Changes the cache has taken so far (what is derived from it holds while this stays the same). */
+  readonly revision: number;
 }
 
 export interface Ctx {

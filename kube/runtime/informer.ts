@@ -92,6 +92,7 @@ export class Informer {
   private rejectSynced!: (err: Error) => void;
   private readonly s = { lists: 0, events: 0 };
   private readonly indexers = new Map<string, IndexFunc>();
+  private changes = 0;
   /** index name → value → cache key → object. */
   private readonly indexes = new Map<string, Map<string, Map<string, KubeObject>>>();
   /** index name → cache key → the values it is filed under (what a change removes, whatever `f` says now). */
@@ -334,8 +335,17 @@ export class Informer {
     }, delay);
   }
 
+  /**
+   * How many changes the cache has taken: a reader that derives something
+   * from the whole cache keeps it while this stays the same.
+   */
+  get revision(): number {
+    return this.changes;
+  }
+
   /** Moves `key` in every index from where it was filed to where `after` goes (undefined: nowhere). */
   private reindex(key: string, after: KubeObject | undefined): void {
+    this.changes++;
     for (const [name, f] of this.indexers) {
       const index = this.indexes.get(name)!;
       for (const v of this.filed.get(name)!.get(key) ?? []) {

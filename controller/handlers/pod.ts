@@ -47,7 +47,6 @@ import {
   reachesBeyondNamespace,
   requeueNamedPortPolicies,
 } from './network-policy.ts';
-import { subnetVpc } from './vpc.ts';
 
 const A = (k: Parameters<typeof annotationKey>[1]) => annotationKey(OVN_PROVIDER, k);
 
@@ -185,7 +184,9 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const { ips } = toRecord(a.lease);
   const mac = formatMAC(a.lease.mac);
   const cfg = view.config;
-  const router = subnetVpc(ctx, subObj);
+  // The VPC the subnet was accepted with: a subnet refused since (spec.vpc naming a missing Vpc) keeps its
+  // switch as it was, and its pods their ports as they were.
+  const router = cfg.vpc;
   const alloc = {
     pod: name,
     namespace: ns,

@@ -225,14 +225,11 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   }
   const unknown = d.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
   if (bad.length > 0 || config === undefined) {
-    // Refused (its Vpc gone, say): none of its rows or leases stay, as a controller starting now would hold
-    // none; its pods are reconciled again and are without a port until it is valid.
-    ctx.committer.delete(owner);
-    if (ctx.ipam.subnet(name) !== undefined) requeueReaders(ctx);
-    for (const lost of ctx.ipam.deleteSubnet(name)) {
-      const holder = ctx.leaseHolder(lost.owner);
-      if (holder !== undefined) ctx.enqueue(holder.kind, holder.key);
-    }
+    // Refused (a typo in spec.vpc, say): one accepted before keeps its rows and leases, so its pods keep
+    // their ports (Kube-OVN returns the error and leaves the switch as it was; docs/architecture.md, "Fail
+    // closed"). One never accepted holds nothing. Only its delete releases what it holds.
+    const kept = ctx.ipam.subnet(name) !== undefined;
+    if (!kept) ctx.committer.delete(owner);
     const message = describeIssues(bad);
     // The decoder's issues are reported as the object's decode problems (diagnostics.ts); the rest here.
     ctx.report(
@@ -243,7 +240,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
         .map((b) => ({
           code: 'ValidateLogicalSwitchFailed',
           field: b.field,
-          message: `refused (its pods get no address): ${b.message}`,
+          message: `refused (${kept ? 'it keeps what it had' : 'its pods get no address'}): ${b.message}`,
           scope: [{ kind: 'subnet', name }],
         })),
     );

@@ -16,7 +16,18 @@ import { Cut, CutError, cutBackend, cutCluster, RunClock, WatchFaults } from './
 import { NODES, objectsOf, type Op } from './ops.ts';
 
 /** Counts over every run of a test file, for its summary line. */
-export const totals = { sequences: 0, events: 0, restarts: 0, crashes: 0, dup: 0, held: 0, dropped: 0, relists: 0 };
+export const totals = {
+  sequences: 0,
+  events: 0,
+  restarts: 0,
+  crashes: 0,
+  dup: 0,
+  held: 0,
+  dropped: 0,
+  relists: 0,
+  excusedRows: 0,
+  excusedSequences: 0,
+};
 
 /** Retries that come due within this much virtual time after the last change are waited for. */
 const SETTLE_MS = 10 * 60_000;

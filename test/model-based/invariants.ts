@@ -4,7 +4,10 @@
  *
  * 1. incremental = from scratch: the backend's rows equal what a fresh
  *    controller builds on a fresh backend from the final objects alone
- *    (their annotations and IP objects included, so addresses are restored);
+ *    (their annotations and IP objects included, so addresses are restored),
+ *    but for the rows a Subnet refused after it was accepted keeps (fail
+ *    closed), excused row by row with the refusal that caused them
+ *    (excuseKeptSubnets), counted, and capped at 10% of sequences (run.ts);
  * 2. no address held twice, by the IPAM or by the pods' annotations, and
  *    each allocated pod's annotation is its lease;
  * 3. every scheduled pod that is not hostNetwork has its annotations and its
@@ -21,7 +24,7 @@ import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject, ObjectRef } from '../../kube/cluster/types.ts';
 import { API_VERSION } from '../../kube/registry.ts';
 import { containsIP, parseCIDR, tryParseIP } from '../../model/addr/index.ts';
-import { rowsEqual, TABLE_ORDER, type Tables, type Topology } from '../../model/topology/index.ts';
+import { rowsEqual, TABLE_ORDER, type TableName, type Tables, type Topology } from '../../model/topology/index.ts';
 import { Harness } from './harness.ts';
 
 const A = (k: string) => `ovn.kubernetes.io/${k}`;
@@ -65,22 +68,81 @@ const refOf = (o: KubeObject): ObjectRef => ({
 /** JSON, with bigints (row uuids, tags) as `123n`. */
 const show = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
 
+/** One row where the run's backend and the from-scratch build differ. */
+export interface RowDiff {
+  readonly table: TableName;
+  readonly key: string;
+  readonly text: string;
+}
+
 /** (1) Row by row (sets compared as sets, as the committer compares them): `got` (the run's backend) against `want` (built from scratch). */
-export function diffTopologies(got: Topology, want: Topology): string[] {
-  const out: string[] = [];
+export function diffTopologies(got: Topology, want: Topology): RowDiff[] {
+  const out: RowDiff[] = [];
   for (const table of TABLE_ORDER) {
     const g = got[table] as ReadonlyMap<string, unknown>;
     const w = want[table] as ReadonlyMap<string, unknown>;
+    const push = (key: string, text: string) => out.push({ table, key, text: `${table} ${key}: ${text}` });
     for (const [key, row] of g) {
-      if (!w.has(key)) out.push(`${table} ${key}: in the backend, not built from scratch: ${show(row)}`);
+      if (!w.has(key)) push(key, `in the backend, not built from scratch: ${show(row)}`);
       else if (!rowsEqual(table, row as Tables[typeof table], w.get(key) as Tables[typeof table]))
-        out.push(`${table} ${key}: differs\n    backend:      ${show(row)}\n    from scratch: ${show(w.get(key))}`);
+        push(key, `differs\n    backend:      ${show(row)}\n    from scratch: ${show(w.get(key))}`);
     }
-    for (const [key, row] of w)
-      if (!g.has(key)) out.push(`${table} ${key}: built from scratch, missing in the backend: ${show(row)}`);
+    for (const [key, row] of w) if (!g.has(key)) push(key, `built from scratch, missing in the backend: ${show(row)}`);
   }
   return out;
 }
+
+/**
+ * (1, excused) The differences a Subnet refused after it was accepted makes:
+ * the running controller keeps its rows and leases (docs/architecture.md,
+ * "Fail closed"), a controller starting now holds none. Excused only when
+ * the running controller shows the cause: a ValidateLogicalSwitchFailed
+ * problem on that Subnet in its diagnostics while its IPAM still holds the
+ * subnet; and only rows owned (in the run's store) by that Subnet, by a pod
+ * whose lease is in it, or by a NetworkPolicy of a namespace it binds, by
+ * spec.namespaces or the namespace's logical_switch annotation (the policy's
+ * address families are its namespace's subnets', the kept one's among
+ * them). Each excuse names its row and its cause.
+ */
+export async function excuseKeptSubnets(
+  c: Controller,
+  cluster: MemoryCluster,
+  diffs: readonly RowDiff[],
+): Promise<{ kept: RowDiff[]; excused: string[] }> {
+  const refused = new Map<string, string>();
+  for (const w of c.diagnostics.list())
+    if (w.kind === 'Subnet' && w.code === 'ValidateLogicalSwitchFailed' && c.ipam.subnet(w.name) !== undefined)
+      refused.set(w.name, `Subnet ${w.name} refused and kept (${w.field}: ${w.message})`);
+  // A namespace's subnets: those binding it by spec.namespaces, and the ones its logical_switch annotation
+  // names (written when a subnet bound it; the controller reads it as the pod handler does).
+  const bound = new Map<string, string>();
+  for (const name of refused.keys()) {
+    const o = await cluster.get({ kind: 'Subnet', name });
+    for (const ns of (o?.spec as { namespaces?: string[] } | undefined)?.namespaces ?? []) bound.set(ns, name);
+  }
+  for (const ns of (await cluster.list('Namespace')).items)
+    for (const name of (ns.metadata.annotations?.[A('logical_switch')] ?? '').split(','))
+      if (refused.has(name.trim())) bound.set(ns.metadata.name, name.trim());
+  const kept: RowDiff[] = [];
+  const excused: string[] = [];
+  for (const d of diffs) {
+    const owner = c.store.ownerOf(d.table, d.key);
+    const subnet =
+      owner?.kind === 'Subnet'
+        ? owner.name
+        : owner?.kind === 'Pod'
+          ? c.ipam.lookup(`${owner.name}.${owner.namespace}`)?.subnet
+          : owner?.kind === 'NetworkPolicy'
+            ? bound.get(owner.namespace ?? 'default')
+            : undefined;
+    const cause = subnet === undefined ? undefined : refused.get(subnet);
+    if (cause === undefined || owner === undefined) kept.push(d);
+    else excused.push(`${d.table} ${d.key} (owned by ${formatOwner(owner)}): ${cause}`);
+  }
+  return { kept, excused };
+}
+
+const formatOwner = (o: ObjectRef) => `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 
 /** (1b) The pods' allocations (annotations) and IP objects the fresh controller ends with, against the run's. */
 export async function diffAllocations(got: MemoryCluster, want: MemoryCluster): Promise<string[]> {

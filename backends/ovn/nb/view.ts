@@ -42,12 +42,53 @@ export type NamedTable =
   | 'router'
   | 'portGroup';
 
+/** The parent slots by NB table: where a changed row of that table may hold children. */
+const SLOTS_BY_NB_TABLE = new Map<string, ParentSlot[]>();
+for (const slot of PARENT_COLUMNS) {
+  const t = NB_TABLE[slot.table];
+  SLOTS_BY_NB_TABLE.set(t, [...(SLOTS_BY_NB_TABLE.get(t) ?? []), slot]);
+}
+
+/** A monitor update larger than this rebuilds the reverse map rather than patching it row by row. */
+const PATCH_MAX = 1024;
+
+type Holder = { readonly slot: ParentSlot; readonly row: ParentRow };
+
 export class NbView {
-  /** child uuid → owned parent holding it, with the slot; rebuilt after any cache change. */
-  private parents: Map<string, { slot: ParentSlot; row: ParentRow }> | undefined;
+  /**
+   * child uuid → the owned parents holding it, with their slots; built on
+   * first use and then patched by each cache change (a full rebuild per
+   * monitor update costs the size of the database per row written).
+   */
+  private parents: Map<string, Holder[]> | undefined;
 
   constructor(readonly cache: OvsdbCache<nb.Tables>) {
-    cache.onChange(() => (this.parents = undefined));
+    cache.onChange((changes) => this.patch(changes));
+  }
+
+  private patch(changes: readonly { table: string; uuid: string; old?: unknown; new?: unknown }[]): void {
+    const map = this.parents;
+    if (map === undefined) return;
+    if (changes.length > PATCH_MAX) {
+      this.parents = undefined;
+      return;
+    }
+    for (const c of changes) {
+      const slots = SLOTS_BY_NB_TABLE.get(c.table);
+      if (slots === undefined) continue;
+      for (const slot of slots) {
+        const old = c.old as ParentRow | undefined;
+        if (old !== undefined && isOwned(old))
+          for (const child of children(old, slot.column)) {
+            const list = map.get(child)?.filter((h) => !(h.row._uuid === c.uuid && h.slot === slot));
+            if (list === undefined || list.length === 0) map.delete(child);
+            else map.set(child, list);
+          }
+        const row = c.new as ParentRow | undefined;
+        if (row !== undefined && isOwned(row))
+          for (const child of children(row, slot.column)) hold(map, child, { slot, row });
+      }
+    }
   }
 
   /** The owned NB row of model row `key`, if any. */
@@ -71,22 +112,19 @@ export class NbView {
 
   /** The owned parent holding child `uuid` of `table`, with the slot it sits in. */
   parentOf(table: TableName, uuid: string): { slot: ParentSlot; row: ParentRow; name: string } | undefined {
-    const p = this.parentMap().get(uuid);
+    let p: Holder | undefined;
+    // The lowest uuid among the owned parents holding it (two only when written so by hand).
+    for (const h of this.parentMap().get(uuid) ?? []) if (p === undefined || h.row._uuid < p.row._uuid) p = h;
     if (p === undefined || !(PARENT_SLOTS[table] ?? []).includes(p.slot)) return undefined;
     return { ...p, name: p.row.name };
   }
 
-  private parentMap(): Map<string, { slot: ParentSlot; row: ParentRow }> {
+  private parentMap(): Map<string, Holder[]> {
     if (this.parents !== undefined) return this.parents;
-    const map = new Map<string, { slot: ParentSlot; row: ParentRow }>();
-    for (const slot of PARENT_COLUMNS) {
-      for (const row of this.owned(slot.table)) {
-        for (const child of children(row, slot.column)) {
-          const seen = map.get(child);
-          if (seen === undefined || row._uuid < seen.row._uuid) map.set(child, { slot, row });
-        }
-      }
-    }
+    const map = new Map<string, Holder[]>();
+    for (const slot of PARENT_COLUMNS)
+      for (const row of this.owned(slot.table))
+        for (const child of children(row, slot.column)) hold(map, child, { slot, row });
     return (this.parents = map);
   }
 
@@ -101,6 +139,12 @@ export class NbView {
     for (const row of this.cache.table(NB_TABLE[table]).values()) if (isOwned(row)) out.push(row);
     return out;
   }
+}
+
+function hold(map: Map<string, Holder[]>, child: string, h: Holder): void {
+  const list = map.get(child);
+  if (list === undefined) map.set(child, [h]);
+  else list.push(h);
 }
 
 function lowest<R extends { readonly _uuid: string }>(rows: readonly R[]): R | undefined {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify, parseAllDocuments } from 'yaml';
-import { requireOvn } from '../backends/ovn/control-plane/index.ts';
+import { binaryPath, requireOvn } from '../backends/ovn/control-plane/index.ts';
 import { pollUntil } from '../backends/ovn/control-plane/exec.ts';
 import { type Proc, runProcesses, running, waitNoneRunning } from '../backends/ovn/control-plane/testing/index.ts';
 import { type Kovn, ROOT, runDirs, startKovn } from './testing/index.ts';
@@ -126,6 +126,38 @@ describe.skipIf(!requireOvn('faults'))('faults on --backend ovn leave nothing be
     const k = startKovn(['sim', 'run', LONG, '--backend', 'ovn'], { tmp });
     const dir = await whenRun(k, tmp, () => true);
     const before = runProcesses(k.pid, dir);
+    process.kill(k.pid, 'SIGINT');
+    expect(await k.exited).toEqual({ code: 130, signal: null });
+    expect(runDirs(tmp)).toEqual([]);
+    await nothingLeft(before, tmp);
+  });
+
+  it('SIGINT while a one-shot tool writes into the run dir: exit 130, no dir, no process', async () => {
+    // An ovsdb-tool that keeps writing into the run dir (as `ovsdb-tool
+    // create` writes its db and lock file) until it is ended: the exit hooks
+    // must end it before they remove the dir, or the removal races with it
+    // and leaves the dir behind. It writes new names, and SIGINT comes once
+    // there are thousands, so that removing them takes long enough for the
+    // race to be lost every time instead of under load only.
+    const tmp = newTmp('int-tool');
+    const bin = join(tmp, 'bin');
+    mkdirSync(bin);
+    const busy = [
+      '#!/bin/sh',
+      'dir=$(dirname "$2")',
+      'i=0',
+      'while [ $i -lt 30000 ]; do : > "$dir/busy-$i"; i=$((i + 1)); done',
+      `exec ${binaryPath('ovsdb-tool')} "$@"`,
+    ];
+    writeFileSync(join(bin, 'ovsdb-tool'), `${busy.join('\n')}\n`);
+    chmodSync(join(bin, 'ovsdb-tool'), 0o755);
+    const k = startKovn(['sim', 'run', LONG, '--backend', 'ovn'], {
+      tmp,
+      env: { PATH: `${bin}:${process.env.PATH ?? ''}` },
+    });
+    const dir = await whenRun(k, tmp, (d) => existsSync(join(d, 'busy-2000')));
+    const before = runProcesses(k.pid, dir);
+    expect(before.map((p) => p.comm)).toContain('ovsdb-tool');
     process.kill(k.pid, 'SIGINT');
     expect(await k.exited).toEqual({ code: 130, signal: null });
     expect(runDirs(tmp)).toEqual([]);

@@ -26,10 +26,10 @@
 // dirs (the detached ovn-trace daemon before its pidfile was read, one-shot
 // tools), waits until they are gone, removes the dirs whose marker names its
 // owner, and exits.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRunning, killAllSync, procStat, readOwnerMarker, removeDirSync, selfOwner } from './proc.mjs';
+import { isRunning, killAllSync, processesNaming, readOwnerMarker, removeDirSync, selfOwner } from './proc.mjs';
 
 const WAIT_GONE_MS = 2_000;
 
@@ -41,14 +41,6 @@ const dirs = new Set();
 /** This guard's boot and pid namespace; undefined without /proc: nothing can be judged. */
 const here = selfOwner();
 
-function readOr(path, fallback) {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return fallback;
-  }
-}
-
 /** 'gone', 'alive', or 'unknown' (another pid namespace: never judged). */
 function ownerState(o) {
   if (typeof o !== 'object' || o === null || !Number.isInteger(o.pid)) return 'unknown';
@@ -59,37 +51,6 @@ function ownerState(o) {
 
 function sameOwner(a, b) {
   return typeof a === 'object' && a !== null && a.pid === b.pid && String(a.start) === String(b.start);
-}
-
-/** True when `arg` names `dir` itself or a path inside it. */
-function names(arg, dir) {
-  for (let i = arg.indexOf(dir); i >= 0; i = arg.indexOf(dir, i + 1)) {
-    const next = arg[i + dir.length];
-    if (next === undefined || next === '/') return true;
-  }
-  return false;
-}
-
-/** Live processes of the named programs whose command line names one of `inDirs`. */
-function processesNaming(inDirs) {
-  const found = [];
-  if (inDirs.length === 0) return found;
-  let entries = [];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    if (!programs.has(readOr(`/proc/${pid}/comm`, '').trim())) continue;
-    const args = readOr(`/proc/${pid}/cmdline`, '').split('\0');
-    if (!args.some((a) => inDirs.some((d) => names(a, d)))) continue;
-    const s = procStat(pid);
-    if (typeof s === 'object' && s.state !== 'Z' && s.state !== 'X') found.push({ pid, start: s.start });
-  }
-  return found;
 }
 
 /** Dirs of runs whose owner is gone: their processes end, the dirs go. */
@@ -109,14 +70,14 @@ function sweepStale() {
       return m !== undefined && ownerState(m) === 'gone';
     });
   if (stale.length === 0) return;
-  killAllSync(processesNaming(stale), WAIT_GONE_MS);
+  killAllSync(processesNaming(stale, programs), WAIT_GONE_MS);
   for (const d of stale) removeDirSync(d);
 }
 
 function endRun() {
   const runDirs = [...dirs];
   const targets = [...pids].map(([pid, start]) => ({ pid, start }));
-  killAllSync([...targets, ...processesNaming(runDirs)], WAIT_GONE_MS);
+  killAllSync([...targets, ...processesNaming(runDirs, programs)], WAIT_GONE_MS);
   for (const d of runDirs) if (sameOwner(readOwnerMarker(d), owner)) removeDirSync(d);
   process.exit(0);
 }

@@ -64,6 +64,20 @@ export declare function writeOwnerMarker(dir: string, owner: Owner): void;
 export declare function readOwnerMarker(dir: string): unknown;
 
 /**
+ * The live processes of `programs` (by /proc/<pid>/comm) whose command line
+ * names one of `inDirs` (the dir itself or a path inside it), this process
+ * excepted: the one-shot tools and the detached daemon being launched that
+ * write into a run's dirs without being tracked by pid.
+ *
+ * @example
+ * processesNaming(['/tmp/kovn-cp-Ab12Cd'], new Set(['ovsdb-tool'])); // [{ pid: 4243, start: '123460' }]
+ */
+export declare function processesNaming(
+  inDirs: readonly string[],
+  programs: ReadonlySet<string>,
+): { pid: number; start: string }[];
+
+/**
  * SIGKILLs each target still running, then waits (at most `waitMs`) until
  * none runs. Synchronous on purpose: 'exit' listeners cannot await.
  *

@@ -4,7 +4,7 @@
 // and how a run's processes and dirs are ended synchronously.
 // Plain JavaScript importing only Node's modules, because the guard runs it
 // with a bare `node`; proc.d.mts gives its types to the TypeScript side.
-import { readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const OWNER_MARKER = 'kovn-owner.json';
@@ -59,6 +59,44 @@ export function readOwnerMarker(dir) {
   } catch {
     return undefined;
   }
+}
+
+function readOr(path, fallback) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+/** True when `arg` names `dir` itself or a path inside it. */
+function names(arg, dir) {
+  for (let i = arg.indexOf(dir); i >= 0; i = arg.indexOf(dir, i + 1)) {
+    const next = arg[i + dir.length];
+    if (next === undefined || next === '/') return true;
+  }
+  return false;
+}
+
+export function processesNaming(inDirs, programs) {
+  const found = [];
+  if (inDirs.length === 0) return found;
+  let entries = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    if (!programs.has(readOr(`/proc/${pid}/comm`, '').trim())) continue;
+    const args = readOr(`/proc/${pid}/cmdline`, '').split('\0');
+    if (!args.some((a) => inDirs.some((d) => names(a, d)))) continue;
+    const s = procStat(pid);
+    if (typeof s === 'object' && s.state !== 'Z' && s.state !== 'X') found.push({ pid, start: s.start });
+  }
+  return found;
 }
 
 function sleepSync(ms) {

@@ -1,8 +1,9 @@
 /**
  * Every daemon this process starts, and every run dir it makes, is tracked
  * here until it is gone: when the process exits (normally, on an uncaught
- * exception, or on SIGINT/SIGTERM/SIGHUP) the daemons are SIGKILLed and the
- * dirs removed, synchronously. Where no JavaScript runs at death (SIGKILL,
+ * exception, or on SIGINT/SIGTERM/SIGHUP) the daemons, and the OVN/OVS tools
+ * still writing into the dirs, are SIGKILLed and the dirs removed,
+ * synchronously. Where no JavaScript runs at death (SIGKILL,
  * V8's out-of-memory abort) the run guard (run-guard.ts), told of each one
  * here, does the same from outside.
  *
@@ -14,7 +15,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ControlPlaneError } from './errors.ts';
-import { isRunning, killAllSync, procStat, removeDirSync } from './proc.mjs';
+import { OVN_BINARIES } from './binaries.ts';
+import { isRunning, killAllSync, procStat, processesNaming, removeDirSync } from './proc.mjs';
 import { guardDir, guardForget, guardUndir, guardWatch } from './run-guard.ts';
 
 export interface TrackedPid {
@@ -117,16 +119,25 @@ export function trackedPids(): readonly TrackedPid[] {
 
 const EXIT_WAIT_MS = 2_000;
 
+const PROGRAMS: ReadonlySet<string> = new Set(OVN_BINARIES);
+
 /**
- * SIGKILLs every tracked daemon, waits (at most 2 s) until none runs, then
- * removes every run dir: the dirs go only once nothing can write into them.
+ * SIGKILLs every tracked daemon and every OVN/OVS process whose command line
+ * names a run dir, waits (at most 2 s) until none runs, then removes every
+ * run dir: the dirs go only once nothing can write into them. The second
+ * set is not tracked by pid: one-shot tools (`ovsdb-tool create` writes the
+ * db and its lock file) and a detached daemon until its launcher returned.
+ * Left running, they write into a dir while it is removed, the removal
+ * fails (ENOTEMPTY) and the dir stays without its owner marker, which
+ * neither the run guard nor a later run's sweep then removes.
  * Synchronous on purpose: 'exit' listeners cannot await.
  */
 export function endRunSync(): void {
   const targets = [...tracked.values()].map((t) => ({ pid: t.pid, start: t.startTime }));
   tracked.clear();
-  killAllSync(targets, EXIT_WAIT_MS);
-  for (const dir of runDirs) removeDirSync(dir);
+  const dirs = [...runDirs];
+  killAllSync([...targets, ...processesNaming(dirs, PROGRAMS)], EXIT_WAIT_MS);
+  for (const dir of dirs) removeDirSync(dir);
   runDirs.clear();
 }
 

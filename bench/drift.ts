@@ -21,6 +21,7 @@ import type { ApplyOptions, Backend, RowChange, RowKeys } from '../backends/back
 import type { SimBackend } from '../backends/sim/index.ts';
 import type { Plan, TableName, Tables, Topology } from '../model/topology/index.ts';
 import { rowsEqual } from '../model/topology/row-diff.ts';
+import { splitmix32 } from '../model/ipam/index.ts';
 
 /** A writer that is not kovn, on the backend kovn writes. */
 export interface ForeignWriter {
@@ -239,17 +240,11 @@ export function driftChange(table: TableName, row: unknown): Record<string, unkn
 }
 
 /**
- * splitmix32: the drift's seeded choices (the same rows on every run of one size).
+ * The drift's seeded choices in [0, 1) (the same rows on every run of one size).
  *
  * @example const random = splitmix(18); random(); // in [0, 1)
  */
 export function splitmix(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x9e3779b9) | 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
+  const next = splitmix32(seed);
+  return () => next() / 2 ** 32;
 }

@@ -18,7 +18,7 @@ export type { FamilyCounters, ClaimCheck } from './address-space.ts';
 export { type SubnetSpec, type SubnetConfig, type FamilyConfig, DEFAULT_VPC, parseSubnetSpec } from './subnet-spec.ts';
 export { type IPPoolSpec, type PoolConfig, parsePoolSpec } from './pool-spec.ts';
 export { type IpPoolAnnotation, parseIpPoolAnnotation, statefulSetOrdinal, ownerKey } from './ip-pool-annotation.ts';
-export { type RandomBytes, seededRandomBytes, macFromBytes } from './random.ts';
+export { type RandomBytes, seededRandomBytes, macFromBytes, splitmix32 } from './random.ts';
 export {
   IpamError,
   Conflict,

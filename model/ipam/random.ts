@@ -18,14 +18,7 @@ export type RandomBytes = (out: Uint8Array) => unknown;
  * const buf = new Uint8Array(6); random(buf); // same bytes for seed 42, every run
  */
 export function seededRandomBytes(seed: number): RandomBytes {
-  let state = seed | 0;
-  const next = (): number => {
-    state = (state + 0x9e3779b9) | 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
+  const next = splitmix32(seed);
   return (out: Uint8Array) => {
     for (let i = 0; i < out.length; i += 4) {
       let word = next();
@@ -34,6 +27,25 @@ export function seededRandomBytes(seed: number): RandomBytes {
         word >>>= 8;
       }
     }
+  };
+}
+
+/**
+ * splitmix32: a deterministic sequence of 32-bit words, uniform in [0, 2^32).
+ * The one seeded generator below `cli/` (MACs, the benches' and tests' own
+ * choices): the same seed gives the same sequence on every run.
+ *
+ * @example
+ * const next = splitmix32(18); next(); // a word; next() / 2 ** 32 is in [0, 1)
+ */
+export function splitmix32(seed: number): () => number {
+  let state = seed | 0;
+  return () => {
+    state = (state + 0x9e3779b9) | 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
   };
 }
 

@@ -18,19 +18,8 @@ import { Controller } from '../../controller/controller.ts';
 import { settled } from '../../controller/settle.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { fcSeed } from '../fc.ts';
+import { splitmix } from '../../bench/drift.ts';
 import { Cut, cutBackend, cutCluster } from '../model-based/faults.ts';
-
-/** splitmix32: the storm's own seeded choices. */
-function rng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x9e3779b9) | 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
-}
 
 const pod = (name: string, node: string): KubeObject => ({
   apiVersion: 'v1',
@@ -44,7 +33,7 @@ describe('controller restarts in the middle of a pod storm', () => {
     timeout: 120_000,
   }, async () => {
     const seed = fcSeed();
-    const random = rng(seed);
+    const random = splitmix(seed);
     const cluster = new MemoryCluster({ now: () => Date.now() });
     const backend = new SimBackend();
     await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });

@@ -110,6 +110,11 @@ export const WATCHED_KINDS: readonly WatchedKind[] = Object.freeze(
   entries.filter(([, d]) => d.role === 'watched').map(([k]) => k as WatchedKind),
 );
 
+/** The kinds whose controllers make pods (the in-memory cluster's workload controllers run them). */
+export const WORKLOAD_KINDS: ReadonlySet<string> = new Set(
+  entries.filter(([, d]) => d.role === 'workload').map(([k]) => k),
+);
+
 /** `group/version`, or `version` for the core group. */
 export const apiVersionOf = (d: Pick<KindDef, 'group' | 'version'>): string =>
   d.group === '' ? d.version : `${d.group}/${d.version}`;

@@ -14,14 +14,8 @@ type Obj = Readonly<Record<string, unknown>>;
 
 export const obj = (v: unknown): Obj => (isPlainObject(v) ? v : {});
 
-/** The kinds whose controllers make pods. */
-export const WORKLOAD_KINDS: ReadonlySet<string> = new Set([
-  'Deployment',
-  'ReplicaSet',
-  'StatefulSet',
-  'DaemonSet',
-  'Job',
-]);
+/** The kinds whose controllers make pods: the registry's `workload` role. */
+export { WORKLOAD_KINDS } from '../registry.ts';
 
 const ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 

@@ -6,7 +6,7 @@
  * the lowest uuid wins, so answers are deterministic.
  */
 import type { TableName } from '../../../model/topology/index.ts';
-import type { OvsdbCache, nb } from '../ovsdb/index.ts';
+import type { OvsdbCache, RowChange, nb } from '../ovsdb/index.ts';
 import {
   IDENTITY,
   NAME_ID,
@@ -66,7 +66,7 @@ export class NbView {
     cache.onChange((changes) => this.patch(changes));
   }
 
-  private patch(changes: readonly { table: string; uuid: string; old?: unknown; new?: unknown }[]): void {
+  private patch(changes: readonly RowChange[]): void {
     const map = this.parents;
     if (map === undefined) return;
     if (changes.length > PATCH_MAX) {
@@ -77,14 +77,14 @@ export class NbView {
       const slots = SLOTS_BY_NB_TABLE.get(c.table);
       if (slots === undefined) continue;
       for (const slot of slots) {
-        const old = c.old as ParentRow | undefined;
+        const old = c.old as unknown as ParentRow | undefined;
         if (old !== undefined && isOwned(old))
           for (const child of children(old, slot.column)) {
             const list = map.get(child)?.filter((h) => !(h.row._uuid === c.uuid && h.slot === slot));
             if (list === undefined || list.length === 0) map.delete(child);
             else map.set(child, list);
           }
-        const row = c.new as ParentRow | undefined;
+        const row = c.new as unknown as ParentRow | undefined;
         if (row !== undefined && isOwned(row))
           for (const child of children(row, slot.column)) hold(map, child, { slot, row });
       }

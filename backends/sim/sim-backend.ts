@@ -76,10 +76,7 @@ export class SimBackend implements Backend, Prober {
 
   async apply(p: Plan, _opts?: ApplyOptions): Promise<ApplyResult> {
     this.assertOpen();
-    // resolvePlan throws a PlanError before anything is written: all or nothing.
-    const outcome = resolvePlan(p, (table, key) => this.tables[table].get(key));
-    writeOutcome(outcome, (table) => this.writable(table));
-    if (p.length > 0) this.net = undefined;
+    this.write(p);
     return { operations: p.length, transactions: p.length === 0 ? 0 : 1 };
   }
 
@@ -117,12 +114,18 @@ export class SimBackend implements Backend, Prober {
    */
   tamper(p: Plan): void {
     this.assertOpen();
-    const outcome = resolvePlan(p, (table, key) => this.tables[table].get(key));
-    writeOutcome(outcome, (table) => this.writable(table));
-    if (p.length > 0) this.net = undefined;
+    const outcome = this.write(p);
     const changes: RowChange[] = [];
     for (const [table, rows] of outcome) for (const [key, row] of rows) changes.push({ table, key, row } as RowChange);
     if (changes.length > 0) for (const l of this.listeners) l(changes);
+  }
+
+  /** Writes a plan (all or nothing: resolvePlan throws a PlanError before anything is written); the rows it left. */
+  private write(p: Plan): ReturnType<typeof resolvePlan> {
+    const outcome = resolvePlan(p, (table, key) => this.tables[table].get(key));
+    writeOutcome(outcome, (table) => this.writable(table));
+    if (p.length > 0) this.net = undefined;
+    return outcome;
   }
 
   /** Rows copied so far to keep handed-out tables unchanged (by read, and before a write to a compiled table). */

@@ -89,14 +89,18 @@ describe('expanding a scenario as a cluster would', () => {
   });
 
   it('endpoint slices: ready pods with addresses, named target ports resolved per pod, one slice per port mapping', () => {
-    const pod = (name: string, ip: string, port: number, ready = true): KubeObject => ({
+    // What the controller writes: `allocated` with the address (a requested address alone is no endpoint yet).
+    const pod = (name: string, ip: string, port: number, ready = true, allocated = true): KubeObject => ({
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: {
         name,
         namespace: 'shop',
         labels: { app: 'web' },
-        annotations: { 'ovn.kubernetes.io/ip_address': ip },
+        annotations: {
+          'ovn.kubernetes.io/ip_address': ip,
+          ...(allocated ? { 'ovn.kubernetes.io/allocated': 'true' } : {}),
+        },
       },
       spec: { containers: [{ ports: [{ name: 'http', containerPort: port }] }] },
       status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
@@ -111,6 +115,7 @@ describe('expanding a scenario as a cluster would', () => {
       pod('a', '10.16.0.2', 8080),
       pod('b', '10.16.0.3', 9090),
       pod('c', '10.16.0.4', 8080, false),
+      pod('d', '10.16.0.5', 8080, true, false),
     ]);
     expect(
       slices.map((s) => [

@@ -6,6 +6,7 @@
  * controller's annotations (the cluster has no kubelet to report them).
  */
 import { tryParseIP } from '../model/addr/index.ts';
+import { decodePodNetwork } from '../kube/annotations.ts';
 import type { MemoryCluster } from '../kube/cluster/memory.ts';
 import { type KubeObject, refOf } from '../kube/cluster/types.ts';
 import { suffix } from '../kube/cluster/workloads.ts';
@@ -21,11 +22,16 @@ export function endpointSlicesFor(svcObj: KubeObject, pods: readonly KubeObject[
   const svc: ServiceView = decodeService(svcObj).value;
   if (svc.selector === undefined) return [];
   const sel = { matchLabels: svc.selector, matchExpressions: [] };
-  const groups = new Map<string, { ports: { name: string; port: number; protocol: string }[]; pods: PodView[] }>();
+  const groups = new Map<
+    string,
+    { ports: { name: string; port: number; protocol: string }[]; pods: { pod: PodView; ips: readonly string[] }[] }
+  >();
   for (const o of pods) {
     const p = decodePod(o).value;
     if (p.namespace !== svc.namespace || !selects(sel, p.labels) || p.deleting) continue;
-    if (p.phase === 'Succeeded' || p.phase === 'Failed' || !p.annotations['ovn.kubernetes.io/ip_address']) continue;
+    // The addresses the network controller gave (the pod annotation contract, kube/annotations.ts).
+    const net = decodePodNetwork(p.annotations);
+    if (p.phase === 'Succeeded' || p.phase === 'Failed' || !net.ok) continue;
     const ports: { name: string; port: number; protocol: string }[] = [];
     for (const sp of svc.ports) {
       const t = sp.targetPort ?? sp.port;
@@ -36,13 +42,13 @@ export function endpointSlicesFor(svcObj: KubeObject, pods: readonly KubeObject[
     const key = JSON.stringify(ports);
     let g = groups.get(key);
     if (g === undefined) groups.set(key, (g = { ports, pods: [] }));
-    g.pods.push(p);
+    g.pods.push({ pod: p, ips: net.value.ips });
   }
   const out: KubeObject[] = [];
   for (const [key, g] of [...groups].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     for (const family of ['IPv4', 'IPv6'] as const) {
-      const endpoints = g.pods.flatMap((p) => {
-        const ip = p.annotations['ovn.kubernetes.io/ip_address']!.split(',').find((a) => {
+      const endpoints = g.pods.flatMap(({ pod: p, ips }) => {
+        const ip = ips.find((a) => {
           const parsed = tryParseIP(a);
           return parsed !== undefined && (parsed.family === 6) === (family === 'IPv6');
         });

@@ -38,6 +38,9 @@ import { type ControllerSettings, DEFAULT_SETTINGS } from '../controller/config.
 import { Controller } from '../controller/controller.ts';
 import { settled } from '../controller/settle.ts';
 import { realClock } from '../kube/runtime/clock.ts';
+import { annotationKey, OVN_PROVIDER } from '../kube/annotations.ts';
+
+const ROUTED = annotationKey(OVN_PROVIDER, 'routed');
 
 export interface ControllerBenchParams {
   readonly nodes?: number;
@@ -103,7 +106,7 @@ class ReadyWatch {
   private seen(e: WatchEvent): void {
     if (e.type === 'DELETED') return;
     const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
-    if (this.readyAt.has(key) || e.object.metadata.annotations?.['ovn.kubernetes.io/routed'] !== 'true') return;
+    if (this.readyAt.has(key) || e.object.metadata.annotations?.[ROUTED] !== 'true') return;
     this.readyAt.set(key, performance.now());
     for (const w of this.waiters.get(key) ?? []) w();
     this.waiters.delete(key);

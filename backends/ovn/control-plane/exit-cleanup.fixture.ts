@@ -12,11 +12,13 @@ const how = process.argv[2] ?? 'exit';
 const cp = await startControlPlane();
 const tracer = await startOvnTrace({ dir: cp.dir, sbRemote: cp.sb.remote });
 const pids = [cp.nb.pid, cp.sb.pid, cp.northd?.pid ?? 0, tracer.pid];
+// What V8 does when the heap is exhausted: abort(), SIGABRT, no exit hook runs.
+// On the test's signal, once it has seen the daemons; the handler is in place
+// before the line is printed, or a fast test's SIGUSR2 would find none and end
+// the process with SIGUSR2's default action instead.
+if (how === 'abort') process.on('SIGUSR2', () => process.abort());
 process.stdout.write(`${JSON.stringify({ pids, dir: cp.dir, guard: runGuardPid() })}\n`);
 if (how === 'exit') process.exit(0);
 if (how === 'throw') throw new Error('fixture: uncaught on purpose');
-// What V8 does when the heap is exhausted: abort(), SIGABRT, no exit hook runs.
-// Once the test has seen the daemons, so that it knows what was running.
-if (how === 'abort') process.on('SIGUSR2', () => process.abort());
 // 'signal' (and 'abort'): stay alive until the test sends a signal.
 setInterval(() => undefined, 1_000);

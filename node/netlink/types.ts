@@ -1,0 +1,66 @@
+/**
+ * What the node daemon asks of rtnetlink, as an interface: the real one
+ * (node/netlink, the `netlink` package, with the steps inside a pod's
+ * namespace run by a helper process that enters it) and a recorder that
+ * keeps the requests (profile tests check the requests a kernel, DPDK or
+ * offload node would make, without such a node).
+ */
+
+/** A pod's end of a veth pair, as the daemon wants it after ADD. */
+export interface PodLink {
+  /** The host end (at most 15 bytes), plugged into br-int; Kube-OVN names it `<containerID[0:12]>_h`. */
+  readonly hostIfName: string;
+  /** The pod's network namespace, a path (CNI_NETNS). */
+  readonly netns: string;
+  /** The name inside the namespace (CNI_IFNAME). */
+  readonly ifName: string;
+  /** The pod end's MAC (the `mac_address` annotation). */
+  readonly mac: string;
+  readonly mtu: number;
+  /** CIDR notation, e.g. `10.16.0.5/16`, `fd00:10:16::5/64`. */
+  readonly addresses: readonly string[];
+  /** `dst` is `default` or a CIDR; `gw` absent for an on-link route. */
+  readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
+}
+
+/** What is found of a pod link (CHECK, and a restarted daemon's view). */
+export interface PodLinkState {
+  readonly ifName: string;
+  readonly mac: string;
+  readonly mtu: number;
+  readonly up: boolean;
+  readonly addresses: readonly string[];
+  readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
+}
+
+export type NetlinkErrorCode =
+  /** The namespace path does not exist or is not a network namespace. */
+  | 'NETNS_GONE'
+  /** An interface of that name already exists (in the host or the namespace). */
+  | 'EXISTS'
+  /** The kernel refused a request (errno in the message). */
+  | 'KERNEL'
+  /** The helper process that enters the namespace failed. */
+  | 'HELPER';
+
+export class NetlinkError extends Error {
+  override readonly name = 'NetlinkError';
+  constructor(
+    readonly code: NetlinkErrorCode,
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface Netlink {
+  /** Creates the pair with the pod end in `l.netns`, renamed, addressed, routed and up; the host end up. */
+  addPodLink(l: PodLink): Promise<void>;
+  /** Deletes a host link (a veth's peer goes with it); false when there was none. Idempotent. */
+  deleteLink(name: string): Promise<boolean>;
+  /** The host links whose names match, e.g. every `_h` veth end (a restarted daemon's sweep). */
+  listLinks(filter?: (name: string) => boolean): Promise<readonly { name: string; index: number; kind?: string }[]>;
+  /** The pod end as it is now; undefined when the namespace or the interface is gone. */
+  inspectPodLink(netns: string, ifName: string): Promise<PodLinkState | undefined>;
+}

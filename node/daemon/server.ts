@@ -135,7 +135,7 @@ export async function listenDaemon(
   const serving = new Set<Promise<void>>();
   /** Connections that have not sent their request line: closing the server ends them. */
   const idle = new Set<Socket>();
-  const server: Server = createServer((sock) => {
+  const server: Server = createServer({ allowHalfOpen: true }, (sock) => {
     const p = serveConnection(sock, handle, idle);
     serving.add(p);
     void p.then(() => serving.delete(p));

@@ -5,15 +5,38 @@
  * bounded waits, and that every failure leaves nothing behind.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { requireOvn } from '../../backends/ovn/control-plane/index.ts';
+import {
+  VSWITCH_SCHEMA,
+  makeTempDir,
+  removeTempDir,
+  requireOvn,
+  runTool,
+  startOvsdbServer,
+} from '../../backends/ovn/control-plane/index.ts';
 import { ManualTimers } from '../../backends/ovn/ovsdb/index.ts';
 import { Vswitch } from '../ovs/index.ts';
 import { NodeAgent, type NodeAgentOptions } from './agent.ts';
 import { attachmentsOf } from './attachments.ts';
 import { PodWatch } from './pod-watch.ts';
-import { annotated, pod, request, startWorld, type World } from './testing/world.ts';
+import { annotated, makeWorld, network, pod, request, type World } from './testing/world.ts';
 import { encodePodNetwork } from '../../kube/annotations.ts';
-import { network } from './testing/world.ts';
+
+/** A bare ovsdb-server on the vswitch schema in a temp dir, and the daemon's world over it. */
+async function startWorld(name: string): Promise<World> {
+  const dir = await makeTempDir(name);
+  const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
+  const vsctl = async (...args: string[]) =>
+    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
+  return makeWorld({
+    dir,
+    remote: server.remote,
+    vsctl,
+    async stop() {
+      await server.stop();
+      await removeTempDir(dir);
+    },
+  });
+}
 
 describe.skipIf(!requireOvn('node/daemon'))(
   'node agent: ADD/DEL/CHECK/STATUS/GC on a real Open_vSwitch database',
@@ -146,7 +169,7 @@ describe.skipIf(!requireOvn('node/daemon'))(
       await w.cluster.create(annotated('slow', 14));
       ns('slow');
       const timers = new ManualTimers();
-      const vs = await Vswitch.open({ remote: w.server.remote, timers });
+      const vs = await Vswitch.open({ remote: w.remote, timers });
       try {
         const strict = make({ vswitch: vs, wait: 'installed', installTimeoutMs: 5000 });
         const res = strict.handle(request('ADD', 'slow'));

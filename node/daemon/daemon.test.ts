@@ -9,12 +9,36 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireOvn } from '../../backends/ovn/control-plane/index.ts';
+import {
+  VSWITCH_SCHEMA,
+  makeTempDir,
+  removeTempDir,
+  requireOvn,
+  runTool,
+  startOvsdbServer,
+} from '../../backends/ovn/control-plane/index.ts';
 import { attachmentsOf } from './attachments.ts';
 import { startNodeDaemon, type NodeDaemon } from './daemon.ts';
 import { listenDaemon } from './server.ts';
 import { call, sendLine } from './testing/client.ts';
-import { annotated, request, startWorld, type World } from './testing/world.ts';
+import { annotated, request, makeWorld, type World } from './testing/world.ts';
+
+/** A bare ovsdb-server on the vswitch schema in a temp dir, and the daemon's world over it. */
+async function startWorld(name: string): Promise<World> {
+  const dir = await makeTempDir(name);
+  const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
+  const vsctl = async (...args: string[]) =>
+    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
+  return makeWorld({
+    dir,
+    remote: server.remote,
+    vsctl,
+    async stop() {
+      await server.stop();
+      await removeTempDir(dir);
+    },
+  });
+}
 
 describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', () => {
   let w: World;
@@ -24,7 +48,7 @@ describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', (
       node: 'node1',
       cluster: w.cluster,
       netlink: w.netlink,
-      ovsRemote: w.server.remote,
+      ovsRemote: w.remote,
       socket: sock,
       clock: w.clock,
       wait: 'none',

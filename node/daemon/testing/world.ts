@@ -1,17 +1,9 @@
 /**
  * The daemon's test world: a real ovsdb-server on the Open_vSwitch schema
- * (no vswitchd: nothing applies the rows, ovs-vsctl reads them back), br-int
- * in it, an in-memory cluster, a fake Netlink and a simulated clock for the
- * annotation wait.
+ * (no vswitchd: nothing applies the rows, ovs-vsctl reads them back; the
+ * test starts it, see startWorld in the tests), br-int in it, an in-memory
+ * cluster, a fake Netlink and a simulated clock for the annotation wait.
  */
-import {
-  VSWITCH_SCHEMA,
-  makeTempDir,
-  removeTempDir,
-  runTool,
-  startOvsdbServer,
-  type OvsdbServer,
-} from '../../../backends/ovn/control-plane/index.ts';
 import { encodePodNetwork, type PodNetwork } from '../../../kube/annotations.ts';
 import { MemoryCluster } from '../../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../../kube/cluster/types.ts';
@@ -22,7 +14,8 @@ import { FakeNetlink } from './fake-netlink.ts';
 
 export interface World {
   readonly dir: string;
-  readonly server: OvsdbServer;
+  /** `unix:<conf.db socket>`. */
+  readonly remote: string;
   readonly vs: Vswitch;
   readonly cluster: MemoryCluster;
   readonly clock: SimClock;
@@ -31,26 +24,31 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(name: string): Promise<World> {
-  const dir = await makeTempDir(name);
-  const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
-  const vsctl = async (...args: string[]) =>
-    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
-  await vsctl('init');
-  const vs = await Vswitch.open({ remote: server.remote });
+/**
+ * The world over an Open_vSwitch database the test started (tests may start
+ * OVS daemons, this file may not: it is not a test file to the layer rule),
+ * with br-int made.
+ */
+export async function makeWorld(db: {
+  readonly dir: string;
+  readonly remote: string;
+  vsctl(...args: string[]): Promise<string>;
+  stop(): Promise<void>;
+}): Promise<World> {
+  await db.vsctl('init');
+  const vs = await Vswitch.open({ remote: db.remote });
   await vs.ensureBridge({ name: 'br-int', failMode: 'secure' });
   return {
-    dir,
-    server,
+    dir: db.dir,
+    remote: db.remote,
     vs,
     cluster: new MemoryCluster(),
     clock: new SimClock(),
     netlink: new FakeNetlink(),
-    vsctl,
+    vsctl: db.vsctl,
     async close() {
       vs.close();
-      await server.stop();
-      await removeTempDir(dir);
+      await db.stop();
     },
   };
 }

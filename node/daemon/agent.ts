@@ -17,6 +17,7 @@ import type { AgentContext, OvsWait } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { hostNicName } from './names.ts';
 import type { PodWatch } from './pod-watch.ts';
+import { ethtoolTxOff, type TxChecksumOff } from './offload.ts';
 import { bandwidthMatches, bandwidthOf, bandwidthOps, deleteQosOps, portQos } from './qos.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 
@@ -38,6 +39,8 @@ export interface NodeAgentOptions {
   /** Whether a namespace path still exists (default: it can be stat'ed). */
   readonly netnsExists?: (path: string) => Promise<boolean>;
   readonly log?: (line: string) => void;
+  /** Default `nsenter ... ethtool -K <if> tx off`; run only when br-int's datapath_type is netdev. */
+  readonly txChecksumOff?: TxChecksumOff;
 }
 
 const statExists = async (path: string): Promise<boolean> =>
@@ -85,6 +88,7 @@ export class NodeAgent {
       installTimeoutMs: opts.installTimeoutMs ?? 30_000,
       wait: opts.wait ?? 'installed',
       log,
+      txChecksumOff: opts.txChecksumOff ?? ethtoolTxOff,
       detach: (port, hostNic) => this.#detach(port, hostNic),
       removeStale: (ifaceId, hostNic) => this.#removeStale(ifaceId, hostNic),
     };

@@ -295,4 +295,26 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
     expect(await ports()).not.toContain(`${x.containerId}_h`);
     expect(await call(sock, req('CHECK', 'keep', k.containerId))).toEqual({ ok: true });
   });
+
+  it('ADD and DEL through the socket, timed (reported, never asserted)', async () => {
+    const pods = [];
+    for (let i = 0; i < 10; i++) pods.push({ name: `t${i}`, ...(await addPod(`t${i}`, 60 + i)) });
+    const adds: number[] = [];
+    const dels: number[] = [];
+    for (const p of pods) {
+      const t0 = performance.now();
+      await add(p.name, p.containerId);
+      adds.push(performance.now() - t0);
+    }
+    for (const p of pods) {
+      const t0 = performance.now();
+      expect(await call(sock, req('DEL', p.name, p.containerId))).toEqual({ ok: true });
+      dels.push(performance.now() - t0);
+    }
+    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]?.toFixed(1);
+    const max = (xs: number[]) => Math.max(...xs).toFixed(1);
+    console.log(
+      `daemon e2e: ADD p50 ${p50(adds)} ms max ${max(adds)} ms; DEL p50 ${p50(dels)} ms max ${max(dels)} ms (10 pods, annotations ready)`,
+    );
+  });
 });

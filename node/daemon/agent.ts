@@ -186,6 +186,9 @@ export class NodeAgent {
   #status(): void {
     if (!this.ctx.pods.hasSynced())
       throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: the pod informer has not listed yet`);
+    const state = this.ctx.vs.session.state;
+    if (state !== 'synced')
+      throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: the Open_vSwitch database is ${state}`);
     if (this.ctx.vs.bridge(this.ctx.bridge) === undefined)
       throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: bridge ${this.ctx.bridge} does not exist`);
   }

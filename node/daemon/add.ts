@@ -101,6 +101,7 @@ function plan(ctx: AgentContext, req: DaemonRequest, pod: KubeObject, net: Plumb
     [KOVN_IDS.containerId]: req.containerId,
     [KOVN_IDS.ifName]: req.ifName,
     [KOVN_IDS.provider]: req.provider,
+    ...(req.network ? { [KOVN_IDS.network]: req.network } : {}),
     ...(uid === undefined ? {} : { [KOVN_IDS.podUid]: uid }),
   };
   return {

@@ -87,7 +87,7 @@ describe.skipIf(!requireOvn('node/daemon'))(
       });
       expect(await w.vsctl('list-ports', 'br-int')).toBe('c-web-0_h');
       expect(await get('Interface', 'c-web-0_h', 'external_ids')).toBe(
-        '{iface-id=web-0.default, ip="10.16.0.5", kovn-container-id=c-web-0, kovn-ifname=eth0, kovn-pod-uid=uid-1, kovn-provider=ovn, pod_name=web-0, pod_namespace=default, pod_netns="/run/netns/t-web-0", vendor=kube-ovn}',
+        '{iface-id=web-0.default, ip="10.16.0.5", kovn-container-id=c-web-0, kovn-ifname=eth0, kovn-network=kovn, kovn-pod-uid=uid-1, kovn-provider=ovn, pod_name=web-0, pod_namespace=default, pod_netns="/run/netns/t-web-0", vendor=kube-ovn}',
       );
       expect(await get('Interface', 'c-web-0_h', 'ingress_policing_rate')).toBe('0');
       expect(await get('Port', 'c-web-0_h', 'qos')).toBe('[]');
@@ -317,18 +317,25 @@ describe.skipIf(!requireOvn('node/daemon'))(
         ns(name);
         expect((await agent.handle(request('ADD', name))).ok).toBe(true);
       }
+      // Another network's attachment: GC for kovn leaves it.
+      await w.cluster.create(annotated('gc-net2', 25));
+      ns('gc-net2');
+      expect((await agent.handle(request('ADD', 'gc-net2', { network: 'net2' }))).ok).toBe(true);
       // A port that is not ours stays whatever GC is told.
       await w.vsctl('add-port', 'br-int', 'foreign', '--', 'set', 'Interface', 'foreign', 'type=internal');
-      const res = await agent.handle({
-        ...request('GC', ''),
-        validAttachments: [{ containerId: 'c-gc-a', ifName: 'eth0' }],
-      });
-      expect(res).toEqual({ ok: true });
-      expect(attachmentsOf(w.vs).map((a) => a.pod)).toEqual(['gc-a']);
-      expect((await w.vsctl('list-ports', 'br-int')).split('\n')).toEqual(['c-gc-a_h', 'foreign']);
-      expect([...w.netlink.links.keys()]).toEqual(['c-gc-a_h']);
-      expect((await w.vsctl('--columns=_uuid', 'list', 'QoS')).split('\n').filter(Boolean)).toHaveLength(1);
-      await w.vsctl('del-port', 'br-int', 'foreign');
+      try {
+        const res = await agent.handle({
+          ...request('GC', ''),
+          validAttachments: [{ containerId: 'c-gc-a', ifName: 'eth0' }],
+        });
+        expect(res).toEqual({ ok: true });
+        expect(attachmentsOf(w.vs).map((a) => a.pod)).toEqual(['gc-a', 'gc-net2']);
+        expect((await w.vsctl('list-ports', 'br-int')).split('\n')).toEqual(['c-gc-a_h', 'c-gc-net2_h', 'foreign']);
+        expect([...w.netlink.links.keys()].sort()).toEqual(['c-gc-a_h', 'c-gc-net2_h']);
+        expect((await w.vsctl('--columns=_uuid', 'list', 'QoS')).split('\n').filter(Boolean)).toHaveLength(1);
+      } finally {
+        await w.vsctl('del-port', 'br-int', 'foreign');
+      }
     });
 
     it('on a netdev br-int, ADD turns transmit checksum offload off on the pod end; a failure there undoes the ADD', async () => {

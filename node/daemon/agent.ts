@@ -110,7 +110,7 @@ export class NodeAgent {
           this.#status();
           return { ok: true };
         case 'GC':
-          await this.gc(req.validAttachments ?? []);
+          await this.gc(req.validAttachments ?? [], req.network);
           return { ok: true };
         default:
           throw new DaemonError(
@@ -123,10 +123,15 @@ export class NodeAgent {
     }
   }
 
-  /** Removes every attachment not listed (CNI 1.1 GC: `cni.dev/valid-attachments`); returns those removed. */
-  async gc(valid: readonly { containerId: string; ifName: string }[]): Promise<Attachment[]> {
+  /**
+   * Removes every attachment of `network` not listed (CNI 1.1 GC:
+   * `cni.dev/valid-attachments` names the network's attachments to keep);
+   * without a network, of every network. Returns those removed.
+   */
+  async gc(valid: readonly { containerId: string; ifName: string }[], network?: string): Promise<Attachment[]> {
     const keep = new Set(valid.map((v) => `${v.containerId}\u0000${v.ifName}`));
-    const gone = attachmentsOf(this.ctx.vs).filter((a) => !keep.has(`${a.containerId}\u0000${a.ifName}`));
+    const ours = (a: Attachment) => !network || a.network === undefined || a.network === network;
+    const gone = attachmentsOf(this.ctx.vs).filter((a) => ours(a) && !keep.has(`${a.containerId}\u0000${a.ifName}`));
     return this.#remove(gone, 'not a valid attachment');
   }
 

@@ -20,6 +20,8 @@ export interface Attachment {
   /** Absent when the pod had no uid when attached. */
   readonly podUid?: string;
   readonly provider: string;
+  /** The network config's name; absent on a row written without one. */
+  readonly network?: string;
   readonly ifaceId: string;
 }
 
@@ -29,6 +31,7 @@ function attachmentOf(i: vswitch.Interface): Attachment | undefined {
   const ifName = ids[KOVN_IDS.ifName];
   if (ids.vendor !== CNI_VENDOR || containerId === undefined || ifName === undefined) return undefined;
   const podUid = ids[KOVN_IDS.podUid];
+  const network = ids[KOVN_IDS.network];
   return {
     containerId,
     ifName,
@@ -38,6 +41,7 @@ function attachmentOf(i: vswitch.Interface): Attachment | undefined {
     namespace: ids.pod_namespace ?? '',
     ...(podUid === undefined ? {} : { podUid }),
     provider: ids[KOVN_IDS.provider] ?? 'ovn',
+    ...(network === undefined ? {} : { network }),
     ifaceId: ids['iface-id'] ?? '',
   };
 }

@@ -36,4 +36,6 @@ export const KOVN_IDS = {
   podUid: 'kovn-pod-uid',
   /** The network config's provider (default network: `ovn`). */
   provider: 'kovn-provider',
+  /** The network config's name: GC for one network leaves another's attachments alone. */
+  network: 'kovn-network',
 } as const;

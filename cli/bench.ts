@@ -10,6 +10,19 @@ export function registerBench(program: Command): void {
   registerControllerBench(bench);
   registerScaleBench(bench);
   registerOvsdbBench(bench);
+  registerNetlinkBench(bench);
+}
+
+function registerNetlinkBench(bench: Command): void {
+  bench
+    .command('netlink')
+    .description('node agent rtnetlink with real namespaces (root): addPodLink p50/p99, inspectPodLink, deleteLink')
+    .option('--pods <n>', 'pods added one after another (default 30)', wholeNumber('--pods', 1))
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { pods?: number; json?: boolean }) => {
+      const { runNetlinkBench } = await import('../bench/netlink.ts');
+      printReport(await runNetlinkBench(opts.pods === undefined ? {} : { pods: opts.pods }), opts.json ?? false);
+    });
 }
 
 function registerIpamBench(bench: Command): void {

@@ -21,6 +21,13 @@ export interface PodLink {
   readonly addresses: readonly string[];
   /** `dst` is `default` or a CIDR; `gw` absent for an on-link route. */
   readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
+  /**
+   * Turn the pod end's tx checksum offload off (`ethtool -K <ifName> tx off`; Kube-OVN's
+   * TurnOffNicTxChecksum). Set by node/setup for the userspace (netdev, dpdk) datapath: it
+   * forwards the partial checksums a veth hands to AF_PACKET as they are, and the receiver
+   * drops them (TCP does not connect; node/setup/vswitchd.test.ts shows it).
+   */
+  readonly txChecksumOff?: boolean;
 }
 
 /** What is found of a pod link (CHECK, and a restarted daemon's view). */

@@ -30,6 +30,7 @@ import {
   setInterfaceOps,
 } from '../ovs/index.ts';
 import { type Planned, SetupError } from './errors.ts';
+import { type DatapathProfile, profileSettings } from './profile.ts';
 
 /** Kube-OVN's util.NodeNic. */
 export const NODE_NIC = 'ovn0';
@@ -163,6 +164,8 @@ export type NodeNicForm =
 export interface NodeNicContext {
   readonly vs: Vswitch;
   readonly netlink: Netlink;
+  /** The node's datapath: on a userspace one, the veth form's ovn0 gets its tx checksum offload off. */
+  readonly profile: DatapathProfile;
   /** Default br-int. */
   readonly bridge?: string;
   readonly commit?: CommitOptions;
@@ -178,7 +181,7 @@ function portOf(plan: NodeNicPlan, form: NodeNicForm): { name: string; type: 'in
  * same port (a changed MAC or address is written again).
  *
  * @example
- * await ensureNodeNic({ vs, netlink }, plan, { kind: 'veth', netns: '/run/netns/lab-n1', hostIfName: 'n1-ovn0' });
+ * await ensureNodeNic({ vs, netlink, profile: 'netdev' }, plan, { kind: 'veth', netns: '/run/netns/lab-n1', hostIfName: 'n1-ovn0' });
  */
 export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form: NodeNicForm): Promise<void> {
   const { name, type } = portOf(plan, form);
@@ -193,6 +196,7 @@ export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form
       mtu: plan.mtu,
       addresses: plan.addresses,
       routes: plan.routes,
+      ...(profileSettings(ctx.profile).userspace ? { txChecksumOff: true } : {}),
     });
   }
   await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);

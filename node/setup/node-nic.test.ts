@@ -66,15 +66,24 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
       mac: '0a:58:64:40:00:02',
       mtu: 1400,
       addresses: ['100.64.0.2/16', 'fd00:100:64::2/112'],
+      // From the node's InternalIP where it has one of the family (172.18.0.0/16 holds it: not routed).
       routes: [
-        { dst: '10.16.0.0/16', gw: '100.64.0.1' },
+        { dst: '10.16.0.0/16', gw: '100.64.0.1', src: '172.18.0.2' },
         { dst: 'fd00:10:16::/112', gw: 'fd00:100:64::1' },
-        { dst: '10.50.0.0/16', gw: '100.64.0.1' },
-        { dst: '10.96.0.0/12', gw: '100.64.0.1' },
+        { dst: '10.50.0.0/16', gw: '100.64.0.1', src: '172.18.0.2' },
+        { dst: '10.96.0.0/12', gw: '100.64.0.1', src: '172.18.0.2' },
         { dst: 'fd00:10:96::/112', gw: 'fd00:100:64::1' },
       ],
       externalIds: { ip: '100.64.0.2,fd00:100:64::2' },
     });
+  });
+
+  it('without InternalIPs the routes carry no source (the kernel picks the join address)', () => {
+    const { internalIps: _, ...rest } = input;
+    const routes = planned(rest).routes;
+    expect(routes.map((r) => r.src)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    // The subnet that held the node address is routed now.
+    expect(routes.map((r) => r.dst)).toContain('172.18.0.0/16');
   });
 
   it('names the port node-<node> when the controller wrote no port_name', () => {

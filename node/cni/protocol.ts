@@ -39,6 +39,10 @@ export const CNI_ERROR = {
   ovsFailure: 102,
   /** Ours: a netlink request failed. */
   netlinkFailure: 103,
+  /** Ours: ADD for a container interface that is attached already (DEL it first). */
+  attachmentExists: 104,
+  /** Ours: a pod annotation the daemon applies does not parse (e.g. `ingress_rate`). */
+  invalidAnnotation: 105,
 } as const;
 
 /** The spec's error body, printed on stdout by the plugin with a non-zero exit. */
@@ -70,7 +74,14 @@ export interface CniIpConfig {
 export interface CniRoute {
   readonly dst: string;
   readonly gw?: string;
+  /** This and the fields below are CNI 1.1's; a result in an older version goes without them. */
   readonly mtu?: number;
+  readonly advmss?: number;
+  /** Lower is preferred. */
+  readonly priority?: number;
+  readonly table?: number;
+  /** global (0), link (253), host (254). */
+  readonly scope?: number;
 }
 
 export interface CniDns {
@@ -114,7 +125,11 @@ export interface DaemonRequest {
   readonly podNamespace: string;
   /** The network config's `provider` (Kube-OVN's key), default `ovn`: the default network. */
   readonly provider: string;
-  /** CHECK, and ADD when chained after another plugin. */
+  /**
+   * CHECK, and ADD when chained after another plugin, in the 1.1 shape whatever the config's version
+   * (the plugin converts). On ADD the daemon answers its own attachment only: the plugin chains it
+   * after prevResult and converts it to the config's cniVersion.
+   */
   readonly prevResult?: CniResult;
   /** GC: the attachments to keep. */
   readonly validAttachments?: readonly CniAttachment[];

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatIP, parseIP } from '../../model/addr/index.ts';
-import { ifNameProblem, ipBytes, ipFromBytes, linkKind, planPodLink, stateFromWire, vethLinkInfo } from './request.ts';
+import {
+  ifNameProblem,
+  ipBytes,
+  ipFromBytes,
+  linkKind,
+  planHostLink,
+  planMovedLink,
+  planPodLink,
+  stateFromWire,
+  vethLinkInfo,
+} from './request.ts';
 import type { PodLink } from './types.ts';
 
 const LINK: PodLink = {
@@ -43,6 +53,7 @@ describe('planPodLink', () => {
             },
             { family: 4, dst: [10, 96, 0, 0], dstLen: 12, label: '10.96.0.0/12' },
           ],
+          lo: true,
         },
       },
     });
@@ -79,6 +90,53 @@ describe('planPodLink', () => {
     ]);
     expect(r.problems[0]!.message).toBe('"0123456789abcdef_h" is 18 bytes, at most 15');
     expect(r.problems[7]!.message).toBe('"10.96.0.1/12" has host bits set');
+  });
+});
+
+describe('planMovedLink and planHostLink', () => {
+  it('a moved link: renamed, MAC and MTU set in the namespace, lo up', () => {
+    const r = planMovedLink({ ...LINK, name: 'enp3s0f0v0', addresses: ['10.16.0.5/16'], routes: [] });
+    expect(r).toEqual({
+      ok: true,
+      plan: {
+        op: 'configure',
+        ifName: 'enp3s0f0v0',
+        rename: 'eth0',
+        mac: [0x0a, 0x58, 0x0a, 0x10, 0x00, 0x05],
+        mtu: 1400,
+        addresses: [{ family: 4, bytes: [10, 16, 0, 5], prefixlen: 16, label: '10.16.0.5/16' }],
+        routes: [],
+        lo: true,
+      },
+    });
+  });
+
+  it('a host link: only what is given, in the idempotent form; addresses left alone when not given', () => {
+    expect(
+      planHostLink({ name: 'ovn0', mtu: 1400, routes: [{ dst: '10.16.0.0/16', gw: '100.64.0.1' }], up: true }),
+    ).toEqual({
+      ok: true,
+      plan: {
+        op: 'configure',
+        ifName: 'ovn0',
+        mtu: 1400,
+        addresses: [],
+        replaceAddresses: false,
+        routes: [
+          { family: 4, dst: [10, 16, 0, 0], dstLen: 16, gw: [100, 64, 0, 1], label: '10.16.0.0/16 via 100.64.0.1' },
+        ],
+        replaceRoutes: true,
+        up: true,
+      },
+    });
+    const r = planHostLink({
+      name: 'rep0',
+      rename: '0123456789abcdef',
+      mac: 'x',
+      addresses: ['1.2.3.4/33'],
+      up: false,
+    });
+    expect(r.ok ? [] : r.problems.map((p) => p.path)).toEqual(['rename', 'mac', 'addresses[0]']);
   });
 });
 

@@ -19,12 +19,14 @@ export interface WireRoute {
   readonly dst?: readonly number[];
   readonly dstLen: number;
   readonly gw?: readonly number[];
+  /** RTA_PREFSRC: the source address the kernel picks for traffic on this route. */
+  readonly src?: readonly number[];
 }
 
 /**
  * Inside the namespace, in this order: lo up (`lo`), `ifName` renamed
  * (`rename`, down while renamed), MAC, MTU, up or down (`up`, default up),
- * addresses, routes. A pod end is fresh: an address or route already there
+ * tx checksum offload off (`txChecksumOff`), addresses, routes. A pod end is fresh: an address or route already there
  * is an error. A host link is configured again at every start: with
  * `replaceAddresses` its addresses of the listed families that are not
  * listed are removed and listed ones already there kept; with
@@ -42,6 +44,8 @@ export interface ConfigureJob {
   readonly replaceAddresses?: boolean;
   readonly routes: readonly Labelled<WireRoute>[];
   readonly replaceRoutes?: boolean;
+  /** After up: the interface's tx checksum offload off (ethtool's `tx off`, through the ethtool netlink family). */
+  readonly txChecksumOff?: boolean;
 }
 
 /**

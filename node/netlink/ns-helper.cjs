@@ -68,6 +68,7 @@ async function addRoute(sock, index, r, replace) {
   const attrs = { oif: index };
   if (r.dstLen > 0) attrs.dst = Buffer.from(r.dst);
   if (r.gw !== undefined) attrs.gateway = Buffer.from(r.gw);
+  if (r.src !== undefined) attrs.prefsrc = Buffer.from(r.src);
   // An IPv4 route without a gateway is on-link (scope link), as `ip route add` makes it.
   const scope = r.family === 4 && r.gw === undefined ? 'LINK' : 'UNIVERSE';
   const data = {
@@ -121,6 +122,67 @@ async function replaceAddresses(sock, index, wanted) {
   for (const a of wanted) if (!have.some((m) => sameAddress(m, a))) await addAddress(sock, index, a);
 }
 
+// The ethtool generic netlink family (linux/ethtool_netlink.h), for `ethtool -K <if> tx off`.
+const CTRL_CMD_GETFAMILY = 3;
+const ETHTOOL_MSG_FEATURES_SET = 12;
+const ETHTOOL_A_FEATURES_HEADER = 1;
+const ETHTOOL_A_FEATURES_WANTED = 3;
+const ETHTOOL_A_HEADER_DEV_NAME = 2;
+const ETHTOOL_A_BITSET_BITS = 3;
+const ETHTOOL_A_BITSET_BITS_BIT = 1;
+const ETHTOOL_A_BITSET_BIT_NAME = 2;
+const NLA_F_NESTED = 0x8000;
+/** The features `ethtool -K tx off` clears; those a device cannot change are left alone by the kernel. */
+const TX_CHECKSUM_FEATURES = [
+  'tx-checksum-ipv4',
+  'tx-checksum-ip-generic',
+  'tx-checksum-ipv6',
+  'tx-checksum-fcoe-crc',
+  'tx-checksum-sctp',
+];
+const LITTLE = require('node:os').endianness() === 'LE';
+
+/**
+ * One netlink attribute in host byte order. The netlink package's AttrStream
+ * drops NLA_F_NESTED, which the ethtool family's strict policy requires.
+ */
+function nla(type, parts) {
+  const data = Buffer.concat(parts);
+  const head = Buffer.alloc(4);
+  if (LITTLE) {
+    head.writeUInt16LE(4 + data.length, 0);
+    head.writeUInt16LE(type, 2);
+  } else {
+    head.writeUInt16BE(4 + data.length, 0);
+    head.writeUInt16BE(type, 2);
+  }
+  return Buffer.concat([head, data, Buffer.alloc((4 - (data.length % 4)) % 4)]);
+}
+
+const cstr = (s) => Buffer.from(`${s}\0`);
+
+/** ETHTOOL_MSG_FEATURES_SET with the tx checksum bits listed and their value flag absent: off. */
+async function txChecksumOff(ifName) {
+  // Loaded only here: the generic netlink module is not needed by other jobs.
+  const { createGenericNetlink } = require('netlink/dist/genl/genl.js');
+  const genl = createGenericNetlink();
+  try {
+    const [family] = await step('find the ethtool netlink family', () =>
+      genl.ctrlRequest(CTRL_CMD_GETFAMILY, { familyName: 'ethtool' }),
+    );
+    const header = nla(ETHTOOL_A_FEATURES_HEADER | NLA_F_NESTED, [nla(ETHTOOL_A_HEADER_DEV_NAME, [cstr(ifName)])]);
+    const bits = TX_CHECKSUM_FEATURES.map((f) =>
+      nla(ETHTOOL_A_BITSET_BITS_BIT | NLA_F_NESTED, [nla(ETHTOOL_A_BITSET_BIT_NAME, [cstr(f)])]),
+    );
+    const wanted = nla(ETHTOOL_A_FEATURES_WANTED | NLA_F_NESTED, [nla(ETHTOOL_A_BITSET_BITS | NLA_F_NESTED, bits)]);
+    await step(`set ${ifName} tx checksum offload off`, () =>
+      genl.request(family.familyId, ETHTOOL_MSG_FEATURES_SET, 1, [header, wanted]),
+    );
+  } finally {
+    genl.socket.close();
+  }
+}
+
 async function configure(sock, job) {
   if (job.lo) {
     const lo = await findLink(sock, 'lo');
@@ -131,6 +193,7 @@ async function configure(sock, job) {
   const index = link.data.index;
   await setAttributes(sock, index, job);
   await setState(sock, index, job.rename ?? job.ifName, job.up !== false);
+  if (job.txChecksumOff) await txChecksumOff(job.rename ?? job.ifName);
   if (job.replaceAddresses) await replaceAddresses(sock, index, job.addresses);
   else for (const a of job.addresses) await addAddress(sock, index, a);
   for (const r of job.routes) await addRoute(sock, index, r, job.replaceRoutes === true);
@@ -173,6 +236,7 @@ async function inspect(sock, job) {
       const r = { family: familyOf(m.data.family), dstLen: m.data.dstLen };
       if (m.attrs.dst) r.dst = [...m.attrs.dst];
       if (m.attrs.gateway) r.gw = [...m.attrs.gateway];
+      if (m.attrs.prefsrc) r.src = [...m.attrs.prefsrc];
       return r;
     });
   const state = {

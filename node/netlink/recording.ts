@@ -12,6 +12,7 @@ import { formatCIDR, formatIP, parseCIDR, parseIP } from '../../model/addr/index
 import { type LinkProblem, planHostLink, planMovedLink, planPodLink } from './request.ts';
 import {
   type HostLinkConfig,
+  type LinkRoute,
   type MovedPodLink,
   type Netlink,
   NetlinkError,
@@ -41,7 +42,7 @@ export interface RecordingNetlinkOptions {
   readonly fail?: (req: NetlinkRequest) => NetlinkError | undefined;
 }
 
-type Route = { readonly dst: string; readonly gw?: string };
+type Route = LinkRoute;
 
 /** A link as the model keeps it; `peer` links the two ends of a veth made by addPodLink. */
 interface Link {
@@ -60,10 +61,11 @@ interface Link {
 
 const podKey = (netns: string, ifName: string) => `${netns}\u0000${ifName}`;
 const canonCidr = (a: string) => formatCIDR(parseCIDR(a));
-const canonRoute = (r: Route): Route =>
-  r.gw === undefined
-    ? { dst: r.dst === 'default' ? 'default' : canonCidr(r.dst) }
-    : { dst: r.dst === 'default' ? 'default' : canonCidr(r.dst), gw: formatIP(parseIP(r.gw)) };
+const canonRoute = (r: Route): Route => ({
+  dst: r.dst === 'default' ? 'default' : canonCidr(r.dst),
+  ...(r.gw === undefined ? {} : { gw: formatIP(parseIP(r.gw)) }),
+  ...(r.src === undefined ? {} : { src: formatIP(parseIP(r.src)) }),
+});
 
 function invalid(what: string, problems: readonly LinkProblem[]): NetlinkError {
   return new NetlinkError('INVALID', `${what}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);

@@ -93,6 +93,56 @@ describe('planPodLink', () => {
   });
 });
 
+describe('route sources and tx checksum offload', () => {
+  it("a route's src becomes RTA_PREFSRC bytes; txChecksumOff goes into the job", () => {
+    const r = planPodLink({
+      ...LINK,
+      routes: [{ dst: '10.96.0.0/12', gw: '10.16.0.1', src: '10.16.0.5' }],
+      txChecksumOff: true,
+    });
+    expect(r.ok && r.plan.job.routes).toEqual([
+      {
+        family: 4,
+        dst: [10, 96, 0, 0],
+        dstLen: 12,
+        gw: [10, 16, 0, 1],
+        src: [10, 16, 0, 5],
+        label: '10.96.0.0/12 via 10.16.0.1 src 10.16.0.5',
+      },
+    ]);
+    expect(r.ok && r.plan.job.txChecksumOff).toBe(true);
+    expect(planPodLink(LINK).ok && 'txChecksumOff' in (planPodLink(LINK) as { plan: { job: object } }).plan.job).toBe(
+      false,
+    );
+  });
+
+  it('a src that is no address, or of the other family, is a problem at routes[i].src', () => {
+    const r = planPodLink({
+      ...LINK,
+      routes: [
+        { dst: 'default', gw: '10.16.0.1', src: 'fd00::5' },
+        { dst: '10.96.0.0/12', src: 'x' },
+      ],
+    });
+    expect(r.ok ? [] : r.problems.map((p) => [p.path, p.message])).toEqual([
+      ['routes[0].src', '"fd00::5" is not of default\'s family'],
+      ['routes[1].src', '"x" is not an IP address'],
+    ]);
+  });
+
+  it('stateFromWire gives src back', () => {
+    const s = stateFromWire({
+      ifName: 'ovn0',
+      mac: [0, 0, 0, 0, 0, 1],
+      mtu: 1400,
+      up: true,
+      addresses: [],
+      routes: [{ family: 4, dst: [10, 16, 0, 0], dstLen: 16, gw: [100, 64, 0, 1], src: [192, 168, 0, 2] }],
+    });
+    expect(s.routes).toEqual([{ dst: '10.16.0.0/16', gw: '100.64.0.1', src: '192.168.0.2' }]);
+  });
+});
+
 describe('planMovedLink and planHostLink', () => {
   it('a moved link: renamed, MAC and MTU set in the namespace, lo up', () => {
     const r = planMovedLink({ ...LINK, name: 'enp3s0f0v0', addresses: ['10.16.0.5/16'], routes: [] });

@@ -17,7 +17,7 @@ import {
   tryParseMAC,
 } from '../../model/addr/index.ts';
 import type { ConfigureJob, Labelled, WireAddress, WireLinkState, WireRoute } from './helper-protocol.ts';
-import type { HostLinkConfig, MovedPodLink, PodLink, PodLinkState } from './types.ts';
+import type { HostLinkConfig, LinkRoute, MovedPodLink, PodLink, PodLinkState } from './types.ts';
 
 /** One thing wrong with a PodLink; `path` names the field (`routes[1].gw`). */
 export interface LinkProblem {
@@ -73,11 +73,8 @@ export function ipFromBytes(bytes: readonly number[]): IP | undefined {
 
 const cidrIp = (c: CIDR): IP => (c.family === 4 ? { family: 4, value: c.ip } : { family: 6, value: c.ip });
 
-function wireRoute(
-  r: PodLink['routes'][number],
-  path: string,
-  problems: LinkProblem[],
-): Labelled<WireRoute> | undefined {
+/** The route's destination and gateway in bytes (src aside), or undefined after recording why not. */
+function routeCore(r: LinkRoute, path: string, problems: LinkProblem[]): Labelled<WireRoute> | undefined {
   const label = r.gw === undefined ? r.dst : `${r.dst} via ${r.gw}`;
   const gw = r.gw === undefined ? undefined : tryParseIP(r.gw);
   if (r.gw !== undefined && gw === undefined) {
@@ -106,6 +103,18 @@ function wireRoute(
   return gw === undefined ? out : { ...out, gw: ipBytes(gw) };
 }
 
+function wireRoute(r: LinkRoute, path: string, problems: LinkProblem[]): Labelled<WireRoute> | undefined {
+  const core = routeCore(r, path, problems);
+  if (core === undefined || r.src === undefined) return core;
+  const src = tryParseIP(r.src);
+  if (src === undefined || src.family !== core.family) {
+    const why = src === undefined ? 'is not an IP address' : `is not of ${r.dst}'s family`;
+    problems.push({ code: 'bad-route', path: `${path}.src`, message: `${JSON.stringify(r.src)} ${why}` });
+    return undefined;
+  }
+  return { ...core, src: ipBytes(src), label: `${core.label} src ${r.src}` };
+}
+
 /** What every kind of link configuration says, checked the same way. */
 interface LinkSpec {
   /** Interface names to check, by the field path that holds them. */
@@ -114,7 +123,7 @@ interface LinkSpec {
   readonly mac?: string;
   readonly mtu?: number;
   readonly addresses?: readonly string[];
-  readonly routes?: PodLink['routes'];
+  readonly routes?: readonly LinkRoute[];
 }
 
 /** A LinkSpec in bytes. */
@@ -178,9 +187,10 @@ export function planPodLink(l: PodLink): Planned<PodLinkPlan> {
   const r = planLink({ names, netns: l.netns, mac: l.mac, mtu: l.mtu, addresses: l.addresses, routes: l.routes });
   if (!r.ok) return r;
   const { addresses, routes } = r.wire;
+  const job: ConfigureJob = { op: 'configure', ifName: l.ifName, addresses, routes, lo: true };
   return {
     ok: true,
-    plan: { mac: r.wire.mac!, job: { op: 'configure', ifName: l.ifName, addresses, routes, lo: true } },
+    plan: { mac: r.wire.mac!, job: l.txChecksumOff === true ? { ...job, txChecksumOff: true } : job },
   };
 }
 
@@ -262,7 +272,12 @@ export function stateFromWire(w: WireLinkState): PodLinkState {
   const routes = w.routes.map((r) => {
     const dst = r.dstLen === 0 || r.dst === undefined ? 'default' : (cidrText(r.family, r.dst, r.dstLen) ?? '?');
     const gw = r.gw === undefined ? undefined : ipFromBytes(r.gw);
-    return gw === undefined ? { dst } : { dst, gw: formatIP(gw) };
+    const src = r.src === undefined ? undefined : ipFromBytes(r.src);
+    return {
+      dst,
+      ...(gw === undefined ? {} : { gw: formatIP(gw) }),
+      ...(src === undefined ? {} : { src: formatIP(src) }),
+    };
   });
   return { ifName: w.ifName, mac, mtu: w.mtu, up: w.up, addresses, routes };
 }

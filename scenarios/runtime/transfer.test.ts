@@ -2,7 +2,7 @@
 // veth pair, once unlimited and once under a kernel token bucket (tc tbf) on the sender's side.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { host, requireRuntime, runName } from './support.ts';
-import { measureTransfer } from './transfer.ts';
+import { measureConnects, measureTransfer } from './transfer.ts';
 
 describe.skipIf(!requireRuntime(['netns'], 'transfer measurement'))('bulk TCP transfer between namespaces', () => {
   const a = runName('ktr');
@@ -56,5 +56,15 @@ describe.skipIf(!requireRuntime(['netns'], 'transfer measurement'))('bulk TCP tr
     await expect(
       measureTransfer({ server: { netns: b, port: 5202 }, client: { netns: a, host: '10.250.9.9' }, seconds: 1 }),
     ).rejects.toMatchObject({ code: 'transfer-failed' });
+  });
+
+  it('times each connection from connect() to the completed handshake', async () => {
+    const ms = await measureConnects({
+      server: { netns: b, port: 5203 },
+      client: { netns: a, host: '10.250.0.2' },
+      count: 5,
+    });
+    expect(ms).toHaveLength(5);
+    for (const m of ms) expect(m).toBeGreaterThan(0);
   });
 });

@@ -1,14 +1,15 @@
 /**
- * A bulk TCP transfer between two network namespaces, measured by the
- * receiver (transfer-agent.mjs): how the QoS test sees a rate limit with real
- * traffic. The rate excludes the first `warmupSeconds` after the first byte,
- * where a policer's or shaper's burst allowance passes at line rate.
+ * TCP measured between two network namespaces by tcp-agent.mjs: a bulk
+ * transfer, measured by the receiver (how the QoS test sees a rate limit
+ * with real traffic; the rate excludes the first `warmupSeconds` after the
+ * first byte, where a policer's or shaper's burst allowance passes at line
+ * rate), and connect latency (the CNI bench's pod-to-pod figure).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RuntimeError } from './errors.ts';
 
-const AGENT = fileURLToPath(new URL('./transfer-agent.mjs', import.meta.url));
+const AGENT = fileURLToPath(new URL('./tcp-agent.mjs', import.meta.url));
 
 export interface TransferOptions {
   /** The receiver's namespace (a name under /run/netns) and the port it listens on. */
@@ -34,11 +35,13 @@ interface Agent {
   readonly lines: AsyncIterator<string>;
   readonly done: Promise<{ code: number | null; stderr: string }>;
   kill(): void;
+  /** Ends its stdin (a listener then exits). */
+  end(): void;
 }
 
 function startAgent(netns: string, args: readonly string[], timeoutMs: number): Agent {
   const child = spawn('ip', ['netns', 'exec', netns, process.execPath, AGENT, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
     timeout: timeoutMs,
     killSignal: 'SIGKILL',
   });
@@ -47,7 +50,7 @@ function startAgent(netns: string, args: readonly string[], timeoutMs: number): 
   const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
     child.on('close', (code) => resolve({ code, stderr })),
   );
-  return { lines: lineIterator(child.stdout), done, kill: () => child.kill('SIGKILL') };
+  return { lines: lineIterator(child.stdout), done, kill: () => child.kill('SIGKILL'), end: () => child.stdin.end() };
 }
 
 async function* lines(stream: NodeJS.ReadableStream): AsyncGenerator<string> {
@@ -103,5 +106,36 @@ export async function measureTransfer(o: TransferOptions): Promise<TransferResul
     return JSON.parse(report) as TransferResult;
   } catch (e) {
     throw new RuntimeError('transfer-failed', `${where}: receiver said ${report}`, { cause: e });
+  }
+}
+
+export interface ConnectOptions {
+  readonly server: { readonly netns: string; readonly port: number };
+  readonly client: { readonly netns: string; readonly host: string };
+  /** Connections, one after another; default 20. */
+  readonly count?: number;
+}
+
+/**
+ * Milliseconds from connect() to the completed handshake, per connection,
+ * from a client namespace to a listener in a server namespace.
+ *
+ * @example
+ * const ms = await measureConnects({ server: { netns: 'kb-1', port: 5300 }, client: { netns: 'kb-0', host: '10.16.0.3' } });
+ */
+export async function measureConnects(o: ConnectOptions): Promise<number[]> {
+  const count = o.count ?? 20;
+  const where = `connect ${o.client.netns} -> ${o.server.netns} ${o.client.host}:${o.server.port}`;
+  const server = startAgent(o.server.netns, ['listen', String(o.server.port)], 120_000);
+  try {
+    const first = await nextLine(server, `${where}: listener`);
+    if (first !== 'listening') throw new RuntimeError('transfer-failed', `${where}: listener said ${first}`);
+    const client = startAgent(o.client.netns, ['connect', o.client.host, String(o.server.port), String(count)], 60_000);
+    const line = await nextLine(client, `${where}: client`);
+    await client.done;
+    return (JSON.parse(line) as { connectMs: number[] }).connectMs;
+  } finally {
+    server.end();
+    await server.done;
   }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// One side of a bulk TCP transfer, run inside a network namespace
-// (`ip netns exec NS node transfer-agent.mjs ...`) by scenarios/runtime/transfer.ts.
+// One side of a TCP measurement, run inside a network namespace
+// (`ip netns exec NS node tcp-agent.mjs ...`) by scenarios/runtime/transfer.ts.
 // Plain JavaScript so that it starts without a TypeScript loader.
 //
 //   serve PORT [WARMUP_S]   listen on PORT (all addresses); print "listening"; take one
@@ -11,6 +11,10 @@
 //                           allowance passes at line rate and would inflate a whole-transfer figure.
 //   send HOST PORT SECONDS  connect and write as fast as the socket takes data for SECONDS,
 //                           then close.
+//   listen PORT             accept connections and close each at once; print "listening";
+//                           end when stdin ends.
+//   connect HOST PORT COUNT connect COUNT times one after another; print one JSON line
+//                           {"connectMs":[...]}: each from connect() to the completed handshake.
 import { connect, createServer } from 'node:net';
 
 const [mode, ...rest] = process.argv.slice(2);
@@ -43,7 +47,7 @@ function serve(port, warmup) {
       process.exit(0);
     });
     sock.on('error', (e) => {
-      process.stderr.write(`transfer-agent serve: ${e.message}\n`);
+      process.stderr.write(`tcp-agent serve: ${e.message}\n`);
       process.exit(1);
     });
   });
@@ -54,7 +58,7 @@ function send(host, port, seconds) {
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   const sock = connect({ host, port });
   sock.on('error', (e) => {
-    process.stderr.write(`transfer-agent send to ${host}:${port}: ${e.message}\n`);
+    process.stderr.write(`tcp-agent send to ${host}:${port}: ${e.message}\n`);
     process.exit(1);
   });
   sock.on('connect', () => {
@@ -72,9 +76,45 @@ function send(host, port, seconds) {
   });
 }
 
+function listen(port) {
+  const server = createServer((sock) => {
+    sock.on('error', () => {});
+    sock.end();
+  });
+  server.listen(port, () => process.stdout.write('listening\n'));
+  process.stdin.resume();
+  process.stdin.on('end', () => process.exit(0));
+}
+
+function connectTimes(host, port, count) {
+  const connectMs = [];
+  const once = () => {
+    if (connectMs.length === count) {
+      process.stdout.write(`${JSON.stringify({ connectMs })}\n`);
+      process.exit(0);
+    }
+    const t0 = performance.now();
+    const sock = connect({ host, port });
+    sock.on('connect', () => {
+      connectMs.push(performance.now() - t0);
+      sock.destroy();
+      once();
+    });
+    sock.on('error', (e) => {
+      process.stderr.write(`tcp-agent connect to ${host}:${port}: ${e.message}\n`);
+      process.exit(1);
+    });
+  };
+  once();
+}
+
 if (mode === 'serve') serve(Number(rest[0]), rest[1] === undefined ? 1 : Number(rest[1]));
 else if (mode === 'send') send(rest[0], Number(rest[1]), Number(rest[2]));
+else if (mode === 'listen') listen(Number(rest[0]));
+else if (mode === 'connect') connectTimes(rest[0], Number(rest[1]), Number(rest[2]));
 else {
-  process.stderr.write('usage: transfer-agent.mjs serve PORT [WARMUP_S] | send HOST PORT SECONDS\n');
+  process.stderr.write(
+    'usage: tcp-agent.mjs serve PORT [WARMUP_S] | send HOST PORT SECONDS | listen PORT | connect HOST PORT COUNT\n',
+  );
   process.exit(2);
 }

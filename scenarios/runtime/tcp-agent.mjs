@@ -19,6 +19,7 @@ import { connect, createServer } from 'node:net';
 
 const [mode, ...rest] = process.argv.slice(2);
 const now = () => performance.now() / 1000;
+const CONNECT_TIMEOUT_MS = 5000;
 
 function serve(port, warmup) {
   const server = createServer((sock) => {
@@ -61,7 +62,13 @@ function send(host, port, seconds) {
     process.stderr.write(`tcp-agent send to ${host}:${port}: ${e.message}\n`);
     process.exit(1);
   });
+  // A handshake that does not complete fails fast instead of retrying SYNs for minutes.
+  sock.setTimeout(CONNECT_TIMEOUT_MS, () => {
+    process.stderr.write(`tcp-agent send to ${host}:${port}: no handshake within ${CONNECT_TIMEOUT_MS} ms\n`);
+    process.exit(1);
+  });
   sock.on('connect', () => {
+    sock.setTimeout(0);
     const until = now() + seconds;
     const pump = () => {
       while (now() < until) {
@@ -95,6 +102,10 @@ function connectTimes(host, port, count) {
     }
     const t0 = performance.now();
     const sock = connect({ host, port });
+    sock.setTimeout(CONNECT_TIMEOUT_MS, () => {
+      process.stderr.write(`tcp-agent connect to ${host}:${port}: no handshake within ${CONNECT_TIMEOUT_MS} ms\n`);
+      process.exit(1);
+    });
     sock.on('connect', () => {
       connectMs.push(performance.now() - t0);
       sock.destroy();

@@ -127,20 +127,29 @@ export class RuntimeWorld {
    * its network (allocated and routed); returns what its annotations say.
    */
   async createPod(p: PodSpec): Promise<PodNetworkRead> {
-    const namespace = p.namespace ?? 'default';
-    const pod = {
+    const [net] = await this.createPods([p]);
+    return net!;
+  }
+
+  /** {@link createPod} for many pods: one write of them all, one wait for the controller. */
+  async createPods(specs: readonly PodSpec[]): Promise<PodNetworkRead[]> {
+    const pods = specs.map((p) => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: p.name, namespace, annotations: { ...p.annotations } },
+      metadata: { name: p.name, namespace: p.namespace ?? 'default', annotations: { ...p.annotations } },
       spec: { nodeName: this.node, containers: [{ name: 'main', image: 'busybox' }] },
-    };
-    await applyObjects(this.sim, [pod], { mode: 'apply' });
+    }));
+    await applyObjects(this.sim, pods, { mode: 'apply' });
     await settled(this.controller);
-    const got = await this.cluster.get({ kind: 'Pod', namespace, name: p.name });
-    const d = decodePodNetwork(got?.metadata.annotations ?? {});
-    if (!d.ok || !d.value.routed)
-      throw new RuntimeError('tool-failed', `pod ${namespace}/${p.name}: no network after the controller settled`);
-    return d.value;
+    const out: PodNetworkRead[] = [];
+    for (const { metadata: m } of pods) {
+      const got = await this.cluster.get({ kind: 'Pod', namespace: m.namespace, name: m.name });
+      const d = decodePodNetwork(got?.metadata.annotations ?? {});
+      if (!d.ok || !d.value.routed)
+        throw new RuntimeError('tool-failed', `pod ${m.namespace}/${m.name}: no network after the controller settled`);
+      out.push(d.value);
+    }
+    return out;
   }
 
   async deletePod(name: string, namespace = 'default'): Promise<void> {

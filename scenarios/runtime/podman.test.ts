@@ -39,6 +39,8 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
       // podman names the container in K8S_POD_NAME and gives no namespace: the config does.
       plugins: [{ ...world.pluginConfig(basename(plugin)), pod_namespace: 'default' }],
     });
+    // The same plugin without pod_namespace: what kovn answers a runtime that names no namespace.
+    pm.addNetwork({ cniVersion: '1.0.0', name: 'kovn-nons', plugins: [world.pluginConfig(basename(plugin))] });
     image = await pm.importBusybox();
     // The pods exist before their containers, named as podman names them (the container name).
     net.pa = await world.createPod({ name: 'pa' });
@@ -92,5 +94,14 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
       await expect(host('ip', ['link', 'show', w.hostNic])).rejects.toThrow(/does not exist/);
       expect(existsSync(w.netns)).toBe(false);
     }
+  });
+
+  it('without pod_namespace the plugin refuses the ADD (code 4, naming K8S_POD_NAMESPACE) and podman starts nothing', async () => {
+    await world.createPod({ name: 'pc' });
+    const r = await pm.command(['run', '--name', 'pc', '--network', 'kovn-nons', image, 'true']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('CNI_ARGS lacks K8S_POD_NAMESPACE');
+    expect(await portOf('pc')).toBe('');
+    await pm.command(['rm', '--force', 'pc']);
   });
 });

@@ -1,7 +1,10 @@
 // QoS with real traffic: pods wired by the plugin and the node daemon into a real ovs-vswitchd
 // (netdev datapath), a bulk TCP transfer measured by the receiver. `ingress_rate` (what the pod
 // receives) becomes a linux-htb QoS on its port, which ovs-vswitchd applies with tc on the veth's
-// host end it sends to (node/daemon/qos.ts). The figures are printed; the bound is loose (25 %).
+// host end it sends to (node/daemon/qos.ts); `egress_rate` (what it sends) becomes the
+// Interface's ingress policing, a tc policer on that end. The figures are printed; the bound is
+// loose (25 %).
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTool } from '../../backends/ovn/control-plane/index.ts';
 import { requireOvn } from '../../backends/ovn/control-plane/binaries.ts';
@@ -60,7 +63,7 @@ describe.skipIf(!runs)('pod bandwidth annotations with real traffic', () => {
     expect(free.bitsPerSecond).toBeGreaterThan(3 * RATE_MBPS * 1e6);
   });
 
-  it(`egress_rate ${RATE_MBPS}: the port's ingress policing is set as Kube-OVN sets it; the transfer out is measured and reported`, async () => {
+  it(`egress_rate ${RATE_MBPS}: the port's ingress policing is set as Kube-OVN sets it; the transfer out keeps to it, or vswitchd says the kernel refused the policer`, async () => {
     const vsctl = (...a: string[]) =>
       runTool('ovs-vsctl', [`--db=${world.ovsRemote}`, ...a]).then((r) => r.stdout.trim());
     const nic = await vsctl(
@@ -72,9 +75,16 @@ describe.skipIf(!runs)('pod bandwidth annotations with real traffic', () => {
     );
     expect(await vsctl('get', 'Interface', nic, 'ingress_policing_rate')).toBe(String(RATE_MBPS * 1000));
     const out = await transfer('limited-out', 'free', 5203);
-    // Reported, not asserted: on the netdev datapath ovs-vswitchd reads a veth through AF_PACKET,
-    // which sees frames before the tc ingress policer that ingress_policing_rate installs.
-    process.stderr.write(`qos: egress_rate=${RATE_MBPS} measured ${mbps(out.bitsPerSecond)} Mbit/s\n`);
-    expect(out.bitsPerSecond).toBeGreaterThan(0);
+    const within = Math.abs(out.bitsPerSecond - RATE_MBPS * 1e6) / (RATE_MBPS * 1e6) < 0.25;
+    // ovs-vswitchd installs the policer with tc (an ingress qdisc, a `basic` filter with a police
+    // action); a kernel without cls_basic refuses it, and vswitchd logs that for this interface.
+    const refused = readFileSync(world.chassis.vswitchd.logFile, 'utf8').includes(
+      `${nic}: adding cls_basic policing action failed`,
+    );
+    process.stderr.write(
+      `qos: egress_rate=${RATE_MBPS} measured ${mbps(out.bitsPerSecond)} Mbit/s` +
+        `${refused ? ' (this kernel refused the policer: vswitchd logged "adding cls_basic policing action failed")' : ''}\n`,
+    );
+    expect(within || refused).toBe(true);
   });
 });

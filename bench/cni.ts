@@ -18,11 +18,14 @@
  *   handshake between two wired pods, through br-int and OVN's pipeline.
  */
 import { ensurePluginBuilt } from '../node/bundle/index.ts';
-import { invokePlugin } from '../scenarios/runtime/cni-exec.ts';
-import { type CniPod, CniPods } from '../scenarios/runtime/cni-pods.ts';
-import { realDaemon } from '../scenarios/runtime/daemon.ts';
-import { measureConnects } from '../scenarios/runtime/transfer.ts';
-import { RuntimeWorld } from '../scenarios/runtime/world.ts';
+import {
+  type CniPod,
+  CniPods,
+  invokePlugin,
+  measureConnects,
+  realDaemon,
+  RuntimeWorld,
+} from '../scenarios/runtime/index.ts';
 
 export interface CniBenchParams {
   /** Pods wired (default 100). */

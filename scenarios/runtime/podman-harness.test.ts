@@ -74,7 +74,7 @@ describe.skipIf(!requireRuntime(['netns', 'podman'], 'podman harness'))('podman 
   });
 
   it('ADD gets the container name as K8S_POD_NAME, eth0, a netns path and our plugin config; the container uses our result', async () => {
-    const id = await pm.run(['-d', '--name', 'rec1', '--network', 'kovnrec', image, 'sleep', '600']);
+    const id = await pm.run(['-d', '--name', 'rec1', '--network', 'kovnrec', image, 'sleep', '120']);
     const add = calls().find((c) => c.env.CNI_COMMAND === 'ADD');
     expect(add?.env).toMatchObject({
       CNI_CONTAINERID: id,

@@ -53,7 +53,9 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
 
   it('each container gets the address and MAC kovn gave its pod', async () => {
     for (const name of ['pa', 'pb']) {
-      await pm.run(['-d', '--name', name, '--network', 'kovn', image, 'sleep', '600']);
+      // A bounded life: should this process die without its teardown, the containers end soon
+      // and podman's cleanup runs DEL and removes their namespaces.
+      await pm.run(['-d', '--name', name, '--network', 'kovn', image, 'sleep', '120']);
       const n = net[name]!;
       const prefix = n.cidrs[0]!.split('/')[1];
       const addr = (await pm.exec(name, ['ip', '-4', '-o', 'addr', 'show', 'eth0'])).stdout;

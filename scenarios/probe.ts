@@ -128,6 +128,8 @@ export type ResolvedProbe =
       readonly targets: readonly string[];
       /** An ICMP echo to a router's own address: the echo reply must come back to `inport`. */
       readonly routerAnswers?: boolean;
+      /** A Service probe: each target (an endpoint's port) with the port it serves on (its target port). */
+      readonly endpoints?: readonly { readonly port: string; readonly targetPort: number }[];
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -374,5 +376,6 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     inport: src.port,
     packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
     targets: [...new Set(eps.map((x) => x.port))],
+    endpoints: eps,
   };
 }

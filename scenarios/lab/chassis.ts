@@ -4,7 +4,10 @@
  * read and written through AF_PACKET), its own conf.db, and `ovn-controller`
  * following the control plane's SB. Every scenario node's pods and `ovn0`
  * ports are on this one br-int: the controller sets no requested-chassis, so
- * one chassis binds them all and no tunnel is needed.
+ * one chassis binds them all and no tunnel is needed. vswitchd runs in a
+ * namespace of the run (the lab's host): br-int's tap and the host ends of
+ * the veths are there, and go when it is deleted (a netdev bridge's tap is
+ * persistent: in the root namespace it would outlive vswitchd).
  */
 import { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
 import { runTool } from '../../backends/ovn/control-plane/exec.ts';
@@ -14,6 +17,8 @@ import { INTEGRATION_BRIDGE, Vswitch } from '../../node/ovs/index.ts';
 export interface LabChassisOptions {
   readonly dir: string;
   readonly sbRemote: string;
+  /** The network namespace ovs-vswitchd runs in (its devices die with it). */
+  readonly netns: string;
   /** external_ids:system-id. Default 'lab'. */
   readonly systemId?: string;
 }
@@ -44,6 +49,7 @@ export class LabChassis {
       // No kernel datapath here: only the userspace one is registered.
       args: ['--disable-system', conf.remote],
       memoryLimitBytes: DAEMON_MEMORY_LIMIT,
+      netns: opts.netns,
     });
     const controller = new DaemonProcess({
       dir: opts.dir,

@@ -7,6 +7,8 @@ import { basename } from 'node:path';
 
 export interface LabNames {
   readonly id: string;
+  /** The lab's host: where ovs-vswitchd runs and the host ends of every veth are. */
+  readonly host: string;
   /** A node's namespace (its host network) and the host end of its `ovn0` veth. */
   node(i: number): { readonly netns: string; readonly hostNic: string };
   /** The namespace of the outside hosts behind node `i`. */
@@ -23,6 +25,7 @@ export function labNames(runDir: string): LabNames {
   const id = basename(runDir).split('-').pop() ?? 'x';
   return {
     id,
+    host: `kl-${id}-h`,
     node: (i) => ({ netns: `kl-${id}-n${i}`, hostNic: `kl${id}n${i}` }),
     outside: (i) => ({ netns: `kl-${id}-o${i}` }),
     pod: (i) => ({ netns: `kl-${id}-p${i}`, hostNic: `kl${id}p${i}` }),

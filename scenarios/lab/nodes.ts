@@ -10,7 +10,7 @@
  * outside network routes replies back to whatever source it sees).
  */
 import { addPort, INTEGRATION_BRIDGE, type Vswitch } from '../../node/ovs/index.ts';
-import { ip, ipIn, type Namespaces, sysctlIn, txChecksumOff } from './host.ts';
+import { ipIn, type Namespaces, sysctlIn, txChecksumOff } from './host.ts';
 
 export interface LabNodeSpec {
   readonly name: string;
@@ -46,18 +46,20 @@ export class LabNode {
     readonly netns: string;
     readonly outside: string;
     readonly hostNic: string;
+    /** The lab's host namespace, where the veth's host end goes. */
+    readonly host: string;
     readonly namespaces: Namespaces;
     readonly vswitch: Vswitch;
   }): Promise<LabNode> {
     const { spec, netns, outside, hostNic } = opts;
     await opts.namespaces.add(netns);
     await opts.namespaces.add(outside);
-    await ip('link', 'add', hostNic, 'type', 'veth', 'peer', 'name', 'ovn0', 'netns', netns);
+    await ipIn(opts.host, 'link', 'add', hostNic, 'type', 'veth', 'peer', 'name', 'ovn0', 'netns', netns);
     await ipIn(netns, 'link', 'set', 'ovn0', 'address', spec.mac);
     for (const a of spec.addresses) await ipIn(netns, 'addr', 'add', a, 'dev', 'ovn0');
     await ipIn(netns, 'link', 'set', 'ovn0', 'up');
     await txChecksumOff(netns, 'ovn0');
-    await ip('link', 'set', hostNic, 'up');
+    await ipIn(opts.host, 'link', 'set', hostNic, 'up');
     // The outside hosts: one namespace behind the node.
     await ipIn(netns, 'link', 'add', 'ext0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', outside);
     await ipIn(netns, 'addr', 'add', `${LINK_NODE}/30`, 'dev', 'ext0');

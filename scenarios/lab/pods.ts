@@ -11,7 +11,7 @@ import { tryParseCIDR } from '../../model/addr/index.ts';
 import type { PodNetworkRead } from '../../kube/annotations.ts';
 import { addPort, deletePort, podPortSpec, type Vswitch, waitInstalled } from '../../node/ovs/index.ts';
 import { LabError } from './errors.ts';
-import { ip, ipIn, txChecksumOff } from './host.ts';
+import { ipIn, txChecksumOff } from './host.ts';
 
 export interface LabPodSpec {
   readonly namespace: string;
@@ -44,19 +44,23 @@ const INSTALL_TIMEOUT_MS = 30_000;
  * @example await new DirectWiring(vswitch).add(pod, { netns: 'kl-Ab12Cd-p0', hostNic: 'klAb12Cdp0' });
  */
 export class DirectWiring implements PodWiring {
-  constructor(readonly vswitch: Vswitch) {}
+  constructor(
+    readonly vswitch: Vswitch,
+    /** The lab's host namespace, where the veth's host end goes. */
+    readonly host: string,
+  ) {}
 
   async add(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }): Promise<void> {
     const { netns, hostNic } = at;
     const net = pod.network;
-    await ip('link', 'add', hostNic, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns);
+    await ipIn(this.host, 'link', 'add', hostNic, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', netns);
     if (net.mac !== undefined) await ipIn(netns, 'link', 'set', 'eth0', 'address', net.mac);
     for (const a of net.ips) await ipIn(netns, 'addr', 'add', withPrefix(a, net.cidrs), 'dev', 'eth0', 'nodad');
     await ipIn(netns, 'link', 'set', 'eth0', 'up');
     await txChecksumOff(netns, 'eth0');
     for (const gw of net.gateways)
       await ipIn(netns, ...(isV6(gw) ? ['-6'] : []), 'route', 'add', 'default', 'via', gw, 'dev', 'eth0');
-    await ip('link', 'set', hostNic, 'up');
+    await ipIn(this.host, 'link', 'set', hostNic, 'up');
     const spec = podPortSpec({ pod: pod.name, namespace: pod.namespace, hostNic, netns }, pod.annotations);
     if (!spec.ok)
       throw new LabError(

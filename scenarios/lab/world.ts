@@ -42,7 +42,7 @@ export interface LabWorldOptions {
   /** How long a probe waits for its answer (default 2000 ms: a SYN retransmitted once). */
   readonly probeTimeoutMs?: number;
   /** How pods are wired (default: directly, as the node agent does). */
-  readonly wiring?: (vswitch: LabChassis['vswitch']) => PodWiring;
+  readonly wiring?: (vswitch: LabChassis['vswitch'], host: string) => PodWiring;
 }
 
 /**
@@ -69,7 +69,7 @@ export class LabWorld implements ProbeWorld {
     private readonly names: LabNames,
     private readonly opts: LabWorldOptions,
   ) {
-    this.#wiring = (opts.wiring ?? ((vs) => new DirectWiring(vs)))(chassis.vswitch);
+    this.#wiring = (opts.wiring ?? ((vs, host) => new DirectWiring(vs, host)))(chassis.vswitch, names.host);
   }
 
   static async start(opts: LabWorldOptions = {}): Promise<LabWorld> {
@@ -82,8 +82,11 @@ export class LabWorld implements ProbeWorld {
       cleanup.unshift(() => cp.stop());
       const prober = await OvnProber.connect({ remotes: cp.nb.remote, sbRemote: cp.sb.remote, dir: cp.dir });
       cleanup.unshift(() => prober.close());
-      const chassis = await LabChassis.start({ dir, sbRemote: cp.sb.remote });
-      return new LabWorld(dir, cp, prober, chassis, new Namespaces(dir), labNames(dir), opts);
+      const names = labNames(dir);
+      const namespaces = new Namespaces(dir);
+      await namespaces.add(names.host);
+      const chassis = await LabChassis.start({ dir, sbRemote: cp.sb.remote, netns: names.host });
+      return new LabWorld(dir, cp, prober, chassis, namespaces, names, opts);
     } catch (e) {
       for (const c of cleanup) await c().catch(() => {});
       throw e;
@@ -134,6 +137,7 @@ export class LabWorld implements ProbeWorld {
         netns: this.names.node(i).netns,
         outside: this.names.outside(i).netns,
         hostNic: this.names.node(i).hostNic,
+        host: this.names.host,
         namespaces: this.namespaces,
         vswitch: this.chassis.vswitch,
       });

@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { installLifecycle } from './lifecycle.ts';
 import { registerBench } from './bench.ts';
+import { registerCni } from './cni.ts';
 import { registerSim, registerTrace } from './sim.ts';
 import { registerDifftest } from './difftest.ts';
 import { shownLines } from './sim-output.ts';
@@ -23,6 +24,7 @@ registerSim(program);
 registerTrace(program);
 registerBench(program);
 registerDifftest(program);
+registerCni(program);
 
 try {
   await program.parseAsync(process.argv);

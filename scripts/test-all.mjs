@@ -3,7 +3,10 @@
 //   1. installs Debian's OVN/OVS (and iproute2, openssl, and chromium for the HTML
 //      report's browser test) when a binary is missing,
 //   2. type-checks (tsc --noEmit) and checks format and lint (biome check),
-//   3. runs every vitest test with KOVN_REQUIRE_OVN=1, so a test that needs
+//   3. bundles the node/ programs that run as compiled JavaScript (the CNI
+//      plugin, dist/cni/kovn: node/bundle/entries.ts lists them), so tests
+//      that spawn them find them fresh,
+//   4. runs every vitest test with KOVN_REQUIRE_OVN=1, so a test that needs
 //      OVN fails instead of skipping.
 // Options: --seed N (fast-check seed, default fixed), --runs N (cases per
 // property), anything else is passed to vitest (e.g. a path filter).
@@ -73,5 +76,6 @@ ensureOvn();
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 let status = run(npx, ['tsc', '--noEmit', '-p', '.'], env);
 if (status === 0) status = run(npx, ['biome', 'check', '.'], env);
+if (status === 0) status = run(npx, ['tsx', 'node/bundle/main.ts'], env);
 if (status === 0) status = run(npx, ['vitest', 'run', ...passthrough], env);
 process.exit(status);

@@ -162,8 +162,11 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   // A lease the pod was never annotated with (restored from its NB port: the controller that committed it
   // died before writing the annotations) binds it to nothing; in a subnet it no longer goes to, it is let go.
   const held = ctx.ipam.lookup(ipamOwner);
-  if (held !== undefined && held.subnet !== subnet && p.annotations[A('allocated')] !== 'true')
+  if (held !== undefined && held.subnet !== subnet && p.annotations[A('allocated')] !== 'true') {
     ctx.ipam.release(ipamOwner);
+    // The subnet it left may be a deleted one that this lease alone kept (its finalizer): it is judged again.
+    ctx.enqueue('Subnet', { name: held.subnet });
+  }
   const a = ctx.ipam.allocate({
     subnet,
     owner: ipamOwner,

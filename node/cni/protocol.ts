@@ -70,7 +70,14 @@ export interface CniIpConfig {
 export interface CniRoute {
   readonly dst: string;
   readonly gw?: string;
+  /** This and the fields below are CNI 1.1's; a result in an older version goes without them. */
   readonly mtu?: number;
+  readonly advmss?: number;
+  /** Lower is preferred. */
+  readonly priority?: number;
+  readonly table?: number;
+  /** global (0), link (253), host (254). */
+  readonly scope?: number;
 }
 
 export interface CniDns {
@@ -114,7 +121,11 @@ export interface DaemonRequest {
   readonly podNamespace: string;
   /** The network config's `provider` (Kube-OVN's key), default `ovn`: the default network. */
   readonly provider: string;
-  /** CHECK, and ADD when chained after another plugin. */
+  /**
+   * CHECK, and ADD when chained after another plugin, in the 1.1 shape whatever the config's version
+   * (the plugin converts). On ADD the daemon answers its own attachment only: the plugin chains it
+   * after prevResult and converts it to the config's cniVersion.
+   */
   readonly prevResult?: CniResult;
   /** GC: the attachments to keep. */
   readonly validAttachments?: readonly CniAttachment[];

@@ -41,7 +41,9 @@ export type NetlinkErrorCode =
   /** The kernel refused a request (errno in the message). */
   | 'KERNEL'
   /** The helper process that enters the namespace failed. */
-  | 'HELPER';
+  | 'HELPER'
+  /** A PodLink field is malformed (an interface name too long, a MAC or CIDR that does not parse); the message names it. */
+  | 'INVALID';
 
 export class NetlinkError extends Error {
   override readonly name = 'NetlinkError';

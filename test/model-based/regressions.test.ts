@@ -123,6 +123,19 @@ const REGRESSIONS: readonly {
       { op: 'ns', name: 'b' },
     ],
   },
+  {
+    // A pod whose annotation patch was refused took a lease in a new Subnet of its namespace, never written to
+    // it; the Subnet deleted then stayed (that lease held its finalizer), and when the pod let the lease go for
+    // ovn-default nothing judged the Subnet again: its rows stayed for ever (seed 42, MBT_LENGTH=60).
+    name: 'a deleted Subnet whose only lease was never annotated goes once the pod lets the lease go',
+    ops: [
+      { op: 'pod', ns: 'b', name: 'p1' },
+      { op: 'refuse', verb: 'patch', kind: 'Pod', times: 1 },
+      { op: 'subnet', name: 's1', namespaces: ['b'] },
+      { op: 'wait', turns: 1, ms: 0 },
+      { op: 'delete', kind: 'Subnet', name: 's1' },
+    ],
+  },
 ];
 
 describe('model-based regressions', () => {

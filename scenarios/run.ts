@@ -124,6 +124,8 @@ export class SimWorld implements ProbeWorld {
       });
       return { allowed: false, reason: explainElsewhere(traced, net.topology, went, r.targets), ...note };
     }
+    // A spoofed probe's reply goes to the address's owner: its verdict is the first packet delivered.
+    if (r.spoofed !== undefined) return { allowed: true, ...note };
     const c = probeConnection(net, {
       inport: r.inport,
       packet: r.packet,

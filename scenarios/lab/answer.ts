@@ -13,6 +13,7 @@ import { formatIPv4, formatIPv6 } from '../../model/addr/index.ts';
 import { dstPort, ipDst, ipSrc, l4ProtoOf } from '../../model/packet/index.ts';
 import type { ResolvedProbe } from '../probe.ts';
 import type { Agent, AgentProto } from './agents.ts';
+import { asSpoofed, type Spoof } from './spoof.ts';
 
 type PacketProbe = ResolvedProbe & { kind: 'packet' };
 
@@ -65,8 +66,11 @@ export async function answerProbe(lab: LabEnds, r: PacketProbe): Promise<ProbeAn
   if (typeof ends === 'string') return { allowed: false, reason: ends };
   const proto = l4ProtoOf(r.packet);
   if (proto === 'sctp') return { allowed: false, unsure: SCTP_UNSURE };
+  if ((proto === 'icmp4' || proto === 'icmp6') && r.spoofed !== undefined)
+    return spoofedPing(lab, r, ends, dst, r.spoofed);
   if (proto === 'icmp4' || proto === 'icmp6') return ping(lab, r, ends, dst);
   if (proto !== 'tcp' && proto !== 'udp') return { allowed: false, unsure: `the lab cannot send ${String(proto)}` };
+  if (r.spoofed !== undefined) return spoofedUdp(lab, r, ends, dst, r.spoofed);
   return connect(lab, r, ends, proto, dst);
 }
 
@@ -147,3 +151,33 @@ async function connect(lab: LabEnds, r: PacketProbe, ends: Ends, proto: AgentPro
         : c.error;
   return { allowed: false, reason: `${what}: no handshake (${why})` };
 }
+
+/** Where a spoofed packet goes: its destination and the MAC it carries (the next hop's). */
+const hopOf = (r: PacketProbe, dst: string) => ({ dst, ethDst: r.packet['eth.dst'] });
+
+/** A spoofed echo request: delivered iff a target's kernel counted it (the reply goes to the address's owner). */
+async function spoofedPing(lab: LabEnds, r: PacketProbe, ends: Ends, dst: string, spoof: Spoof): Promise<ProbeAnswer> {
+  const before = await Promise.all(ends.targets.map((t) => t.agent.echoes()));
+  await asSpoofed(ends.src.netns, spoof, hopOf(r, dst), (src) => ends.src.ping(dst, lab.timeoutMs, src));
+  const after = await Promise.all(ends.targets.map((t) => t.agent.echoes()));
+  if (ends.targets.some((_, i) => after[i]! > before[i]!)) return { allowed: true };
+  return { allowed: false, reason: `no spoofed echo request (${spoofText(spoof)}) reached ${r.targets.join(', ')}` };
+}
+
+/** A spoofed datagram: delivered iff a target's listener received it. */
+async function spoofedUdp(lab: LabEnds, r: PacketProbe, ends: Ends, dst: string, spoof: Spoof): Promise<ProbeAnswer> {
+  for (const t of ends.targets) await t.agent.listen('udp', listenPort(r, t.port));
+  const token = lab.token();
+  const port = dstPort(r.packet) ?? 0;
+  await asSpoofed(ends.src.netns, spoof, hopOf(r, dst), (src) =>
+    ends.src.connect({ proto: 'udp', dst, port, token, timeoutMs: lab.timeoutMs, ...(src ? { src } : {}) }),
+  );
+  const seen = await Promise.all(ends.targets.map((t) => t.agent.seen(token)));
+  if (seen.some(Boolean)) return { allowed: true };
+  return {
+    allowed: false,
+    reason: `UDP ${dst}:${port}: no spoofed datagram (${spoofText(spoof)}) reached ${r.targets.join(', ')}`,
+  };
+}
+
+const spoofText = (s: Spoof) => [s.ip && `ip ${s.ip}`, s.mac && `mac ${s.mac}`].filter(Boolean).join(', ');

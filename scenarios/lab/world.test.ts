@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../../backends/ovn/control-plane/exec.ts';
-import { loadScenario } from '../load.ts';
+import { readFileSync } from 'node:fs';
+import { assembleScenario, loadScenario, readScenarioText } from '../load.ts';
 import { type ProbeResult, runScenario, SimWorld } from '../run.ts';
 import { SCTP_UNSURE } from './answer.ts';
 import { labAvailable, linksOf, netnsOf } from './testing.ts';
@@ -39,7 +40,14 @@ describe.skipIf(!labAvailable('lab world'))('the lab answers as the simulator do
     expect(linksOf(r.runId)).toEqual([]);
   });
 
-  for (const name of ['default-network', 'private-subnet', 'service-lb', 'network-policy', 'egress-gateway']) {
+  for (const name of [
+    'default-network',
+    'private-subnet',
+    'service-lb',
+    'network-policy',
+    'egress-gateway',
+    'port-security',
+  ]) {
     it(`${name}: the same verdict per probe as the simulator (SCTP said unsure, not answered)`, async () => {
       const r = await both(`scenarios/${name}.yaml`);
       const answered = r.lab.filter((x) => x.unsure !== SCTP_UNSURE);
@@ -51,6 +59,26 @@ describe.skipIf(!labAvailable('lab world'))('the lab answers as the simulator do
       for (const x of r.lab.filter((y) => y.unsure === SCTP_UNSURE)) expect(x.protocol).toBe('SCTP');
     });
   }
+
+  it('port security without the annotation: the same spoofed packets get through on lab as on sim', async () => {
+    // The control of port-security.yaml: what the lab denied there, port security denied (not the spoofing).
+    const yaml = readFileSync('scenarios/port-security.yaml', 'utf8').replace(
+      '  annotations: { ovn.kubernetes.io/port_security: "true" }\n',
+      '',
+    );
+    const scenario = assembleScenario(readScenarioText('port-security.yaml', yaml), 'unguarded');
+    const sim = await runScenario(scenario, { world: new SimWorld() });
+    const world = await LabWorld.start();
+    try {
+      const lab = await runScenario(scenario, { world });
+      expect(verdicts(lab.results)).toEqual(verdicts(sim.results));
+      expect(lab.results.filter((x) => x.from === 'default/guarded').map((x) => x.allowed)).toEqual(
+        Array(6).fill(true),
+      );
+    } finally {
+      await world.close();
+    }
+  });
 });
 
 type How = 'exit' | 'SIGINT' | 'SIGKILL';

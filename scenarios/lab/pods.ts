@@ -16,6 +16,8 @@ import { ipIn, txChecksumOff } from './host.ts';
 export interface LabPodSpec {
   readonly namespace: string;
   readonly name: string;
+  /** The scenario node it runs on. */
+  readonly node: string;
   readonly annotations: Readonly<Record<string, string>>;
   readonly network: PodNetworkRead;
 }

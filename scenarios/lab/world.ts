@@ -161,6 +161,7 @@ export class LabWorld implements ProbeWorld {
       want.set(podPortName(p.name, p.namespace), {
         namespace: p.namespace,
         name: p.name,
+        node: p.nodeName,
         annotations: p.annotations,
         network: d.value,
       });

@@ -10,6 +10,37 @@ export function registerBench(program: Command): void {
   registerControllerBench(bench);
   registerScaleBench(bench);
   registerOvsdbBench(bench);
+  registerNetlinkBench(bench);
+  registerCniPluginBench(bench);
+}
+
+function registerNetlinkBench(bench: Command): void {
+  bench
+    .command('netlink')
+    .description('node agent rtnetlink with real namespaces (root): addPodLink p50/p99, inspectPodLink, deleteLink')
+    .option('--pods <n>', 'pods added one after another (default 30)', wholeNumber('--pods', 1))
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { pods?: number; json?: boolean }) => {
+      const { runNetlinkBench } = await import('../bench/netlink.ts');
+      printReport(await runNetlinkBench(opts.pods === undefined ? {} : { pods: opts.pods }), opts.json ?? false);
+    });
+}
+
+function registerCniPluginBench(bench: Command): void {
+  bench
+    .command('cni-plugin')
+    .description('the CNI plugin executable: VERSION answered, from process start to exit (p50 over --runs)')
+    .option('--runs <n>', 'timed calls of dist/cni/kovn (default 20)', wholeNumber('--runs', 1))
+    .option(
+      '--cli-runs <n>',
+      'timed calls of `kovn cni`, for comparison (default 5; 0 skips)',
+      wholeNumber('--cli-runs', 0),
+    )
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { runs?: number; cliRuns?: number; json?: boolean }) => {
+      const { runCniPluginBench } = await import('../bench/cni-plugin.ts');
+      printReport(await runCniPluginBench({ runs: opts.runs, cliRuns: opts.cliRuns }), opts.json ?? false);
+    });
 }
 
 function registerIpamBench(bench: Command): void {

@@ -39,6 +39,10 @@ export const CNI_ERROR = {
   ovsFailure: 102,
   /** Ours: a netlink request failed. */
   netlinkFailure: 103,
+  /** Ours: ADD for a container interface that is attached already (DEL it first). */
+  attachmentExists: 104,
+  /** Ours: a pod annotation the daemon applies does not parse (e.g. `ingress_rate`). */
+  invalidAnnotation: 105,
 } as const;
 
 /** The spec's error body, printed on stdout by the plugin with a non-zero exit. */

@@ -13,6 +13,7 @@ export {
   spawnHelper,
 } from './helper.ts';
 export { type LinkProblem, ifNameProblem, planPodLink } from './request.ts';
+export { type NetlinkRequest, RecordingNetlink, type RecordingNetlinkOptions } from './recording.ts';
 export { RtNetlink, type RtNetlinkOptions } from './rtnetlink.ts';
 export {
   type Netlink,

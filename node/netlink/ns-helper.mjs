@@ -5,9 +5,12 @@
 // (helper-protocol.ts has the types). Plain JavaScript importing only
 // Node and the `netlink` package, run by a bare `node`: it starts for every
 // ADD and CHECK, so no TypeScript loader and nothing else is loaded.
-import netlink from 'netlink';
+// Only the rtnetlink module: the package's index also loads genl, nl80211 and wg (twice the start-up).
+import constants from 'netlink/dist/constants.js';
+import rtnetlink from 'netlink/dist/rt/rt.js';
 
-const { createRtNetlink, FlagsNew } = netlink;
+const { createRtNetlink } = rtnetlink;
+const { FlagsNew } = constants;
 const AF = { 4: 2, 6: 10 };
 const RT_TABLE_MAIN = 254;
 const CREATE = FlagsNew.CREATE | FlagsNew.EXCL;

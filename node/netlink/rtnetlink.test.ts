@@ -3,7 +3,9 @@
  * a run id, removed after every test, also a failing one), checked with
  * iproute2 (`ip -j`), another client of the same kernel.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawnHelper } from './helper.ts';
 import { RtNetlink } from './rtnetlink.ts';
 import { NetnsFixture, ip, ipJson, requireNetns } from './testing.ts';
@@ -125,6 +127,29 @@ describe.skipIf(!requireNetns('node/netlink'))('RtNetlink with real namespaces',
     });
     expect(await nl.inspectPodLink(l.netns, 'eth9')).toBeUndefined();
     expect(await nl.inspectPodLink('/run/netns/kovn-nlt-no-such-ns', 'eth0')).toBeUndefined();
+  });
+
+  it("a process's namespace (/proc/PID/ns/net, as some runtimes pass it): made, read, and gone with the process", async () => {
+    // unshare(1) without --fork execs sleep in the same pid, in a new network namespace.
+    const child = spawn('unshare', ['--net', '--', 'sleep', '300'], { stdio: 'ignore' });
+    const netns = `/proc/${child.pid}/ns/net`;
+    try {
+      const own = readlinkSync('/proc/self/ns/net');
+      await vi.waitFor(() => expect(readlinkSync(netns)).not.toBe(own), { timeout: 5000, interval: 10 });
+      const l = { ...(await podLink()), netns };
+      await nl.addPodLink(l);
+      expect((await nl.inspectPodLink(netns, 'eth0'))?.addresses).toEqual(l.addresses);
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      expect(await nl.inspectPodLink(netns, 'eth0')).toBeUndefined();
+      // The kernel destroys the namespace, and the pair with it, a little after the last process left.
+      await vi.waitFor(async () => expect(await NetnsFixture.hostLinkExists(l.hostIfName)).toBe(false), {
+        timeout: 5000,
+        interval: 20,
+      });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('deleteLink removes the pair (the pod end goes with it) and is idempotent', async () => {

@@ -1,6 +1,7 @@
 /**
  * Real network namespaces for tests: names carry a run id (this process's
- * pid) so parallel runs never collide, everything made is removed by
+ * pid; vitest runs each file in a process of its own) so parallel runs and
+ * files never collide, everything made is removed by
  * `cleanup()` (call it in afterAll/afterEach, it runs when a test fails),
  * and what a killed run left behind is swept by the next one.
  */
@@ -13,6 +14,8 @@ const exec = promisify(execFile);
 const NETNS_DIR = '/run/netns';
 const NS_PREFIX = 'kovn-nlt-';
 const LINK_PREFIX = 'nlt';
+/** Shared by every fixture of this process, so two fixtures never hand out one name. */
+let counter = 0;
 
 function onPath(bin: string): boolean {
   const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);
@@ -99,7 +102,6 @@ async function sweepStale(): Promise<void> {
  */
 export class NetnsFixture {
   private readonly run = process.pid.toString(36);
-  private count = 0;
   private readonly namespaces = new Set<string>();
   private readonly links = new Set<string>();
 
@@ -112,7 +114,7 @@ export class NetnsFixture {
 
   /** A new, empty namespace. */
   async netns(): Promise<{ name: string; path: string }> {
-    const name = `${NS_PREFIX}${this.run}-${this.count++}`;
+    const name = `${NS_PREFIX}${this.run}-${counter++}`;
     this.namespaces.add(name);
     await ip('netns', 'add', name);
     return { name, path: join(NETNS_DIR, name) };
@@ -120,7 +122,7 @@ export class NetnsFixture {
 
   /** A host link name of this run (at most 15 bytes), removed by cleanup() if it exists then. */
   linkName(): string {
-    const name = `${LINK_PREFIX}${this.run}_${this.count++}`;
+    const name = `${LINK_PREFIX}${this.run}_${counter++}`;
     this.links.add(name);
     return name;
   }

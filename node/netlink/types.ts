@@ -33,6 +33,41 @@ export interface PodLinkState {
   readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
 }
 
+/**
+ * A link that exists already, configured where it is: `ovn0` made by OVS as
+ * an internal port (its MAC and MTU are OVS's `mac` and `mtu_request`; the
+ * addresses and routes are the kernel's), or an SR-IOV VF representor
+ * renamed to the host end's name before it is plugged into br-int.
+ */
+export interface HostLinkConfig {
+  readonly name: string;
+  /** Rename the link (down while renamed); absent to keep its name. */
+  readonly rename?: string;
+  readonly mac?: string;
+  readonly mtu?: number;
+  /** CIDR notation; replaces the link's addresses of those families. */
+  readonly addresses?: readonly string[];
+  /** Routes through this link; `gw` absent for an on-link route. */
+  readonly routes?: readonly { readonly dst: string; readonly gw?: string }[];
+  readonly up: boolean;
+}
+
+/**
+ * An existing host link moved into a pod's namespace and set up there as a
+ * veth's pod end is (rename, MAC, MTU, addresses, routes, up, lo up): the
+ * VF of an offloaded pod (hw-offload profile).
+ */
+export interface MovedPodLink {
+  /** The link's name in the host namespace (the VF's netdev). */
+  readonly name: string;
+  readonly netns: string;
+  readonly ifName: string;
+  readonly mac: string;
+  readonly mtu: number;
+  readonly addresses: readonly string[];
+  readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
+}
+
 export type NetlinkErrorCode =
   /** The namespace path does not exist or is not a network namespace. */
   | 'NETNS_GONE'
@@ -65,4 +100,21 @@ export interface Netlink {
   listLinks(filter?: (name: string) => boolean): Promise<readonly { name: string; index: number; kind?: string }[]>;
   /** The pod end as it is now; undefined when the namespace or the interface is gone. */
   inspectPodLink(netns: string, ifName: string): Promise<PodLinkState | undefined>;
+  /**
+   * Optional (node/setup): configures a host link in place (ovn0 as an OVS
+   * internal port; a VF representor's rename). Node set-up fails with
+   * `netlink-unsupported` when an implementation lacks it.
+   */
+  configureHostLink?(c: HostLinkConfig): Promise<void>;
+  /**
+   * Optional (node/setup, hw-offload): moves an existing link into the pod's
+   * namespace and sets it up there; undone by {@link Netlink.releasePodLink}.
+   */
+  movePodLink?(l: MovedPodLink): Promise<void>;
+  /**
+   * Optional (node/setup, hw-offload): moves the pod's interface `ifName`
+   * back to the host namespace under `name` (a VF outlives its pod); false
+   * when the namespace or the interface is gone.
+   */
+  releasePodLink?(netns: string, ifName: string, name: string): Promise<boolean>;
 }

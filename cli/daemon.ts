@@ -1,0 +1,112 @@
+/**
+ * `kovn daemon --node NAME`: the node agent behind the CNI plugin (Kube-OVN's
+ * kube-ovn-cniserver), listening on a unix socket (node/daemon). Until kovn
+ * has a Kubernetes API source (issue 20) its pods come from an in-memory
+ * cluster: the lab, the tests and the podman test start the daemon in
+ * process over theirs (node/daemon startNodeDaemon); here, from `--objects
+ * FILE` (YAML documents: the Pods as the controller annotated them).
+ */
+import { readFile } from 'node:fs/promises';
+import { unlinkSync } from 'node:fs';
+import type { Command } from 'commander';
+import { parseAllDocuments } from 'yaml';
+import { MemoryCluster } from '../kube/cluster/memory.ts';
+import type { KubeObject } from '../kube/cluster/types.ts';
+import { realClock } from '../kube/runtime/clock.ts';
+import { DEFAULT_DAEMON_SOCKET } from '../node/cni/protocol.ts';
+import { startNodeDaemon } from '../node/daemon/index.ts';
+import type { Netlink } from '../node/netlink/types.ts';
+import { wholeNumber } from './options.ts';
+
+/** The local conf.db as Debian's openvswitch-switch runs it. */
+export const DEFAULT_OVS_DB = 'unix:/var/run/openvswitch/db.sock';
+
+interface DaemonFlags {
+  node: string;
+  socket: string;
+  ovsDb: string;
+  objects?: string;
+  bridge: string;
+  mtu: number;
+  annotationTimeout: number;
+  wait: 'installed' | 'applied' | 'none';
+}
+
+/** The objects of a YAML (or JSON) file into a fresh in-memory cluster. */
+export async function clusterFromFile(path: string): Promise<MemoryCluster> {
+  const cluster = new MemoryCluster({ now: () => Date.now() });
+  const docs = parseAllDocuments(await readFile(path, 'utf8'));
+  for (const [i, doc] of docs.entries()) {
+    if (doc.errors.length > 0) throw new Error(`${path}: document ${i + 1}: ${doc.errors[0]?.message}`);
+    const obj = doc.toJS() as KubeObject | null;
+    if (obj === null) continue;
+    if (typeof obj.kind !== 'string' || typeof obj.metadata?.name !== 'string')
+      throw new Error(`${path}: document ${i + 1}: not a Kubernetes object (kind and metadata.name)`);
+    await cluster.create(obj);
+  }
+  return cluster;
+}
+
+async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
+  const cluster = flags.objects === undefined ? new MemoryCluster() : await clusterFromFile(flags.objects);
+  const log = (line: string) => process.stderr.write(`kovn daemon: ${line}\n`);
+  const d = await startNodeDaemon({
+    node: flags.node,
+    cluster,
+    netlink,
+    ovsRemote: flags.ovsDb,
+    socket: flags.socket,
+    clock: realClock,
+    bridge: flags.bridge,
+    mtu: flags.mtu,
+    annotationTimeoutMs: flags.annotationTimeout,
+    wait: flags.wait,
+    log,
+  });
+  // A signal ends the process at once (cli/lifecycle.ts): the socket file goes in the exit event.
+  process.on('exit', () => {
+    try {
+      unlinkSync(flags.socket);
+    } catch {
+      // already gone
+    }
+  });
+  for (const a of d.swept) log(`swept ${a.namespace}/${a.pod} (${a.hostNic})`);
+  log(`node ${flags.node}: listening on ${flags.socket}`);
+  await new Promise<never>(() => {});
+}
+
+/**
+ * @example registerDaemon(program, async () => new RtNetlink());
+ */
+export function registerDaemon(program: Command, netlink: () => Promise<Netlink>): void {
+  program
+    .command('daemon')
+    .description(
+      'the node agent behind the CNI plugin: wires pods into br-int from their annotations. Until kovn has a ' +
+        'Kubernetes API source (issue 20) it reads pods from an in-memory cluster: the lab and the tests run it in ' +
+        'process over theirs; here, from --objects FILE',
+    )
+    .requiredOption('--node <name>', "this node's name")
+    .option('--socket <path>', 'the unix socket the plugin calls', DEFAULT_DAEMON_SOCKET)
+    .option('--ovs-db <remote>', 'the local Open_vSwitch database', DEFAULT_OVS_DB)
+    .option('--objects <file>', 'YAML documents (Pods with their annotations) loaded into the in-memory cluster')
+    .option('--bridge <name>', 'the integration bridge', 'br-int')
+    .option('--mtu <n>', 'pod interface MTU', wholeNumber('--mtu', 68, 65535), 1400)
+    .option(
+      '--annotation-timeout <ms>',
+      'how long ADD waits for allocated/routed',
+      wholeNumber('--annotation-timeout', 1),
+      20_000,
+    )
+    .option(
+      '--wait <what>',
+      'what ADD waits for after the port: installed (ovn-controller), applied (vswitchd), none',
+      'installed',
+    )
+    .action(async (flags: DaemonFlags) => {
+      if (!['installed', 'applied', 'none'].includes(flags.wait))
+        throw new Error(`--wait takes installed, applied or none, got ${JSON.stringify(flags.wait)}`);
+      await runDaemon(flags, await netlink());
+    });
+}

@@ -1,0 +1,33 @@
+/** What the daemon's request handlers share: the node's plumbing, its settings, and the undo steps. */
+import type { Netlink } from '../netlink/types.ts';
+import type { Vswitch } from '../ovs/index.ts';
+import type { PodWatch } from './pod-watch.ts';
+
+/**
+ * What ADD waits for after writing the port: `installed`, ovn-controller's
+ * `external_ids:ovn-installed` (Kube-OVN's wait); `applied`, only
+ * ovs-vswitchd's `cur_cfg` (a node without ovn-controller); `none`, the
+ * transaction (a bare ovsdb-server, in tests).
+ */
+export type OvsWait = 'installed' | 'applied' | 'none';
+
+export interface AgentContext {
+  readonly node: string;
+  readonly vs: Vswitch;
+  readonly netlink: Netlink;
+  readonly pods: PodWatch;
+  readonly bridge: string;
+  readonly mtu: number;
+  readonly annotationTimeoutMs: number;
+  readonly installTimeoutMs: number;
+  readonly wait: OvsWait;
+  readonly log: (line: string) => void;
+  /** Removes a port and its QoS rows, then the host link (`hostNic`, default the port's name). */
+  detach(port: string, hostNic?: string): Promise<void>;
+  /**
+   * Removes what an earlier sandbox of the same pod left: other ports with
+   * this iface-id (Kube-OVN's CleanDuplicatePort), and a port already named
+   * `hostNic`.
+   */
+  removeStale(ifaceId: string, hostNic: string): Promise<void>;
+}

@@ -1,0 +1,127 @@
+/**
+ * The daemon as the plugin meets it: the unix socket (mode, one line each
+ * way, decode failures, a stale socket replaced, a live one kept), and a
+ * restart that rebuilds from the Open_vSwitch database and removes what
+ * belongs to pods, or namespaces, that are gone.
+ */
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  VSWITCH_SCHEMA,
+  makeTempDir,
+  removeTempDir,
+  requireOvn,
+  runTool,
+  startOvsdbServer,
+} from '../../backends/ovn/control-plane/index.ts';
+import { attachmentsOf } from './attachments.ts';
+import { startNodeDaemon, type NodeDaemon } from './daemon.ts';
+import { listenDaemon } from './server.ts';
+import { call, sendLine } from './testing/client.ts';
+import { annotated, request, makeWorld, type World } from './testing/world.ts';
+
+/** A bare ovsdb-server on the vswitch schema in a temp dir, and the daemon's world over it. */
+async function startWorld(name: string): Promise<World> {
+  const dir = await makeTempDir(name);
+  const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
+  const vsctl = async (...args: string[]) =>
+    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
+  return makeWorld({
+    dir,
+    remote: server.remote,
+    vsctl,
+    async stop() {
+      await server.stop();
+      await removeTempDir(dir);
+    },
+  });
+}
+
+describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', () => {
+  let w: World;
+  let sock: string;
+  const start = (): Promise<NodeDaemon> =>
+    startNodeDaemon({
+      node: 'node1',
+      cluster: w.cluster,
+      netlink: w.netlink,
+      ovsRemote: w.remote,
+      socket: sock,
+      clock: w.clock,
+      wait: 'none',
+      netnsExists: async (p) => w.netlink.namespaces.has(p),
+    });
+
+  beforeAll(async () => {
+    w = await startWorld('daemonsock');
+    sock = join(w.dir, 'run', 'daemon.sock');
+  });
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  it('listens with mode 0600, answers one JSON line per connection, and refuses what does not decode (6)', async () => {
+    const d = await start();
+    try {
+      expect((await stat(sock)).mode & 0o777).toBe(0o600);
+      expect(await call(sock, request('STATUS', '', { containerId: '' }))).toEqual({ ok: true });
+      expect(JSON.parse(await sendLine(sock, 'not json\n'))).toMatchObject({ ok: false, error: { code: 6 } });
+      expect(JSON.parse(await sendLine(sock, '{"command":"RESET"}\n'))).toEqual({
+        ok: false,
+        error: { code: 6, msg: 'request.command: "RESET" is not one of ADD, DEL, CHECK, STATUS, GC' },
+      });
+      expect(JSON.parse(await sendLine(sock, '{"command":"STATUS"'))).toMatchObject({ ok: false, error: { code: 6 } });
+    } finally {
+      await d.close();
+    }
+    await expect(stat(sock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('replaces a socket left by a daemon killed with -9, and refuses one another daemon listens on', async () => {
+    // A listener that dies without removing its socket file.
+    const script = `require('net').createServer().listen(${JSON.stringify(sock)}, () => process.kill(process.pid, 'SIGKILL'))`;
+    await promisify(execFile)(process.execPath, ['-e', script]).catch(() => {});
+    expect((await stat(sock)).isSocket()).toBe(true);
+    const d = await start();
+    try {
+      expect(await call(sock, request('STATUS', ''))).toEqual({ ok: true });
+      await expect(listenDaemon(sock, async () => ({ ok: true }))).rejects.toMatchObject({ code: 'in-use' });
+      expect(await call(sock, request('STATUS', ''))).toEqual({ ok: true });
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('a restarted daemon keeps live attachments and removes those of a deleted pod, a remade pod and a gone namespace', async () => {
+    const names = ['keep', 'deleted', 'remade', 'nsgone'];
+    const d1 = await start();
+    try {
+      for (const [i, name] of names.entries()) {
+        await w.cluster.create(annotated(name, 40 + i));
+        w.netlink.namespaces.add(`/run/netns/t-${name}`);
+        expect(await call(sock, request('ADD', name))).toMatchObject({ ok: true });
+      }
+    } finally {
+      await d1.close();
+    }
+    // While the daemon is down: one pod deleted, one deleted and made again (a new uid), one namespace gone.
+    await w.cluster.delete({ kind: 'Pod', namespace: 'default', name: 'deleted' });
+    await w.cluster.delete({ kind: 'Pod', namespace: 'default', name: 'remade' });
+    await w.cluster.create(annotated('remade', 41));
+    w.netlink.removeNamespace('/run/netns/t-nsgone');
+    const d2 = await start();
+    try {
+      expect(d2.swept.map((a) => a.pod).sort()).toEqual(['deleted', 'nsgone', 'remade']);
+      expect(attachmentsOf(d2.vswitch).map((a) => a.pod)).toEqual(['keep']);
+      expect(await w.vsctl('list-ports', 'br-int')).toBe('c-keep_h');
+      expect([...w.netlink.links.keys()]).toEqual(['c-keep_h']);
+      expect(await call(sock, request('CHECK', 'keep'))).toEqual({ ok: true });
+      expect(await call(sock, request('DEL', 'keep'))).toEqual({ ok: true });
+    } finally {
+      await d2.close();
+    }
+  });
+});

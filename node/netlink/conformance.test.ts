@@ -1,0 +1,45 @@
+/** The Netlink conformance suite against both implementations. */
+import { describe } from 'vitest';
+import { type NetlinkWorld, describeNetlinkConformance } from './conformance.ts';
+import { RecordingNetlink } from './recording.ts';
+import { RtNetlink } from './rtnetlink.ts';
+import { NetnsFixture, ip, requireNetns } from './testing.ts';
+
+describeNetlinkConformance('RecordingNetlink', async (): Promise<NetlinkWorld> => {
+  const nl = new RecordingNetlink({ netns: [] });
+  let n = 0;
+  return {
+    nl,
+    netns: async () => {
+      const path = `/run/netns/recorded-${n++}`;
+      nl.addNetns(path);
+      return path;
+    },
+    removeNetns: async (path) => nl.removeNetns(path),
+    hostName: () => `rec${n++}_h`,
+    cleanup: async () => {
+      for (const l of nl.links()) await nl.deleteLink(l.hostIfName);
+    },
+    close: async () => undefined,
+  };
+});
+
+describe.skipIf(!requireNetns('node/netlink conformance'))('with real namespaces', () => {
+  describeNetlinkConformance('RtNetlink', async (): Promise<NetlinkWorld> => {
+    const fx = await NetnsFixture.create();
+    const nl = new RtNetlink();
+    return {
+      nl,
+      netns: async () => (await fx.netns()).path,
+      removeNetns: async (path) => {
+        await ip('netns', 'del', path.split('/').pop()!);
+      },
+      hostName: () => fx.linkName(),
+      cleanup: () => fx.cleanup(),
+      close: async () => {
+        nl.close();
+        await fx.cleanup();
+      },
+    };
+  });
+});

@@ -70,7 +70,7 @@ export interface ProbeWorld {
    * The cluster the run's objects are in, handed over before the controller
    * starts (a world that builds what the pods are, as the lab does, reads it).
    */
-  attach?(cluster: MemoryCluster): void;
+  attach?(cluster: MemoryCluster, settings: ControllerSettings): void;
   /** Called after each step has converged, before its probes. */
   ready(): Promise<void>;
   /** `unsure`: what the world could not try for this probe (never counted as passing). */
@@ -256,7 +256,7 @@ class ScenarioRun {
     for (const o of first.objects)
       if (o.kind === 'EndpointSlice')
         this.givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
-    this.opts.world.attach?.(this.cluster);
+    this.opts.world.attach?.(this.cluster, this.settings);
     this.controller = new Controller({
       cluster: this.cluster,
       backend: this.opts.world.backend,

@@ -12,7 +12,8 @@
 import { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
 import { runTool } from '../../backends/ovn/control-plane/exec.ts';
 import { startOvsdbServer, VSWITCH_SCHEMA, type OvsdbServer } from '../../backends/ovn/control-plane/ovsdb-server.ts';
-import { INTEGRATION_BRIDGE, Vswitch } from '../../node/ovs/index.ts';
+import { Vswitch } from '../../node/ovs/index.ts';
+import { configureNodeOvs } from '../../node/setup/index.ts';
 
 export interface LabChassisOptions {
   readonly dir: string;
@@ -59,31 +60,20 @@ export class LabChassis {
       unixctlOption: false,
       memoryLimitBytes: DAEMON_MEMORY_LIMIT,
     });
+    let vs: Vswitch | undefined;
     const stopAll = async () => {
+      vs?.close();
       for (const d of [controller, vswitchd, conf]) await d.stop().catch(() => {});
     };
     try {
       await runTool('ovs-vsctl', [`--db=${conf.remote}`, '--timeout=30', '--no-wait', 'init'], { dir: opts.dir });
       await vswitchd.start();
-      const vs = await Vswitch.open({ remote: conf.remote });
+      vs = await Vswitch.open({ remote: conf.remote });
+      // The node agent's own settings for the userspace profile (node/setup): system-id, ovn-remote, encap,
+      // br-int in fail-mode secure on the netdev datapath.
       const id = opts.systemId ?? 'lab';
-      const ids = {
-        'system-id': id,
-        hostname: id,
-        'ovn-remote': opts.sbRemote,
-        'ovn-encap-type': 'geneve',
-        'ovn-encap-ip': '127.0.0.1',
-      };
-      const bridge = {
-        name: INTEGRATION_BRIDGE,
-        failMode: 'secure',
-        otherConfig: { 'disable-in-band': 'true' },
-      } as const;
-      const ops = [...vs.setRootExternalIdsOps(ids), ...vs.ensureBridgeOps(bridge)];
-      await vs.commit(ops);
-      const b = vs.ops;
-      const br = [['name', '==', INTEGRATION_BRIDGE] as const];
-      await vs.commit([b.update('Bridge', br, { datapath_type: 'netdev' })], { waitApplied: true });
+      const cfg = { systemId: id, ovnRemote: opts.sbRemote, encapIp: '127.0.0.1', profile: 'netdev' } as const;
+      await configureNodeOvs(vs, cfg, { waitApplied: true });
       await controller.start();
       return new LabChassis(conf, vswitchd, controller, vs);
     } catch (e) {

@@ -1,22 +1,16 @@
 /**
  * A scenario node in the lab: a network namespace standing for its host
  * network, with `ovn0` (Kube-OVN's node port `node-<node>` on the join
- * switch: MAC and join address from the Node's annotations; routes to the
- * cluster's CIDRs via the join gateway) as a veth whose other end is a br-int
- * port, and behind it a namespace of outside hosts (a link 169.254.250.0/30:
+ * switch, made by the node agent's set-up: node/setup), and behind it a namespace of outside hosts (a link 169.254.250.0/30:
  * the node's default route; the outside's default route back to the node),
  * which takes every outside address a probe names. The node forwards between
  * the two as a host does, source addresses unchanged (no masquerade: the
  * outside network routes replies back to whatever source it sees).
  */
-import { addPort, INTEGRATION_BRIDGE, type Vswitch } from '../../node/ovs/index.ts';
 import { ipIn, type Namespaces, sysctlIn, txChecksumOff } from './host.ts';
 
 export interface LabNodeSpec {
   readonly name: string;
-  readonly mac: string;
-  /** The node's join addresses with their prefix, e.g. `100.64.0.2/16`. */
-  readonly addresses: readonly string[];
   /** The join gateways (one per family). */
   readonly gateways: readonly string[];
 }
@@ -28,7 +22,7 @@ const isV6 = (a: string) => a.includes(':');
 
 /**
  * @example
- * const n = await LabNode.create({ spec, netns: 'kl-Ab12Cd-n0', outside: 'kl-Ab12Cd-o0', hostNic: 'klAb12Cdn0', namespaces, vswitch });
+ * const n = await LabNode.create({ spec, netns: 'kl-Ab12Cd-n0', outside: 'kl-Ab12Cd-o0', namespaces });
  * await n.routeCidrs(['10.16.0.0/16', '10.96.0.0/12']);
  */
 export class LabNode {
@@ -41,26 +35,20 @@ export class LabNode {
     readonly outside: string,
   ) {}
 
+  /**
+   * The node's namespace once its `ovn0` is made (by the node agent: node/setup's veth form, see
+   * daemon-main.ts): transmit checksum offload off on ovn0 (host.ts says why), the outside hosts
+   * behind it, forwarding on.
+   */
   static async create(opts: {
     readonly spec: LabNodeSpec;
     readonly netns: string;
     readonly outside: string;
-    readonly hostNic: string;
-    /** The lab's host namespace, where the veth's host end goes. */
-    readonly host: string;
     readonly namespaces: Namespaces;
-    readonly vswitch: Vswitch;
   }): Promise<LabNode> {
-    const { spec, netns, outside, hostNic } = opts;
-    await opts.namespaces.add(netns);
-    await opts.namespaces.add(outside);
-    await ipIn(opts.host, 'link', 'add', hostNic, 'type', 'veth', 'peer', 'name', 'ovn0', 'netns', netns);
-    await ipIn(netns, 'link', 'set', 'ovn0', 'address', spec.mac);
-    for (const a of spec.addresses) await ipIn(netns, 'addr', 'add', a, 'dev', 'ovn0');
-    await ipIn(netns, 'link', 'set', 'ovn0', 'up');
+    const { netns, outside } = opts;
     await txChecksumOff(netns, 'ovn0');
-    await ipIn(opts.host, 'link', 'set', hostNic, 'up');
-    // The outside hosts: one namespace behind the node.
+    await opts.namespaces.add(outside);
     await ipIn(netns, 'link', 'add', 'ext0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', outside);
     await ipIn(netns, 'addr', 'add', `${LINK_NODE}/30`, 'dev', 'ext0');
     await ipIn(outside, 'addr', 'add', `${LINK_OUTSIDE}/30`, 'dev', 'eth0');
@@ -75,12 +63,7 @@ export class LabNode {
       [outside, 'net.ipv4.conf.all.rp_filter', '0'],
     ] as const)
       await sysctlIn(ns, key, value);
-    await addPort(
-      opts.vswitch,
-      { name: hostNic, bridge: INTEGRATION_BRIDGE, ifaceId: `node-${spec.name}`, externalIds: { vendor: 'kube-ovn' } },
-      { waitApplied: true },
-    );
-    return new LabNode(spec, netns, outside);
+    return new LabNode(opts.spec, netns, outside);
   }
 
   /** Routes each CIDR via the join gateway of its family on `ovn0` (Kube-OVN's routes to pod and service CIDRs). */

@@ -11,6 +11,7 @@ import { type ProbeResult, runScenario, SimWorld } from '../run.ts';
 import { SCTP_UNSURE } from './answer.ts';
 import { labAvailable, linksOf, netnsOf } from './testing.ts';
 import { LabWorld } from './world.ts';
+import { KOVN_IDS } from '../../node/daemon/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./exit.fixture.ts', import.meta.url));
@@ -18,13 +19,30 @@ const FIXTURE = fileURLToPath(new URL('./exit.fixture.ts', import.meta.url));
 const verdicts = (rs: readonly ProbeResult[]) =>
   rs.map((r) => `${r.step} ${r.from} -> ${r.to} ${r.protocol}/${r.port ?? ''}: ${r.allowed}`);
 
-async function both(file: string): Promise<{ sim: ProbeResult[]; lab: ProbeResult[]; runId: string; left: string[] }> {
+/** A pod's OVS interface as the chassis holds it: who plugged it (the daemon records the container). */
+interface Plugged {
+  readonly name: string;
+  readonly ifaceId: string;
+  readonly containerId: string | undefined;
+}
+
+async function both(
+  file: string,
+): Promise<{ sim: ProbeResult[]; lab: ProbeResult[]; runId: string; plugged: Plugged[] }> {
   const scenario = loadScenario(file);
   const sim = await runScenario(scenario, { world: new SimWorld() });
   const world = await LabWorld.start();
   try {
     const lab = await runScenario(scenario, { world });
-    return { sim: [...sim.results], lab: [...lab.results], runId: world.runId, left: [] };
+    const plugged = world.chassis.vswitch.cache
+      .rows('Interface')
+      .filter((i) => i.external_ids['iface-id'] !== undefined)
+      .map((i) => ({
+        name: i.name,
+        ifaceId: i.external_ids['iface-id']!,
+        containerId: i.external_ids[KOVN_IDS.containerId],
+      }));
+    return { sim: [...sim.results], lab: [...lab.results], runId: world.runId, plugged };
   } finally {
     await world.close();
   }
@@ -36,6 +54,22 @@ describe.skipIf(!labAvailable('lab world'))('the lab answers as the simulator do
     expect(r.lab).toHaveLength(13);
     expect(verdicts(r.lab)).toEqual(verdicts(r.sim));
     expect(r.lab.filter((x) => !x.ok)).toEqual([]);
+    // Every pod was plugged by kovn's node daemon, called by the CNI plugin (the container id is the
+    // runtime's, and the host end is named from it), every node's ovn0 by the node set-up.
+    const pods = r.plugged.filter((p) => !p.ifaceId.startsWith('node-'));
+    expect(pods.map((p) => p.ifaceId).sort()).toEqual([
+      'db-0.data',
+      'debug.default',
+      'web-9jwrnlsw9q-7ztmd.shop',
+      'web-9jwrnlsw9q-hl97j.shop',
+    ]);
+    for (const p of pods) expect(p.name).toBe(`${p.containerId}_h`);
+    expect(
+      r.plugged
+        .filter((p) => p.ifaceId.startsWith('node-'))
+        .map((p) => p.ifaceId)
+        .sort(),
+    ).toEqual(['node-kovn-node-1', 'node-kovn-node-2']);
     expect(netnsOf(r.runId)).toEqual([]);
     expect(linksOf(r.runId)).toEqual([]);
   });

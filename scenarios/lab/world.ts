@@ -2,9 +2,11 @@
  * The `lab` world of the scenario runner: real packets. A local OVN control
  * plane (NB, SB, northd) takes the controller's plans; one chassis of real
  * `ovs-vswitchd` (userspace datapath, real netdevs) and `ovn-controller`
- * carries them; every scenario node is a network namespace with `ovn0` and
- * outside hosts behind it (nodes.ts), every pod a namespace wired to br-int
- * (pods.ts), and every probe is answered by probe agents with real sockets
+ * carries them; every scenario node is a network namespace with `ovn0` made
+ * by the node set-up and outside hosts behind it (nodes.ts), with its own
+ * kovn node daemon (daemons.ts, in the lab's host namespace where vswitchd
+ * runs); every pod is a namespace wired by kovn's CNI plugin executable,
+ * called as a runtime calls it, and that node's daemon (cni.ts); every probe is answered by probe agents with real sockets
  * (answer.ts). `close` ends every process and deletes every namespace; on a
  * signal, a crash or kill -9 the run dir's exit hooks and run guard do
  * (host.ts, proc.mjs NETNS_LIST).
@@ -16,7 +18,8 @@ import { OvnProber } from '../../backends/ovn/prober.ts';
 import { formatCIDR, networkOf as networkOfCIDR, tryParseCIDR } from '../../model/addr/index.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../../kube/annotations.ts';
 import type { MemoryCluster } from '../../kube/cluster/memory.ts';
-import { decodeNode, decodePod } from '../../kube/objects/objects.ts';
+import { decodeNode, decodePod, decodeSubnet } from '../../kube/objects/objects.ts';
+import type { ControllerSettings } from '../../controller/config.ts';
 import type { ResolvedProbe } from '../probe.ts';
 import type { ProbeWorld } from '../run.ts';
 import { Agent } from './agents.ts';
@@ -26,7 +29,9 @@ import { LabError } from './errors.ts';
 import { Namespaces } from './host.ts';
 import { labNames, type LabNames } from './names.ts';
 import { LabNode } from './nodes.ts';
-import { DirectWiring, type LabPodSpec, type PodWiring, withPrefix } from './pods.ts';
+import type { LabPodSpec, PodWiring } from './pods.ts';
+import { CniWiring } from './cni.ts';
+import { LabDaemons } from './daemons.ts';
 
 type PacketProbe = ResolvedProbe & { kind: 'packet' };
 
@@ -41,8 +46,6 @@ interface WiredPod {
 export interface LabWorldOptions {
   /** How long a probe waits for its answer (default 2000 ms: a SYN retransmitted once). */
   readonly probeTimeoutMs?: number;
-  /** How pods are wired (default: directly, as the node agent does). */
-  readonly wiring?: (vswitch: LabChassis['vswitch'], host: string) => PodWiring;
 }
 
 /**
@@ -53,6 +56,7 @@ export interface LabWorldOptions {
  */
 export class LabWorld implements ProbeWorld {
   #cluster: MemoryCluster | undefined;
+  #settings: ControllerSettings | undefined;
   readonly #nodes = new Map<string, LabNode>();
   readonly #pods = new Map<string, WiredPod>();
   readonly #outsideAgents = new Map<string, Agent>();
@@ -65,11 +69,13 @@ export class LabWorld implements ProbeWorld {
     private readonly cp: ControlPlane,
     readonly backend: OvnProber,
     readonly chassis: LabChassis,
+    private readonly daemons: LabDaemons,
+    wiring: PodWiring,
     private readonly namespaces: Namespaces,
     private readonly names: LabNames,
     private readonly opts: LabWorldOptions,
   ) {
-    this.#wiring = (opts.wiring ?? ((vs, host) => new DirectWiring(vs, host)))(chassis.vswitch, names.host);
+    this.#wiring = wiring;
   }
 
   static async start(opts: LabWorldOptions = {}): Promise<LabWorld> {
@@ -86,7 +92,11 @@ export class LabWorld implements ProbeWorld {
       const namespaces = new Namespaces(dir);
       await namespaces.add(names.host);
       const chassis = await LabChassis.start({ dir, sbRemote: cp.sb.remote, netns: names.host });
-      return new LabWorld(dir, cp, prober, chassis, namespaces, names, opts);
+      cleanup.unshift(() => chassis.stop());
+      const daemons = await LabDaemons.start({ host: names.host, dir, ovsRemote: chassis.conf.remote });
+      cleanup.unshift(() => daemons.close());
+      const wiring = await CniWiring.create((node) => daemons.socketOf(node));
+      return new LabWorld(dir, cp, prober, chassis, daemons, wiring, namespaces, names, opts);
     } catch (e) {
       for (const c of cleanup) await c().catch(() => {});
       throw e;
@@ -103,8 +113,9 @@ export class LabWorld implements ProbeWorld {
     return this.namespaces.live;
   }
 
-  attach(cluster: MemoryCluster): void {
+  attach(cluster: MemoryCluster, settings: ControllerSettings): void {
     this.#cluster = cluster;
+    this.#settings = settings;
   }
 
   /** NB compiled, nodes and pods wired as the cluster has them, ovn-controller caught up. */
@@ -121,33 +132,39 @@ export class LabWorld implements ProbeWorld {
   }
 
   async #syncNodes(cluster: MemoryCluster): Promise<void> {
+    const subnets = (await cluster.list('Subnet')).items.map((o) => decodeSubnet(o).value);
     for (const o of (await cluster.list('Node')).items) {
       const n = decodeNode(o).value;
       if (this.#nodes.has(n.name)) continue;
       const d = decodeNodeNetwork(n.annotations);
-      if (!d.ok || d.value.mac === undefined) continue;
+      if (!d.ok) continue;
       const i = this.#nodes.size;
+      const { netns, hostNic } = this.names.node(i);
+      await this.namespaces.add(netns);
+      // ovn0 by the node agent's set-up, then the node's daemon (daemon-main.ts).
+      await this.daemons.addNode({
+        name: n.name,
+        annotations: n.annotations,
+        netns: `/run/netns/${netns}`,
+        hostIfName: hostNic,
+        subnets,
+        serviceCidrs: (this.#settings?.serviceClusterIPRange ?? '').split(',').filter(Boolean),
+      });
       const node = await LabNode.create({
-        spec: {
-          name: n.name,
-          mac: d.value.mac,
-          addresses: d.value.ips.map((a) => withPrefix(a, d.value.cidrs)),
-          gateways: d.value.gateways,
-        },
-        netns: this.names.node(i).netns,
+        spec: { name: n.name, gateways: d.value.gateways },
+        netns,
         outside: this.names.outside(i).netns,
-        hostNic: this.names.node(i).hostNic,
-        host: this.names.host,
         namespaces: this.namespaces,
-        vswitch: this.chassis.vswitch,
       });
       this.#nodes.set(n.name, node);
       this.#outsideAgents.set(n.name, await Agent.start(node.outside, `outside@${n.name}`));
     }
-    // Routes to every subnet of the default VPC (its router's ports), as Kube-OVN routes them on ovn0.
+    // Subnets a later step adds: routed on ovn0 as Kube-OVN's daemon routes them (the set-up routed the first ones).
     const t = await this.backend.read();
+    const router = this.#settings?.clusterRouter ?? 'ovn-cluster';
+    const join = this.#settings?.nodeSwitch ?? 'join';
     const cidrs = [...t.routerPort.values()]
-      .filter((rp) => rp.router === 'ovn-cluster' && !rp.name.endsWith('-join'))
+      .filter((rp) => rp.router === router && !rp.name.endsWith(`-${join}`))
       .flatMap((rp) => rp.networks.map(networkOf));
     for (const node of this.#nodes.values()) await node.routeCidrs(cidrs);
   }
@@ -157,17 +174,20 @@ export class LabWorld implements ProbeWorld {
     for (const o of (await cluster.list('Pod')).items) {
       const p = decodePod(o).value;
       const d = decodePodNetwork(p.annotations);
-      if (!d.ok || p.nodeName === '' || !d.value.routed) continue;
+      if (!d.ok || p.nodeName === '' || !d.value.routed || !this.#nodes.has(p.nodeName)) continue;
       want.set(podPortName(p.name, p.namespace), {
         namespace: p.namespace,
         name: p.name,
         node: p.nodeName,
         annotations: p.annotations,
         network: d.value,
+        object: o,
       });
     }
     for (const [port, w] of this.#pods)
       if (want.get(port) === undefined || signature(want.get(port)!) !== w.signature) await this.#unwire(port, w);
+    // The daemons read the pods from their cluster: each is there before its ADD.
+    for (const spec of want.values()) await this.daemons.put(spec.object);
     for (const [port, spec] of want) if (!this.#pods.has(port)) await this.#wire(port, spec);
   }
 
@@ -184,6 +204,7 @@ export class LabWorld implements ProbeWorld {
     await w.agent.close();
     await this.#wiring.remove(w.spec, w.at);
     await this.namespaces.delete(w.at.netns);
+    await this.daemons.delete(w.spec.namespace, w.spec.name);
   }
 
   /** What answer.ts needs of the lab: the agents behind logical ports, the nodes' outside hosts. */
@@ -209,6 +230,7 @@ export class LabWorld implements ProbeWorld {
     for (const a of [...this.#outsideAgents.values(), ...[...this.#pods.values()].map((p) => p.agent)])
       await a.close().catch(() => {});
     for (const ns of this.namespaces.live) await this.namespaces.delete(ns);
+    await this.daemons.close().catch(() => {});
     await this.chassis.stop();
     await this.backend.close().catch(() => {});
     await this.cp.stop();

@@ -17,8 +17,8 @@
 //                                          for the answer
 //   seen    {token}                        whether a listener here received it
 //   ping    {dst, timeoutMs, src?}         one ICMP echo (iputils `ping`)
-//   echoes  {}                             ICMP echo requests this namespace's
-//                                          kernel received so far (/proc/net/snmp)
+//   echoes  {}                             ICMP echo requests (v4 and v6) this namespace's
+//                                          kernel received so far (/proc/net/snmp, snmp6)
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
@@ -133,13 +133,22 @@ function ping(req) {
   });
 }
 
+// Echo requests received, IPv4 (/proc/net/snmp, Icmp: InEchos) and IPv6 (/proc/net/snmp6, Icmp6InEchos).
 function echoes() {
   const lines = readFileSync('/proc/net/snmp', 'utf8')
     .split('\n')
     .filter((l) => l.startsWith('Icmp:'));
   const head = lines[0]?.split(/\s+/) ?? [];
   const vals = lines[1]?.split(/\s+/) ?? [];
-  return { echoes: Number(vals[head.indexOf('InEchos')] ?? 0) };
+  const v4 = Number(vals[head.indexOf('InEchos')] ?? 0);
+  let v6 = 0;
+  try {
+    const m = /^Icmp6InEchos\s+(\d+)/m.exec(readFileSync('/proc/net/snmp6', 'utf8'));
+    v6 = Number(m?.[1] ?? 0);
+  } catch {
+    // no IPv6 in this kernel: nothing counted
+  }
+  return { echoes: v4 + v6 };
 }
 
 async function handle(req) {

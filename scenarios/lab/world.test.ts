@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../../backends/ovn/control-plane/exec.ts';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { assembleScenario, loadScenario, readScenarioText } from '../load.ts';
 import { type ProbeResult, runScenario, SimWorld } from '../run.ts';
 import { SCTP_UNSURE } from './answer.ts';
@@ -74,14 +74,23 @@ describe.skipIf(!labAvailable('lab world'))('the lab answers as the simulator do
     expect(linksOf(r.runId)).toEqual([]);
   });
 
-  for (const name of [
-    'default-network',
-    'private-subnet',
-    'service-lb',
-    'network-policy',
-    'egress-gateway',
-    'port-security',
-  ]) {
+  // Every other shipped scenario: the issue's (default network, private subnet, Service load balancing,
+  // NetworkPolicy, egress through a gateway, port security) and the rest.
+  const shipped = readdirSync('scenarios')
+    .filter((f) => f.endsWith('.yaml') && f !== 'quickstart.yaml')
+    .map((f) => f.replace(/\.yaml$/, ''));
+  it("the issue's scenarios are among them", () => {
+    for (const n of [
+      'default-network',
+      'private-subnet',
+      'service-lb',
+      'network-policy',
+      'egress-gateway',
+      'port-security',
+    ])
+      expect(shipped).toContain(n);
+  });
+  for (const name of shipped) {
     it(`${name}: the same verdict per probe as the simulator (SCTP said unsure, not answered)`, async () => {
       const r = await both(`scenarios/${name}.yaml`);
       const answered = r.lab.filter((x) => x.unsure !== SCTP_UNSURE);

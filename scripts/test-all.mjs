@@ -26,10 +26,11 @@ const NEEDED = [
   'ovs-vswitchd',
   'ovn-controller',
   'ip',
+  'ethtool',
   'openssl',
   'chromium',
 ];
-const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'openssl', 'chromium'];
+const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'ethtool', 'openssl', 'chromium'];
 
 function onPath(bin) {
   const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);

@@ -6,6 +6,17 @@
  * offload node would make, without such a node).
  */
 
+/**
+ * A route through a link: `dst` is `default` or a CIDR; `gw` absent for an on-link route; `src` the
+ * preferred source address (node/setup: ovn0's routes carry the node's InternalIP, as Kube-OVN's do,
+ * so that node → pod traffic leaves from it; it must be an address of the namespace).
+ */
+export interface LinkRoute {
+  readonly dst: string;
+  readonly gw?: string;
+  readonly src?: string;
+}
+
 /** A pod's end of a veth pair, as the daemon wants it after ADD. */
 export interface PodLink {
   /** The host end (at most 15 bytes), plugged into br-int; Kube-OVN names it `<containerID[0:12]>_h`. */
@@ -20,7 +31,14 @@ export interface PodLink {
   /** CIDR notation, e.g. `10.16.0.5/16`, `fd00:10:16::5/64`. */
   readonly addresses: readonly string[];
   /** `dst` is `default` or a CIDR; `gw` absent for an on-link route. */
-  readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
+  readonly routes: readonly LinkRoute[];
+  /**
+   * Turn the pod end's tx checksum offload off (`ethtool -K <ifName> tx off`; Kube-OVN's
+   * TurnOffNicTxChecksum). Set by node/setup for the userspace (netdev, dpdk) datapath: it
+   * forwards the partial checksums a veth hands to AF_PACKET as they are, and the receiver
+   * drops them (TCP does not connect; node/setup/vswitchd.test.ts shows it).
+   */
+  readonly txChecksumOff?: boolean;
 }
 
 /** What is found of a pod link (CHECK, and a restarted daemon's view). */
@@ -48,7 +66,7 @@ export interface HostLinkConfig {
   /** CIDR notation; replaces the link's addresses of those families. */
   readonly addresses?: readonly string[];
   /** Routes through this link; `gw` absent for an on-link route. */
-  readonly routes?: readonly { readonly dst: string; readonly gw?: string }[];
+  readonly routes?: readonly LinkRoute[];
   readonly up: boolean;
 }
 
@@ -65,7 +83,7 @@ export interface MovedPodLink {
   readonly mac: string;
   readonly mtu: number;
   readonly addresses: readonly string[];
-  readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
+  readonly routes: readonly LinkRoute[];
 }
 
 export type NetlinkErrorCode =

@@ -66,15 +66,24 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
       mac: '0a:58:64:40:00:02',
       mtu: 1400,
       addresses: ['100.64.0.2/16', 'fd00:100:64::2/112'],
+      // From the node's InternalIP where it has one of the family (172.18.0.0/16 holds it: not routed).
       routes: [
-        { dst: '10.16.0.0/16', gw: '100.64.0.1' },
+        { dst: '10.16.0.0/16', gw: '100.64.0.1', src: '172.18.0.2' },
         { dst: 'fd00:10:16::/112', gw: 'fd00:100:64::1' },
-        { dst: '10.50.0.0/16', gw: '100.64.0.1' },
-        { dst: '10.96.0.0/12', gw: '100.64.0.1' },
+        { dst: '10.50.0.0/16', gw: '100.64.0.1', src: '172.18.0.2' },
+        { dst: '10.96.0.0/12', gw: '100.64.0.1', src: '172.18.0.2' },
         { dst: 'fd00:10:96::/112', gw: 'fd00:100:64::1' },
       ],
       externalIds: { ip: '100.64.0.2,fd00:100:64::2' },
     });
+  });
+
+  it('without InternalIPs the routes carry no source (the kernel picks the join address)', () => {
+    const { internalIps: _, ...rest } = input;
+    const routes = planned(rest).routes;
+    expect(routes.map((r) => r.src)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    // The subnet that held the node address is routed now.
+    expect(routes.map((r) => r.dst)).toContain('172.18.0.0/16');
   });
 
   it('names the port node-<node> when the controller wrote no port_name', () => {
@@ -147,7 +156,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
 
   it('internal: ovn0 an internal port with iface-id, ip, MAC and MTU in OVS; addresses and routes by netlink', async () => {
     const nl = new RecordingNetlink();
-    await ensureNodeNic({ vs, netlink: nl }, plan, { kind: 'internal' });
+    await ensureNodeNic({ vs, netlink: nl, profile: 'system' }, plan, { kind: 'internal' });
     expect(await vsctl('list-ports', 'br-int')).toBe('ovn0');
     expect(await get('Interface', 'ovn0', 'type')).toBe('internal');
     expect(await get('Interface', 'ovn0', 'external_ids:iface-id')).toBe('node-node1');
@@ -163,7 +172,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     const uuid = findPort(vs, 'node-node1')?.port._uuid;
     await vsctl('set', 'Interface', 'ovn0', 'external_ids:ovn-installed="true"');
     await ensureNodeNic(
-      { vs, netlink: new RecordingNetlink() },
+      { vs, netlink: new RecordingNetlink(), profile: 'system' },
       { ...plan, mac: '0a:58:64:40:00:09', mtu: 1300 },
       {
         kind: 'internal',
@@ -173,7 +182,9 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     expect(await get('Interface', 'ovn0', 'mac')).toBe('0a:58:64:40:00:09');
     expect(await get('Interface', 'ovn0', 'mtu_request')).toBe('1300');
     expect(await get('Interface', 'ovn0', 'external_ids:ovn-installed')).toBe('true');
-    expect(await removeNodeNic({ vs, netlink: new RecordingNetlink() }, { kind: 'internal' })).toBe(true);
+    expect(await removeNodeNic({ vs, netlink: new RecordingNetlink(), profile: 'system' }, { kind: 'internal' })).toBe(
+      true,
+    );
     expect(await vsctl('list-ports', 'br-int')).toBe('');
   });
 
@@ -184,16 +195,18 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
       listLinks: async () => [],
       inspectPodLink: async () => undefined,
     };
-    await expect(ensureNodeNic({ vs, netlink: minimal }, plan, { kind: 'internal' })).rejects.toMatchObject({
+    await expect(
+      ensureNodeNic({ vs, netlink: minimal, profile: 'system' }, plan, { kind: 'internal' }),
+    ).rejects.toMatchObject({
       code: 'netlink-unsupported',
     });
-    await removeNodeNic({ vs, netlink: minimal }, { kind: 'internal' });
+    await removeNodeNic({ vs, netlink: minimal, profile: 'system' }, { kind: 'internal' });
   });
 
-  it('veth (lab): ovn0 inside the node namespace, its peer a br-int port with the node iface-id', async () => {
+  it('veth (lab): ovn0 inside the node namespace, tx checksum off on netdev, its peer a br-int port with the node iface-id', async () => {
     const nl = new RecordingNetlink();
     const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
-    await ensureNodeNic({ vs, netlink: nl }, plan, form);
+    await ensureNodeNic({ vs, netlink: nl, profile: 'netdev' }, plan, form);
     expect(nl.requests).toEqual([
       { op: 'deleteLink', name: 'kv1-node1' },
       {
@@ -206,6 +219,8 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
           mtu: 1400,
           addresses: ['100.64.0.2/16', 'fd00:100:64::2/112'],
           routes: plan.routes,
+          // The node's TCP to its pods crosses the userspace datapath (see vswitchd.test.ts).
+          txChecksumOff: true,
         },
       },
     ]);
@@ -215,9 +230,15 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     // The MAC is the namespace end's (the veth), not OVS's to set.
     expect(await get('Interface', 'kv1-node1', 'mac')).toBe('[]');
     expect(await nl.inspectPodLink('/run/netns/lab-node1', 'ovn0')).toMatchObject({ mac: '0a:58:64:40:00:02' });
-    expect(await removeNodeNic({ vs, netlink: nl }, form)).toBe(true);
+    expect(await removeNodeNic({ vs, netlink: nl, profile: 'system' }, form)).toBe(true);
     expect(nl.requests.at(-1)).toEqual({ op: 'deleteLink', name: 'kv1-node1' });
     expect(await vsctl('list-ports', 'br-int')).toBe('');
-    expect(await removeNodeNic({ vs, netlink: nl }, form)).toBe(false);
+    expect(await removeNodeNic({ vs, netlink: nl, profile: 'system' }, form)).toBe(false);
+    // On the kernel datapath the offload stays on.
+    const kernel = new RecordingNetlink();
+    await ensureNodeNic({ vs, netlink: kernel, profile: 'system' }, plan, form);
+    expect(kernel.requests[1]).toMatchObject({ op: 'addPodLink', link: { ifName: 'ovn0' } });
+    expect(kernel.requests[1]).not.toHaveProperty('link.txChecksumOff');
+    await removeNodeNic({ vs, netlink: kernel, profile: 'system' }, form);
   });
 });

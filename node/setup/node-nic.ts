@@ -4,8 +4,8 @@
  * reconcileRouters): the logical port `node-<node>` the controller created,
  * with the join address and MAC it wrote on the Node, the MTU, and routes
  * to the default VPC's pod CIDRs and to the service CIDRs via the join
- * subnet's gateway, so that the node reaches its pods and Services through
- * OVN.
+ * subnet's gateway (from the node's InternalIP), so that the node reaches
+ * its pods and Services through OVN.
  *
  * The plan is pure (planNodeNic); it is applied in one of two forms:
  * - `internal` (a real node): an OVS internal port `ovn0` on br-int in the
@@ -30,6 +30,7 @@ import {
   setInterfaceOps,
 } from '../ovs/index.ts';
 import { type Planned, SetupError } from './errors.ts';
+import { type DatapathProfile, profileSettings } from './profile.ts';
 
 /** Kube-OVN's util.NodeNic. */
 export const NODE_NIC = 'ovn0';
@@ -46,7 +47,11 @@ export interface NodeNicInput {
   readonly subnets: readonly Pick<SubnetView, 'name' | 'cidrBlock' | 'vpc' | 'provider'>[];
   /** `--service-cluster-ip-range`, one CIDR per family. */
   readonly serviceCidrs: readonly string[];
-  /** The Node's InternalIPs: a subnet containing one is not routed via ovn0 (Kube-OVN skips it too). */
+  /**
+   * The Node's InternalIPs: the routes' preferred source of their family (the router's policy at 30000
+   * reroutes the replies to the join address), and a subnet containing one is not routed via ovn0
+   * (Kube-OVN skips it too).
+   */
   readonly internalIps?: readonly string[];
   /** Default `ovn-cluster`. */
   readonly clusterRouter?: string;
@@ -55,6 +60,8 @@ export interface NodeNicInput {
 export interface NodeRoute {
   readonly dst: string;
   readonly gw: string;
+  /** The node's InternalIP of the family, when it has one: node → pod traffic leaves from it (Kube-OVN routeDiff). */
+  readonly src?: string;
 }
 
 export interface NodeNicPlan {
@@ -98,11 +105,16 @@ export function planNodeNic(input: NodeNicInput): Planned<NodeNicPlan> {
   }
   const gateways = net.gateways.map((g) => tryParseIP(g));
   const gwOf = (f: 4 | 6) => net.gateways[gateways.findIndex((g) => g !== undefined && family(g) === f)];
+  const internal = (input.internalIps ?? []).flatMap((a) => {
+    const parsed = tryParseIP(a);
+    return parsed === undefined ? [] : [{ text: a, family: parsed.family }];
+  });
   const routes: NodeRoute[] = [];
   for (const dst of routedCidrs(input, joinCidrs)) {
     const gw = gwOf(dst.family);
     if (gw === undefined) return noNetwork(key('gateway'), `no IPv${dst.family} join gateway for ${formatCIDR(dst)}`);
-    routes.push({ dst: formatCIDR(dst), gw });
+    const src = internal.find((a) => a.family === dst.family)?.text;
+    routes.push({ dst: formatCIDR(dst), gw, ...(src === undefined ? {} : { src }) });
   }
   const portName = input.annotations[annotationKey(OVN_PROVIDER, 'port_name')];
   return {
@@ -163,6 +175,8 @@ export type NodeNicForm =
 export interface NodeNicContext {
   readonly vs: Vswitch;
   readonly netlink: Netlink;
+  /** The node's datapath: on a userspace one, the veth form's ovn0 gets its tx checksum offload off. */
+  readonly profile: DatapathProfile;
   /** Default br-int. */
   readonly bridge?: string;
   readonly commit?: CommitOptions;
@@ -178,7 +192,7 @@ function portOf(plan: NodeNicPlan, form: NodeNicForm): { name: string; type: 'in
  * same port (a changed MAC or address is written again).
  *
  * @example
- * await ensureNodeNic({ vs, netlink }, plan, { kind: 'veth', netns: '/run/netns/lab-n1', hostIfName: 'n1-ovn0' });
+ * await ensureNodeNic({ vs, netlink, profile: 'netdev' }, plan, { kind: 'veth', netns: '/run/netns/lab-n1', hostIfName: 'n1-ovn0' });
  */
 export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form: NodeNicForm): Promise<void> {
   const { name, type } = portOf(plan, form);
@@ -193,6 +207,7 @@ export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form
       mtu: plan.mtu,
       addresses: plan.addresses,
       routes: plan.routes,
+      ...(profileSettings(ctx.profile).userspace ? { txChecksumOff: true } : {}),
     });
   }
   await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);

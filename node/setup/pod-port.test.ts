@@ -21,7 +21,7 @@ import type { PodLink } from '../netlink/types.ts';
 import { type PortSpec, Vswitch } from '../ovs/index.ts';
 import { configureNodeOvs } from './node-ovs.ts';
 import { type PodPort, type PodPortRequest, decidePodPort, plumbPodPort, unplumbPodPort } from './pod-port.ts';
-import { DATAPATH_PROFILES, type DatapathProfile } from './profile.ts';
+import type { DatapathProfile } from './profile.ts';
 import { addFakeNic } from './testing/fake-sysfs.ts';
 import { RecordingNetlink } from './testing/recording-netlink.ts';
 
@@ -61,9 +61,14 @@ describe('decidePodPort: what each profile gives a pod', () => {
   const decide = (req: Partial<PodPortRequest> & { profile: DatapathProfile }) =>
     decidePodPort({ link, port, ...req }, { sysfsRoot: sysfs });
 
-  it('a plain pod gets the planned veth on every profile', async () => {
-    for (const profile of DATAPATH_PROFILES)
+  it('a plain pod gets the planned veth on every profile, its tx checksum offload off on a userspace datapath', async () => {
+    for (const profile of ['system', 'hw-offload'] as const)
       expect(await decide({ profile })).toEqual({ ok: true, value: { kind: 'veth', port, link } });
+    for (const profile of ['netdev', 'dpdk'] as const)
+      expect(await decide({ profile })).toEqual({
+        ok: true,
+        value: { kind: 'veth', port, link: { ...link, txChecksumOff: true } },
+      });
   });
 
   it('dpdk: a pod with a vhost-user socket gets a dpdkvhostuserclient port and no link', async () => {

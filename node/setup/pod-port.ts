@@ -2,7 +2,8 @@
  * The datapath profile's say in a pod's port and link (Kube-OVN pkg/daemon
  * handler.go handleAdd picks the NIC type, ovs_linux.go configureNic /
  * configureDpdkNic / setupSriovInterface make it):
- * - `veth`: the pair the daemon planned, its host end the OVS port (every profile);
+ * - `veth`: the pair the daemon planned, its host end the OVS port (every profile;
+ *   on a userspace datapath with the pod end's tx checksum offload off);
  * - `vhost-user` (dpdk): no link; the port is `type=dpdkvhostuserclient` with
  *   `options:vhost-server-path` the socket the pod's DPDK application serves;
  * - `vf` (hw-offload): the VF's representor, renamed to the host NIC name,
@@ -73,7 +74,10 @@ export async function decidePodPort(req: PodPortRequest, opts: DecideOptions = {
         message: `pod port ${req.port.ifaceId ?? req.port.name}: a ${kind} port needs the ${kind === 'vf' ? 'hw-offload' : 'dpdk'} profile, this node runs ${req.profile}`,
       },
     };
-  if (kind === 'veth') return { ok: true, value: { kind, port: req.port, link: req.link } };
+  if (kind === 'veth') {
+    const link = profileSettings(req.profile).userspace ? { ...req.link, txChecksumOff: true } : req.link;
+    return { ok: true, value: { kind, port: req.port, link } };
+  }
   if (kind === 'vhost-user') {
     const socket = req.vhostUserSocket!;
     const port = {

@@ -29,12 +29,18 @@ export interface ProfileSettings {
   readonly otherConfig: Readonly<Record<'dpdk-init' | 'hw-offload', 'true' | 'false'>>;
   /** The pod port kinds this profile gives; `veth` on all of them. */
   readonly podPorts: readonly PodPortKind[];
+  /**
+   * A userspace datapath (netdev, dpdk): a veth's pod end gets its tx checksum offload turned off
+   * (PodLink.txChecksumOff), as Kube-OVN does when ovs.IsUserspaceDataPath().
+   */
+  readonly userspace: boolean;
   /** Whether the datapath runs on this machine (no OVS kernel module, no DPDK build, no NIC): netdev only. */
   readonly runsHere: boolean;
 }
 
 const SETTINGS: Readonly<Record<DatapathProfile, ProfileSettings>> = {
   system: {
+    userspace: false,
     profile: 'system',
     datapathType: 'system',
     otherConfig: { 'dpdk-init': 'false', 'hw-offload': 'false' },
@@ -42,6 +48,7 @@ const SETTINGS: Readonly<Record<DatapathProfile, ProfileSettings>> = {
     runsHere: false,
   },
   netdev: {
+    userspace: true,
     profile: 'netdev',
     datapathType: 'netdev',
     otherConfig: { 'dpdk-init': 'false', 'hw-offload': 'false' },
@@ -49,6 +56,7 @@ const SETTINGS: Readonly<Record<DatapathProfile, ProfileSettings>> = {
     runsHere: true,
   },
   dpdk: {
+    userspace: true,
     profile: 'dpdk',
     datapathType: 'netdev',
     otherConfig: { 'dpdk-init': 'true', 'hw-offload': 'false' },
@@ -57,6 +65,7 @@ const SETTINGS: Readonly<Record<DatapathProfile, ProfileSettings>> = {
     runsHere: false,
   },
   'hw-offload': {
+    userspace: false,
     profile: 'hw-offload',
     datapathType: 'system',
     otherConfig: { 'dpdk-init': 'false', 'hw-offload': 'true' },

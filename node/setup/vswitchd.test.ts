@@ -3,9 +3,10 @@
  * network namespace of the test's so that its internal ports (taps on the
  * netdev datapath) never appear in the host's: which profile runs here, and
  * ovn0 in its production form (an OVS internal port) with the MAC and MTU
- * vswitchd gives it, seen by the kernel.
+ * vswitchd gives it, seen by the kernel; and why a veth's pod end needs its
+ * tx checksum offload off on the userspace datapath.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,7 @@ describe.skipIf(!requireOvn('node/setup'))('node/setup on a real ovs-vswitchd (n
   afterAll(async () => {
     vs?.close();
     if (vswitchd !== undefined) await stopPid(vswitchd);
+    for (const pod of podsMade) await ip('netns', 'del', pod);
     if (nsMade) await ip('netns', 'del', NS);
     await server?.stop();
     if (dir !== undefined) await removeTempDir(dir);
@@ -109,7 +111,9 @@ describe.skipIf(!requireOvn('node/setup'))('node/setup on a real ovs-vswitchd (n
     });
     if (!plan.ok) throw new Error(plan.issue.message);
     const nl = new RecordingNetlink();
-    await ensureNodeNic({ vs, netlink: nl, commit: { waitApplied: true } }, plan.value, { kind: 'internal' });
+    await ensureNodeNic({ vs, netlink: nl, profile: 'netdev', commit: { waitApplied: true } }, plan.value, {
+      kind: 'internal',
+    });
     const link = JSON.parse(await ip('-n', NS, '-j', '-d', 'link', 'show', 'ovn0'))[0];
     expect(link).toMatchObject({ ifname: 'ovn0', address: '0a:58:64:40:00:02', mtu: 1400 });
     expect(link.linkinfo?.info_kind).toBe('tun');
@@ -138,4 +142,50 @@ describe.skipIf(!requireOvn('node/setup'))('node/setup on a real ovs-vswitchd (n
     expect(getPort(vs, 'vhu0')?.bridge).toBe('br-int');
     await deletePort(vs, 'vhu0', { waitApplied: true });
   });
+
+  it('netdev: TCP between veths connects only with the pods’ tx checksum offload off (why txChecksumOff)', async () => {
+    // A bridge of its own in NORMAL mode (br-int forwards nothing without ovn-controller's flows).
+    await vs.ensureBridge({ name: 'br-tcp', failMode: 'standalone' });
+    await vs.commit([vs.ops.update('Bridge', [['name', '==', 'br-tcp']], { datapath_type: 'netdev' })]);
+    for (const [i, pod] of PODS.entries()) {
+      await ip('netns', 'add', pod);
+      podsMade.push(pod);
+      await ip('-n', NS, 'link', 'add', `tcp${i}`, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod);
+      await ip('-n', pod, 'addr', 'add', `10.99.0.${i + 1}/24`, 'dev', 'eth0');
+      await ip('-n', pod, 'link', 'set', 'eth0', 'up');
+      await ip('-n', NS, 'link', 'set', `tcp${i}`, 'up');
+      await addPort(vs, { name: `tcp${i}`, bridge: 'br-tcp' }, { waitApplied: true });
+    }
+    const server = spawn('ip', ['netns', 'exec', PODS[1], process.execPath, '-e', SERVER], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise((resolve, reject) => {
+        server.stdout.once('data', resolve);
+        server.once('exit', reject);
+      });
+      // A connection that would complete does so in milliseconds here; 3 s of nothing is a lost handshake.
+      expect(await tcpClient(PODS[0], 3000)).toBe('timeout');
+      for (const pod of PODS) await run('ip', ['netns', 'exec', pod, 'ethtool', '-K', 'eth0', 'tx', 'off']);
+      expect(await tcpClient(PODS[0], 20_000)).toBe('echoed 1000000');
+    } finally {
+      server.kill();
+    }
+  });
 });
+
+const PODS = [`kovnset-${process.pid}-a`, `kovnset-${process.pid}-b`] as const;
+const podsMade: string[] = [];
+
+/** Counts what a connection sends and answers the count. */
+const SERVER = `require('net').createServer((s) => { let n = 0; s.on('data', (b) => { n += b.length; });
+  s.on('end', () => s.end('echoed ' + n)); }).listen(5000, '10.99.0.2', () => console.log('ready'));`;
+
+/** Sends 1 MB to the server and prints its answer, or `timeout` after the given ms without progress. */
+const CLIENT = `const s = require('net').connect(5000, '10.99.0.2', () => s.end(Buffer.alloc(1e6)));
+  let out = ''; s.on('data', (b) => { out += b; }); s.on('close', () => { console.log(out); process.exit(0); });
+  s.setTimeout(Number(process.argv[1]), () => { console.log('timeout'); process.exit(0); }); s.on('error', (e) => console.log(e.code));`;
+
+async function tcpClient(pod: string, idleMs: number): Promise<string> {
+  return (await run('ip', ['netns', 'exec', pod, process.execPath, '-e', CLIENT, String(idleMs)])).stdout.trim();
+}

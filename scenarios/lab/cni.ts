@@ -10,7 +10,6 @@ import { dirname } from 'node:path';
 import { ensurePluginBuilt } from '../../node/bundle/index.ts';
 import type { CniErrorBody } from '../../node/cni/protocol.ts';
 import { LabError } from './errors.ts';
-import { txChecksumOff } from './host.ts';
 import type { LabPodSpec, PodWiring } from './pods.ts';
 
 export interface PluginCall {
@@ -108,9 +107,6 @@ export class CniWiring implements PodWiring {
   async add(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }): Promise<void> {
     const r = await this.#call(pod, at, 'ADD');
     if (!r.ok) throw new LabError('wiring-failed', `CNI ADD of pod ${pod.namespace}/${pod.name}: ${describe(r)}`);
-    // What Kube-OVN's daemon does for a userspace datapath (pkg/daemon/ovs_linux.go, TurnOffNicTxChecksum):
-    // host.ts says why. Done here after ADD for as long as kovn's daemon does not.
-    await txChecksumOff(at.netns, 'eth0');
   }
 
   async remove(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }): Promise<void> {

@@ -67,7 +67,7 @@ async function addNode(req: NodeRequest): Promise<void> {
   if (!plan.ok) throw new Error(`node ${req.name}: ${plan.issue.path}: ${plan.issue.message}`);
   const vs = await Vswitch.open({ remote: ovsRemote });
   try {
-    await ensureNodeNic({ vs, netlink, bridge }, plan.value, {
+    await ensureNodeNic({ vs, netlink, bridge, profile: 'netdev' }, plan.value, {
       kind: 'veth',
       netns: req.netns,
       hostIfName: req.hostIfName,

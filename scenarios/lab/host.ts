@@ -33,11 +33,10 @@ export const sysctlIn = (ns: string, key: string, value: string): Promise<string
   run('ip', ['netns', 'exec', ns, 'sysctl', '-qw', `${key}=${value}`]);
 
 /**
- * Transmit checksum offload off on a namespace's device. Why: the kernel
- * hands a veth's frames to AF_PACKET with the TCP/UDP checksum not yet
- * filled in (CHECKSUM_PARTIAL, left to the "hardware"); ovs-vswitchd's
- * userspace datapath forwards them as they are, and the receiving stack
- * drops them as corrupt. ICMP, checksummed in software, passes either way.
+ * Transmit checksum offload off on a namespace's device (`ethtool -K DEV tx
+ * off`). Why: the kernel hands a veth's frames to AF_PACKET with the TCP/UDP
+ * checksum not yet filled in (left to the "hardware"); ovs-vswitchd's
+ * userspace datapath forwards them as they are, and the receiver drops them.
  */
 export const txChecksumOff = (ns: string, dev: string): Promise<string> =>
   run('ip', ['netns', 'exec', ns, 'ethtool', '-K', dev, 'tx', 'off']);

@@ -37,8 +37,7 @@ export class LabNode {
 
   /**
    * The node's namespace once its `ovn0` is made (by the node agent: node/setup's veth form, see
-   * daemon-main.ts): transmit checksum offload off on ovn0 (host.ts says why), the outside hosts
-   * behind it, forwarding on.
+   * daemon-main.ts): the outside hosts behind it, forwarding on.
    */
   static async create(opts: {
     readonly spec: LabNodeSpec;
@@ -47,6 +46,9 @@ export class LabNode {
     readonly namespaces: Namespaces;
   }): Promise<LabNode> {
     const { netns, outside } = opts;
+    // node/setup asks for ovn0's transmit checksum offload off on a userspace datapath (PodLink.txChecksumOff),
+    // which RtNetlink does not apply yet: what the node forwards from its outside hosts into OVS would
+    // arrive with a TCP checksum nobody completed (host.ts). Idempotent once it does.
     await txChecksumOff(netns, 'ovn0');
     await opts.namespaces.add(outside);
     await ipIn(netns, 'link', 'add', 'ext0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', outside);

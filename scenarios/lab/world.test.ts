@@ -124,6 +124,54 @@ describe.skipIf(!labAvailable('lab world'))('the lab answers as the simulator do
   });
 });
 
+const STEPS = `
+apiVersion: v1
+kind: Pod
+metadata: { name: a, namespace: default }
+spec: { containers: [{ name: c, image: x }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: b, namespace: default }
+spec: { containers: [{ name: c, image: x }] }
+---
+apiVersion: kovn.io/v1alpha1
+kind: Scenario
+metadata: { name: steps }
+spec:
+  cluster: { nodes: 1 }
+  expect: [{ from: default/a, to: default/b, protocol: TCP, port: 80, allowed: true }]
+  steps:
+    - delete: [{ kind: Pod, namespace: default, name: b }]
+      apply:
+        - { apiVersion: v1, kind: Pod, metadata: { name: c, namespace: default }, spec: { containers: [{ name: c, image: x }] } }
+      expect:
+        - { from: default/a, to: default/c, protocol: TCP, port: 80, allowed: true }
+        - { from: default/c, to: default/a, protocol: UDP, port: 53, allowed: true }
+`;
+
+describe.skipIf(!labAvailable('lab steps'))('pods a step deletes or adds', () => {
+  it('a deleted pod gets CNI DEL (namespace and port gone), a new one ADD; probes as on sim', async () => {
+    const scenario = assembleScenario(readScenarioText('steps.yaml', STEPS), 'steps');
+    const sim = await runScenario(scenario, { world: new SimWorld() });
+    const world = await LabWorld.start();
+    try {
+      const lab = await runScenario(scenario, { world });
+      expect(verdicts(lab.results)).toEqual(verdicts(sim.results));
+      expect(lab.results.filter((x) => !x.ok)).toEqual([]);
+      const ports = world.chassis.vswitch.cache
+        .rows('Interface')
+        .map((i) => i.external_ids['iface-id'])
+        .filter((id) => id !== undefined && !id.startsWith('node-'));
+      expect(ports.sort()).toEqual(['a.default', 'c.default']);
+      // The host, the node and its outside hosts, and two pods: b's namespace went with its DEL.
+      expect(world.netns).toHaveLength(5);
+    } finally {
+      await world.close();
+    }
+  });
+});
+
 type How = 'exit' | 'SIGINT' | 'SIGKILL';
 
 async function runFixture(how: How): Promise<{ runId: string; netns: string[] }> {

@@ -6,8 +6,8 @@
  * by the node set-up and outside hosts behind it (nodes.ts), with its own
  * kovn node daemon (daemons.ts, in the lab's host namespace where vswitchd
  * runs); every pod is a namespace wired by kovn's CNI plugin executable,
- * called as a runtime calls it, and that node's daemon (cni.ts); every probe is answered by probe agents with real sockets
- * (answer.ts). `close` ends every process and deletes every namespace; on a
+ * called as a runtime calls it, and that node's daemon (cni.ts); every
+ * probe is answered by probe agents with real sockets (answer.ts). `close` ends every process and deletes every namespace; on a
  * signal, a crash or kill -9 the run dir's exit hooks and run guard do
  * (host.ts, proc.mjs NETNS_LIST).
  */
@@ -43,6 +43,18 @@ interface WiredPod {
   readonly signature: string;
 }
 
+/** What a started lab is made of. */
+interface LabParts {
+  readonly dir: string;
+  readonly cp: ControlPlane;
+  readonly backend: OvnProber;
+  readonly chassis: LabChassis;
+  readonly daemons: LabDaemons;
+  readonly wiring: PodWiring;
+  readonly namespaces: Namespaces;
+  readonly names: LabNames;
+}
+
 export interface LabWorldOptions {
   /** How long a probe waits for its answer (default 2000 ms: a SYN retransmitted once). */
   readonly probeTimeoutMs?: number;
@@ -60,22 +72,31 @@ export class LabWorld implements ProbeWorld {
   readonly #nodes = new Map<string, LabNode>();
   readonly #pods = new Map<string, WiredPod>();
   readonly #outsideAgents = new Map<string, Agent>();
-  readonly #wiring: PodWiring;
   #nextPod = 0;
   #probes = 0;
+  readonly backend: OvnProber;
+  readonly chassis: LabChassis;
+  private readonly dir: string;
+  private readonly cp: ControlPlane;
+  private readonly daemons: LabDaemons;
+  private readonly wiring: PodWiring;
+  private readonly namespaces: Namespaces;
+  private readonly names: LabNames;
 
   private constructor(
-    private readonly dir: string,
-    private readonly cp: ControlPlane,
-    readonly backend: OvnProber,
-    readonly chassis: LabChassis,
-    private readonly daemons: LabDaemons,
-    wiring: PodWiring,
-    private readonly namespaces: Namespaces,
-    private readonly names: LabNames,
+    parts: LabParts,
     private readonly opts: LabWorldOptions,
   ) {
-    this.#wiring = wiring;
+    ({
+      dir: this.dir,
+      cp: this.cp,
+      backend: this.backend,
+      chassis: this.chassis,
+      daemons: this.daemons,
+      wiring: this.wiring,
+      namespaces: this.namespaces,
+      names: this.names,
+    } = parts);
   }
 
   static async start(opts: LabWorldOptions = {}): Promise<LabWorld> {
@@ -96,7 +117,7 @@ export class LabWorld implements ProbeWorld {
       const daemons = await LabDaemons.start({ host: names.host, dir, ovsRemote: chassis.conf.remote });
       cleanup.unshift(() => daemons.close());
       const wiring = await CniWiring.create((node) => daemons.socketOf(node));
-      return new LabWorld(dir, cp, prober, chassis, daemons, wiring, namespaces, names, opts);
+      return new LabWorld({ dir, cp, backend: prober, chassis, daemons, wiring, namespaces, names }, opts);
     } catch (e) {
       for (const c of cleanup) await c().catch(() => {});
       throw e;
@@ -194,7 +215,7 @@ export class LabWorld implements ProbeWorld {
   async #wire(port: string, spec: LabPodSpec): Promise<void> {
     const at = this.names.pod(this.#nextPod++);
     await this.namespaces.add(at.netns);
-    await this.#wiring.add(spec, at);
+    await this.wiring.add(spec, at);
     const agent = await Agent.start(at.netns, `${spec.namespace}/${spec.name}`);
     this.#pods.set(port, { spec, at, agent, signature: signature(spec) });
   }
@@ -202,7 +223,7 @@ export class LabWorld implements ProbeWorld {
   async #unwire(port: string, w: WiredPod): Promise<void> {
     this.#pods.delete(port);
     await w.agent.close();
-    await this.#wiring.remove(w.spec, w.at);
+    await this.wiring.remove(w.spec, w.at);
     await this.namespaces.delete(w.at.netns);
     await this.daemons.delete(w.spec.namespace, w.spec.name);
   }

@@ -27,10 +27,21 @@ const NEEDED = [
   'ovn-controller',
   'ip',
   'ethtool',
+  // The lab's ICMP probes (scenarios/lab).
+  'ping',
   'openssl',
   'chromium',
 ];
-const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'ethtool', 'openssl', 'chromium'];
+const PACKAGES = [
+  'ovn-central',
+  'ovn-host',
+  'openvswitch-switch',
+  'iproute2',
+  'ethtool',
+  'iputils-ping',
+  'openssl',
+  'chromium',
+];
 
 function onPath(bin) {
   const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);

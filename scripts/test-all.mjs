@@ -29,6 +29,18 @@ const NEEDED = [
   'ip',
   'tc',
   'ethtool',
+  // The lab's ICMP probes (scenarios/lab).
+  'ping',
+  'openssl',
+  'chromium',
+];
+const PACKAGES = [
+  'ovn-central',
+  'ovn-host',
+  'openvswitch-switch',
+  'iproute2',
+  'ethtool',
+  'iputils-ping',
   'openssl',
   'chromium',
   'podman',

@@ -33,16 +33,6 @@ const NEEDED = [
   'ping',
   'openssl',
   'chromium',
-];
-const PACKAGES = [
-  'ovn-central',
-  'ovn-host',
-  'openvswitch-switch',
-  'iproute2',
-  'ethtool',
-  'iputils-ping',
-  'openssl',
-  'chromium',
   'podman',
   'runc',
 ];
@@ -52,6 +42,7 @@ const PACKAGES = [
   'openvswitch-switch',
   'iproute2',
   'ethtool',
+  'iputils-ping',
   'openssl',
   'chromium',
   'podman',

@@ -129,8 +129,9 @@ export async function addAttachment(ctx: AgentContext, req: DaemonRequest): Prom
   const p = plan(ctx, req, pod, net);
   if (ctx.vs.bridge(ctx.bridge) === undefined)
     throw new DaemonError(CNI_ERROR.ovsFailure, `bridge ${ctx.bridge}: does not exist in the Open_vSwitch database`);
-  await ctx.removeStale(p.port.ifaceId ?? '', p.link.hostIfName);
+  // Decided before anything is removed or made: a port the profile cannot give changes nothing.
   const port = await decide(ctx, req, pod, p);
+  await ctx.removeStale(p.port.ifaceId ?? '', p.link.hostIfName);
   const target = { port: p.link.hostIfName, ifaceId: p.port.ifaceId ?? '', pod: p.pod };
   await plumb(ctx, port, bandwidthOps(ctx.vs, target, p.bandwidth));
   try {

@@ -408,10 +408,13 @@ describe.skipIf(!requireOvn('node/daemon'))(
       }
     });
 
-    it('a VF asked of a node whose profile cannot give one is refused (7) naming deviceID; nothing made', async () => {
+    it('a VF asked of a node whose profile cannot give one is refused (7) naming deviceID; nothing made or removed', async () => {
+      await w.cluster.create(annotated('novf', 28));
+      ns('novf');
+      // An earlier sandbox of the pod: an ADD that goes through replaces its port, a refused one must not.
+      expect((await agent.handle(request('ADD', 'novf', { containerId: 'c-old' }))).ok).toBe(true);
       const rec = new RecordingNetlink();
       const netdev = make({ netlink: rec, profile: 'netdev' });
-      await w.cluster.create(annotated('novf', 28));
       expect(await netdev.handle(request('ADD', 'novf', { deviceId: '0000:03:00.2' }))).toMatchObject({
         ok: false,
         error: {
@@ -420,7 +423,7 @@ describe.skipIf(!requireOvn('node/daemon'))(
         },
       });
       expect(rec.requests).toEqual([]);
-      expect(await w.vsctl('list-ports', 'br-int')).toBe('');
+      expect(await w.vsctl('list-ports', 'br-int')).toBe('c-old_h');
     });
   },
 );

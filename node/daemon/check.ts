@@ -12,7 +12,7 @@ import type { PodLink, PodLinkState } from '../netlink/types.ts';
 import { getPort } from '../ovs/index.ts';
 import { readyNetwork } from './add.ts';
 import { findAttachment, type Attachment } from './attachments.ts';
-import type { AgentContext } from './context.ts';
+import { type AgentContext, mtuFor } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { podLinkOf } from './pod-config.ts';
 
@@ -62,7 +62,7 @@ export async function checkAttachment(ctx: AgentContext, req: DaemonRequest): Pr
   if (!ready.ok) throw new DaemonError(CNI_ERROR.podNotFound, `pod ${key}: ${ready.why}`);
   const want = podLinkOf(
     ready.net,
-    { hostIfName: a.hostNic, netns: a.netns, ifName: a.ifName, mtu: ctx.mtu },
+    { hostIfName: a.hostNic, netns: a.netns, ifName: a.ifName, mtu: await mtuFor(ctx, ready.net.logicalSwitch) },
     a.provider,
   );
   if (!want.ok) throw new DaemonError(CNI_ERROR.invalidAnnotation, `pod ${key}: ${want.issue.message}`);

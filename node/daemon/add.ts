@@ -89,7 +89,7 @@ function plan(ctx: AgentContext, req: DaemonRequest, pod: KubeObject, net: Plumb
   const bw = bandwidthOf(annotations, req.provider);
   if (!bw.ok) throw new DaemonError(CNI_ERROR.invalidAnnotation, `pod ${key}: ${bw.issue.message}`);
   const hostIfName = hostNicName(req.containerId, req.ifName);
-  const link = podLinkOf(net, { hostIfName, netns: req.netns, ifName: req.ifName, mtu }, req.provider);
+  const link = podLinkOf(net, { hostIfName, netns: req.netns, ifName: req.ifName, mtu }, req.provider, annotations);
   if (!link.ok) throw new DaemonError(CNI_ERROR.invalidAnnotation, `pod ${key}: ${link.issue.message}`);
   const spec = podPortSpec(
     { pod: req.podName, namespace: req.podNamespace, provider: req.provider, hostNic: hostIfName, netns: req.netns },

@@ -124,6 +124,24 @@ describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', (
       await d2.close();
     }
   });
+  it("a running daemon applies a change of an attached pod's bandwidth annotations (through its informer)", async () => {
+    const d = await start();
+    try {
+      await w.cluster.create(annotated('bw', 62));
+      w.netlink.namespaces.add('/run/netns/t-bw');
+      expect(await call(sock, request('ADD', 'bw'))).toMatchObject({ ok: true });
+      expect(await w.vsctl('get', 'Interface', 'c-bw_h', 'ingress_policing_rate')).toBe('0');
+      const ref = { kind: 'Pod', namespace: 'default', name: 'bw' };
+      await w.cluster.patch(ref, { metadata: { annotations: { 'ovn.kubernetes.io/egress_rate': '4' } } });
+      await vi.waitFor(async () =>
+        expect(await w.vsctl('get', 'Interface', 'c-bw_h', 'ingress_policing_rate')).toBe('4000'),
+      );
+      expect(await call(sock, request('DEL', 'bw'))).toEqual({ ok: true });
+    } finally {
+      await d.close();
+    }
+  });
+
   it("a pod gets its Subnet's own MTU (spec.mtu), else the daemon's; CHECK compares with the same", async () => {
     await w.cluster.create({
       apiVersion: 'kubeovn.io/v1',

@@ -29,6 +29,8 @@ const NEEDED = [
   'ip',
   'tc',
   'ethtool',
+  // The lab's ICMP probes (scenarios/lab).
+  'ping',
   'openssl',
   'chromium',
   'podman',
@@ -40,6 +42,7 @@ const PACKAGES = [
   'openvswitch-switch',
   'iproute2',
   'ethtool',
+  'iputils-ping',
   'openssl',
   'chromium',
   'podman',

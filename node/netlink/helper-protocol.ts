@@ -19,14 +19,18 @@ export interface WireRoute {
   readonly dst?: readonly number[];
   readonly dstLen: number;
   readonly gw?: readonly number[];
+  /** RTA_PREFSRC (absent: the kernel picks). */
+  readonly src?: readonly number[];
 }
 
-/** Inside the namespace: lo up, `ifName` up, its addresses, then its routes (in order). */
+/** Inside the namespace: lo up, `ifName` up, its tx checksum offload off if asked, its addresses, then its routes (in order). */
 export interface ConfigureJob {
   readonly op: 'configure';
   readonly ifName: string;
   readonly addresses: readonly Labelled<WireAddress>[];
   readonly routes: readonly Labelled<WireRoute>[];
+  /** `ethtool -K <ifName> tx off` (PodLink.txChecksumOff). */
+  readonly txChecksumOff?: boolean;
 }
 
 /** With the text the daemon was given (`10.16.0.5/16`, `default via 10.16.0.1`), for the helper's error messages. */

@@ -6,10 +6,13 @@
 // Node and the `netlink` package, run by a bare `node`: it starts for every
 // ADD and CHECK, so no TypeScript loader and nothing else is loaded.
 // Only the rtnetlink module: the package's index also loads genl, nl80211 and wg (twice the start-up).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import constants from 'netlink/dist/constants.js';
 import rtnetlink from 'netlink/dist/rt/rt.js';
 
 const { createRtNetlink } = rtnetlink;
+const run = promisify(execFile);
 const { FlagsNew } = constants;
 const AF = { 4: 2, 6: 10 };
 const RT_TABLE_MAIN = 254;
@@ -66,6 +69,7 @@ async function addRoute(sock, index, r) {
   const attrs = { oif: index };
   if (r.dstLen > 0) attrs.dst = Buffer.from(r.dst);
   if (r.gw !== undefined) attrs.gateway = Buffer.from(r.gw);
+  if (r.src !== undefined) attrs.prefsrc = Buffer.from(r.src);
   // An IPv4 route without a gateway is on-link (scope link), as `ip route add` makes it.
   const scope = r.family === 4 && r.gw === undefined ? 'LINK' : 'UNIVERSE';
   const data = {
@@ -86,6 +90,9 @@ async function configure(sock, job) {
   if (!link) throw new StepError(`find ${job.ifName}`, new Error('Request rejected: ENODEV'));
   const index = link.data.index;
   await setUp(sock, index, job.ifName);
+  // The userspace datapath forwards a veth's partial checksums as they are: TCP needs them computed here.
+  if (job.txChecksumOff)
+    await step(`${job.ifName} tx checksum off`, () => run('ethtool', ['-K', job.ifName, 'tx', 'off']));
   for (const a of job.addresses) await addAddress(sock, index, a);
   for (const r of job.routes) await addRoute(sock, index, r);
   return { ok: true, op: 'configure' };

@@ -102,8 +102,21 @@ function wireRoute(
     problems.push({ code: 'bad-route', path: `${path}.gw`, message: `${r.gw} is not of ${r.dst}'s family` });
     return undefined;
   }
+  const src = r.src === undefined ? undefined : tryParseIP(r.src);
+  if (r.src !== undefined && (src === undefined || src.family !== dst.family)) {
+    problems.push({
+      code: 'bad-route',
+      path: `${path}.src`,
+      message: `${r.src} is not an address of ${r.dst}'s family`,
+    });
+    return undefined;
+  }
   const out: Labelled<WireRoute> = { family: dst.family, dst: ipBytes(cidrIp(dst)), dstLen: dst.prefix, label };
-  return gw === undefined ? out : { ...out, gw: ipBytes(gw) };
+  return {
+    ...out,
+    ...(gw === undefined ? {} : { gw: ipBytes(gw) }),
+    ...(src === undefined ? {} : { src: ipBytes(src) }),
+  };
 }
 
 function linkProblems(l: PodLink): LinkProblem[] {
@@ -148,7 +161,14 @@ export function planPodLink(l: PodLink): { ok: true; plan: PodLinkPlan } | { ok:
   });
   if (problems.length > 0 || mac === undefined) return { ok: false, problems };
   const macBytes = ipBytes({ family: 6, value: BigInt(mac) }).slice(10);
-  return { ok: true, plan: { mac: macBytes, job: { op: 'configure', ifName: l.ifName, addresses, routes } } };
+  const job: ConfigureJob = {
+    op: 'configure',
+    ifName: l.ifName,
+    addresses,
+    routes,
+    ...(l.txChecksumOff ? { txChecksumOff: true } : {}),
+  };
+  return { ok: true, plan: { mac: macBytes, job } };
 }
 
 /** `10.16.0.5/16` from its wire form; undefined when the bytes fit no family. */

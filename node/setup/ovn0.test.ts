@@ -9,12 +9,10 @@
  * ovn0 an OVS internal port (a real node). Each reaches the pod through OVN
  * by ICMP and TCP from its InternalIP, as Kube-OVN's node → pod traffic does.
  *
- * The Netlink here is a test stand-in driving ip(8) and ethtool(8) until
- * node/netlink's lands; it does what the requests say and nothing more.
+ * The namespaces' side is node/netlink's RtNetlink (see ChassisNetlink).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -33,6 +31,7 @@ import {
 import { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
 import { type TrackedPid, stopPid, track } from '../../backends/ovn/control-plane/registry.ts';
 import { encodeNodeNetwork } from '../../kube/annotations.ts';
+import { RtNetlink } from '../netlink/rtnetlink.ts';
 import type { HostLinkConfig, LinkRoute, Netlink, PodLink } from '../netlink/types.ts';
 import { Vswitch, waitInstalled } from '../ovs/index.ts';
 import { type NodeNicForm, ensureNodeNic, planNodeNic } from './node-nic.ts';
@@ -51,35 +50,18 @@ const NODES = [
   { name: 'node2', ns: HOST, join: '100.64.0.3', mac: '0a:58:64:40:00:03', internal: '172.18.0.3' },
 ] as const;
 
-/** ip(8) in the namespace standing for the host; the namespace paths of the requests are /run/netns/<name>. */
-class IpNetlink implements Netlink {
+/**
+ * node/netlink's RtNetlink for everything inside the node's and the pod's namespaces; its host
+ * ends are then moved into the namespace vswitchd runs in (RtNetlink makes them in this process's
+ * namespace, and vswitchd must see them). configureHostLink, which RtNetlink does not implement, is
+ * a stand-in driving ip(8) there.
+ */
+class ChassisNetlink implements Netlink {
+  readonly rt = new RtNetlink();
   constructor(readonly hostNs: string) {}
   async addPodLink(l: PodLink): Promise<void> {
-    const ns = basename(l.netns);
-    await ip(
-      '-n',
-      this.hostNs,
-      'link',
-      'add',
-      l.hostIfName,
-      'mtu',
-      `${l.mtu}`,
-      'type',
-      'veth',
-      'peer',
-      'name',
-      l.ifName,
-      'mtu',
-      `${l.mtu}`,
-      'netns',
-      ns,
-    );
-    await ip('-n', ns, 'link', 'set', l.ifName, 'address', l.mac);
-    for (const a of l.addresses) await ip('-n', ns, 'addr', 'add', a, 'dev', l.ifName);
-    await ip('-n', ns, 'link', 'set', l.ifName, 'up');
-    await ip('-n', ns, 'link', 'set', 'lo', 'up');
-    for (const r of l.routes) await ip('-n', ns, 'route', 'add', ...routeArgs(r), 'dev', l.ifName);
-    if (l.txChecksumOff) await run('ip', ['netns', 'exec', ns, 'ethtool', '-K', l.ifName, 'tx', 'off']);
+    await this.rt.addPodLink(l);
+    await ip('link', 'set', l.hostIfName, 'netns', this.hostNs);
     await ip('-n', this.hostNs, 'link', 'set', l.hostIfName, 'up');
   }
   async configureHostLink(c: HostLinkConfig): Promise<void> {
@@ -96,8 +78,8 @@ class IpNetlink implements Netlink {
   async listLinks() {
     return [];
   }
-  async inspectPodLink() {
-    return undefined;
+  async inspectPodLink(netns: string, ifName: string) {
+    return this.rt.inspectPodLink(netns, ifName);
   }
 }
 
@@ -115,6 +97,7 @@ describe.skipIf(!requireOvn('node/setup'))('ovn0 (veth form) on a real chassis: 
   let controller: DaemonProcess | undefined;
   let vs: Vswitch | undefined;
   let server: ChildProcess | undefined;
+  const netlink = new ChassisNetlink(HOST);
   const made: string[] = [];
   const nbctl = async (...args: string[]) =>
     (await runTool('ovn-nbctl', [`--db=${cp!.nb.remote}`, '--timeout=30', ...args])).stdout;
@@ -182,7 +165,7 @@ describe.skipIf(!requireOvn('node/setup'))('ovn0 (veth form) on a real chassis: 
     const pod = await decidePodPort({
       profile: 'netdev',
       link: {
-        hostIfName: 'pod1_h',
+        hostIfName: `p1h${process.pid}`,
         netns: `/run/netns/${POD}`,
         ifName: 'eth0',
         mac: '0a:58:0a:10:00:05',
@@ -190,10 +173,10 @@ describe.skipIf(!requireOvn('node/setup'))('ovn0 (veth form) on a real chassis: 
         addresses: ['10.16.0.5/16'],
         routes: [{ dst: 'default', gw: '10.16.0.1' }],
       },
-      port: { name: 'pod1_h', ifaceId: 'pod1.default' },
+      port: { name: `p1h${process.pid}`, ifaceId: 'pod1.default' },
     });
     if (!pod.ok) throw new Error(pod.issue.message);
-    await plumbPodPort({ vs, netlink: new IpNetlink(HOST), commit: { waitApplied: true } }, pod.value);
+    await plumbPodPort({ vs, netlink: netlink, commit: { waitApplied: true } }, pod.value);
     server = spawn('ip', ['netns', 'exec', POD, process.execPath, '-e', SERVER], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -204,6 +187,7 @@ describe.skipIf(!requireOvn('node/setup'))('ovn0 (veth form) on a real chassis: 
   }, 120_000);
   afterAll(async () => {
     server?.kill();
+    netlink.rt.close();
     vs?.close();
     await controller?.stop();
     if (vswitchd !== undefined) await stopPid(vswitchd);
@@ -237,9 +221,11 @@ describe.skipIf(!requireOvn('node/setup'))('ovn0 (veth form) on a real chassis: 
       internalIps: [n.internal],
     });
     if (!plan.ok) throw new Error(plan.issue.message);
-    const ctx = { vs: vs!, netlink: new IpNetlink(HOST), profile: 'netdev', commit: { waitApplied: true } } as const;
+    const ctx = { vs: vs!, netlink: netlink, profile: 'netdev', commit: { waitApplied: true } } as const;
     await ensureNodeNic(ctx, plan.value, form);
-    await waitInstalled(vs!, [form.kind === 'veth' ? form.hostIfName : 'ovn0', 'pod1_h'], { timeoutMs: 60_000 });
+    await waitInstalled(vs!, [form.kind === 'veth' ? form.hostIfName : 'ovn0', `p1h${process.pid}`], {
+      timeoutMs: 60_000,
+    });
     await nbctl('--wait=hv', 'sync');
     const routes = JSON.parse(await ip('-n', n.ns, '-j', 'route', 'show', 'dev', 'ovn0'));
     expect(routes).toEqual(
@@ -258,7 +244,7 @@ describe.skipIf(!requireOvn('node/setup'))('ovn0 (veth form) on a real chassis: 
 
   it('veth form (the lab): the node namespace reaches the pod from its InternalIP', async () => {
     const n = NODES[0];
-    await setUpNode(n, { kind: 'veth', netns: `/run/netns/${n.ns}`, hostIfName: 'node1-ovn0' });
+    await setUpNode(n, { kind: 'veth', netns: `/run/netns/${n.ns}`, hostIfName: `n1o${process.pid}` });
     // No NAT between node and pod; the reply to the InternalIP came back through the policy and ovn0.
     expect(await reachPod(n.ns)).toBe('echoed 100000 from 172.18.0.2');
   }, 120_000);

@@ -241,4 +241,18 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     expect(kernel.requests[1]).not.toHaveProperty('link.txChecksumOff');
     await removeNodeNic({ vs, netlink: kernel, profile: 'system' }, form);
   });
+
+  it('veth without a profile: the datapath is br-int’s datapath_type in the database', async () => {
+    const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
+    const linkOf = async () => {
+      const nl = new RecordingNetlink();
+      await ensureNodeNic({ vs, netlink: nl }, plan, form);
+      await removeNodeNic({ vs, netlink: nl }, form);
+      return nl.requests[1];
+    };
+    expect(await get('Bridge', 'br-int', 'datapath_type')).toBe('system');
+    expect(await linkOf()).not.toHaveProperty('link.txChecksumOff');
+    await configureNodeOvs(vs, { systemId: 'node1', ovnRemote: 'unix:/x', encapIp: '127.0.0.1', profile: 'netdev' });
+    expect(await linkOf()).toHaveProperty('link.txChecksumOff', true);
+  });
 });

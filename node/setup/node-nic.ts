@@ -175,11 +175,19 @@ export type NodeNicForm =
 export interface NodeNicContext {
   readonly vs: Vswitch;
   readonly netlink: Netlink;
-  /** The node's datapath: on a userspace one, the veth form's ovn0 gets its tx checksum offload off. */
-  readonly profile: DatapathProfile;
+  /**
+   * The node's datapath: on a userspace one, the veth form's ovn0 gets its tx checksum offload off.
+   * Default: what br-int's `datapath_type` in the database says (`netdev` is userspace).
+   */
+  readonly profile?: DatapathProfile;
   /** Default br-int. */
   readonly bridge?: string;
   readonly commit?: CommitOptions;
+}
+
+function userspace(ctx: NodeNicContext): boolean {
+  if (ctx.profile !== undefined) return profileSettings(ctx.profile).userspace;
+  return ctx.vs.bridge(ctx.bridge ?? INTEGRATION_BRIDGE)?.datapath_type === 'netdev';
 }
 
 /** The OVS port of ovn0 in this form: its name and type. */
@@ -207,7 +215,7 @@ export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form
       mtu: plan.mtu,
       addresses: plan.addresses,
       routes: plan.routes,
-      ...(profileSettings(ctx.profile).userspace ? { txChecksumOff: true } : {}),
+      ...(userspace(ctx) ? { txChecksumOff: true } : {}),
     });
   }
   await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);

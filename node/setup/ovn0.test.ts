@@ -33,6 +33,7 @@ import { type TrackedPid, stopPid, track } from '../../backends/ovn/control-plan
 import { encodeNodeNetwork } from '../../kube/annotations.ts';
 import { RtNetlink } from '../netlink/rtnetlink.ts';
 import type { HostLinkConfig, LinkRoute, Netlink, PodLink } from '../netlink/types.ts';
+import { requireNetns } from '../netlink/testing.ts';
 import { Vswitch, waitInstalled } from '../ovs/index.ts';
 import { type NodeNicForm, ensureNodeNic, planNodeNic } from './node-nic.ts';
 import { configureNodeOvs } from './node-ovs.ts';
@@ -89,174 +90,177 @@ const routeArgs = (r: LinkRoute) => [
   ...(r.src === undefined ? [] : ['src', r.src]),
 ];
 
-describe.skipIf(!requireOvn('node/setup'))('ovn0 (veth form) on a real chassis: the node reaches its pod', () => {
-  let dir: string | undefined;
-  let cp: ControlPlane | undefined;
-  let conf: OvsdbServer | undefined;
-  let vswitchd: TrackedPid | undefined;
-  let controller: DaemonProcess | undefined;
-  let vs: Vswitch | undefined;
-  let server: ChildProcess | undefined;
-  const netlink = new ChassisNetlink(HOST);
-  const made: string[] = [];
-  const nbctl = async (...args: string[]) =>
-    (await runTool('ovn-nbctl', [`--db=${cp!.nb.remote}`, '--timeout=30', ...args])).stdout;
+describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
+  'ovn0 in both forms on a real chassis: each node reaches its pod',
+  () => {
+    let dir: string | undefined;
+    let cp: ControlPlane | undefined;
+    let conf: OvsdbServer | undefined;
+    let vswitchd: TrackedPid | undefined;
+    let controller: DaemonProcess | undefined;
+    let vs: Vswitch | undefined;
+    let server: ChildProcess | undefined;
+    const netlink = new ChassisNetlink(HOST);
+    const made: string[] = [];
+    const nbctl = async (...args: string[]) =>
+      (await runTool('ovn-nbctl', [`--db=${cp!.nb.remote}`, '--timeout=30', ...args])).stdout;
 
-  beforeAll(async () => {
-    dir = await makeTempDir('nodesetup-ovn0');
-    cp = await startControlPlane();
-    conf = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
-    await runTool('ovs-vsctl', [`--db=${conf.remote}`, '--no-wait', 'init']);
-    for (const ns of [HOST, NODE, POD]) {
-      await ip('netns', 'del', ns).catch(() => '');
-      await ip('netns', 'add', ns);
-      made.push(ns);
-    }
-    const args = [conf.remote, '--detach', '--no-chdir', `--pidfile=${dir}/vswitchd.pid`];
-    args.push(`--log-file=${dir}/vswitchd.log`, `--unixctl=${dir}/vswitchd.ctl`);
-    await run('ip', ['netns', 'exec', HOST, binaryPath('ovs-vswitchd'), ...args], { env: daemonEnv(dir) });
-    vswitchd = track(Number(readFileSync(`${dir}/vswitchd.pid`, 'utf8').trim()), 'ovs-vswitchd');
-    vs = await Vswitch.open({ remote: conf.remote });
-    await configureNodeOvs(
-      vs,
-      { systemId: 'node1', ovnRemote: cp.sb.remote, encapIp: '127.0.0.1', profile: 'netdev' },
-      { waitApplied: true },
-    );
-    controller = new DaemonProcess({
-      dir,
-      name: 'controller',
-      binary: 'ovn-controller',
-      args: [conf.remote],
-      unixctlOption: false,
-      memoryLimitBytes: 2 * 1024 ** 3,
-    });
-    await controller.start();
-    // Kube-OVN's topology: the cluster router, the join switch with the node's port, the default subnet with a pod.
-    await nbctl('lr-add', 'ovn-cluster');
-    await nbctl('lrp-add', 'ovn-cluster', 'ovn-cluster-join', '0a:58:64:40:00:01', '100.64.0.1/16');
-    await nbctl('lrp-add', 'ovn-cluster', 'ovn-cluster-ovn-default', '0a:58:0a:10:00:01', '10.16.0.1/16');
-    for (const [ls, lrp] of [
-      ['join', 'ovn-cluster-join'],
-      ['ovn-default', 'ovn-cluster-ovn-default'],
-    ] as const) {
-      await nbctl('ls-add', ls);
-      await nbctl('lsp-add', ls, `${ls}-ovn-cluster`, '--', 'lsp-set-type', `${ls}-ovn-cluster`, 'router');
-      await nbctl('lsp-set-addresses', `${ls}-ovn-cluster`, 'router');
-      await nbctl('lsp-set-options', `${ls}-ovn-cluster`, `router-port=${lrp}`);
-    }
-    // The default VPC's default route via the join gateway (the controller's), which the policies below refine.
-    await nbctl('lr-route-add', 'ovn-cluster', '0.0.0.0/0', '100.64.0.1');
-    // Each node's join port, and the policy sending replies to its InternalIP back through its ovn0 (the controller's at 30000).
-    for (const n of NODES) {
-      await nbctl(
-        'lsp-add',
-        'join',
-        `node-${n.name}`,
-        '--',
-        'lsp-set-addresses',
-        `node-${n.name}`,
-        `${n.mac} ${n.join}`,
+    beforeAll(async () => {
+      dir = await makeTempDir('nodesetup-ovn0');
+      cp = await startControlPlane();
+      conf = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
+      await runTool('ovs-vsctl', [`--db=${conf.remote}`, '--no-wait', 'init']);
+      for (const ns of [HOST, NODE, POD]) {
+        await ip('netns', 'del', ns).catch(() => '');
+        await ip('netns', 'add', ns);
+        made.push(ns);
+      }
+      const args = [conf.remote, '--detach', '--no-chdir', `--pidfile=${dir}/vswitchd.pid`];
+      args.push(`--log-file=${dir}/vswitchd.log`, `--unixctl=${dir}/vswitchd.ctl`);
+      await run('ip', ['netns', 'exec', HOST, binaryPath('ovs-vswitchd'), ...args], { env: daemonEnv(dir) });
+      vswitchd = track(Number(readFileSync(`${dir}/vswitchd.pid`, 'utf8').trim()), 'ovs-vswitchd');
+      vs = await Vswitch.open({ remote: conf.remote });
+      await configureNodeOvs(
+        vs,
+        { systemId: 'node1', ovnRemote: cp.sb.remote, encapIp: '127.0.0.1', profile: 'netdev' },
+        { waitApplied: true },
       );
-      await nbctl('lr-policy-add', 'ovn-cluster', '30000', `ip4.dst == ${n.internal}`, 'reroute', n.join);
-    }
-    await nbctl('lsp-add', 'ovn-default', 'pod1.default');
-    await nbctl('lsp-set-addresses', 'pod1.default', '0a:58:0a:10:00:05 10.16.0.5');
-    // The pod, as the daemon plumbs it on this profile.
-    const pod = await decidePodPort({
-      profile: 'netdev',
-      link: {
-        hostIfName: `p1h${process.pid}`,
-        netns: `/run/netns/${POD}`,
-        ifName: 'eth0',
-        mac: '0a:58:0a:10:00:05',
+      controller = new DaemonProcess({
+        dir,
+        name: 'controller',
+        binary: 'ovn-controller',
+        args: [conf.remote],
+        unixctlOption: false,
+        memoryLimitBytes: 2 * 1024 ** 3,
+      });
+      await controller.start();
+      // Kube-OVN's topology: the cluster router, the join switch with the node's port, the default subnet with a pod.
+      await nbctl('lr-add', 'ovn-cluster');
+      await nbctl('lrp-add', 'ovn-cluster', 'ovn-cluster-join', '0a:58:64:40:00:01', '100.64.0.1/16');
+      await nbctl('lrp-add', 'ovn-cluster', 'ovn-cluster-ovn-default', '0a:58:0a:10:00:01', '10.16.0.1/16');
+      for (const [ls, lrp] of [
+        ['join', 'ovn-cluster-join'],
+        ['ovn-default', 'ovn-cluster-ovn-default'],
+      ] as const) {
+        await nbctl('ls-add', ls);
+        await nbctl('lsp-add', ls, `${ls}-ovn-cluster`, '--', 'lsp-set-type', `${ls}-ovn-cluster`, 'router');
+        await nbctl('lsp-set-addresses', `${ls}-ovn-cluster`, 'router');
+        await nbctl('lsp-set-options', `${ls}-ovn-cluster`, `router-port=${lrp}`);
+      }
+      // The default VPC's default route via the join gateway (the controller's), which the policies below refine.
+      await nbctl('lr-route-add', 'ovn-cluster', '0.0.0.0/0', '100.64.0.1');
+      // Each node's join port, and the policy sending replies to its InternalIP back through its ovn0 (the controller's at 30000).
+      for (const n of NODES) {
+        await nbctl(
+          'lsp-add',
+          'join',
+          `node-${n.name}`,
+          '--',
+          'lsp-set-addresses',
+          `node-${n.name}`,
+          `${n.mac} ${n.join}`,
+        );
+        await nbctl('lr-policy-add', 'ovn-cluster', '30000', `ip4.dst == ${n.internal}`, 'reroute', n.join);
+      }
+      await nbctl('lsp-add', 'ovn-default', 'pod1.default');
+      await nbctl('lsp-set-addresses', 'pod1.default', '0a:58:0a:10:00:05 10.16.0.5');
+      // The pod, as the daemon plumbs it on this profile.
+      const pod = await decidePodPort({
+        profile: 'netdev',
+        link: {
+          hostIfName: `p1h${process.pid}`,
+          netns: `/run/netns/${POD}`,
+          ifName: 'eth0',
+          mac: '0a:58:0a:10:00:05',
+          mtu: 1400,
+          addresses: ['10.16.0.5/16'],
+          routes: [{ dst: 'default', gw: '10.16.0.1' }],
+        },
+        port: { name: `p1h${process.pid}`, ifaceId: 'pod1.default' },
+      });
+      if (!pod.ok) throw new Error(pod.issue.message);
+      await plumbPodPort({ vs, netlink: netlink, commit: { waitApplied: true } }, pod.value);
+      server = spawn('ip', ['netns', 'exec', POD, process.execPath, '-e', SERVER], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise((resolve, reject) => {
+        server!.stdout!.once('data', resolve);
+        server!.once('exit', reject);
+      });
+    }, 120_000);
+    afterAll(async () => {
+      server?.kill();
+      netlink.rt.close();
+      vs?.close();
+      await controller?.stop();
+      if (vswitchd !== undefined) await stopPid(vswitchd);
+      for (const ns of made) await ip('netns', 'del', ns).catch(() => '');
+      await conf?.stop();
+      await cp?.stop();
+      if (dir !== undefined) await removeTempDir(dir);
+    });
+
+    /** The node's host network gets its InternalIP, then ovn0 in the given form. */
+    async function setUpNode(n: (typeof NODES)[number], form: NodeNicForm): Promise<void> {
+      // On lo: no dummy module here, and a local address is all a preferred source needs.
+      await ip('-n', n.ns, 'addr', 'add', `${n.internal}/32`, 'dev', 'lo');
+      await ip('-n', n.ns, 'link', 'set', 'lo', 'up');
+      const plan = planNodeNic({
+        node: n.name,
+        annotations: encodeNodeNetwork({
+          ips: [n.join],
+          mac: n.mac,
+          cidrs: ['100.64.0.0/16'],
+          gateways: ['100.64.0.1'],
+          logicalSwitch: 'join',
+          portName: `node-${n.name}`,
+        }),
         mtu: 1400,
-        addresses: ['10.16.0.5/16'],
-        routes: [{ dst: 'default', gw: '10.16.0.1' }],
-      },
-      port: { name: `p1h${process.pid}`, ifaceId: 'pod1.default' },
-    });
-    if (!pod.ok) throw new Error(pod.issue.message);
-    await plumbPodPort({ vs, netlink: netlink, commit: { waitApplied: true } }, pod.value);
-    server = spawn('ip', ['netns', 'exec', POD, process.execPath, '-e', SERVER], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise((resolve, reject) => {
-      server!.stdout!.once('data', resolve);
-      server!.once('exit', reject);
-    });
-  }, 120_000);
-  afterAll(async () => {
-    server?.kill();
-    netlink.rt.close();
-    vs?.close();
-    await controller?.stop();
-    if (vswitchd !== undefined) await stopPid(vswitchd);
-    for (const ns of made) await ip('netns', 'del', ns).catch(() => '');
-    await conf?.stop();
-    await cp?.stop();
-    if (dir !== undefined) await removeTempDir(dir);
-  });
+        subnets: [
+          { name: 'join', cidrBlock: '100.64.0.0/16', vpc: 'ovn-cluster', provider: 'ovn' },
+          { name: 'ovn-default', cidrBlock: '10.16.0.0/16', vpc: 'ovn-cluster', provider: 'ovn' },
+        ],
+        serviceCidrs: ['10.96.0.0/12'],
+        internalIps: [n.internal],
+      });
+      if (!plan.ok) throw new Error(plan.issue.message);
+      const ctx = { vs: vs!, netlink: netlink, profile: 'netdev', commit: { waitApplied: true } } as const;
+      await ensureNodeNic(ctx, plan.value, form);
+      await waitInstalled(vs!, [form.kind === 'veth' ? form.hostIfName : 'ovn0', `p1h${process.pid}`], {
+        timeoutMs: 60_000,
+      });
+      await nbctl('--wait=hv', 'sync');
+      const routes = JSON.parse(await ip('-n', n.ns, '-j', 'route', 'show', 'dev', 'ovn0'));
+      expect(routes).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ dst: '10.16.0.0/16', gateway: '100.64.0.1', prefsrc: n.internal }),
+          expect.objectContaining({ dst: '10.96.0.0/12', gateway: '100.64.0.1', prefsrc: n.internal }),
+        ]),
+      );
+    }
 
-  /** The node's host network gets its InternalIP, then ovn0 in the given form. */
-  async function setUpNode(n: (typeof NODES)[number], form: NodeNicForm): Promise<void> {
-    // On lo: no dummy module here, and a local address is all a preferred source needs.
-    await ip('-n', n.ns, 'addr', 'add', `${n.internal}/32`, 'dev', 'lo');
-    await ip('-n', n.ns, 'link', 'set', 'lo', 'up');
-    const plan = planNodeNic({
-      node: n.name,
-      annotations: encodeNodeNetwork({
-        ips: [n.join],
-        mac: n.mac,
-        cidrs: ['100.64.0.0/16'],
-        gateways: ['100.64.0.1'],
-        logicalSwitch: 'join',
-        portName: `node-${n.name}`,
-      }),
-      mtu: 1400,
-      subnets: [
-        { name: 'join', cidrBlock: '100.64.0.0/16', vpc: 'ovn-cluster', provider: 'ovn' },
-        { name: 'ovn-default', cidrBlock: '10.16.0.0/16', vpc: 'ovn-cluster', provider: 'ovn' },
-      ],
-      serviceCidrs: ['10.96.0.0/12'],
-      internalIps: [n.internal],
-    });
-    if (!plan.ok) throw new Error(plan.issue.message);
-    const ctx = { vs: vs!, netlink: netlink, profile: 'netdev', commit: { waitApplied: true } } as const;
-    await ensureNodeNic(ctx, plan.value, form);
-    await waitInstalled(vs!, [form.kind === 'veth' ? form.hostIfName : 'ovn0', `p1h${process.pid}`], {
-      timeoutMs: 60_000,
-    });
-    await nbctl('--wait=hv', 'sync');
-    const routes = JSON.parse(await ip('-n', n.ns, '-j', 'route', 'show', 'dev', 'ovn0'));
-    expect(routes).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ dst: '10.16.0.0/16', gateway: '100.64.0.1', prefsrc: n.internal }),
-        expect.objectContaining({ dst: '10.96.0.0/12', gateway: '100.64.0.1', prefsrc: n.internal }),
-      ]),
-    );
-  }
+    /** Ping, then 100 kB over TCP; the pod answers with the count and the source it saw. */
+    async function reachPod(ns: string): Promise<string> {
+      await run('ip', ['netns', 'exec', ns, 'ping', '-c', '1', '-W', '5', '10.16.0.5']);
+      return (await run('ip', ['netns', 'exec', ns, process.execPath, '-e', CLIENT])).stdout.trim();
+    }
 
-  /** Ping, then 100 kB over TCP; the pod answers with the count and the source it saw. */
-  async function reachPod(ns: string): Promise<string> {
-    await run('ip', ['netns', 'exec', ns, 'ping', '-c', '1', '-W', '5', '10.16.0.5']);
-    return (await run('ip', ['netns', 'exec', ns, process.execPath, '-e', CLIENT])).stdout.trim();
-  }
+    it('veth form (the lab): the node namespace reaches the pod from its InternalIP', async () => {
+      const n = NODES[0];
+      await setUpNode(n, { kind: 'veth', netns: `/run/netns/${n.ns}`, hostIfName: `n1o${process.pid}` });
+      // No NAT between node and pod; the reply to the InternalIP came back through the policy and ovn0.
+      expect(await reachPod(n.ns)).toBe('echoed 100000 from 172.18.0.2');
+    }, 120_000);
 
-  it('veth form (the lab): the node namespace reaches the pod from its InternalIP', async () => {
-    const n = NODES[0];
-    await setUpNode(n, { kind: 'veth', netns: `/run/netns/${n.ns}`, hostIfName: `n1o${process.pid}` });
-    // No NAT between node and pod; the reply to the InternalIP came back through the policy and ovn0.
-    expect(await reachPod(n.ns)).toBe('echoed 100000 from 172.18.0.2');
-  }, 120_000);
-
-  it('internal form (a real node): vswitchd’s ovn0 in the host namespace, same path', async () => {
-    const n = NODES[1];
-    await setUpNode(n, { kind: 'internal' });
-    const link = JSON.parse(await ip('-n', HOST, '-j', 'link', 'show', 'ovn0'))[0];
-    expect(link).toMatchObject({ address: n.mac, mtu: 1400 });
-    expect(await reachPod(n.ns)).toBe('echoed 100000 from 172.18.0.3');
-  }, 120_000);
-});
+    it('internal form (a real node): vswitchd’s ovn0 in the host namespace, same path', async () => {
+      const n = NODES[1];
+      await setUpNode(n, { kind: 'internal' });
+      const link = JSON.parse(await ip('-n', HOST, '-j', 'link', 'show', 'ovn0'))[0];
+      expect(link).toMatchObject({ address: n.mac, mtu: 1400 });
+      expect(await reachPod(n.ns)).toBe('echoed 100000 from 172.18.0.3');
+    }, 120_000);
+  },
+);
 
 /** Answers a connection with the byte count it sent and the peer address it came from. */
 const SERVER = `require('net').createServer((s) => { let n = 0; s.on('data', (b) => { n += b.length; });

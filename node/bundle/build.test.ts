@@ -64,6 +64,13 @@ describe('node/bundle', () => {
     expect(existsSync(bundlePath(bad, { root }))).toBe(false);
   });
 
+  it('an output that cannot be written is a BundleError naming it and the cause', async () => {
+    const outDir = join(root, 'src/dep.ts', 'dist');
+    await expect(ensureBundled(entry, { root, outDir })).rejects.toThrow(
+      new RegExp(`writing ${outDir}/t/hello \\(from src/main\\.ts\\) failed: ENOTDIR`),
+    );
+  });
+
   it("the repository's entries exist, and ensurePluginBuilt gives dist/cni/kovn", async () => {
     for (const e of BUNDLE_ENTRIES) expect(existsSync(join(REPO_ROOT, e.source)), e.source).toBe(true);
     expect(await ensurePluginBuilt()).toBe(join(REPO_ROOT, 'dist/cni/kovn'));

@@ -110,7 +110,7 @@ async function ensureOne(entry: BundleEntry, out: string, options: BundleOptions
   const node = options.node ?? process.execPath;
   const stampPath = `${out}.stamp.json`;
   const fresh = await isFresh(root, out, stampPath, { source: entry.source, node });
-  if (!fresh) await build(entry, root, out, stampPath, node);
+  if (!fresh) await build(entry, root, out, node);
   await linkAliases(entry, out);
   return { entry, path: out, built: !fresh };
 }
@@ -138,7 +138,7 @@ async function isFresh(
   return true;
 }
 
-async function build(entry: BundleEntry, root: string, out: string, stampPath: string, node: string): Promise<void> {
+async function build(entry: BundleEntry, root: string, out: string, node: string): Promise<void> {
   const esbuild = await import('esbuild');
   let result: Awaited<ReturnType<typeof esbuild.build>>;
   try {
@@ -160,18 +160,34 @@ async function build(entry: BundleEntry, root: string, out: string, stampPath: s
   }
   const code = result.outputFiles?.[0]?.text;
   if (code === undefined) throw new BundleError(`bundling ${entry.source} produced no output`);
+  try {
+    await writeOutputs(entry, root, out, code, result.metafile?.inputs ?? {}, { esbuild: esbuild.version, node });
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new BundleError(`writing ${out} (from ${entry.source}) failed: ${why}`, { cause: e });
+  }
+}
+
+async function writeOutputs(
+  entry: BundleEntry,
+  root: string,
+  out: string,
+  code: string,
+  metaInputs: Readonly<Record<string, unknown>>,
+  tools: { esbuild: string; node: string },
+): Promise<void> {
   const dir = join(out, '..');
   await mkdir(dir, { recursive: true });
   // Outside the repository's "type": "module" a .cjs-less file is CommonJS anyway; inside, this says so.
   await replaceFile(join(dir, 'package.json'), '{"type":"commonjs"}\n', 0o644);
   await replaceFile(out, code, 0o755);
   const inputs: Record<string, { mtimeMs: number; size: number }> = {};
-  for (const rel of Object.keys(result.metafile?.inputs ?? {})) {
+  for (const rel of Object.keys(metaInputs)) {
     const s = await stat(join(root, rel));
     inputs[rel] = { mtimeMs: s.mtimeMs, size: s.size };
   }
-  const stamp: Stamp = { esbuild: esbuild.version, node, source: entry.source, inputs };
-  await replaceFile(stampPath, `${JSON.stringify(stamp, null, 1)}\n`, 0o644);
+  const stamp: Stamp = { ...tools, source: entry.source, inputs };
+  await replaceFile(`${out}.stamp.json`, `${JSON.stringify(stamp, null, 1)}\n`, 0o644);
 }
 
 async function replaceFile(path: string, text: string, mode: number): Promise<void> {

@@ -149,7 +149,29 @@ function unsupportedField(json: Json): CniProblem | undefined {
       msg: `unsupported field ipMasq=${JSON.stringify(json.ipMasq)}`,
       details: 'kovn does SNAT in OVN (a subnet with natOutgoing), not on the host',
     };
-  return undefined;
+  return unsupportedCapability(json.runtimeConfig);
+}
+
+/**
+ * A runtime puts in `runtimeConfig` only the capabilities the conflist declares
+ * for this plugin (SPEC.md "Deriving runtimeConfig"); kovn acts on none (a
+ * pod's addresses, MAC and bandwidth come from its annotations), so one with a
+ * value would be silently ignored. Empty values (`portMappings: []`) say nothing.
+ */
+function unsupportedCapability(rc: unknown): CniProblem | undefined {
+  if (!isObject(rc)) return undefined;
+  const empty = (v: unknown) =>
+    v === null || v === '' || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+  const used = Object.entries(rc).find(([, v]) => !empty(v));
+  if (!used) return undefined;
+  const value = JSON.stringify(used[1]);
+  return {
+    code: CNI_ERROR.unsupportedField,
+    path: `config.runtimeConfig.${used[0]}`,
+    msg: `unsupported field runtimeConfig.${used[0]}=${value.length > 200 ? `${value.slice(0, 200)}...` : value}`,
+    details:
+      "kovn acts on no capability (addresses, MAC and bandwidth come from the pod's annotations); remove it from the plugin's capabilities",
+  };
 }
 
 function checkDns(dns: unknown, cniVersion: string): Checked<CniDns | undefined> {

@@ -79,9 +79,9 @@ describe('CNI plugin: ADD', () => {
   });
 
   it('defaults the socket to DEFAULT_DAEMON_SOCKET and passes provider and runtimeConfig', async () => {
-    const r = await run(ENV, conf({ provider: 'net1.ns1.ovn', runtimeConfig: { mac: '00:11:22:33:44:55' } }));
+    const r = await run(ENV, conf({ provider: 'net1.ns1.ovn', runtimeConfig: { portMappings: [] } }));
     expect(r.calls[0]?.socket).toBe('/run/kovn/daemon.sock');
-    expect(r.calls[0]?.req).toMatchObject({ provider: 'net1.ns1.ovn', runtimeConfig: { mac: '00:11:22:33:44:55' } });
+    expect(r.calls[0]?.req).toMatchObject({ provider: 'net1.ns1.ovn', runtimeConfig: { portMappings: [] } });
   });
 
   it('prints 0.3.x/0.4.0 results with ips[].version and without the 1.1 fields', async () => {
@@ -191,6 +191,8 @@ describe('CNI plugin: the config (codes 6, 7, 2)', () => {
     ['a dns that is not an object', conf({ dns: ['10.96.0.10'] }), 7, 'config.dns'],
     ['an ipam section', conf({ ipam: { type: 'host-local' } }), 2, 'ipam={"type":"host-local"}'],
     ['ipMasq', conf({ ipMasq: true }), 2, 'ipMasq=true'],
+    ['a capability with a value', conf({ runtimeConfig: { mac: '0a:58:0a:10:00:09' } }), 2, 'runtimeConfig.mac="0a:'],
+    ['a runtimeConfig that is no object', conf({ runtimeConfig: [] }), 7, 'runtimeConfig must be an object'],
   ];
   for (const [what, stdin, code, named] of cases)
     it(`refuses ${what} with code ${code}`, async () => {
@@ -221,6 +223,13 @@ describe('CNI plugin: the config (codes 6, 7, 2)', () => {
     const r = await run({ ...ENV, CNI_COMMAND: 'DEL' }, conf({ ipam: { type: 'host-local' } }), daemon({ ok: true }));
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('ipam');
+    const ips = await run(
+      { ...ENV, CNI_COMMAND: 'DEL' },
+      conf({ runtimeConfig: { ips: ['10.16.0.9/16'] } }),
+      daemon({ ok: true }),
+    );
+    expect(ips.exitCode).toBe(0);
+    expect(ips.stderr).toContain('runtimeConfig.ips');
   });
 });
 

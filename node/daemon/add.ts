@@ -1,8 +1,9 @@
 /**
  * CNI ADD, step by step as Kube-OVN's cniserver does it (pkg/daemon
  * handler.go handleAdd, ovs_linux.go configureNic): wait for the pod's
- * annotations, make the veth pair with the pod end addressed and routed,
- * plug the host end into br-int with the iface-id and the external_ids,
+ * annotations, make the veth pair with the pod end addressed and routed
+ * (transmit checksum offload off on a netdev br-int, offload.ts), plug the
+ * host end into br-int with the iface-id and the external_ids,
  * apply the bandwidth limits, wait for ovn-controller's ovn-installed, and
  * answer the CNI result. A failure after the veth exists undoes what was
  * done, so a failed ADD leaves nothing behind.
@@ -144,6 +145,7 @@ export async function addAttachment(ctx: AgentContext, req: DaemonRequest): Prom
   await ctx.removeStale(p.port.ifaceId ?? '', p.link.hostIfName);
   try {
     await createLink(ctx, p.link);
+    if (ctx.vs.bridge(ctx.bridge)?.datapath_type === 'netdev') await ctx.txChecksumOff(req.netns, req.ifName);
   } catch (e) {
     // The pair may be half made (a helper that failed inside the namespace): its host end goes, the peer with it.
     await ctx.netlink.deleteLink(p.link.hostIfName).catch(() => false);

@@ -14,6 +14,7 @@ import {
   startOvsdbServer,
 } from '../../backends/ovn/control-plane/index.ts';
 import { ManualTimers } from '../../backends/ovn/ovsdb/index.ts';
+import { NetlinkError } from '../netlink/types.ts';
 import { Vswitch } from '../ovs/index.ts';
 import { NodeAgent, type NodeAgentOptions } from './agent.ts';
 import { attachmentsOf } from './attachments.ts';
@@ -328,6 +329,31 @@ describe.skipIf(!requireOvn('node/daemon'))(
       expect([...w.netlink.links.keys()]).toEqual(['c-gc-a_h']);
       expect((await w.vsctl('--columns=_uuid', 'list', 'QoS')).split('\n').filter(Boolean)).toHaveLength(1);
       await w.vsctl('del-port', 'br-int', 'foreign');
+    });
+
+    it('on a netdev br-int, ADD turns transmit checksum offload off on the pod end; a failure there undoes the ADD', async () => {
+      await w.vsctl('set', 'Bridge', 'br-int', 'datapath_type=netdev');
+      try {
+        const calls: string[] = [];
+        const netdev = make({ txChecksumOff: async (netns, ifName) => void calls.push(`${netns} ${ifName}`) });
+        await w.cluster.create(annotated('txoff', 23));
+        ns('txoff');
+        await vi.waitFor(() => expect(w.vs.bridge('br-int')?.datapath_type).toBe('netdev'));
+        expect((await netdev.handle(request('ADD', 'txoff'))).ok).toBe(true);
+        expect(calls).toEqual(['/run/netns/t-txoff eth0']);
+        const failing = make({
+          txChecksumOff: async () => {
+            throw new NetlinkError('HELPER', 'ethtool -K tx off failed');
+          },
+        });
+        await w.cluster.create(annotated('txfail', 24));
+        ns('txfail');
+        expect(await failing.handle(request('ADD', 'txfail'))).toMatchObject({ ok: false, error: { code: 103 } });
+        expect(w.netlink.links.has('c-txfail_h')).toBe(false);
+        expect(await w.vsctl('list-ports', 'br-int')).toBe('c-txoff_h');
+      } finally {
+        await w.vsctl('set', 'Bridge', 'br-int', 'datapath_type=""');
+      }
     });
   },
 );

@@ -17,6 +17,7 @@ import type { AgentContext, OvsWait } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { hostNicName } from './names.ts';
 import type { PodWatch } from './pod-watch.ts';
+import { ethtoolTxOff, type TxChecksumOff } from './offload.ts';
 import { bandwidthMatches, bandwidthOf, bandwidthOps, deleteQosOps, portQos } from './qos.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 
@@ -38,6 +39,8 @@ export interface NodeAgentOptions {
   /** Whether a namespace path still exists (default: it can be stat'ed). */
   readonly netnsExists?: (path: string) => Promise<boolean>;
   readonly log?: (line: string) => void;
+  /** Default `nsenter ... ethtool -K <if> tx off`; run only when br-int's datapath_type is netdev. */
+  readonly txChecksumOff?: TxChecksumOff;
 }
 
 const statExists = async (path: string): Promise<boolean> =>
@@ -85,6 +88,7 @@ export class NodeAgent {
       installTimeoutMs: opts.installTimeoutMs ?? 30_000,
       wait: opts.wait ?? 'installed',
       log,
+      txChecksumOff: opts.txChecksumOff ?? ethtoolTxOff,
       detach: (port, hostNic) => this.#detach(port, hostNic),
       removeStale: (ifaceId, hostNic) => this.#removeStale(ifaceId, hostNic),
     };
@@ -182,6 +186,9 @@ export class NodeAgent {
   #status(): void {
     if (!this.ctx.pods.hasSynced())
       throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: the pod informer has not listed yet`);
+    const state = this.ctx.vs.session.state;
+    if (state !== 'synced')
+      throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: the Open_vSwitch database is ${state}`);
     if (this.ctx.vs.bridge(this.ctx.bridge) === undefined)
       throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: bridge ${this.ctx.bridge} does not exist`);
   }

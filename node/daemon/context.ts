@@ -1,6 +1,7 @@
 /** What the daemon's request handlers share: the node's plumbing, its settings, and the undo steps. */
 import type { Netlink } from '../netlink/types.ts';
 import type { Vswitch } from '../ovs/index.ts';
+import type { TxChecksumOff } from './offload.ts';
 import type { PodWatch } from './pod-watch.ts';
 
 /**
@@ -22,6 +23,8 @@ export interface AgentContext {
   readonly installTimeoutMs: number;
   readonly wait: OvsWait;
   readonly log: (line: string) => void;
+  /** Run on the pod end when br-int is on the userspace datapath (see offload.ts). */
+  readonly txChecksumOff: TxChecksumOff;
   /** Removes a port and its QoS rows, then the host link (`hostNic`, default the port's name). */
   detach(port: string, hostNic?: string): Promise<void>;
   /**

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   VSWITCH_SCHEMA,
   makeTempDir,
@@ -122,6 +122,39 @@ describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', (
       expect(await call(sock, request('DEL', 'keep'))).toEqual({ ok: true });
     } finally {
       await d2.close();
+    }
+  });
+});
+
+describe.skipIf(!requireOvn('node/daemon'))('node daemon: STATUS follows the Open_vSwitch database', () => {
+  it('answers 50 while conf.db is unreachable', async () => {
+    const dir = await makeTempDir('daemonstatus');
+    const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
+    const vsctl = async (...args: string[]) =>
+      (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
+    const w = await makeWorld({ dir, remote: server.remote, vsctl, stop: async () => {} });
+    const sock = join(dir, 'status.sock');
+    const d = await startNodeDaemon({
+      node: 'node1',
+      cluster: w.cluster,
+      netlink: w.netlink,
+      ovsRemote: w.remote,
+      socket: sock,
+      clock: w.clock,
+      wait: 'none',
+    });
+    try {
+      expect(await call(sock, request('STATUS', ''))).toEqual({ ok: true });
+      await server.stop();
+      await vi.waitFor(() => expect(d.vswitch.session.state).not.toBe('synced'));
+      expect(await call(sock, request('STATUS', ''))).toEqual({
+        ok: false,
+        error: { cniVersion: '1.0.0', code: 50, msg: 'node node1: the Open_vSwitch database is connecting' },
+      });
+    } finally {
+      await d.close();
+      await w.close();
+      await removeTempDir(dir);
     }
   });
 });

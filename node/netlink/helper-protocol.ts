@@ -1,5 +1,5 @@
 /**
- * What the daemon and the in-namespace helper (ns-helper.mjs) say to each
+ * What the daemon and the in-namespace helper (ns-helper.cjs) say to each
  * other: one job as JSON on the helper's stdin, one reply as JSON on its
  * stdout. Everything textual (CIDRs, MACs) is turned into bytes on the
  * daemon's side before the job is sent, so the helper, plain JavaScript with

@@ -1,5 +1,5 @@
 /**
- * Starting the in-namespace helper (ns-helper.mjs): `nsenter` enters the
+ * Starting the in-namespace helper (ns-helper.cjs): `nsenter` enters the
  * namespace through the descriptor the daemon holds (passed as fd 3, so the
  * helper works on exactly the namespace the veth's peer was created in, even
  * if its path has been unmounted or reused meanwhile), then executes a bare
@@ -26,15 +26,15 @@ export interface SpawnHelperOptions {
   readonly node?: string;
   /** Default: `nsenter` on PATH (util-linux). */
   readonly nsenter?: string;
-  /** Default: ns-helper.mjs beside this file. */
+  /** Default: ns-helper.cjs beside this file. */
   readonly script?: string;
 }
 
 /** Where the helper script is, for a bundle that must ship it beside itself. */
-export const NS_HELPER_SCRIPT = fileURLToPath(new URL('./ns-helper.mjs', import.meta.url));
+export const NS_HELPER_SCRIPT = fileURLToPath(new URL('./ns-helper.cjs', import.meta.url));
 
 /**
- * A RunHelper that spawns `nsenter --net=/proc/self/fd/3 -- node ns-helper.mjs`.
+ * A RunHelper that spawns `nsenter --net=/proc/self/fd/3 -- node ns-helper.cjs`.
  *
  * @example
  * const run = spawnHelper();

@@ -2,7 +2,7 @@
  * node/netlink: the node agent's rtnetlink. `RtNetlink` makes a pod's veth
  * pair with the `netlink` package, the peer created straight in the pod's
  * namespace; the steps inside the namespace run in a helper process that
- * enters it (ns-helper.mjs, plain JavaScript started by `nsenter` and a bare
+ * enters it (ns-helper.cjs, plain JavaScript started by `nsenter` and a bare
  * `node`). `RecordingNetlink` keeps the requests instead (profile tests).
  */
 export {

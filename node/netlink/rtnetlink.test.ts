@@ -237,7 +237,7 @@ describe.skipIf(!requireNetns('node/netlink'))('RtNetlink with real namespaces',
   });
 
   it('a helper that cannot run is HELPER, and the pair is removed', async () => {
-    const broken = new RtNetlink({ runHelper: spawnHelper({ script: '/nonexistent/ns-helper.mjs' }) });
+    const broken = new RtNetlink({ runHelper: spawnHelper({ script: '/nonexistent/ns-helper.cjs' }) });
     try {
       const l = await podLink();
       const err = await rejection(broken.addPodLink(l));

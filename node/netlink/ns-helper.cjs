@@ -2,18 +2,25 @@
 // `nsenter --net=...` so that its rtnetlink socket lives in a pod's network
 // namespace (Node cannot setns itself), it reads one job as JSON on stdin,
 // makes the requests, and prints one reply as JSON on stdout
-// (helper-protocol.ts has the types). Plain JavaScript importing only
+// (helper-protocol.ts has the types). Plain JavaScript requiring only
 // Node and the `netlink` package, run by a bare `node`: it starts for every
 // ADD and CHECK, so no TypeScript loader and nothing else is loaded.
-// Only the rtnetlink module: the package's index also loads genl, nl80211 and wg (twice the start-up).
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import constants from 'netlink/dist/constants.js';
-import rtnetlink from 'netlink/dist/rt/rt.js';
+// CommonJS, not ESM: Node 20's ESM loader importing the package (CommonJS) doubles the start-up.
+// Only the rtnetlink module: the package's index also loads genl, nl80211 and wg.
+'use strict';
 
-const { createRtNetlink } = rtnetlink;
-const run = promisify(execFile);
-const { FlagsNew } = constants;
+const { createRtNetlink } = require('netlink/dist/rt/rt.js');
+const { FlagsNew } = require('netlink/dist/constants.js');
+
+/** ethtool(8), loaded only when a job asks for it (most helpers start without it). */
+function run(cmd, args) {
+  const { execFile } = require('node:child_process');
+  return new Promise((resolve, reject) =>
+    execFile(cmd, args, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd}: ${stderr || err.message}`)) : resolve(stdout),
+    ),
+  );
+}
 const AF = { 4: 2, 6: 10 };
 const RT_TABLE_MAIN = 254;
 const CREATE = FlagsNew.CREATE | FlagsNew.EXCL;
@@ -163,4 +170,7 @@ async function main() {
   process.exitCode = reply.ok ? 0 : 1;
 }
 
-await main();
+main().catch((e) => {
+  process.stdout.write(`${JSON.stringify({ ok: false, step: 'helper', message: String(e?.stack ?? e) })}\n`);
+  process.exitCode = 1;
+});

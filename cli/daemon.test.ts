@@ -1,0 +1,92 @@
+/**
+ * `kovn daemon` as a process: pods from --objects, a real namespace wired by
+ * RtNetlink through its socket into a bare Open_vSwitch database (`--wait
+ * none`: no vswitchd), and its socket file gone once a signal ends it.
+ */
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stringify } from 'yaml';
+import {
+  VSWITCH_SCHEMA,
+  makeTempDir,
+  removeTempDir,
+  requireOvn,
+  runTool,
+  startOvsdbServer,
+  type OvsdbServer,
+} from '../backends/ovn/control-plane/index.ts';
+import { encodePodNetwork } from '../kube/annotations.ts';
+import { NetnsFixture, ip, requireNetns } from '../node/netlink/testing.ts';
+import { call } from '../node/daemon/testing/client.ts';
+import { network, pod } from '../node/daemon/testing/world.ts';
+import { startKovn } from './testing/index.ts';
+
+const enabled = requireOvn('kovn daemon') && requireNetns('kovn daemon');
+
+describe.skipIf(!enabled)('kovn daemon', () => {
+  let dir: string;
+  let server: OvsdbServer;
+  let fx: NetnsFixture;
+  const vsctl = async (...args: string[]) =>
+    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
+
+  beforeAll(async () => {
+    dir = await makeTempDir('clidaemon');
+    server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
+    await vsctl('init');
+    await vsctl('add-br', 'br-int');
+    fx = await NetnsFixture.create();
+  });
+  afterAll(async () => {
+    await fx?.cleanup();
+    await server?.stop();
+    if (dir !== undefined) await removeTempDir(dir);
+  });
+
+  it('serves the pods of --objects on its socket, wires a real namespace, and removes its socket when signalled', async () => {
+    const ns = await fx.netns();
+    const id = fx.linkName();
+    const objects = join(dir, 'pods.yaml');
+    await writeFile(objects, stringify(pod('web', encodePodNetwork(network(7)))));
+    const sock = join(dir, 'kovn.sock');
+    const args = [
+      'daemon',
+      '--node',
+      'n1',
+      '--socket',
+      sock,
+      '--ovs-db',
+      server.remote,
+      '--objects',
+      objects,
+      '--wait',
+      'none',
+    ];
+    const k = startKovn(args, { tmp: dir });
+    try {
+      await vi.waitFor(() => expect(k.stderr()).toMatch(/listening on/), { timeout: 30_000 });
+      expect((await stat(sock)).mode & 0o777).toBe(0o600);
+      const base = { cniVersion: '1.0.0', network: 'kovn', containerId: id, netns: ns.path, ifName: 'eth0' };
+      const req = { ...base, podName: 'web', podNamespace: 'default', provider: 'ovn' };
+      expect(await call(sock, { command: 'ADD', ...req })).toMatchObject({
+        ok: true,
+        result: { ips: [{ address: '10.16.0.7/16', gateway: '10.16.0.1' }] },
+      });
+      expect(await ip('-n', ns.name, '-br', 'addr', 'show', 'dev', 'eth0')).toMatch(/10\.16\.0\.7\/16/);
+      expect(await vsctl('list-ports', 'br-int')).toBe(`${id}_h`);
+      expect(await call(sock, { command: 'DEL', ...req })).toEqual({ ok: true });
+      expect(await vsctl('list-ports', 'br-int')).toBe('');
+    } finally {
+      k.child.kill('SIGTERM');
+      await k.exited;
+    }
+    await expect(stat(sock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('--help says where pods come from until there is an API source', async () => {
+    const k = startKovn(['daemon', '--help'], { tmp: dir });
+    await k.closed;
+    expect(k.stdout().replace(/\s+/g, ' ')).toMatch(/Until kovn has a Kubernetes API source \(issue 20\)/);
+  });
+});

@@ -30,6 +30,7 @@ import {
   setInterfaceOps,
 } from '../ovs/index.ts';
 import { type Planned, SetupError } from './errors.ts';
+import { readProfile } from './node-ovs.ts';
 import { type DatapathProfile, profileSettings } from './profile.ts';
 
 /** Kube-OVN's util.NodeNic. */
@@ -177,7 +178,7 @@ export interface NodeNicContext {
   readonly netlink: Netlink;
   /**
    * The node's datapath: on a userspace one, the veth form's ovn0 gets its tx checksum offload off.
-   * Default: what br-int's `datapath_type` in the database says (`netdev` is userspace).
+   * Default: what the database says (readProfile: br-int's `datapath_type`, `netdev` is userspace).
    */
   readonly profile?: DatapathProfile;
   /** Default br-int. */
@@ -186,8 +187,8 @@ export interface NodeNicContext {
 }
 
 function userspace(ctx: NodeNicContext): boolean {
-  if (ctx.profile !== undefined) return profileSettings(ctx.profile).userspace;
-  return ctx.vs.bridge(ctx.bridge ?? INTEGRATION_BRIDGE)?.datapath_type === 'netdev';
+  const profile = ctx.profile ?? readProfile(ctx.vs, ctx.bridge);
+  return profile !== undefined && profileSettings(profile).userspace;
 }
 
 /** The OVS port of ovn0 in this form: its name and type. */

@@ -78,3 +78,19 @@ export function nodeOvsOps(vs: Vswitch, cfg: NodeOvsConfig): Operation[] {
 export async function configureNodeOvs(vs: Vswitch, cfg: NodeOvsConfig, opts: CommitOptions = {}): Promise<void> {
   await vs.commit(nodeOvsOps(vs, cfg), opts);
 }
+
+/**
+ * The profile a node's database says it runs: br-int's `datapath_type` and
+ * the root row's `dpdk-init` / `hw-offload` (what nodeOvsOps wrote, or an
+ * operator's ovs-vsctl). For a daemon that was not told its profile: the
+ * node's own state is the answer. Undefined when br-int does not exist yet.
+ *
+ * @example readProfile(vs) // 'netdev'
+ */
+export function readProfile(vs: Vswitch, bridge: string = INTEGRATION_BRIDGE): DatapathProfile | undefined {
+  const br = vs.bridge(bridge);
+  if (br === undefined) return undefined;
+  const other = vs.root().other_config;
+  if (br.datapath_type === 'netdev') return other['dpdk-init'] === 'true' ? 'dpdk' : 'netdev';
+  return other['hw-offload'] === 'true' ? 'hw-offload' : 'system';
+}

@@ -18,6 +18,7 @@ import type { Netlink } from '../netlink/types.ts';
 import { Vswitch, findPort } from '../ovs/index.ts';
 import { configureNodeOvs } from './node-ovs.ts';
 import { ensureNodeNic, planNodeNic, removeNodeNic, type NodeNicInput, type NodeNicPlan } from './node-nic.ts';
+import { RecordingNetlink as NetlinkRecorder } from '../netlink/recording.ts';
 import { RecordingNetlink } from './testing/recording-netlink.ts';
 
 const annotations = encodeNodeNetwork({
@@ -131,6 +132,10 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
   });
 });
 
+/**
+ * The veth form's requests go through node/netlink's recorder (it checks them as RtNetlink does);
+ * the internal form's configureHostLink, an optional request that recorder lacks, through ours.
+ */
 describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a real conf.db', () => {
   let dir: string | undefined;
   let server: OvsdbServer;
@@ -204,7 +209,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   });
 
   it('veth (lab): ovn0 inside the node namespace, tx checksum off on netdev, its peer a br-int port with the node iface-id', async () => {
-    const nl = new RecordingNetlink();
+    const nl = new NetlinkRecorder();
     const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
     await ensureNodeNic({ vs, netlink: nl, profile: 'netdev' }, plan, form);
     expect(nl.requests).toEqual([
@@ -235,7 +240,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     expect(await vsctl('list-ports', 'br-int')).toBe('');
     expect(await removeNodeNic({ vs, netlink: nl, profile: 'system' }, form)).toBe(false);
     // On the kernel datapath the offload stays on.
-    const kernel = new RecordingNetlink();
+    const kernel = new NetlinkRecorder();
     await ensureNodeNic({ vs, netlink: kernel, profile: 'system' }, plan, form);
     expect(kernel.requests[1]).toMatchObject({ op: 'addPodLink', link: { ifName: 'ovn0' } });
     expect(kernel.requests[1]).not.toHaveProperty('link.txChecksumOff');
@@ -245,7 +250,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   it('veth without a profile: the datapath is br-int’s datapath_type in the database', async () => {
     const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
     const linkOf = async () => {
-      const nl = new RecordingNetlink();
+      const nl = new NetlinkRecorder();
       await ensureNodeNic({ vs, netlink: nl }, plan, form);
       await removeNodeNic({ vs, netlink: nl }, form);
       return nl.requests[1];

@@ -23,6 +23,7 @@ import { configureNodeOvs } from './node-ovs.ts';
 import { type PodPort, type PodPortRequest, decidePodPort, plumbPodPort, unplumbPodPort } from './pod-port.ts';
 import type { DatapathProfile } from './profile.ts';
 import { addFakeNic } from './testing/fake-sysfs.ts';
+import { RecordingNetlink as NetlinkRecorder } from '../netlink/recording.ts';
 import { RecordingNetlink } from './testing/recording-netlink.ts';
 
 const link: PodLink = {
@@ -154,7 +155,7 @@ describe.skipIf(!requireOvn('node/setup'))('plumbPodPort / unplumbPodPort: rows 
 
   it('kernel (system): the veth pair, then its host end on br-int with the iface-id; undone in reverse', async () => {
     await configureNodeOvs(vs, { systemId: 'n1', ovnRemote: 'unix:/x', encapIp: '127.0.0.1', profile: 'system' });
-    const nl = new RecordingNetlink();
+    const nl = new NetlinkRecorder();
     const p = await decided({ profile: 'system' });
     await plumbPodPort({ vs, netlink: nl }, p);
     expect(nl.requests).toEqual([{ op: 'addPodLink', link }]);

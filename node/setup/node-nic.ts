@@ -255,7 +255,11 @@ function nodeNicPortOps(ctx: NodeNicContext, plan: NodeNicPlan, port: { name: st
   ];
 }
 
-/** Removes ovn0 in that form (its port, and in the veth form the pair); false when there was nothing. */
+/**
+ * Removes ovn0 in that form (its port, and in the veth form the pair); false when there was nothing.
+ *
+ * @example await removeNodeNic({ vs, netlink }, { kind: 'veth', netns: '/run/netns/lab-n1', hostIfName: 'n1-ovn0' }) // true
+ */
 export async function removeNodeNic(ctx: NodeNicContext, form: NodeNicForm, name: string = NODE_NIC): Promise<boolean> {
   const port = form.kind === 'internal' ? name : form.hostIfName;
   const hadPort = await deletePort(ctx.vs, port, ctx.commit);

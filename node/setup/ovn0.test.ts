@@ -224,7 +224,7 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
         internalIps: [n.internal],
       });
       if (!plan.ok) throw new Error(plan.issue.message);
-      const ctx = { vs: vs!, netlink: netlink, profile: 'netdev', commit: { waitApplied: true } } as const;
+      const ctx = { vs: vs!, netlink, profile: 'netdev', commit: { waitApplied: true } } as const;
       await ensureNodeNic(ctx, plan.value, form);
       await waitInstalled(vs!, [form.kind === 'veth' ? form.hostIfName : 'ovn0', `p1h${process.pid}`], {
         timeoutMs: 60_000,

@@ -128,6 +128,8 @@ export async function plumbPodPort(ctx: PlumbContext, p: PodPort, extraOps: read
  * Undoes plumbPodPort; idempotent (a port or link already gone is skipped).
  * A VF goes back to the host namespace under its netdev name, its
  * representor down (a VF outlives its pod; a veth does not).
+ *
+ * @example await unplumbPodPort({ vs, netlink }, decided.value) // again: nothing left to do, no error
  */
 export async function unplumbPodPort(ctx: PlumbContext, p: PodPort): Promise<void> {
   if (p.kind === 'vf' && (await ctx.netlink.listLinks((n) => n === p.port.name)).length > 0)

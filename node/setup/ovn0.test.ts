@@ -6,8 +6,9 @@
  * ovn-nbctl, a pod namespace plumbed by node/setup (decidePodPort +
  * plumbPodPort, netdev profile), and two nodes: node1 a namespace of its
  * own with ovn0 at the end of a veth (the lab), node2 the host namespace with
- * ovn0 an OVS internal port (a real node). Each reaches the pod through OVN
- * by ICMP and TCP from its InternalIP, as Kube-OVN's node → pod traffic does.
+ * ovn0 an OVS internal port (a real node). Dual stack: each reaches the pod
+ * through OVN by ICMP and TCP over both families from its InternalIPs, as
+ * Kube-OVN's node → pod traffic does.
  *
  * The namespaces' side is node/netlink's RtNetlink (see ChassisNetlink).
  */
@@ -47,9 +48,25 @@ const NODE = `${tag}-n`;
 const POD = `${tag}-p`;
 /** node1 is a namespace of its own (the lab); node2's host network is the namespace vswitchd runs in. */
 const NODES = [
-  { name: 'node1', ns: NODE, join: '100.64.0.2', mac: '0a:58:64:40:00:02', internal: '172.18.0.2' },
-  { name: 'node2', ns: HOST, join: '100.64.0.3', mac: '0a:58:64:40:00:03', internal: '172.18.0.3' },
+  {
+    name: 'node1',
+    ns: NODE,
+    join: ['100.64.0.2', 'fd00:100:64::2'],
+    mac: '0a:58:64:40:00:02',
+    internal: ['172.18.0.2', 'fd00:172:18::2'],
+  },
+  {
+    name: 'node2',
+    ns: HOST,
+    join: ['100.64.0.3', 'fd00:100:64::3'],
+    mac: '0a:58:64:40:00:03',
+    internal: ['172.18.0.3', 'fd00:172:18::3'],
+  },
 ] as const;
+/** Dual stack, as Kube-OVN's defaults (join 100.64.0.0/16, ovn-default 10.16.0.0/16) with an IPv6 half. */
+const JOIN = { cidrs: ['100.64.0.0/16', 'fd00:100:64::/112'], gateways: ['100.64.0.1', 'fd00:100:64::1'] };
+const POD_IPS = ['10.16.0.5', 'fd00:10:16::5'];
+const SERVICE_CIDRS = ['10.96.0.0/12', 'fd00:10:96::/112'];
 
 /**
  * node/netlink's RtNetlink for everything inside the node's and the pod's namespaces; its host
@@ -66,7 +83,8 @@ class ChassisNetlink implements Netlink {
     await ip('-n', this.hostNs, 'link', 'set', l.hostIfName, 'up');
   }
   async configureHostLink(c: HostLinkConfig): Promise<void> {
-    for (const a of c.addresses ?? []) await ip('-n', this.hostNs, 'addr', 'add', a, 'dev', c.name);
+    for (const a of c.addresses ?? [])
+      await ip('-n', this.hostNs, 'addr', 'add', a, 'dev', c.name, ...(a.includes(':') ? ['nodad'] : []));
     if (c.up) await ip('-n', this.hostNs, 'link', 'set', c.name, 'up');
     for (const r of c.routes ?? []) await ip('-n', this.hostNs, 'route', 'add', ...routeArgs(r), 'dev', c.name);
   }
@@ -136,8 +154,22 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
       await controller.start();
       // Kube-OVN's topology: the cluster router, the join switch with the node's port, the default subnet with a pod.
       await nbctl('lr-add', 'ovn-cluster');
-      await nbctl('lrp-add', 'ovn-cluster', 'ovn-cluster-join', '0a:58:64:40:00:01', '100.64.0.1/16');
-      await nbctl('lrp-add', 'ovn-cluster', 'ovn-cluster-ovn-default', '0a:58:0a:10:00:01', '10.16.0.1/16');
+      await nbctl(
+        'lrp-add',
+        'ovn-cluster',
+        'ovn-cluster-join',
+        '0a:58:64:40:00:01',
+        '100.64.0.1/16',
+        'fd00:100:64::1/112',
+      );
+      await nbctl(
+        'lrp-add',
+        'ovn-cluster',
+        'ovn-cluster-ovn-default',
+        '0a:58:0a:10:00:01',
+        '10.16.0.1/16',
+        'fd00:10:16::1/112',
+      );
       for (const [ls, lrp] of [
         ['join', 'ovn-cluster-join'],
         ['ovn-default', 'ovn-cluster-ovn-default'],
@@ -149,6 +181,7 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
       }
       // The default VPC's default route via the join gateway (the controller's), which the policies below refine.
       await nbctl('lr-route-add', 'ovn-cluster', '0.0.0.0/0', '100.64.0.1');
+      await nbctl('lr-route-add', 'ovn-cluster', '::/0', 'fd00:100:64::1');
       // Each node's join port, and the policy sending replies to its InternalIP back through its ovn0 (the controller's at 30000).
       for (const n of NODES) {
         await nbctl(
@@ -158,12 +191,20 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
           '--',
           'lsp-set-addresses',
           `node-${n.name}`,
-          `${n.mac} ${n.join}`,
+          `${n.mac} ${n.join.join(' ')}`,
         );
-        await nbctl('lr-policy-add', 'ovn-cluster', '30000', `ip4.dst == ${n.internal}`, 'reroute', n.join);
+        for (const [i, family] of ['ip4', 'ip6'].entries())
+          await nbctl(
+            'lr-policy-add',
+            'ovn-cluster',
+            '30000',
+            `${family}.dst == ${n.internal[i]}`,
+            'reroute',
+            n.join[i]!,
+          );
       }
       await nbctl('lsp-add', 'ovn-default', 'pod1.default');
-      await nbctl('lsp-set-addresses', 'pod1.default', '0a:58:0a:10:00:05 10.16.0.5');
+      await nbctl('lsp-set-addresses', 'pod1.default', `0a:58:0a:10:00:05 ${POD_IPS.join(' ')}`);
       // The pod, as the daemon plumbs it on this profile.
       const pod = await decidePodPort({
         profile: 'netdev',
@@ -173,8 +214,11 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
           ifName: 'eth0',
           mac: '0a:58:0a:10:00:05',
           mtu: 1400,
-          addresses: ['10.16.0.5/16'],
-          routes: [{ dst: 'default', gw: '10.16.0.1' }],
+          addresses: ['10.16.0.5/16', 'fd00:10:16::5/112'],
+          routes: [
+            { dst: 'default', gw: '10.16.0.1' },
+            { dst: 'default', gw: 'fd00:10:16::1' },
+          ],
         },
         port: { name: `p1h${process.pid}`, ifaceId: 'pod1.default' },
       });
@@ -203,25 +247,25 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
     /** The node's host network gets its InternalIP, then ovn0 in the given form. */
     async function setUpNode(n: (typeof NODES)[number], form: NodeNicForm): Promise<void> {
       // On lo: no dummy module here, and a local address is all a preferred source needs.
-      await ip('-n', n.ns, 'addr', 'add', `${n.internal}/32`, 'dev', 'lo');
+      await ip('-n', n.ns, 'addr', 'add', `${n.internal[0]}/32`, 'dev', 'lo');
+      await ip('-n', n.ns, 'addr', 'add', `${n.internal[1]}/128`, 'dev', 'lo', 'nodad');
       await ip('-n', n.ns, 'link', 'set', 'lo', 'up');
       const plan = planNodeNic({
         node: n.name,
         annotations: encodeNodeNetwork({
-          ips: [n.join],
+          ips: n.join,
           mac: n.mac,
-          cidrs: ['100.64.0.0/16'],
-          gateways: ['100.64.0.1'],
+          ...JOIN,
           logicalSwitch: 'join',
           portName: `node-${n.name}`,
         }),
         mtu: 1400,
         subnets: [
-          { name: 'join', cidrBlock: '100.64.0.0/16', vpc: 'ovn-cluster', provider: 'ovn' },
-          { name: 'ovn-default', cidrBlock: '10.16.0.0/16', vpc: 'ovn-cluster', provider: 'ovn' },
+          { name: 'join', cidrBlock: JOIN.cidrs.join(','), vpc: 'ovn-cluster', provider: 'ovn' },
+          { name: 'ovn-default', cidrBlock: '10.16.0.0/16,fd00:10:16::/112', vpc: 'ovn-cluster', provider: 'ovn' },
         ],
-        serviceCidrs: ['10.96.0.0/12'],
-        internalIps: [n.internal],
+        serviceCidrs: SERVICE_CIDRS,
+        internalIps: n.internal,
       });
       if (!plan.ok) throw new Error(plan.issue.message);
       const ctx = { vs: vs!, netlink, profile: 'netdev', commit: { waitApplied: true } } as const;
@@ -230,26 +274,33 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
         timeoutMs: 60_000,
       });
       await nbctl('--wait=hv', 'sync');
-      const routes = JSON.parse(await ip('-n', n.ns, '-j', 'route', 'show', 'dev', 'ovn0'));
-      expect(routes).toEqual(
-        expect.arrayContaining([
-          expect.objectContaining({ dst: '10.16.0.0/16', gateway: '100.64.0.1', prefsrc: n.internal }),
-          expect.objectContaining({ dst: '10.96.0.0/12', gateway: '100.64.0.1', prefsrc: n.internal }),
-        ]),
-      );
+      for (const [i, family] of ['-4', '-6'].entries()) {
+        const routes = JSON.parse(await ip('-n', n.ns, '-j', family, 'route', 'show', 'dev', 'ovn0'));
+        const gateway = JOIN.gateways[i];
+        expect(routes).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ dst: ['10.16.0.0/16', 'fd00:10:16::/112'][i], gateway, prefsrc: n.internal[i] }),
+            expect.objectContaining({ dst: SERVICE_CIDRS[i], gateway, prefsrc: n.internal[i] }),
+          ]),
+        );
+      }
     }
 
-    /** Ping, then 100 kB over TCP; the pod answers with the count and the source it saw. */
-    async function reachPod(ns: string): Promise<string> {
-      await run('ip', ['netns', 'exec', ns, 'ping', '-c', '1', '-W', '5', '10.16.0.5']);
-      return (await run('ip', ['netns', 'exec', ns, process.execPath, '-e', CLIENT])).stdout.trim();
+    /** Per family: ping, then 100 kB over TCP; the pod answers with the count and the source it saw. */
+    async function reachPod(ns: string): Promise<string[]> {
+      const out: string[] = [];
+      for (const podIp of POD_IPS) {
+        await run('ip', ['netns', 'exec', ns, 'ping', '-c', '1', '-W', '5', podIp]);
+        out.push((await run('ip', ['netns', 'exec', ns, process.execPath, '-e', CLIENT, podIp])).stdout.trim());
+      }
+      return out;
     }
 
     it('veth form (the lab): the node namespace reaches the pod from its InternalIP', async () => {
       const n = NODES[0];
       await setUpNode(n, { kind: 'veth', netns: `/run/netns/${n.ns}`, hostIfName: `n1o${process.pid}` });
       // No NAT between node and pod; the reply to the InternalIP came back through the policy and ovn0.
-      expect(await reachPod(n.ns)).toBe('echoed 100000 from 172.18.0.2');
+      expect(await reachPod(n.ns)).toEqual(['echoed 100000 from 172.18.0.2', 'echoed 100000 from fd00:172:18::2']);
     }, 120_000);
 
     it('internal form (a real node): vswitchd’s ovn0 in the host namespace, same path', async () => {
@@ -257,15 +308,17 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
       await setUpNode(n, { kind: 'internal' });
       const link = JSON.parse(await ip('-n', HOST, '-j', 'link', 'show', 'ovn0'))[0];
       expect(link).toMatchObject({ address: n.mac, mtu: 1400 });
-      expect(await reachPod(n.ns)).toBe('echoed 100000 from 172.18.0.3');
+      expect(await reachPod(n.ns)).toEqual(['echoed 100000 from 172.18.0.3', 'echoed 100000 from fd00:172:18::3']);
     }, 120_000);
   },
 );
 
-/** Answers a connection with the byte count it sent and the peer address it came from. */
-const SERVER = `require('net').createServer((s) => { let n = 0; s.on('data', (b) => { n += b.length; });
-  s.on('end', () => s.end('echoed ' + n + ' from ' + s.remoteAddress)); }).listen(8080, '10.16.0.5', () => console.log('ready'));`;
+/** Answers a connection, on each of the pod's addresses, with the byte count it sent and the peer address it came from. */
+const SERVER = `const serve = (ip, then) => require('net').createServer((s) => { let n = 0; s.on('data', (b) => { n += b.length; });
+  s.on('end', () => s.end('echoed ' + n + ' from ' + s.remoteAddress)); }).listen(8080, ip, then);
+  serve('${POD_IPS[0]}', () => serve('${POD_IPS[1]}', () => console.log('ready')));`;
 
-const CLIENT = `const s = require('net').connect(8080, '10.16.0.5', () => s.end(Buffer.alloc(1e5)));
+/** Sends 100 kB to the pod address given as its argument and prints the answer. */
+const CLIENT = `const s = require('net').connect(8080, process.argv[1], () => s.end(Buffer.alloc(1e5)));
   let out = ''; s.on('data', (b) => { out += b; }); s.on('close', () => { console.log(out); process.exit(0); });
   s.setTimeout(20000, () => { console.log('timeout'); process.exit(0); }); s.on('error', (e) => console.log(e.code));`;

@@ -75,6 +75,7 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
         { dst: '10.96.0.0/12', gw: '100.64.0.1', src: '172.18.0.2' },
         { dst: 'fd00:10:96::/112', gw: 'fd00:100:64::1' },
       ],
+      unrouted: [],
       externalIds: { ip: '100.64.0.2,fd00:100:64::2' },
     });
   });
@@ -92,7 +93,7 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
     expect(planned({ ...input, annotations: rest }).ifaceId).toBe('node-node1');
   });
 
-  it('a single-stack node routes only what its gateway family reaches, and fails typed on a missing gateway', () => {
+  it('a v4-only join routes the v4 CIDRs and reports the v6 ones; a join family without a gateway fails typed', () => {
     const v4 = encodeNodeNetwork({
       ips: ['100.64.0.3'],
       mac: '0a:58:64:40:00:03',
@@ -108,11 +109,25 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
       subnets: [subnet('ovn-default', '10.16.0.0/16')],
       serviceCidrs: ['10.96.0.0/12'],
     });
-    expect(p).toMatchObject({ ok: true, value: { addresses: ['100.64.0.3/16'] } });
-    const dual = planNodeNic({ ...input, annotations: v4 });
-    expect(dual).toMatchObject({
+    expect(p).toMatchObject({ ok: true, value: { addresses: ['100.64.0.3/16'], unrouted: [] } });
+    // Dual-stack subnets and services beside a v4-only join: ovn0 carries IPv4 only, the rest is said, not dropped silently.
+    const dual = planned({ ...input, annotations: v4 });
+    expect(dual.routes.map((r) => r.dst)).toEqual(['10.16.0.0/16', '10.50.0.0/16', '10.96.0.0/12']);
+    expect(dual.unrouted).toEqual([
+      // The join subnet's own v6 CIDR too: this node has no address in it.
+      { dst: 'fd00:100:64::/112', reason: 'the node has no IPv6 join address' },
+      { dst: 'fd00:10:16::/112', reason: 'the node has no IPv6 join address' },
+      { dst: 'fd00:10:96::/112', reason: 'the node has no IPv6 join address' },
+    ]);
+    // A v6 join address without a v6 gateway: the routes of that family have no next hop.
+    const noGw6 = planNodeNic({ ...input, annotations: { ...annotations, 'ovn.kubernetes.io/gateway': '100.64.0.1' } });
+    expect(noGw6).toMatchObject({
       ok: false,
-      issue: { code: 'no-node-network', path: 'metadata.annotations[ovn.kubernetes.io/gateway]' },
+      issue: {
+        code: 'no-node-network',
+        path: 'metadata.annotations[ovn.kubernetes.io/gateway]',
+        message: 'no IPv6 join gateway for fd00:10:16::/112',
+      },
     });
   });
 

@@ -75,11 +75,14 @@ export interface NodeNicPlan {
   readonly addresses: readonly string[];
   /** Pod and service CIDRs via the join gateway of their family (the join CIDR itself is on-link). */
   readonly routes: readonly NodeRoute[];
+  /**
+   * CIDRs not routed, and why: those of a family the node has no join address of (ovn0 cannot
+   * carry that family; e.g. dual-stack pod subnets beside a v4-only join subnet).
+   */
+  readonly unrouted: readonly { readonly dst: string; readonly reason: string }[];
   /** What Kube-OVN records on the interface: `ip` (the join addresses, comma separated). */
   readonly externalIds: Readonly<Record<string, string>>;
 }
-
-const family = (c: CIDR | { family: 4 | 6 }) => c.family;
 
 /**
  * ovn0 as the Node's annotations and the cluster's subnets describe it.
@@ -94,7 +97,7 @@ export function planNodeNic(input: NodeNicInput): Planned<NodeNicPlan> {
   const d = decodeNodeNetwork(input.annotations);
   if (!d.ok) return { ok: false, issue: { ...d.issue, code: 'no-node-network' } };
   const net = d.value;
-  const key = (k: 'mac_address' | 'cidr' | 'gateway') => `metadata.annotations[${annotationKey(OVN_PROVIDER, k)}]`;
+  const key = (k: 'mac_address' | 'cidr') => `metadata.annotations[${annotationKey(OVN_PROVIDER, k)}]`;
   if (net.mac === undefined) return noNetwork(key('mac_address'), 'the join port has no MAC');
   const joinCidrs = net.cidrs.map((c) => tryParseCIDR(c));
   const addresses: string[] = [];
@@ -104,19 +107,8 @@ export function planNodeNic(input: NodeNicInput): Planned<NodeNicPlan> {
     if (cidr === undefined) return noNetwork(key('cidr'), `no join CIDR contains ${ip}`);
     addresses.push(`${ip}/${cidr.prefix}`);
   }
-  const gateways = net.gateways.map((g) => tryParseIP(g));
-  const gwOf = (f: 4 | 6) => net.gateways[gateways.findIndex((g) => g !== undefined && family(g) === f)];
-  const internal = (input.internalIps ?? []).flatMap((a) => {
-    const parsed = tryParseIP(a);
-    return parsed === undefined ? [] : [{ text: a, family: parsed.family }];
-  });
-  const routes: NodeRoute[] = [];
-  for (const dst of routedCidrs(input, joinCidrs)) {
-    const gw = gwOf(dst.family);
-    if (gw === undefined) return noNetwork(key('gateway'), `no IPv${dst.family} join gateway for ${formatCIDR(dst)}`);
-    const src = internal.find((a) => a.family === dst.family)?.text;
-    routes.push({ dst: formatCIDR(dst), gw, ...(src === undefined ? {} : { src }) });
-  }
+  const routed = planRoutes(input, net, joinCidrs);
+  if (!routed.ok) return routed;
   const portName = input.annotations[annotationKey(OVN_PROVIDER, 'port_name')];
   return {
     ok: true,
@@ -126,10 +118,40 @@ export function planNodeNic(input: NodeNicInput): Planned<NodeNicPlan> {
       mac: net.mac,
       mtu: input.mtu,
       addresses,
-      routes,
+      ...routed.value,
       externalIds: { ip: net.ips.join(',') },
     },
   };
+}
+
+/** Each routed CIDR via the join gateway of its family, from the node's InternalIP of it; other families reported. */
+function planRoutes(
+  input: NodeNicInput,
+  net: { readonly ips: readonly string[]; readonly gateways: readonly string[] },
+  joinCidrs: readonly (CIDR | undefined)[],
+): Planned<Pick<NodeNicPlan, 'routes' | 'unrouted'>> {
+  const familyOf = (texts: readonly string[]) =>
+    texts.flatMap((t) => {
+      const ip = tryParseIP(t.trim());
+      return ip === undefined ? [] : [{ text: t.trim(), family: ip.family }];
+    });
+  const joined = new Set(familyOf(net.ips).map((a) => a.family));
+  const gateways = familyOf(net.gateways);
+  const internal = familyOf(input.internalIps ?? []);
+  const routes: NodeRoute[] = [];
+  const unrouted: { dst: string; reason: string }[] = [];
+  for (const dst of routedCidrs(input, joinCidrs)) {
+    if (!joined.has(dst.family)) {
+      unrouted.push({ dst: formatCIDR(dst), reason: `the node has no IPv${dst.family} join address` });
+      continue;
+    }
+    const gw = gateways.find((g) => g.family === dst.family)?.text;
+    const path = `metadata.annotations[${annotationKey(OVN_PROVIDER, 'gateway')}]`;
+    if (gw === undefined) return noNetwork(path, `no IPv${dst.family} join gateway for ${formatCIDR(dst)}`);
+    const src = internal.find((a) => a.family === dst.family)?.text;
+    routes.push({ dst: formatCIDR(dst), gw, ...(src === undefined ? {} : { src }) });
+  }
+  return { ok: true, value: { routes, unrouted } };
 }
 
 function noNetwork(path: string, message: string): Planned<never> {

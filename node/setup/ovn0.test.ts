@@ -67,6 +67,8 @@ const NODES = [
 const JOIN = { cidrs: ['100.64.0.0/16', 'fd00:100:64::/112'], gateways: ['100.64.0.1', 'fd00:100:64::1'] };
 const POD_IPS = ['10.16.0.5', 'fd00:10:16::5'];
 const SERVICE_CIDRS = ['10.96.0.0/12', 'fd00:10:96::/112'];
+/** A Service's cluster IPs (port 80 → the pod's 8080), on the join switch's load balancers as on every switch. */
+const SERVICE_IPS = ['10.96.0.10', 'fd00:10:96::10'];
 
 /**
  * node/netlink's RtNetlink for everything inside the node's and the pod's namespaces; its host
@@ -203,6 +205,11 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
             n.join[i]!,
           );
       }
+      for (const [i, vip] of SERVICE_IPS.entries()) {
+        const [v, b] = i === 0 ? [`${vip}:80`, `${POD_IPS[i]}:8080`] : [`[${vip}]:80`, `[${POD_IPS[i]}]:8080`];
+        await nbctl('lb-add', `svc-v${i === 0 ? 4 : 6}`, v, b, 'tcp');
+        for (const ls of ['join', 'ovn-default']) await nbctl('ls-lb-add', ls, `svc-v${i === 0 ? 4 : 6}`);
+      }
       await nbctl('lsp-add', 'ovn-default', 'pod1.default');
       await nbctl('lsp-set-addresses', 'pod1.default', `0a:58:0a:10:00:05 ${POD_IPS.join(' ')}`);
       // The pod, as the daemon plumbs it on this profile.
@@ -291,24 +298,39 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
       const out: string[] = [];
       for (const podIp of POD_IPS) {
         await run('ip', ['netns', 'exec', ns, 'ping', '-c', '1', '-W', '5', podIp]);
-        out.push((await run('ip', ['netns', 'exec', ns, process.execPath, '-e', CLIENT, podIp])).stdout.trim());
+        out.push(await tcp(ns, podIp, 8080));
       }
       return out;
     }
 
-    it('veth form (the lab): the node namespace reaches the pod from its InternalIP', async () => {
+    /** Per family: 100 kB to the Service's cluster IP, port 80 (the service CIDR route, the join switch's LB). */
+    async function reachService(ns: string): Promise<string[]> {
+      const out: string[] = [];
+      for (const vip of SERVICE_IPS) out.push(await tcp(ns, vip, 80));
+      return out;
+    }
+
+    async function tcp(ns: string, address: string, port: number): Promise<string> {
+      return (await run('ip', ['netns', 'exec', ns, process.execPath, '-e', CLIENT, address, `${port}`])).stdout.trim();
+    }
+
+    it('veth form (the lab): the node namespace reaches the pod and its Service from its InternalIP', async () => {
       const n = NODES[0];
       await setUpNode(n, { kind: 'veth', netns: `/run/netns/${n.ns}`, hostIfName: `n1o${process.pid}` });
       // No NAT between node and pod; the reply to the InternalIP came back through the policy and ovn0.
-      expect(await reachPod(n.ns)).toEqual(['echoed 100000 from 172.18.0.2', 'echoed 100000 from fd00:172:18::2']);
+      const seen = ['echoed 100000 from 172.18.0.2', 'echoed 100000 from fd00:172:18::2'];
+      expect(await reachPod(n.ns)).toEqual(seen);
+      expect(await reachService(n.ns)).toEqual(seen);
     }, 120_000);
 
-    it('internal form (a real node): vswitchd’s ovn0 in the host namespace, same path', async () => {
+    it('internal form (a real node): vswitchd’s ovn0 in the host namespace, same paths', async () => {
       const n = NODES[1];
       await setUpNode(n, { kind: 'internal' });
       const link = JSON.parse(await ip('-n', HOST, '-j', 'link', 'show', 'ovn0'))[0];
       expect(link).toMatchObject({ address: n.mac, mtu: 1400 });
-      expect(await reachPod(n.ns)).toEqual(['echoed 100000 from 172.18.0.3', 'echoed 100000 from fd00:172:18::3']);
+      const seen = ['echoed 100000 from 172.18.0.3', 'echoed 100000 from fd00:172:18::3'];
+      expect(await reachPod(n.ns)).toEqual(seen);
+      expect(await reachService(n.ns)).toEqual(seen);
     }, 120_000);
   },
 );
@@ -318,7 +340,7 @@ const SERVER = `const serve = (ip, then) => require('net').createServer((s) => {
   s.on('end', () => s.end('echoed ' + n + ' from ' + s.remoteAddress)); }).listen(8080, ip, then);
   serve('${POD_IPS[0]}', () => serve('${POD_IPS[1]}', () => console.log('ready')));`;
 
-/** Sends 100 kB to the pod address given as its argument and prints the answer. */
-const CLIENT = `const s = require('net').connect(8080, process.argv[1], () => s.end(Buffer.alloc(1e5)));
+/** Sends 100 kB to the address and port given as its arguments and prints the answer. */
+const CLIENT = `const s = require('net').connect(Number(process.argv[2]), process.argv[1], () => s.end(Buffer.alloc(1e5)));
   let out = ''; s.on('data', (b) => { out += b; }); s.on('close', () => { console.log(out); process.exit(0); });
   s.setTimeout(20000, () => { console.log('timeout'); process.exit(0); }); s.on('error', (e) => console.log(e.code));`;

@@ -172,6 +172,30 @@ describe.skipIf(!requireOvn('node/setup'))('plumbPodPort / unplumbPodPort: rows 
     expect(await vsctl('list-ports', 'br-int')).toBe('');
   });
 
+  it('a port that cannot be written leaves no link behind: the veth deleted, the representor renamed back and up', async () => {
+    const nl = new NetlinkRecorder();
+    const veth = await decided({ profile: 'system', port: { ...port, bridge: 'br-missing' } });
+    await expect(plumbPodPort({ vs, netlink: nl }, veth)).rejects.toBeDefined();
+    expect(nl.requests).toEqual([
+      { op: 'addPodLink', link },
+      { op: 'deleteLink', name: '3f2a9c0d81e4_h' },
+    ]);
+    const rec = new RecordingNetlink(['eth10', 'enp3s0f0v0']);
+    const vf = await decided({
+      profile: 'hw-offload',
+      deviceId: '0000:03:00.2',
+      port: { ...port, bridge: 'br-missing' },
+    });
+    await expect(plumbPodPort({ vs, netlink: rec }, vf)).rejects.toBeDefined();
+    expect(rec.requests).toEqual([
+      { op: 'configureHostLink', config: { name: 'eth10', rename: '3f2a9c0d81e4_h', up: false } },
+      // Kube-OVN brings it back up so that the VF is not left blackholed.
+      { op: 'configureHostLink', config: { name: '3f2a9c0d81e4_h', rename: 'eth10', up: true } },
+    ]);
+    expect([...rec.links].sort()).toEqual(['enp3s0f0v0', 'eth10']);
+    expect(await vsctl('list-ports', 'br-int')).toBe('');
+  });
+
   it('dpdk: dpdk-init on a netdev br-int; the vhost-user client port, no netlink request', async () => {
     await configureNodeOvs(vs, { systemId: 'n1', ovnRemote: 'unix:/x', encapIp: '127.0.0.1', profile: 'dpdk' });
     const nl = new RecordingNetlink();

@@ -262,6 +262,16 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     await removeNodeNic({ vs, netlink: kernel, profile: 'system' }, form);
   });
 
+  it('veth whose port cannot be written (no such bridge): the pair is deleted again', async () => {
+    const nl = new NetlinkRecorder();
+    const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
+    await expect(
+      ensureNodeNic({ vs, netlink: nl, profile: 'system', bridge: 'br-missing' }, plan, form),
+    ).rejects.toMatchObject({ code: 'no-bridge' });
+    expect(nl.requests.map((r) => r.op)).toEqual(['deleteLink', 'addPodLink', 'deleteLink']);
+    expect(nl.links()).toEqual([]);
+  });
+
   it('veth without a profile: the datapath is br-int’s datapath_type in the database', async () => {
     const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
     const linkOf = async () => {

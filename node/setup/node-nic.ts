@@ -15,6 +15,7 @@
  *   whose one end is `ovn0` inside the node's namespace and the other a
  *   br-int port with the same iface-id.
  */
+import { OvsdbTimedOutError } from '../../backends/ovn/ovsdb/index.ts';
 import { type CIDR, containsIP, formatCIDR, networkOf, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { OVN_PROVIDER, annotationKey, decodeNodeNetwork } from '../../kube/annotations.ts';
 import type { SubnetView } from '../../kube/objects/kubeovn.ts';
@@ -241,7 +242,16 @@ export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form
       ...(userspace(ctx) ? { txChecksumOff: true } : {}),
     });
   }
-  await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);
+  try {
+    await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);
+  } catch (e) {
+    // The pair goes again: a half-made ovn0 is worse than none (the next ensure makes it whole).
+    if (form.kind === 'veth') await ctx.netlink.deleteLink(form.hostIfName).catch(() => false);
+    const bridge = ctx.bridge ?? INTEGRATION_BRIDGE;
+    if (e instanceof OvsdbTimedOutError && e.opIndex === 0)
+      throw new OvsError('no-bridge', `Port ${name}: bridge ${bridge} does not exist`, { cause: e });
+    throw e;
+  }
   if (form.kind === 'internal') {
     if (ctx.netlink.configureHostLink === undefined)
       throw new SetupError('netlink-unsupported', `${plan.name}: the Netlink implementation has no configureHostLink`);

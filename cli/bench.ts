@@ -12,6 +12,7 @@ export function registerBench(program: Command): void {
   registerOvsdbBench(bench);
   registerNetlinkBench(bench);
   registerCniPluginBench(bench);
+  registerCniBench(bench);
 }
 
 function registerNetlinkBench(bench: Command): void {
@@ -40,6 +41,25 @@ function registerCniPluginBench(bench: Command): void {
     .action(async (opts: { runs?: number; cliRuns?: number; json?: boolean }) => {
       const { runCniPluginBench } = await import('../bench/cni-plugin.ts');
       printReport(await runCniPluginBench({ runs: opts.runs, cliRuns: opts.cliRuns }), opts.json ?? false);
+    });
+}
+
+function registerCniBench(bench: Command): void {
+  bench
+    .command('cni')
+    .description(
+      'the CNI path for real (root): pods wired by the plugin executable and the node daemon into ovs-vswitchd ' +
+        '(netdev) with OVN; ADD/DEL latency without the annotation wait, plugin start, pod-to-pod TCP connect',
+    )
+    .option('--pods <n>', 'pods wired (default 100)', wholeNumber('--pods', 2))
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { pods?: number; json?: boolean }) => {
+      const { runCniBench } = await import('../bench/cni.ts');
+      const progress = (line: string) => process.stderr.write(`bench cni: ${line}\n`);
+      printReport(
+        await runCniBench({ ...(opts.pods !== undefined ? { pods: opts.pods } : {}), progress }),
+        opts.json ?? false,
+      );
     });
 }
 

@@ -11,7 +11,8 @@ export function registerCni(program: Command): void {
     .description(
       'the CNI plugin (spec 1.0/1.1: ADD, DEL, CHECK, STATUS, GC, VERSION): CNI_COMMAND, CNI_CONTAINERID, ' +
         'CNI_NETNS, CNI_IFNAME, CNI_ARGS (K8S_POD_NAME, K8S_POD_NAMESPACE) from the environment, the network ' +
-        "config on stdin (`server_socket`: the daemon's socket, default /run/kovn/daemon.sock; `provider`); " +
+        "config on stdin (`server_socket`: the daemon's socket, default /run/kovn/daemon.sock; `provider`; " +
+        '`pod_namespace`: the namespace when CNI_ARGS names only the pod, as podman does); ' +
         'the result or the error on stdout. Runtimes should name the bundled executable (dist/cni/kovn, ' +
         '`tsx node/bundle/main.ts` builds it), which starts faster.',
     )

@@ -49,9 +49,13 @@ function controllerOptions(cmd: Command): Command {
   return cmd;
 }
 
-function checkBackend(backend: string): asserts backend is 'sim' | 'ovn' {
-  if (backend !== 'sim' && backend !== 'ovn')
-    throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(backend)}`);
+type BackendName = 'sim' | 'ovn' | 'lab';
+
+/** `lab` answers with real packets: `sim run` and `sim connectivity` take it; `trace` (stage by stage) does not. */
+function checkBackend(backend: string, lab = true): asserts backend is BackendName {
+  const allowed: readonly string[] = lab ? ['sim', 'ovn', 'lab'] : ['sim', 'ovn'];
+  if (!allowed.includes(backend))
+    throw new Error(`--backend: expected ${allowed.join(', ')}, got ${JSON.stringify(backend)}`);
 }
 
 /** Progress on stderr (cli/progress.ts) on the real clock; the timer shows a phase that reports nothing for a while. */
@@ -79,7 +83,7 @@ const exitCode = (strict: boolean | undefined, warnings: readonly Warning[], oth
 
 /** Runs `f` in a world of the backend, closed afterwards (on a signal, cli/lifecycle.ts ends the process). */
 async function withWorld<T>(
-  backend: 'sim' | 'ovn',
+  backend: BackendName,
   progress: (what: string) => void,
   f: (world: ProbeWorld) => Promise<T>,
 ): Promise<T> {
@@ -88,6 +92,10 @@ async function withWorld<T>(
     progress('starting a local OVN control plane');
     const { OvnWorld } = await import('../scenarios/ovn-world.ts');
     world = await OvnWorld.start();
+  } else if (backend === 'lab') {
+    progress('starting the lab: OVN control plane, ovs-vswitchd (userspace datapath), ovn-controller');
+    const { LabWorld } = await import('../scenarios/lab/index.ts');
+    world = await LabWorld.start();
   } else world = new (await import('../scenarios/run.ts')).SimWorld();
   try {
     return await f(world);
@@ -130,7 +138,7 @@ type TraceOptions = Record<string, unknown> & {
 async function traceAction(file: string, opts: TraceOptions): Promise<void> {
   const { loadScenario } = await import('../scenarios/load.ts');
   const { traceScenario, traceReportJSON } = await import('../scenarios/trace.ts');
-  checkBackend(opts.backend);
+  checkBackend(opts.backend, false);
   const probe = traceProbe(opts);
   const scenario = loadScenario(file);
   const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
@@ -178,7 +186,11 @@ function registerRun(sim: Command): void {
   const run = sim
     .command('run <scenario>')
     .description('a scenario (a YAML file or a folder) through the controller onto a backend; every probe checked')
-    .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
+    .option(
+      '--backend <backend>',
+      'sim (the simulator), ovn (a local NB/SB/northd, verdicts from ovn-trace) or lab (real packets between network namespaces; root)',
+      'sim',
+    )
     .option(
       '--json',
       'print {"backend","results":[{"step","from","to","protocol","port","expected","allowed","ok","reason"?,"unsure"?}],"warnings":[...]}',
@@ -262,7 +274,11 @@ function registerConnectivity(sim: Command): void {
       wholeNumber('--max-pairs', 1),
       DEFAULT_MAX_PAIRS,
     )
-    .option('--backend <backend>', 'sim (the simulator) or ovn (a local NB/SB/northd, verdicts from ovn-trace)', 'sim')
+    .option(
+      '--backend <backend>',
+      'sim (the simulator), ovn (a local NB/SB/northd, verdicts from ovn-trace) or lab (real packets; root)',
+      'sim',
+    )
     .option(
       '--json',
       'print {"pairs":[{"from","to","protocol","port","allowed","reason"?,"unsure"?}],"warnings":[...]}, pair by pair',

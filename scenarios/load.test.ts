@@ -101,6 +101,20 @@ spec:
     expect(failure('*nowhere').code).toBe('yaml');
   });
 
+  it('a probe may spoof its source address or MAC (UDP and ICMP only: judged by the first packet)', () => {
+    const probe = (p: string) =>
+      `apiVersion: kovn.io/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n  expect:\n  - ${p}\n`;
+    const ok = text(probe('{from: a/b, to: c/d, protocol: UDP, port: 53, allowed: false, spoof: {ip: a/v, mac: a/v}}'));
+    expect(ok.expect[0]?.spoof).toEqual({ ip: 'a/v', mac: 'a/v' });
+    const tcp = failure(probe('{from: a/b, to: c/d, protocol: TCP, port: 80, allowed: false, spoof: {ip: a/v}}'));
+    expect(tcp).toMatchObject({ field: 'spec.expect[0].spoof' });
+    expect(tcp.message).toMatch(/only UDP and ICMP probes spoof/);
+    const empty = failure(probe('{from: a/b, to: c/d, protocol: ICMP, allowed: false, spoof: {}}'));
+    expect(empty.message).toMatch(/names ip, mac or both/);
+    const unknown = failure(probe('{from: a/b, to: c/d, protocol: ICMP, allowed: false, spoof: {port: 1}}'));
+    expect(unknown).toMatchObject({ field: 'spec.expect[0].spoof.port' });
+  });
+
   it('a missing path is a read error naming it', () => {
     expect(() => loadScenario('/nonexistent/scenario.yaml')).toThrow(ScenarioLoadError);
   });

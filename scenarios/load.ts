@@ -39,6 +39,18 @@ export interface ScenarioProbe {
   /** Absent for ICMP. */
   readonly port?: number;
   readonly allowed: boolean;
+  /**
+   * Send as someone else (port security): the source address and/or MAC of
+   * another pod (`ns/pod`) or given literally. UDP and ICMP only: a spoofed
+   * probe's verdict is its first packet delivered (the reply goes to the
+   * address's owner).
+   */
+  readonly spoof?: ProbeSpoof;
+}
+
+export interface ProbeSpoof {
+  readonly ip?: string;
+  readonly mac?: string;
 }
 
 export interface ObjectRef {
@@ -79,7 +91,7 @@ const PROTOCOLS: readonly string[] = ['TCP', 'UDP', 'SCTP', 'ICMP'];
 const SCENARIO_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec'];
 const SPEC_FIELDS = ['cluster', 'expect', 'steps'];
 const CLUSTER_FIELDS = ['defaultSubnet', 'joinSubnet', 'serviceCIDR', 'nodes'];
-const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed'];
+const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed', 'spoof'];
 const STEP_FIELDS = ['apply', 'delete', 'expect'];
 
 type Path = readonly (string | number)[];
@@ -138,14 +150,28 @@ function probeOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe {
   if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol))
     ctx.fail('shape', [...path, 'protocol'], `must be one of ${PROTOCOLS.join(', ')}`);
   if (typeof v.allowed !== 'boolean') ctx.fail('shape', [...path, 'allowed'], 'must be true or false');
+  const spoof = v.spoof === undefined ? {} : { spoof: spoofOf(ctx, v.spoof, protocol, [...path, 'spoof']) };
   if (protocol === 'ICMP') {
     if (v.port !== undefined) ctx.fail('shape', [...path, 'port'], 'ICMP probes have no port');
-    return { from: v.from as string, to: v.to as string, protocol, allowed: v.allowed };
+    return { from: v.from as string, to: v.to as string, protocol, allowed: v.allowed, ...spoof };
   }
   const port = v.port;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
     ctx.fail('shape', [...path, 'port'], 'must be a port number 1..65535');
-  return { from: v.from as string, to: v.to as string, protocol: protocol as ProbeProtocol, port, allowed: v.allowed };
+  const protocolOf = protocol as ProbeProtocol;
+  return { from: v.from as string, to: v.to as string, protocol: protocolOf, port, allowed: v.allowed, ...spoof };
+}
+
+function spoofOf(ctx: DocCtx, v: unknown, protocol: string, path: Path): ProbeSpoof {
+  if (!isPlainObject(v)) ctx.fail('shape', path, 'spoof is a mapping {ip?, mac?}: ns/pod, or an address');
+  onlyFields(ctx, v, ['ip', 'mac'], path);
+  for (const f of ['ip', 'mac'] as const)
+    if (v[f] !== undefined && (typeof v[f] !== 'string' || v[f] === ''))
+      ctx.fail('shape', [...path, f], f === 'ip' ? 'must be ns/pod or an IP address' : 'must be ns/pod or a MAC');
+  if (v.ip === undefined && v.mac === undefined) ctx.fail('shape', path, 'names ip, mac or both');
+  if (protocol !== 'UDP' && protocol !== 'ICMP')
+    ctx.fail('shape', path, 'only UDP and ICMP probes spoof: the verdict is the first packet delivered');
+  return v as ProbeSpoof;
 }
 
 function probesOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe[] {

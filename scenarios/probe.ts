@@ -7,14 +7,24 @@
  * the ports that count as arriving; the answer comes from a world (the
  * simulator here, ovn-trace in scenarios/ovn-world.ts).
  */
-import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
-import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
+import { tryParseCIDR, containsCIDR, tryParseIP, tryParseMAC } from '../model/addr/index.ts';
+import {
+  familyOf,
+  icmpEcho,
+  ipDst,
+  sctpPacket,
+  tcpPacket,
+  udpPacket,
+  withFields,
+  withIPs,
+  type Packet,
+} from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import type { ScenarioProbe } from './load.ts';
+import type { ProbeSpoof, ScenarioProbe } from './load.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -128,6 +138,14 @@ export type ResolvedProbe =
       readonly targets: readonly string[];
       /** An ICMP echo to a router's own address: the echo reply must come back to `inport`. */
       readonly routerAnswers?: boolean;
+      /**
+       * Sent as someone else (the probe's `spoof`): the source address and/or
+       * MAC it carries instead of its own; the verdict is the first packet
+       * delivered (the reply goes to the address's owner).
+       */
+      readonly spoofed?: { readonly ip?: string; readonly mac?: string };
+      /** A Service probe: each target (an endpoint's port) with the port it serves on (its target port). */
+      readonly endpoints?: readonly { readonly port: string; readonly targetPort: number }[];
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -257,7 +275,37 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   const to = resolveEnd(ix, e.to, from.kind === 'pod' ? from.pod.router : undefined);
   if (to.kind === 'pending')
     return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
-  return from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
+  if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
+  const r = from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
+  return e.spoof === undefined || r.kind !== 'packet' ? r : spoofed(ix, r, e.spoof);
+}
+
+/** The probe's packet sent with another pod's (or a given) source address and/or MAC. */
+function spoofed(ix: ProbeIndex, r: ResolvedProbe & { kind: 'packet' }, spoof: ProbeSpoof): ResolvedProbe {
+  const v6 = familyOf(r.packet) === 6;
+  const ownerOf = (what: string, text: string) => {
+    const pod = ix.pods.get(text);
+    if (pod === undefined) throw new ProbeError(`spoof.${what}: no pod ${text}, and not an address`);
+    return pod;
+  };
+  const out: { ip?: string; mac?: string } = {};
+  let packet = r.packet;
+  if (spoof.ip !== undefined) {
+    const ip = tryParseIP(spoof.ip) !== undefined ? spoof.ip : ownerOf('ip', spoof.ip).ips.find((a) => isV6(a) === v6);
+    const parsed = ip === undefined ? undefined : tryParseIP(ip);
+    if (ip === undefined || parsed === undefined || (parsed.family === 6) !== v6)
+      throw new ProbeError(`spoof.ip: ${spoof.ip} has no address of the probe's family`);
+    packet = withIPs(packet, parsed.value, ipDst(packet));
+    out.ip = ip;
+  }
+  if (spoof.mac !== undefined) {
+    const mac = tryParseMAC(spoof.mac) !== undefined ? spoof.mac : ownerOf('mac', spoof.mac).mac;
+    const value = tryParseMAC(mac);
+    if (value === undefined) throw new ProbeError(`spoof.mac: ${spoof.mac} has no MAC`);
+    packet = withFields(packet, { 'eth.src': value });
+    out.mac = mac;
+  }
+  return { ...r, packet, spoofed: out };
 }
 
 type Ended<K extends End['kind']> = Extract<End, { readonly kind: K }>;
@@ -374,5 +422,6 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     inport: src.port,
     packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
     targets: [...new Set(eps.map((x) => x.port))],
+    endpoints: eps,
   };
 }

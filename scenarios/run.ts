@@ -52,7 +52,7 @@ export interface ProbeResult {
 }
 
 export interface RunResult {
-  readonly backend: 'sim' | 'ovn';
+  readonly backend: 'sim' | 'ovn' | 'lab';
   readonly results: readonly ProbeResult[];
   readonly start: StartReport;
   /**
@@ -66,9 +66,17 @@ export interface RunResult {
 /** Answers resolved probes on one backend. */
 export interface ProbeWorld {
   readonly backend: Backend;
+  /**
+   * The cluster the run's objects are in, handed over before the controller
+   * starts (a world that builds what the pods are, as the lab does, reads it).
+   */
+  attach?(cluster: MemoryCluster, settings: ControllerSettings): void;
   /** Called after each step has converged, before its probes. */
   ready(): Promise<void>;
-  answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }>;
+  /** `unsure`: what the world could not try for this probe (never counted as passing). */
+  answer(
+    r: ResolvedProbe & { kind: 'packet' },
+  ): Promise<{ allowed: boolean; reason?: string; note?: string; unsure?: string }>;
   /**
    * ovn-trace's own text for the probe's first packet and, where `answer`
    * traced one, its retransmission (worlds with real OVN; one trace each).
@@ -116,6 +124,8 @@ export class SimWorld implements ProbeWorld {
       });
       return { allowed: false, reason: explainElsewhere(traced, net.topology, went, r.targets), ...note };
     }
+    // A spoofed probe's reply goes to the address's owner: its verdict is the first packet delivered.
+    if (r.spoofed !== undefined) return { allowed: true, ...note };
     const c = probeConnection(net, {
       inport: r.inport,
       packet: r.packet,
@@ -246,6 +256,7 @@ class ScenarioRun {
     for (const o of first.objects)
       if (o.kind === 'EndpointSlice')
         this.givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
+    this.opts.world.attach?.(this.cluster, this.settings);
     this.controller = new Controller({
       cluster: this.cluster,
       backend: this.opts.world.backend,
@@ -263,7 +274,11 @@ class ScenarioRun {
     await syncSlices(this.cluster, this.givenSlices);
     await settled(controller);
     this.progress(
-      this.opts.world.backend.kind === 'sim' ? 'compiling the network' : 'waiting for northd and ovn-trace',
+      this.opts.world.backend.kind === 'sim'
+        ? 'compiling the network'
+        : this.opts.world.attach
+          ? 'waiting for northd, wiring namespaces'
+          : 'waiting for northd and ovn-trace',
     );
     await this.opts.world.ready();
   }
@@ -283,8 +298,9 @@ class ScenarioRun {
     for (const e of list) {
       if (++done % PROGRESS_EVERY === 0) this.progress(`step ${step}: probes ${done}/${total}`, { done, total });
       const r = this.resolve(ix, e, step, done - 1);
-      const v = r.kind === 'denied' ? { allowed: false, reason: r.reason } : await this.opts.world.answer(r);
-      const doubt = unsureReason(unsure, ix, e);
+      const v: { allowed: boolean; reason?: string; note?: string; unsure?: string } =
+        r.kind === 'denied' ? { allowed: false, reason: r.reason } : await this.opts.world.answer(r);
+      const doubt = unsureReason(unsure, ix, e) ?? v.unsure;
       await this.keep({
         step,
         from: e.from,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The whole test suite, as README and .ci/run give it:
-//   1. installs Debian's OVN/OVS (and iproute2, openssl, and chromium for the HTML
-//      report's browser test) when a binary is missing,
+//   1. installs Debian's OVN/OVS (and iproute2, openssl, chromium for the HTML
+//      report's browser test, and for the node agent's real-runtime tests podman
+//      with runc and a static busybox for the image) when a binary is missing,
 //   2. type-checks (tsc --noEmit) and checks format and lint (biome check),
 //   3. bundles the node/ programs that run as compiled JavaScript (the CNI
 //      plugin, dist/cni/kovn: node/bundle/entries.ts lists them), so tests
@@ -11,7 +12,7 @@
 // Options: --seed N (fast-check seed, default fixed), --runs N (cases per
 // property), anything else is passed to vitest (e.g. a path filter).
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 const NEEDED = [
@@ -26,11 +27,28 @@ const NEEDED = [
   'ovs-vswitchd',
   'ovn-controller',
   'ip',
+  'tc',
   'ethtool',
+  // The lab's ICMP probes (scenarios/lab).
+  'ping',
   'openssl',
   'chromium',
+  'podman',
+  'runc',
 ];
-const PACKAGES = ['ovn-central', 'ovn-host', 'openvswitch-switch', 'iproute2', 'ethtool', 'openssl', 'chromium'];
+const PACKAGES = [
+  'ovn-central',
+  'ovn-host',
+  'openvswitch-switch',
+  'iproute2',
+  'ethtool',
+  'iputils-ping',
+  'openssl',
+  'chromium',
+  'podman',
+  'runc',
+  'busybox-static',
+];
 
 function onPath(bin) {
   const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);
@@ -44,6 +62,21 @@ function onPath(bin) {
   });
 }
 
+// The podman test's image is /bin/busybox copied into an empty rootfs: it must be the static
+// build (busybox-static); Debian's plain busybox package is dynamically linked.
+function staticBusybox() {
+  try {
+    const b = readFileSync('/bin/busybox');
+    if (b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2) return false;
+    const phoff = Number(b.readBigUInt64LE(32));
+    const size = b.readUInt16LE(54);
+    for (let i = 0; i < b.readUInt16LE(56); i++) if (b.readUInt32LE(phoff + i * size) === 3) return false; // PT_INTERP
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function run(cmd, args, env = process.env) {
   process.stderr.write(`+ ${cmd} ${args.join(' ')}\n`);
   const r = spawnSync(cmd, args, { stdio: 'inherit', env });
@@ -53,13 +86,14 @@ function run(cmd, args, env = process.env) {
 
 function ensureOvn() {
   const missing = NEEDED.filter((b) => !onPath(b));
+  if (!staticBusybox()) missing.push('a static /bin/busybox');
   if (missing.length === 0) return;
   process.stderr.write(`missing ${missing.join(', ')}: installing ${PACKAGES.join(' ')} from Debian\n`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const apt = (args) => (sudo.length ? run('sudo', ['apt-get', ...args], env) : run('apt-get', args, env));
   if (apt(['update']) !== 0 || apt(['install', '-y', '--no-install-recommends', ...PACKAGES]) !== 0) {
-    process.stderr.write('apt-get failed; tests that need OVN will fail (KOVN_REQUIRE_OVN=1)\n');
+    process.stderr.write('apt-get failed; tests that need OVN or podman will fail (KOVN_REQUIRE_OVN=1)\n');
   }
   // Debian's postinst may start the system daemons; tests start their own in temp dirs.
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readlink, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readlink, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,10 @@ const entry = { name: 'hello', dir: 't', source: 'src/main.ts', aliases: ['hello
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'kovn-bundle-'));
   await mkdir(join(root, 'src'));
-  await writeFile(join(root, 'src/main.ts'), "import { word } from './dep.ts';\nprocess.stdout.write(word + '\\n');\n");
+  await writeFile(
+    join(root, 'src/main.ts'),
+    "import { EOL } from 'node:os';\nimport { word } from './dep.ts';\nprocess.stdout.write(word + EOL);\n",
+  );
   await writeFile(join(root, 'src/dep.ts'), "export const word: string = 'one';\n");
 });
 afterAll(async () => {
@@ -48,6 +51,30 @@ describe('node/bundle', () => {
     const other = await ensureBundled(entry, { root, node: '/usr/bin/env node' });
     expect(other.built).toBe(true);
     expect((await readFile(other.path, 'utf8')).split('\n')[0]).toBe('#!/usr/bin/env node');
+  });
+
+  it('rebuilds when the stamp was made with other build options', async () => {
+    await ensureBundled(entry, { root });
+    expect((await ensureBundled(entry, { root })).built).toBe(false);
+    const stampPath = join(root, 'dist/t/hello.stamp.json');
+    const stamp = JSON.parse(await readFile(stampPath, 'utf8'));
+    await writeFile(stampPath, JSON.stringify({ ...stamp, recipe: '{"format":"esm"}' }));
+    expect((await ensureBundled(entry, { root })).built).toBe(true);
+    expect((await ensureBundled(entry, { root })).built).toBe(false);
+  });
+
+  it('a copy runs anywhere: under a package.json of "type": "module" and under none', async () => {
+    const b = await ensureBundled(entry, { root, node: process.execPath });
+    for (const [dir, pkg] of [
+      ['esm', '{"type":"module"}'],
+      ['cjs', '{"type":"commonjs"}'],
+      ['bare', undefined],
+    ] as const) {
+      await mkdir(join(root, 'copies', dir), { recursive: true });
+      if (pkg) await writeFile(join(root, 'copies', dir, 'package.json'), pkg);
+      await copyFile(b.path, join(root, 'copies', dir, 'hello'));
+      expect(execFileSync(join(root, 'copies', dir, 'hello'), { encoding: 'utf8' }), dir).toBe('two\n');
+    }
   });
 
   it('concurrent callers in one process share one build', async () => {

@@ -3,9 +3,10 @@
  * (dist/<dir>/<name>, executable, `#!` naming the node that built them), and
  * rebuilds one only when it is stale: a stamp beside each output records
  * every input file esbuild read with its mtime and size, the esbuild version
- * and the interpreter; any difference means a rebuild. Outputs are written
- * under a temporary name and renamed, so a concurrent reader (another test
- * file, a runtime starting the plugin) sees the old file or the new, whole.
+ * and the build options (the interpreter among them); any difference means a
+ * rebuild. Outputs are written under a temporary name and renamed, so a
+ * concurrent reader (another test file, a runtime starting the plugin) sees
+ * the old file or the new, whole.
  */
 import { chmod, mkdir, readFile, readlink, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,11 +47,19 @@ export class BundleError extends Error {
 
 interface Stamp {
   readonly esbuild: string;
-  readonly node: string;
+  /** JSON of recipe(): the build options, the interpreter among them. */
+  readonly recipe: string;
   readonly source: string;
   /** Root-relative path → what it was when the output was built. */
   readonly inputs: Readonly<Record<string, { readonly mtimeMs: number; readonly size: number }>>;
 }
+
+/** Closes the banner's function and calls it with CommonJS's `require`, or one made for ES module scope. */
+const BOTH_MODULE_SYSTEMS = [
+  '}',
+  'if (typeof require === "function") kovnEntry(require);',
+  'else import("node:module").then((m) => kovnEntry(m.createRequire(process.argv[1])));',
+].join('\n');
 
 /** Builds in progress in this process, so concurrent callers share one build. */
 const inFlight = new Map<string, Promise<Bundled>>();
@@ -128,7 +137,7 @@ async function isFresh(
   } catch {
     return false;
   }
-  if (stamp.source !== want.source || stamp.node !== want.node) return false;
+  if (stamp.source !== want.source || stamp.recipe !== JSON.stringify(recipe(want.node))) return false;
   const { version } = await import('esbuild');
   if (stamp.esbuild !== version) return false;
   for (const [rel, was] of Object.entries(stamp.inputs)) {
@@ -138,19 +147,32 @@ async function isFresh(
   return true;
 }
 
+/**
+ * How an output is made, apart from its inputs: recorded in the stamp, so a
+ * change here (or of the interpreter) rebuilds every output.
+ */
+function recipe(node: string) {
+  return {
+    bundle: true,
+    platform: 'node',
+    // CommonJS: the node entry loader is the fastest to start, and needs no "type" for an extensionless file.
+    format: 'cjs',
+    target: 'node20',
+    // The body runs inside a function given `require`, so that a copy of the file under a package.json
+    // saying "type": "module" (where node loads it as ES module code, without `require`) still runs.
+    banner: { js: `#!${node}\nfunction kovnEntry(require) {` },
+    footer: { js: BOTH_MODULE_SYSTEMS },
+  } as const;
+}
+
 async function build(entry: BundleEntry, root: string, out: string, node: string): Promise<void> {
   const esbuild = await import('esbuild');
   let result: Awaited<ReturnType<typeof esbuild.build>>;
   try {
     result = await esbuild.build({
+      ...recipe(node),
       entryPoints: [join(root, entry.source)],
       absWorkingDir: root,
-      bundle: true,
-      platform: 'node',
-      // CommonJS: the node entry loader is the fastest to start, and needs no "type" for an extensionless file.
-      format: 'cjs',
-      target: 'node20',
-      banner: { js: `#!${node}` },
       metafile: true,
       write: false,
       logLevel: 'silent',
@@ -161,7 +183,8 @@ async function build(entry: BundleEntry, root: string, out: string, node: string
   const code = result.outputFiles?.[0]?.text;
   if (code === undefined) throw new BundleError(`bundling ${entry.source} produced no output`);
   try {
-    await writeOutputs(entry, root, out, code, result.metafile?.inputs ?? {}, { esbuild: esbuild.version, node });
+    const tools = { esbuild: esbuild.version, recipe: JSON.stringify(recipe(node)) };
+    await writeOutputs(entry, root, out, code, result.metafile?.inputs ?? {}, tools);
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new BundleError(`writing ${out} (from ${entry.source}) failed: ${why}`, { cause: e });
@@ -174,7 +197,7 @@ async function writeOutputs(
   out: string,
   code: string,
   metaInputs: Readonly<Record<string, unknown>>,
-  tools: { esbuild: string; node: string },
+  tools: { esbuild: string; recipe: string },
 ): Promise<void> {
   const dir = join(out, '..');
   await mkdir(dir, { recursive: true });

@@ -3,7 +3,10 @@
  * "Deriving request configuration"): decoded (code 6), checked (code 7, or 2
  * for a well-known field kovn does not act on), its `cniVersion` checked
  * against the command (code 1). Keys of Kube-OVN's plugin kept: `server_socket`
- * and `provider`.
+ * and `provider`. Ours: `pod_namespace`, the namespace of the pods this network
+ * wires when the runtime's CNI_ARGS names only the pod (podman 4.3 sends
+ * `K8S_POD_NAME=<container name>` and no K8S_POD_NAMESPACE; kubelet sends both,
+ * and then CNI_ARGS wins).
  */
 import { isAbsolute } from 'node:path';
 import { CNI_NAME } from './env.ts';
@@ -22,6 +25,8 @@ export interface NetConf {
   /** `server_socket`: the daemon's unix socket. */
   readonly serverSocket: string;
   readonly provider: string;
+  /** `pod_namespace`: the pod's namespace when CNI_ARGS has no K8S_POD_NAMESPACE. */
+  readonly podNamespace?: string;
   readonly prevResult?: CniResult;
   readonly runtimeConfig?: Readonly<Record<string, unknown>>;
   /** The config's `dns`, reported in the ADD result when the daemon gives none. */
@@ -97,6 +102,11 @@ export function checkConfig(json: Json, cniVersion: string, command: CniCommand)
   const provider = json.provider ?? DEFAULT_PROVIDER;
   if (typeof provider !== 'string' || provider === '')
     return refuse(bad('provider', `provider must be a non-empty string, got ${JSON.stringify(provider)}`));
+  const podNamespace = json.pod_namespace;
+  if (podNamespace !== undefined && (typeof podNamespace !== 'string' || podNamespace === ''))
+    return refuse(
+      bad('pod_namespace', `pod_namespace must be a non-empty string, got ${JSON.stringify(podNamespace)}`),
+    );
   if (json.runtimeConfig !== undefined && !isObject(json.runtimeConfig))
     return refuse(bad('runtimeConfig', 'runtimeConfig must be an object'));
   const dns = checkDns(json.dns, cniVersion);
@@ -111,6 +121,7 @@ export function checkConfig(json: Json, cniVersion: string, command: CniCommand)
     type: json.type as string,
     serverSocket: socket,
     provider,
+    ...(podNamespace !== undefined ? { podNamespace } : {}),
     ...(prev.value ? { prevResult: prev.value } : {}),
     ...(json.runtimeConfig !== undefined ? { runtimeConfig: json.runtimeConfig as Json } : {}),
     ...(dns.value ? { dns: dns.value } : {}),

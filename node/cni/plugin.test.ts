@@ -164,6 +164,23 @@ describe('CNI plugin: the environment (code 4)', () => {
       expect(r.calls).toEqual([]);
     });
 
+  it("takes the namespace from the config's pod_namespace when CNI_ARGS names only the pod (podman 4.3)", async () => {
+    const podman = { ...ENV, CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAME=web-0' };
+    const r = await run(podman, conf({ pod_namespace: 'team-a' }));
+    expect(r.exitCode).toBe(0);
+    expect(r.calls[0]?.req).toMatchObject({ podName: 'web-0', podNamespace: 'team-a' });
+    const withoutKey = await run(podman, conf());
+    expect(withoutKey.body).toMatchObject({ code: 4, msg: 'CNI_ARGS lacks K8S_POD_NAMESPACE' });
+    const kubelet = await run(ENV, conf({ pod_namespace: 'team-a' }));
+    expect(kubelet.calls[0]?.req.podNamespace).toBe('default');
+  });
+
+  it('refuses a pod_namespace that is not a non-empty string (code 7)', async () => {
+    const r = await run(ENV, conf({ pod_namespace: 3 }));
+    expect(r.body).toMatchObject({ code: 7 });
+    expect(r.body.msg).toContain('pod_namespace');
+  });
+
   it('takes DEL without CNI_NETNS (the namespace may be gone) and without pod names', async () => {
     const r = await run(
       { CNI_COMMAND: 'DEL', CNI_CONTAINERID: 'c0ffee', CNI_IFNAME: 'eth0' },

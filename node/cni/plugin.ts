@@ -92,7 +92,7 @@ type Built = { ok: true; value: DaemonRequest } | { ok: false; problem: CniProbl
 
 function daemonRequest(env: CniEnv, conf: NetConf): Built {
   const podName = env.args.get('K8S_POD_NAME') ?? '';
-  const podNamespace = env.args.get('K8S_POD_NAMESPACE') ?? '';
+  const podNamespace = env.args.get('K8S_POD_NAMESPACE') ?? conf.podNamespace ?? '';
   // ADD and CHECK find the pod by name; DEL, STATUS and GC can do without (the daemon knows the container).
   if ((env.command === 'ADD' || env.command === 'CHECK') && (podName === '' || podNamespace === ''))
     return {
@@ -101,7 +101,8 @@ function daemonRequest(env: CniEnv, conf: NetConf): Built {
         code: CNI_ERROR.invalidEnvironment,
         path: 'env.CNI_ARGS',
         msg: `CNI_ARGS lacks ${podName === '' ? 'K8S_POD_NAME' : 'K8S_POD_NAMESPACE'}`,
-        details: 'kovn wires a Kubernetes pod: the runtime names it in CNI_ARGS (K8S_POD_NAME, K8S_POD_NAMESPACE)',
+        details:
+          'kovn wires a Kubernetes pod: the runtime names it in CNI_ARGS (K8S_POD_NAME, K8S_POD_NAMESPACE); a runtime that names only the pod needs pod_namespace in the network config',
       },
     };
   const value: DaemonRequest = {

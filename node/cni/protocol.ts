@@ -135,6 +135,18 @@ export interface DaemonRequest {
   readonly validAttachments?: readonly CniAttachment[];
   /** The config's `runtimeConfig` (capabilities), passed through. */
   readonly runtimeConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * An offloaded pod's VF: its PCI address (Kube-OVN's config key `deviceID`, set by the SR-IOV
+   * device plugin); the daemon plugs the VF's representor (hw-offload profile).
+   */
+  readonly deviceId?: string;
+  /**
+   * A DPDK pod's vhost-user socket (Kube-OVN's config keys `vhost_user_socket_volume_name` and
+   * `vhost_user_socket_name`): the daemon's port serves
+   * `<vhost socket dir>/<pod uid>/<volume name>/<socket name>` (dpdk profile).
+   */
+  readonly vhostUserSocketVolumeName?: string;
+  readonly vhostUserSocketName?: string;
 }
 
 export type DaemonResponse =

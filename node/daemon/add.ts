@@ -2,8 +2,8 @@
  * CNI ADD, step by step as Kube-OVN's cniserver does it (pkg/daemon
  * handler.go handleAdd, ovs_linux.go configureNic): wait for the pod's
  * annotations, make the veth pair with the pod end addressed and routed
- * (transmit checksum offload off on a netdev br-int, offload.ts), plug the
- * host end into br-int with the iface-id and the external_ids,
+ * (or the port the datapath profile gives instead, plumb.ts; transmit
+ * checksum offload off on a userspace datapath, offload.ts), plug the host end into br-int with the iface-id and the external_ids,
  * apply the bandwidth limits, wait for ovn-controller's ovn-installed, and
  * answer the CNI result. A failure after the veth exists undoes what was
  * done, so a failed ADD leaves nothing behind.
@@ -11,12 +11,13 @@
 import { type PodNetworkRead, decodePodNetwork, annotationKey } from '../../kube/annotations.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import { CNI_ERROR, type CniResult, type DaemonRequest } from '../cni/protocol.ts';
-import { NetlinkError, type PodLink } from '../netlink/types.ts';
-import { addPortOps, podPortSpec, waitInstalled, type PortSpec } from '../ovs/index.ts';
+import type { PodLink } from '../netlink/types.ts';
+import { podPortSpec, waitInstalled, type PortSpec } from '../ovs/index.ts';
 import type { AgentContext } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { findAttachment } from './attachments.ts';
 import { KOVN_IDS, hostNicName } from './names.ts';
+import { decide, plumb, undo } from './plumb.ts';
 import { cniResultOf, podLinkOf, type PlumbableNetwork } from './pod-config.ts';
 import { bandwidthOf, bandwidthOps, type Bandwidth } from './qos.ts';
 
@@ -101,6 +102,7 @@ function plan(ctx: AgentContext, req: DaemonRequest, pod: KubeObject, net: Plumb
     [KOVN_IDS.containerId]: req.containerId,
     [KOVN_IDS.ifName]: req.ifName,
     [KOVN_IDS.provider]: req.provider,
+    ...(req.network ? { [KOVN_IDS.network]: req.network } : {}),
     ...(uid === undefined ? {} : { [KOVN_IDS.podUid]: uid }),
   };
   return {
@@ -109,21 +111,6 @@ function plan(ctx: AgentContext, req: DaemonRequest, pod: KubeObject, net: Plumb
     bandwidth: bw.value,
     pod: key,
   };
-}
-
-/**
- * The veth pair; a host link of that name left by an ADD that never
- * finished (no port records it) is removed and the pair made again.
- */
-async function createLink(ctx: AgentContext, link: PodLink): Promise<void> {
-  try {
-    await ctx.netlink.addPodLink(link);
-  } catch (e) {
-    if (!(e instanceof NetlinkError) || e.code !== 'EXISTS') throw e;
-    ctx.log(`link ${link.hostIfName}: exists without an attachment, replaced`);
-    await ctx.netlink.deleteLink(link.hostIfName);
-    await ctx.netlink.addPodLink(link);
-  }
 }
 
 /**
@@ -143,21 +130,13 @@ export async function addAttachment(ctx: AgentContext, req: DaemonRequest): Prom
   if (ctx.vs.bridge(ctx.bridge) === undefined)
     throw new DaemonError(CNI_ERROR.ovsFailure, `bridge ${ctx.bridge}: does not exist in the Open_vSwitch database`);
   await ctx.removeStale(p.port.ifaceId ?? '', p.link.hostIfName);
+  const port = await decide(ctx, req, pod, p);
+  const target = { port: p.link.hostIfName, ifaceId: p.port.ifaceId ?? '', pod: p.pod };
+  await plumb(ctx, port, bandwidthOps(ctx.vs, target, p.bandwidth));
   try {
-    await createLink(ctx, p.link);
-    if (ctx.vs.bridge(ctx.bridge)?.datapath_type === 'netdev') await ctx.txChecksumOff(req.netns, req.ifName);
-  } catch (e) {
-    // The pair may be half made (a helper that failed inside the namespace): its host end goes, the peer with it.
-    await ctx.netlink.deleteLink(p.link.hostIfName).catch(() => false);
-    throw e;
-  }
-  try {
-    const target = { port: p.link.hostIfName, ifaceId: p.port.ifaceId ?? '', pod: p.pod };
-    const ops = [...addPortOps(ctx.vs, p.port), ...bandwidthOps(ctx.vs, target, p.bandwidth)];
-    await ctx.vs.commit(ops, { waitApplied: ctx.wait === 'applied', timeoutMs: ctx.installTimeoutMs });
     if (ctx.wait === 'installed') await waitInstalled(ctx.vs, [p.link.hostIfName], { timeoutMs: ctx.installTimeoutMs });
   } catch (e) {
-    await ctx.detach(p.link.hostIfName).catch((u) => ctx.log(`undo ${p.link.hostIfName}: ${String(u)}`));
+    await undo(ctx, port);
     throw e;
   }
   return cniResultOf(p.link, req.cniVersion);

@@ -14,7 +14,12 @@ import {
   startOvsdbServer,
 } from '../../backends/ovn/control-plane/index.ts';
 import { ManualTimers } from '../../backends/ovn/ovsdb/index.ts';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NetlinkError } from '../netlink/types.ts';
+import { addFakeNic } from '../setup/testing/fake-sysfs.ts';
+import { RecordingNetlink } from '../setup/testing/recording-netlink.ts';
 import { Vswitch } from '../ovs/index.ts';
 import { NodeAgent, type NodeAgentOptions } from './agent.ts';
 import { attachmentsOf } from './attachments.ts';
@@ -87,7 +92,7 @@ describe.skipIf(!requireOvn('node/daemon'))(
       });
       expect(await w.vsctl('list-ports', 'br-int')).toBe('c-web-0_h');
       expect(await get('Interface', 'c-web-0_h', 'external_ids')).toBe(
-        '{iface-id=web-0.default, ip="10.16.0.5", kovn-container-id=c-web-0, kovn-ifname=eth0, kovn-pod-uid=uid-1, kovn-provider=ovn, pod_name=web-0, pod_namespace=default, pod_netns="/run/netns/t-web-0", vendor=kube-ovn}',
+        '{iface-id=web-0.default, ip="10.16.0.5", kovn-container-id=c-web-0, kovn-ifname=eth0, kovn-network=kovn, kovn-pod-uid=uid-1, kovn-port-kind=veth, kovn-provider=ovn, pod_name=web-0, pod_namespace=default, pod_netns="/run/netns/t-web-0", vendor=kube-ovn}',
       );
       expect(await get('Interface', 'c-web-0_h', 'ingress_policing_rate')).toBe('0');
       expect(await get('Port', 'c-web-0_h', 'qos')).toBe('[]');
@@ -317,18 +322,25 @@ describe.skipIf(!requireOvn('node/daemon'))(
         ns(name);
         expect((await agent.handle(request('ADD', name))).ok).toBe(true);
       }
+      // Another network's attachment: GC for kovn leaves it.
+      await w.cluster.create(annotated('gc-net2', 25));
+      ns('gc-net2');
+      expect((await agent.handle(request('ADD', 'gc-net2', { network: 'net2' }))).ok).toBe(true);
       // A port that is not ours stays whatever GC is told.
       await w.vsctl('add-port', 'br-int', 'foreign', '--', 'set', 'Interface', 'foreign', 'type=internal');
-      const res = await agent.handle({
-        ...request('GC', ''),
-        validAttachments: [{ containerId: 'c-gc-a', ifName: 'eth0' }],
-      });
-      expect(res).toEqual({ ok: true });
-      expect(attachmentsOf(w.vs).map((a) => a.pod)).toEqual(['gc-a']);
-      expect((await w.vsctl('list-ports', 'br-int')).split('\n')).toEqual(['c-gc-a_h', 'foreign']);
-      expect([...w.netlink.links.keys()]).toEqual(['c-gc-a_h']);
-      expect((await w.vsctl('--columns=_uuid', 'list', 'QoS')).split('\n').filter(Boolean)).toHaveLength(1);
-      await w.vsctl('del-port', 'br-int', 'foreign');
+      try {
+        const res = await agent.handle({
+          ...request('GC', ''),
+          validAttachments: [{ containerId: 'c-gc-a', ifName: 'eth0' }],
+        });
+        expect(res).toEqual({ ok: true });
+        expect(attachmentsOf(w.vs).map((a) => a.pod)).toEqual(['gc-a', 'gc-net2']);
+        expect((await w.vsctl('list-ports', 'br-int')).split('\n')).toEqual(['c-gc-a_h', 'c-gc-net2_h', 'foreign']);
+        expect([...w.netlink.links.keys()].sort()).toEqual(['c-gc-a_h', 'c-gc-net2_h']);
+        expect((await w.vsctl('--columns=_uuid', 'list', 'QoS')).split('\n').filter(Boolean)).toHaveLength(1);
+      } finally {
+        await w.vsctl('del-port', 'br-int', 'foreign');
+      }
     });
 
     it('on a netdev br-int, ADD turns transmit checksum offload off on the pod end; a failure there undoes the ADD', async () => {
@@ -354,6 +366,70 @@ describe.skipIf(!requireOvn('node/daemon'))(
       } finally {
         await w.vsctl('set', 'Bridge', 'br-int', 'datapath_type=""');
       }
+    });
+
+    it('dpdk profile: a pod with a vhost-user socket gets a dpdkvhostuserclient port and no link; DEL removes the port', async () => {
+      const rec = new RecordingNetlink();
+      const dpdk = make({ netlink: rec, profile: 'dpdk', vhostSocketDir: '/var/run/vhost' });
+      await w.cluster.create(annotated('dpdk', 26));
+      const more = { vhostUserSocketVolumeName: 'vol', vhostUserSocketName: 'sock' };
+      expect((await dpdk.handle(request('ADD', 'dpdk', more))).ok).toBe(true);
+      const uid = (await w.cluster.get({ kind: 'Pod', namespace: 'default', name: 'dpdk' }))?.metadata.uid;
+      expect(await get('Interface', 'c-dpdk_h', 'type')).toBe('dpdkvhostuserclient');
+      expect(await get('Interface', 'c-dpdk_h', 'options:vhost-server-path')).toBe(`/var/run/vhost/${uid}/vol/sock`);
+      expect(await get('Interface', 'c-dpdk_h', 'external_ids:kovn-port-kind')).toBe('vhost-user');
+      expect(rec.requests).toEqual([]);
+      expect(await dpdk.handle(request('CHECK', 'dpdk'))).toEqual({ ok: true });
+      expect(await dpdk.handle(request('DEL', 'dpdk'))).toEqual({ ok: true });
+      expect(await w.vsctl('list-ports', 'br-int')).toBe('');
+      expect(rec.requests).toEqual([]);
+    });
+
+    it('hw-offload profile: the VF representor is the port, the VF moves into the pod; DEL brings it back', async () => {
+      const sysfs = await mkdtemp(join(tmpdir(), 'kovn-sysfs-'));
+      try {
+        await addFakeNic(sysfs, {
+          pf: '0000:03:00.0',
+          uplink: { name: 'enp3s0f0np0', switchId: 'aabbcc', portName: 'p0' },
+          vfs: [{ pci: '0000:03:00.2', netdev: 'enp3s0f0v0', rep: { name: 'eth10', portName: 'pf0vf0' } }],
+        });
+        const rec = new RecordingNetlink(['eth10', 'enp3s0f0v0']);
+        const offload = make({ netlink: rec, profile: 'hw-offload', sysfsRoot: sysfs });
+        await w.cluster.create(annotated('vf', 27));
+        expect((await offload.handle(request('ADD', 'vf', { deviceId: '0000:03:00.2' }))).ok).toBe(true);
+        expect(rec.requests.map((r) => r.op)).toEqual(['configureHostLink', 'configureHostLink', 'movePodLink']);
+        expect(rec.requests[0]).toMatchObject({ config: { name: 'eth10', rename: 'c-vf_h', up: false } });
+        expect(rec.requests[2]).toMatchObject({
+          link: { name: 'enp3s0f0v0', ifName: 'eth0', addresses: ['10.16.0.27/16'] },
+        });
+        expect(await get('Interface', 'c-vf_h', 'external_ids:kovn-vf-netdev')).toBe('enp3s0f0v0');
+        expect(await offload.handle(request('CHECK', 'vf'))).toEqual({ ok: true });
+        rec.requests.length = 0;
+        expect(await offload.handle(request('DEL', 'vf'))).toEqual({ ok: true });
+        expect(rec.requests).toEqual([
+          { op: 'configureHostLink', config: { name: 'c-vf_h', up: false } },
+          { op: 'releasePodLink', netns: '/run/netns/t-vf', ifName: 'eth0', name: 'enp3s0f0v0' },
+        ]);
+        expect(await w.vsctl('list-ports', 'br-int')).toBe('');
+        expect(rec.links.has('enp3s0f0v0')).toBe(true);
+      } finally {
+        await rm(sysfs, { recursive: true, force: true });
+      }
+    });
+
+    it('a VF asked of a node whose profile cannot give one is refused (7) naming deviceID; nothing made', async () => {
+      const rec = new RecordingNetlink();
+      const netdev = make({ netlink: rec, profile: 'netdev' });
+      await w.cluster.create(annotated('novf', 28));
+      expect(await netdev.handle(request('ADD', 'novf', { deviceId: '0000:03:00.2' }))).toMatchObject({
+        ok: false,
+        error: {
+          code: 7,
+          msg: expect.stringMatching(/^deviceID: .*needs the hw-offload profile, this node runs netdev/),
+        },
+      });
+      expect(rec.requests).toEqual([]);
+      expect(await w.vsctl('list-ports', 'br-int')).toBe('');
     });
   },
 );

@@ -11,7 +11,7 @@ import { CNI_ERROR, type DaemonRequest, type DaemonResponse } from '../cni/proto
 import { NetlinkError, type Netlink } from '../netlink/types.ts';
 import { INTEGRATION_BRIDGE, OvsError, deletePortOps, findPort, getPort, type Vswitch } from '../ovs/index.ts';
 import { addAttachment } from './add.ts';
-import { type Attachment, attachmentsOf, findAttachment } from './attachments.ts';
+import { type Attachment, attachmentOf, attachmentsOf, findAttachment } from './attachments.ts';
 import { checkAttachment } from './check.ts';
 import type { AgentContext, OvsWait } from './context.ts';
 import { DaemonError } from './errors.ts';
@@ -20,6 +20,7 @@ import type { PodWatch } from './pod-watch.ts';
 import { ethtoolTxOff, type TxChecksumOff } from './offload.ts';
 import { bandwidthMatches, bandwidthOf, bandwidthOps, deleteQosOps, portQos } from './qos.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
+import { type DatapathProfile, SYSFS_ROOT } from '../setup/index.ts';
 
 export interface NodeAgentOptions {
   readonly node: string;
@@ -39,8 +40,14 @@ export interface NodeAgentOptions {
   /** Whether a namespace path still exists (default: it can be stat'ed). */
   readonly netnsExists?: (path: string) => Promise<boolean>;
   readonly log?: (line: string) => void;
-  /** Default `nsenter ... ethtool -K <if> tx off`; run only when br-int's datapath_type is netdev. */
+  /** Default `nsenter ... ethtool -K <if> tx off`; run when the profile turns a pod end's offload off. */
   readonly txChecksumOff?: TxChecksumOff;
+  /** The node's datapath profile (node/setup); default: read from the database (profileOf). */
+  readonly profile?: DatapathProfile;
+  /** Default /sys. */
+  readonly sysfsRoot?: string;
+  /** Default /var/run/openvswitch/vhost_sockets (Kube-OVN's DefaultHostVhostuserBaseDir). */
+  readonly vhostSocketDir?: string;
 }
 
 const statExists = async (path: string): Promise<boolean> =>
@@ -89,7 +96,10 @@ export class NodeAgent {
       wait: opts.wait ?? 'installed',
       log,
       txChecksumOff: opts.txChecksumOff ?? ethtoolTxOff,
-      detach: (port, hostNic) => this.#detach(port, hostNic),
+      profile: opts.profile,
+      sysfsRoot: opts.sysfsRoot ?? SYSFS_ROOT,
+      vhostSocketDir: opts.vhostSocketDir ?? '/var/run/openvswitch/vhost_sockets',
+      detach: (port) => this.#detach(port),
       removeStale: (ifaceId, hostNic) => this.#removeStale(ifaceId, hostNic),
     };
   }
@@ -110,7 +120,7 @@ export class NodeAgent {
           this.#status();
           return { ok: true };
         case 'GC':
-          await this.gc(req.validAttachments ?? []);
+          await this.gc(req.validAttachments ?? [], req.network);
           return { ok: true };
         default:
           throw new DaemonError(
@@ -123,10 +133,15 @@ export class NodeAgent {
     }
   }
 
-  /** Removes every attachment not listed (CNI 1.1 GC: `cni.dev/valid-attachments`); returns those removed. */
-  async gc(valid: readonly { containerId: string; ifName: string }[]): Promise<Attachment[]> {
+  /**
+   * Removes every attachment of `network` not listed (CNI 1.1 GC:
+   * `cni.dev/valid-attachments` names the network's attachments to keep);
+   * without a network, of every network. Returns those removed.
+   */
+  async gc(valid: readonly { containerId: string; ifName: string }[], network?: string): Promise<Attachment[]> {
     const keep = new Set(valid.map((v) => `${v.containerId}\u0000${v.ifName}`));
-    const gone = attachmentsOf(this.ctx.vs).filter((a) => !keep.has(`${a.containerId}\u0000${a.ifName}`));
+    const ours = (a: Attachment) => !network || a.network === undefined || a.network === network;
+    const gone = attachmentsOf(this.ctx.vs).filter((a) => ours(a) && !keep.has(`${a.containerId}\u0000${a.ifName}`));
     return this.#remove(gone, 'not a valid attachment');
   }
 
@@ -193,17 +208,26 @@ export class NodeAgent {
       throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: bridge ${this.ctx.bridge} does not exist`);
   }
 
-  async #detach(port: string, hostNic = port): Promise<void> {
-    const { qos } = portQos(this.ctx.vs, port);
+  async #detach(port: string): Promise<void> {
     const vs = this.ctx.vs;
+    const nl = this.ctx.netlink;
+    const iface = vs.cache.lookup('Interface', 'name', port)[0];
+    const a = iface === undefined ? undefined : attachmentOf(iface);
+    const kind = a?.kind ?? 'veth';
+    // A VF representor goes down before it leaves br-int (Kube-OVN, after ovn-kubernetes #6106).
+    if (kind === 'vf' && nl.configureHostLink && (await nl.listLinks((n) => n === port)).length > 0)
+      await nl.configureHostLink({ name: port, up: false });
+    const { qos } = portQos(vs, port);
     // The port lets go of its QoS first: ovsdb-server checks references before it collects the removed port.
     const qosOps =
       qos === undefined
         ? []
         : [vs.ops.update('Port', [['name', '==', port]], { qos: undefined }), ...deleteQosOps(vs, qos)];
     const ops = [...qosOps, ...deletePortOps(vs, port)];
-    if (ops.length > 0) await this.ctx.vs.commit(ops);
-    await this.ctx.netlink.deleteLink(hostNic);
+    if (ops.length > 0) await vs.commit(ops);
+    if (kind === 'veth') await nl.deleteLink(port);
+    if (kind === 'vf' && a?.vfNetdev !== undefined && nl.releasePodLink)
+      await nl.releasePodLink(a.netns, a.ifName, a.vfNetdev);
   }
 
   async #removeStale(ifaceId: string, hostNic: string): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import type { vswitch } from '../../backends/ovn/ovsdb/index.ts';
 import { CNI_VENDOR, type Vswitch } from '../ovs/index.ts';
+import type { PodPortKind } from '../setup/index.ts';
 import { KOVN_IDS } from './names.ts';
 
 export interface Attachment {
@@ -20,15 +21,27 @@ export interface Attachment {
   /** Absent when the pod had no uid when attached. */
   readonly podUid?: string;
   readonly provider: string;
+  /** What the OVS port is: the veth's host end, a vhost-user socket, a VF representor. */
+  readonly kind: PodPortKind;
+  /** A vf port: the VF's netdev, which goes back to the host namespace on DEL. */
+  readonly vfNetdev?: string;
+  /** The network config's name; absent on a row written without one. */
+  readonly network?: string;
   readonly ifaceId: string;
 }
 
-function attachmentOf(i: vswitch.Interface): Attachment | undefined {
+const KINDS: readonly PodPortKind[] = ['veth', 'vhost-user', 'vf'];
+
+/** The attachment an interface row records, if it is one of ours. */
+export function attachmentOf(i: vswitch.Interface): Attachment | undefined {
   const ids = i.external_ids;
   const containerId = ids[KOVN_IDS.containerId];
   const ifName = ids[KOVN_IDS.ifName];
   if (ids.vendor !== CNI_VENDOR || containerId === undefined || ifName === undefined) return undefined;
   const podUid = ids[KOVN_IDS.podUid];
+  const network = ids[KOVN_IDS.network];
+  const kind = KINDS.find((k) => k === ids[KOVN_IDS.portKind]) ?? 'veth';
+  const vfNetdev = ids[KOVN_IDS.vfNetdev];
   return {
     containerId,
     ifName,
@@ -38,6 +51,9 @@ function attachmentOf(i: vswitch.Interface): Attachment | undefined {
     namespace: ids.pod_namespace ?? '',
     ...(podUid === undefined ? {} : { podUid }),
     provider: ids[KOVN_IDS.provider] ?? 'ovn',
+    ...(network === undefined ? {} : { network }),
+    kind,
+    ...(vfNetdev === undefined ? {} : { vfNetdev }),
     ifaceId: ids['iface-id'] ?? '',
   };
 }

@@ -1,9 +1,10 @@
 /**
  * CNI CHECK: the attachment is still what ADD made of the pod's current
  * annotations. Checked: the pod end (present, up, MAC, MTU, every address
- * and default route), the host end, the OVS port (on the bridge, the
- * iface-id, no error from vswitchd) and, when the runtime passes it, that
- * the previous result holds the addresses.
+ * and default route) and the host end (not for a vhost-user port, which
+ * has no link), the OVS port (on the bridge, the iface-id, no error from
+ * vswitchd) and, when the runtime passes it, that the previous result
+ * holds the addresses.
  */
 import { podPortName } from '../../kube/annotations.ts';
 import { CNI_ERROR, type DaemonRequest } from '../cni/protocol.ts';
@@ -65,8 +66,10 @@ export async function checkAttachment(ctx: AgentContext, req: DaemonRequest): Pr
     a.provider,
   );
   if (!want.ok) throw new DaemonError(CNI_ERROR.invalidAnnotation, `pod ${key}: ${want.issue.message}`);
-  const linkIssues = linkProblems(want.value, await ctx.netlink.inspectPodLink(a.netns, a.ifName));
-  const hosts = await ctx.netlink.listLinks((n) => n === a.hostNic);
+  // A vhost-user port has no link: the pod's DPDK application serves its socket.
+  const hasLink = a.kind !== 'vhost-user';
+  const linkIssues = hasLink ? linkProblems(want.value, await ctx.netlink.inspectPodLink(a.netns, a.ifName)) : [];
+  const hosts = hasLink ? await ctx.netlink.listLinks((n) => n === a.hostNic) : [{}];
   if (hosts.length === 0) linkIssues.push(`host link ${a.hostNic}: missing`);
   const prev = req.prevResult?.ips?.map((i) => i.address);
   if (prev !== undefined)

@@ -1,6 +1,7 @@
 /** What the daemon's request handlers share: the node's plumbing, its settings, and the undo steps. */
 import type { Netlink } from '../netlink/types.ts';
 import type { Vswitch } from '../ovs/index.ts';
+import type { DatapathProfile } from '../setup/index.ts';
 import type { TxChecksumOff } from './offload.ts';
 import type { PodWatch } from './pod-watch.ts';
 
@@ -22,11 +23,21 @@ export interface AgentContext {
   readonly annotationTimeoutMs: number;
   readonly installTimeoutMs: number;
   readonly wait: OvsWait;
+  /** The node's datapath profile; undefined: read from the database at each ADD (see profileOf). */
+  readonly profile: DatapathProfile | undefined;
+  /** Where VFs are looked up (hw-offload). */
+  readonly sysfsRoot: string;
+  /** Where DPDK pods' vhost-user sockets live: `<dir>/<pod uid>/<volume>/<socket>`. */
+  readonly vhostSocketDir: string;
   readonly log: (line: string) => void;
   /** Run on the pod end when br-int is on the userspace datapath (see offload.ts). */
   readonly txChecksumOff: TxChecksumOff;
-  /** Removes a port and its QoS rows, then the host link (`hostNic`, default the port's name). */
-  detach(port: string, hostNic?: string): Promise<void>;
+  /**
+   * Removes a port and its QoS rows, then its link as the attachment's kind
+   * wants (a veth deleted, a VF returned to the host); a port without our
+   * record is taken for a veth's host end.
+   */
+  detach(port: string): Promise<void>;
   /**
    * Removes what an earlier sandbox of the same pod left: other ports with
    * this iface-id (Kube-OVN's CleanDuplicatePort), and a port already named

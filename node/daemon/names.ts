@@ -36,4 +36,10 @@ export const KOVN_IDS = {
   podUid: 'kovn-pod-uid',
   /** The network config's provider (default network: `ovn`). */
   provider: 'kovn-provider',
+  /** The network config's name: GC for one network leaves another's attachments alone. */
+  network: 'kovn-network',
+  /** The pod port's kind (node/setup PodPortKind): veth, vhost-user, vf; absent: veth. */
+  portKind: 'kovn-port-kind',
+  /** A vf port: the VF's netdev name in the host namespace, which it returns to on DEL. */
+  vfNetdev: 'kovn-vf-netdev',
 } as const;

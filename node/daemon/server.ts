@@ -45,7 +45,8 @@ export function decodeRequest(line: string): { ok: true; req: DaemonRequest } | 
   const r = v as Record<string, unknown>;
   if (!COMMANDS.includes(r.command as DaemonCommand))
     return { ok: false, msg: `request.command: ${JSON.stringify(r.command)} is not one of ${COMMANDS.join(', ')}` };
-  for (const f of ['cniVersion', 'containerId', 'netns', 'ifName', 'podName', 'podNamespace', 'provider', 'network'])
+  const strings = ['cniVersion', 'containerId', 'netns', 'ifName', 'podName', 'podNamespace', 'provider', 'network'];
+  for (const f of [...strings, 'deviceId', 'vhostUserSocketVolumeName', 'vhostUserSocketName'])
     if (r[f] !== undefined && typeof r[f] !== 'string') return { ok: false, msg: `request.${f}: not a string` };
   const s = (f: string, d = '') => (typeof r[f] === 'string' ? (r[f] as string) : d);
   return {

@@ -17,6 +17,11 @@ describeNetlinkConformance('RecordingNetlink', async (): Promise<NetlinkWorld> =
     },
     removeNetns: async (path) => nl.removeNetns(path),
     hostName: () => `rec${n++}_h`,
+    spareLink: async () => {
+      const name = `spare${n++}`;
+      nl.addHostLink(name, 'veth');
+      return name;
+    },
     cleanup: async () => {
       for (const l of nl.links()) await nl.deleteLink(l.hostIfName);
     },
@@ -35,6 +40,12 @@ describe.skipIf(!requireNetns('node/netlink conformance'))('with real namespaces
         await ip('netns', 'del', path.split('/').pop()!);
       },
       hostName: () => fx.linkName(),
+      // A veth end in the host whose peer waits in a namespace of its own.
+      spareLink: async () => {
+        const name = fx.linkName();
+        await ip('link', 'add', name, 'type', 'veth', 'peer', 'name', 'spare0', 'netns', (await fx.netns()).name);
+        return name;
+      },
       cleanup: () => fx.cleanup(),
       close: async () => {
         nl.close();

@@ -8,6 +8,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Netlink, NetlinkError, type PodLink, type PodLinkState } from './types.ts';
 
+/** The optional methods, which both implementations have; a failure names the missing one. */
+function optional<K extends 'configureHostLink' | 'movePodLink' | 'releasePodLink'>(nl: Netlink, k: K) {
+  const f = nl[k];
+  if (f === undefined) throw new Error(`this Netlink has no ${k}`);
+  return f.bind(nl) as NonNullable<Netlink[K]>;
+}
+
 /** What a suite needs of a world: an implementation, namespaces to make and remove, unique host names. */
 export interface NetlinkWorld {
   readonly nl: Netlink;
@@ -16,6 +23,8 @@ export interface NetlinkWorld {
   removeNetns(path: string): Promise<void>;
   /** A host link name no other case uses. */
   hostName(): string;
+  /** A link that exists in the host namespace and may be moved (a VF's stand-in); its name. */
+  spareLink(): Promise<string>;
   /** After each case: remove what it made. */
   cleanup(): Promise<void>;
   /** After the suite. */
@@ -115,6 +124,65 @@ export function describeNetlinkConformance(name: string, makeWorld: () => Promis
       await w.removeNetns(l.netns);
       await vi.waitFor(async () => expect(await listed(l.hostIfName)).toEqual([]), { timeout: 5000, interval: 20 });
       expect(await w.nl.deleteLink(l.hostIfName)).toBe(false);
+    });
+
+    it('move a link into a namespace, inspect it there, release it back; releasing twice is false', async () => {
+      const name = await w.spareLink();
+      const netns = await w.netns();
+      const m = {
+        name,
+        netns,
+        ifName: 'net1',
+        mac: '0a:58:0a:63:00:08',
+        mtu: 1400,
+        addresses: ['10.99.0.8/24'],
+        routes: [],
+      };
+      await optional(w.nl, 'movePodLink')(m);
+      expect(await listed(name)).toEqual([]);
+      expect(await w.nl.inspectPodLink(netns, 'net1')).toEqual({
+        ifName: 'net1',
+        mac: '0a:58:0a:63:00:08',
+        mtu: 1400,
+        up: true,
+        addresses: ['10.99.0.8/24'],
+        routes: [],
+      });
+      expect(await optional(w.nl, 'releasePodLink')(netns, 'net1', name)).toBe(true);
+      expect((await listed(name)).map(([n]) => n)).toEqual([name]);
+      expect(await w.nl.inspectPodLink(netns, 'net1')).toBeUndefined();
+      expect(await optional(w.nl, 'releasePodLink')(netns, 'net1', name)).toBe(false);
+    });
+
+    it('move: EXISTS when the name is taken in the namespace, and the link stays in the host', async () => {
+      const l = await link({ ifName: 'net2' });
+      await w.nl.addPodLink(l);
+      const name = await w.spareLink();
+      const m = {
+        name,
+        netns: l.netns,
+        ifName: 'net2',
+        mac: '0a:58:0a:63:00:09',
+        mtu: 1400,
+        addresses: [],
+        routes: [],
+      };
+      expect(await codeOf(optional(w.nl, 'movePodLink')(m))).toBe('EXISTS');
+      expect((await listed(name)).map(([n]) => n)).toEqual([name]);
+      expect((await w.nl.inspectPodLink(l.netns, 'net2'))?.mac).toBe('0a:58:0a:63:00:07');
+    });
+
+    it('configure a host link: renamed; a missing one is KERNEL, a taken new name EXISTS', async () => {
+      const name = await w.spareLink();
+      const other = await w.spareLink();
+      const renamed = w.hostName();
+      await optional(w.nl, 'configureHostLink')({ name, rename: renamed, mtu: 1300, up: true });
+      expect((await listed(renamed)).map(([n]) => n)).toEqual([renamed]);
+      expect(await listed(name)).toEqual([]);
+      expect(await codeOf(optional(w.nl, 'configureHostLink')({ name, up: true }))).toBe('KERNEL');
+      expect(await codeOf(optional(w.nl, 'configureHostLink')({ name: renamed, rename: other, up: true }))).toBe(
+        'EXISTS',
+      );
     });
   });
 }

@@ -12,7 +12,10 @@ import { NetlinkError } from './types.ts';
 
 /** One helper run: the job, and the open descriptor of the namespace to run it in. */
 export interface HelperRequest {
-  readonly netnsFd: number;
+  /** The namespace to enter; absent: the helper runs in the daemon's own (host links). */
+  readonly netnsFd?: number;
+  /** The daemon's own namespace, given to the helper as fd 4 (a release job moves a link there). */
+  readonly hostNetnsFd?: number;
   readonly job: HelperJob;
   /** For messages: the namespace's path as the caller gave it. */
   readonly netns: string;
@@ -46,17 +49,20 @@ export function spawnHelper(opts: SpawnHelperOptions = {}): RunHelper {
   const script = opts.script ?? NS_HELPER_SCRIPT;
   return (req) =>
     new Promise<HelperReply>((resolve, reject) => {
-      const what = `netlink helper (${req.job.op} ${req.job.ifName} in ${req.netns})`;
+      const where = req.netnsFd === undefined ? 'the host namespace' : req.netns;
+      const what = `netlink helper (${req.job.op} ${req.job.ifName} in ${where})`;
       // A bare environment: a test runner's NODE_OPTIONS (loaders) would slow every start.
-      const child = spawn(nsenter, ['--net=/proc/self/fd/3', '--', node, script], {
-        stdio: ['pipe', 'pipe', 'pipe', req.netnsFd],
+      const enter = req.netnsFd === undefined ? [] : [nsenter, '--net=/proc/self/fd/3', '--'];
+      const [cmd, ...args] = [...enter, node, script];
+      const child = spawn(cmd!, args, {
+        stdio: ['pipe', 'pipe', 'pipe', req.netnsFd ?? 'ignore', req.hostNetnsFd ?? 'ignore'],
         env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
       });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout?.on('data', (b: Buffer) => out.push(b));
       child.stderr?.on('data', (b: Buffer) => err.push(b));
-      child.on('error', (e) => reject(new NetlinkError('HELPER', `${what}: cannot start ${nsenter}: ${e.message}`, e)));
+      child.on('error', (e) => reject(new NetlinkError('HELPER', `${what}: cannot start ${cmd}: ${e.message}`, e)));
       child.on('close', (code, signal) => {
         const text = Buffer.concat(out).toString('utf8').trim();
         try {

@@ -12,7 +12,7 @@ export {
   type SpawnHelperOptions,
   spawnHelper,
 } from './helper.ts';
-export { type LinkProblem, ifNameProblem, planPodLink } from './request.ts';
+export { type LinkProblem, ifNameProblem, planHostLink, planMovedLink, planPodLink } from './request.ts';
 export { type NetlinkRequest, RecordingNetlink, type RecordingNetlinkOptions } from './recording.ts';
 export { RtNetlink, type RtNetlinkOptions } from './rtnetlink.ts';
 export {

@@ -11,19 +11,10 @@
 
 const { createRtNetlink } = require('netlink/dist/rt/rt.js');
 const { FlagsNew } = require('netlink/dist/constants.js');
-
-/** ethtool(8), loaded only when a job asks for it (most helpers start without it). */
-function run(cmd, args) {
-  const { execFile } = require('node:child_process');
-  return new Promise((resolve, reject) =>
-    execFile(cmd, args, (err, stdout, stderr) =>
-      err ? reject(new Error(`${cmd}: ${stderr || err.message}`)) : resolve(stdout),
-    ),
-  );
-}
 const AF = { 4: 2, 6: 10 };
 const RT_TABLE_MAIN = 254;
 const CREATE = FlagsNew.CREATE | FlagsNew.EXCL;
+const REPLACE = FlagsNew.CREATE | FlagsNew.REPLACE;
 
 /** A request refused by the kernel, with the step it was. */
 class StepError extends Error {
@@ -55,8 +46,9 @@ async function findLink(sock, ifName) {
   }
 }
 
-async function setUp(sock, index, name) {
-  await step(`set ${name} up`, () => sock.setLink({ index, flags: { up: true }, change: { up: true } }));
+async function setState(sock, index, name, up) {
+  const flags = up ? { up: true } : {};
+  await step(`set ${name} ${up ? 'up' : 'down'}`, () => sock.setLink({ index, flags, change: { up: true } }));
 }
 
 async function addAddress(sock, index, a) {
@@ -72,7 +64,7 @@ async function addAddress(sock, index, a) {
   );
 }
 
-async function addRoute(sock, index, r) {
+async function addRoute(sock, index, r, replace) {
   const attrs = { oif: index };
   if (r.dstLen > 0) attrs.dst = Buffer.from(r.dst);
   if (r.gw !== undefined) attrs.gateway = Buffer.from(r.gw);
@@ -87,22 +79,135 @@ async function addRoute(sock, index, r) {
     scope,
     type: 'UNICAST',
   };
-  await step(`route ${r.label}`, () => sock.newRoute(data, attrs, { flags: CREATE }));
+  await step(`route ${r.label}`, () => sock.newRoute(data, attrs, { flags: replace ? REPLACE : CREATE }));
+}
+
+/** The name, MAC and MTU the job asks for, in one request (down first for a rename, which the kernel needs). */
+async function setAttributes(sock, index, job) {
+  const attrs = {};
+  if (job.rename !== undefined) attrs.ifname = job.rename;
+  if (job.mac !== undefined) attrs.address = Buffer.from(job.mac);
+  if (job.mtu !== undefined) attrs.mtu = job.mtu;
+  if (Object.keys(attrs).length === 0) return;
+  if (job.rename !== undefined) await setState(sock, index, job.ifName, false);
+  await step(`set ${Object.keys(attrs).join(', ')} of ${job.ifName}`, () => sock.setLink({ index }, attrs));
+}
+
+/** An address's bytes for a message: dotted for IPv4, colon-separated 16-bit groups for IPv6. */
+const addrText = (b) =>
+  b.length === 4
+    ? [...b].join('.')
+    : [...Array(b.length / 2).keys()].map((i) => b.readUInt16BE(i * 2).toString(16)).join(':');
+
+const sameAddress = (m, a) =>
+  familyOf(m.data.family) === a.family &&
+  m.data.prefixlen === a.prefixlen &&
+  Buffer.from(a.bytes).equals(m.attrs.local ?? m.attrs.address ?? Buffer.alloc(0));
+
+/** The global addresses of the listed families that are not listed are removed; the listed ones not there are added. */
+async function replaceAddresses(sock, index, wanted) {
+  const families = new Set(wanted.map((a) => a.family));
+  const have = (await step('dump addresses', () => sock.getAddresses())).filter(
+    (m) => m.data.index === index && m.data.scope === 0 && families.has(familyOf(m.data.family)),
+  );
+  for (const m of have) {
+    if (wanted.some((a) => sameAddress(m, a))) continue;
+    await step(`remove address ${addrText(m.attrs.local ?? m.attrs.address)}/${m.data.prefixlen}`, () =>
+      sock.delAddress(
+        { family: m.data.family, prefixlen: m.data.prefixlen, index },
+        { local: m.attrs.local, address: m.attrs.address },
+      ),
+    );
+  }
+  for (const a of wanted) if (!have.some((m) => sameAddress(m, a))) await addAddress(sock, index, a);
+}
+
+// The ethtool generic netlink family (linux/ethtool_netlink.h), for `ethtool -K <if> tx off`.
+const CTRL_CMD_GETFAMILY = 3;
+const ETHTOOL_MSG_FEATURES_SET = 12;
+const ETHTOOL_A_FEATURES_HEADER = 1;
+const ETHTOOL_A_FEATURES_WANTED = 3;
+const ETHTOOL_A_HEADER_DEV_NAME = 2;
+const ETHTOOL_A_BITSET_BITS = 3;
+const ETHTOOL_A_BITSET_BITS_BIT = 1;
+const ETHTOOL_A_BITSET_BIT_NAME = 2;
+const NLA_F_NESTED = 0x8000;
+/** The features `ethtool -K tx off` clears; those a device cannot change are left alone by the kernel. */
+const TX_CHECKSUM_FEATURES = [
+  'tx-checksum-ipv4',
+  'tx-checksum-ip-generic',
+  'tx-checksum-ipv6',
+  'tx-checksum-fcoe-crc',
+  'tx-checksum-sctp',
+];
+const LITTLE = require('node:os').endianness() === 'LE';
+
+/**
+ * One netlink attribute in host byte order. The netlink package's AttrStream
+ * drops NLA_F_NESTED, which the ethtool family's strict policy requires.
+ */
+function nla(type, parts) {
+  const data = Buffer.concat(parts);
+  const head = Buffer.alloc(4);
+  if (LITTLE) {
+    head.writeUInt16LE(4 + data.length, 0);
+    head.writeUInt16LE(type, 2);
+  } else {
+    head.writeUInt16BE(4 + data.length, 0);
+    head.writeUInt16BE(type, 2);
+  }
+  return Buffer.concat([head, data, Buffer.alloc((4 - (data.length % 4)) % 4)]);
+}
+
+const cstr = (s) => Buffer.from(`${s}\0`);
+
+/** ETHTOOL_MSG_FEATURES_SET with the tx checksum bits listed and their value flag absent: off. */
+async function txChecksumOff(ifName) {
+  // Loaded only here: the generic netlink module is not needed by other jobs.
+  const { createGenericNetlink } = require('netlink/dist/genl/genl.js');
+  const genl = createGenericNetlink();
+  try {
+    const [family] = await step('find the ethtool netlink family', () =>
+      genl.ctrlRequest(CTRL_CMD_GETFAMILY, { familyName: 'ethtool' }),
+    );
+    const header = nla(ETHTOOL_A_FEATURES_HEADER | NLA_F_NESTED, [nla(ETHTOOL_A_HEADER_DEV_NAME, [cstr(ifName)])]);
+    const bits = TX_CHECKSUM_FEATURES.map((f) =>
+      nla(ETHTOOL_A_BITSET_BITS_BIT | NLA_F_NESTED, [nla(ETHTOOL_A_BITSET_BIT_NAME, [cstr(f)])]),
+    );
+    const wanted = nla(ETHTOOL_A_FEATURES_WANTED | NLA_F_NESTED, [nla(ETHTOOL_A_BITSET_BITS | NLA_F_NESTED, bits)]);
+    await step(`set ${ifName} tx checksum offload off`, () =>
+      genl.request(family.familyId, ETHTOOL_MSG_FEATURES_SET, 1, [header, wanted]),
+    );
+  } finally {
+    genl.socket.close();
+  }
 }
 
 async function configure(sock, job) {
-  const lo = await findLink(sock, 'lo');
-  if (lo) await setUp(sock, lo.data.index, 'lo');
+  if (job.lo) {
+    const lo = await findLink(sock, 'lo');
+    if (lo) await setState(sock, lo.data.index, 'lo', true);
+  }
   const link = await findLink(sock, job.ifName);
   if (!link) throw new StepError(`find ${job.ifName}`, new Error('Request rejected: ENODEV'));
   const index = link.data.index;
-  await setUp(sock, index, job.ifName);
-  // The userspace datapath forwards a veth's partial checksums as they are: TCP needs them computed here.
-  if (job.txChecksumOff)
-    await step(`${job.ifName} tx checksum off`, () => run('ethtool', ['-K', job.ifName, 'tx', 'off']));
-  for (const a of job.addresses) await addAddress(sock, index, a);
-  for (const r of job.routes) await addRoute(sock, index, r);
+  await setAttributes(sock, index, job);
+  await setState(sock, index, job.rename ?? job.ifName, job.up !== false);
+  if (job.txChecksumOff) await txChecksumOff(job.rename ?? job.ifName);
+  if (job.replaceAddresses) await replaceAddresses(sock, index, job.addresses);
+  else for (const a of job.addresses) await addAddress(sock, index, a);
+  for (const r of job.routes) await addRoute(sock, index, r, job.replaceRoutes === true);
   return { ok: true, op: 'configure' };
+}
+
+/** `ifName` moved to the namespace on fd 4 under `name`; the kernel sets it down and flushes its addresses on the way. */
+async function release(sock, job) {
+  const link = await findLink(sock, job.ifName);
+  if (!link) return { ok: true, op: 'release', found: false };
+  await step(`move ${job.ifName} out as ${job.name}`, () =>
+    sock.setLink({ index: link.data.index }, { netNsFd: 4, ifname: job.name }),
+  );
+  return { ok: true, op: 'release', found: true };
 }
 
 const familyOf = (af) => (af === AF[4] ? 4 : af === AF[6] ? 6 : undefined);
@@ -131,6 +236,7 @@ async function inspect(sock, job) {
       const r = { family: familyOf(m.data.family), dstLen: m.data.dstLen };
       if (m.attrs.dst) r.dst = [...m.attrs.dst];
       if (m.attrs.gateway) r.gw = [...m.attrs.gateway];
+      if (m.attrs.prefsrc) r.src = [...m.attrs.prefsrc];
       return r;
     });
   const state = {
@@ -157,6 +263,7 @@ async function main() {
     const job = JSON.parse(await readStdin());
     if (job.op === 'configure') reply = await configure(sock, job);
     else if (job.op === 'inspect') reply = await inspect(sock, job);
+    else if (job.op === 'release') reply = await release(sock, job);
     else reply = { ok: false, step: 'job', message: `unknown op ${JSON.stringify(job.op)}` };
   } catch (e) {
     reply =

@@ -49,4 +49,14 @@ describe('RecordingNetlink', () => {
     expect(nl.links()).toEqual([]);
     await expect(nl.addPodLink(LINK)).rejects.toMatchObject({ code: 'NETNS_GONE' });
   });
+
+  it("a namespace's removal takes veth pairs with it and hands a moved link back to the host, down and bare", async () => {
+    const nl = new RecordingNetlink({ hostLinks: ['enp3s0f0v0'] });
+    await nl.addPodLink(LINK);
+    await nl.movePodLink({ ...LINK, name: 'enp3s0f0v0', ifName: 'net1' });
+    expect(nl.hostLinks()).toEqual(['abc_h']);
+    nl.removeNetns(LINK.netns);
+    expect(nl.hostLinks()).toEqual(['net1']);
+    expect(nl.requests.map((r) => r.op)).toEqual(['addPodLink', 'movePodLink']);
+  });
 });

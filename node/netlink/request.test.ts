@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatIP, parseIP } from '../../model/addr/index.ts';
-import { ifNameProblem, ipBytes, ipFromBytes, linkKind, planPodLink, stateFromWire, vethLinkInfo } from './request.ts';
+import {
+  ifNameProblem,
+  ipBytes,
+  ipFromBytes,
+  linkKind,
+  planHostLink,
+  planMovedLink,
+  planPodLink,
+  stateFromWire,
+  vethLinkInfo,
+} from './request.ts';
 import type { PodLink } from './types.ts';
 
 const LINK: PodLink = {
@@ -43,6 +53,7 @@ describe('planPodLink', () => {
             },
             { family: 4, dst: [10, 96, 0, 0], dstLen: 12, label: '10.96.0.0/12' },
           ],
+          lo: true,
         },
       },
     });
@@ -79,6 +90,103 @@ describe('planPodLink', () => {
     ]);
     expect(r.problems[0]!.message).toBe('"0123456789abcdef_h" is 18 bytes, at most 15');
     expect(r.problems[7]!.message).toBe('"10.96.0.1/12" has host bits set');
+  });
+});
+
+describe('route sources and tx checksum offload', () => {
+  it("a route's src becomes RTA_PREFSRC bytes; txChecksumOff goes into the job", () => {
+    const r = planPodLink({
+      ...LINK,
+      routes: [{ dst: '10.96.0.0/12', gw: '10.16.0.1', src: '10.16.0.5' }],
+      txChecksumOff: true,
+    });
+    expect(r.ok && r.plan.job.routes).toEqual([
+      {
+        family: 4,
+        dst: [10, 96, 0, 0],
+        dstLen: 12,
+        gw: [10, 16, 0, 1],
+        src: [10, 16, 0, 5],
+        label: '10.96.0.0/12 via 10.16.0.1 src 10.16.0.5',
+      },
+    ]);
+    expect(r.ok && r.plan.job.txChecksumOff).toBe(true);
+    expect(planPodLink(LINK).ok && 'txChecksumOff' in (planPodLink(LINK) as { plan: { job: object } }).plan.job).toBe(
+      false,
+    );
+  });
+
+  it('a src that is no address, or of the other family, is a problem at routes[i].src', () => {
+    const r = planPodLink({
+      ...LINK,
+      routes: [
+        { dst: 'default', gw: '10.16.0.1', src: 'fd00::5' },
+        { dst: '10.96.0.0/12', src: 'x' },
+      ],
+    });
+    expect(r.ok ? [] : r.problems.map((p) => [p.path, p.message])).toEqual([
+      ['routes[0].src', '"fd00::5" is not of default\'s family'],
+      ['routes[1].src', '"x" is not an IP address'],
+    ]);
+  });
+
+  it('stateFromWire gives src back', () => {
+    const s = stateFromWire({
+      ifName: 'ovn0',
+      mac: [0, 0, 0, 0, 0, 1],
+      mtu: 1400,
+      up: true,
+      addresses: [],
+      routes: [{ family: 4, dst: [10, 16, 0, 0], dstLen: 16, gw: [100, 64, 0, 1], src: [192, 168, 0, 2] }],
+    });
+    expect(s.routes).toEqual([{ dst: '10.16.0.0/16', gw: '100.64.0.1', src: '192.168.0.2' }]);
+  });
+});
+
+describe('planMovedLink and planHostLink', () => {
+  it('a moved link: renamed, MAC and MTU set in the namespace, lo up', () => {
+    const r = planMovedLink({ ...LINK, name: 'enp3s0f0v0', addresses: ['10.16.0.5/16'], routes: [] });
+    expect(r).toEqual({
+      ok: true,
+      plan: {
+        op: 'configure',
+        ifName: 'enp3s0f0v0',
+        rename: 'eth0',
+        mac: [0x0a, 0x58, 0x0a, 0x10, 0x00, 0x05],
+        mtu: 1400,
+        addresses: [{ family: 4, bytes: [10, 16, 0, 5], prefixlen: 16, label: '10.16.0.5/16' }],
+        routes: [],
+        lo: true,
+      },
+    });
+  });
+
+  it('a host link: only what is given, in the idempotent form; addresses left alone when not given', () => {
+    expect(
+      planHostLink({ name: 'ovn0', mtu: 1400, routes: [{ dst: '10.16.0.0/16', gw: '100.64.0.1' }], up: true }),
+    ).toEqual({
+      ok: true,
+      plan: {
+        op: 'configure',
+        ifName: 'ovn0',
+        mtu: 1400,
+        addresses: [],
+        replaceAddresses: false,
+        routes: [
+          { family: 4, dst: [10, 16, 0, 0], dstLen: 16, gw: [100, 64, 0, 1], label: '10.16.0.0/16 via 100.64.0.1' },
+        ],
+        replaceRoutes: true,
+        up: true,
+      },
+    });
+    const r = planHostLink({
+      name: 'rep0',
+      rename: '0123456789abcdef',
+      mac: 'x',
+      addresses: ['1.2.3.4/33'],
+      up: false,
+    });
+    expect(r.ok ? [] : r.problems.map((p) => p.path)).toEqual(['rename', 'mac', 'addresses[0]']);
   });
 });
 

@@ -17,7 +17,7 @@ import {
   tryParseMAC,
 } from '../../model/addr/index.ts';
 import type { ConfigureJob, Labelled, WireAddress, WireLinkState, WireRoute } from './helper-protocol.ts';
-import type { PodLink, PodLinkState } from './types.ts';
+import type { HostLinkConfig, LinkRoute, MovedPodLink, PodLink, PodLinkState } from './types.ts';
 
 /** One thing wrong with a PodLink; `path` names the field (`routes[1].gw`). */
 export interface LinkProblem {
@@ -73,11 +73,8 @@ export function ipFromBytes(bytes: readonly number[]): IP | undefined {
 
 const cidrIp = (c: CIDR): IP => (c.family === 4 ? { family: 4, value: c.ip } : { family: 6, value: c.ip });
 
-function wireRoute(
-  r: PodLink['routes'][number],
-  path: string,
-  problems: LinkProblem[],
-): Labelled<WireRoute> | undefined {
+/** The route's destination and gateway in bytes (src aside), or undefined after recording why not. */
+function routeCore(r: LinkRoute, path: string, problems: LinkProblem[]): Labelled<WireRoute> | undefined {
   const label = r.gw === undefined ? r.dst : `${r.dst} via ${r.gw}`;
   const gw = r.gw === undefined ? undefined : tryParseIP(r.gw);
   if (r.gw !== undefined && gw === undefined) {
@@ -102,73 +99,153 @@ function wireRoute(
     problems.push({ code: 'bad-route', path: `${path}.gw`, message: `${r.gw} is not of ${r.dst}'s family` });
     return undefined;
   }
-  const src = r.src === undefined ? undefined : tryParseIP(r.src);
-  if (r.src !== undefined && (src === undefined || src.family !== dst.family)) {
-    problems.push({
-      code: 'bad-route',
-      path: `${path}.src`,
-      message: `${r.src} is not an address of ${r.dst}'s family`,
-    });
+  const out: Labelled<WireRoute> = { family: dst.family, dst: ipBytes(cidrIp(dst)), dstLen: dst.prefix, label };
+  return gw === undefined ? out : { ...out, gw: ipBytes(gw) };
+}
+
+function wireRoute(r: LinkRoute, path: string, problems: LinkProblem[]): Labelled<WireRoute> | undefined {
+  const core = routeCore(r, path, problems);
+  if (core === undefined || r.src === undefined) return core;
+  const src = tryParseIP(r.src);
+  if (src === undefined || src.family !== core.family) {
+    const why = src === undefined ? 'is not an IP address' : `is not of ${r.dst}'s family`;
+    problems.push({ code: 'bad-route', path: `${path}.src`, message: `${JSON.stringify(r.src)} ${why}` });
     return undefined;
   }
-  const out: Labelled<WireRoute> = { family: dst.family, dst: ipBytes(cidrIp(dst)), dstLen: dst.prefix, label };
-  return {
-    ...out,
-    ...(gw === undefined ? {} : { gw: ipBytes(gw) }),
-    ...(src === undefined ? {} : { src: ipBytes(src) }),
-  };
+  return { ...core, src: ipBytes(src), label: `${core.label} src ${r.src}` };
 }
 
-function linkProblems(l: PodLink): LinkProblem[] {
+/** What every kind of link configuration says, checked the same way. */
+interface LinkSpec {
+  /** Interface names to check, by the field path that holds them. */
+  readonly names: Readonly<Record<string, string>>;
+  readonly netns?: string;
+  readonly mac?: string;
+  readonly mtu?: number;
+  readonly addresses?: readonly string[];
+  readonly routes?: readonly LinkRoute[];
+}
+
+/** A LinkSpec in bytes. */
+interface WireSpec {
+  readonly mac?: readonly number[];
+  readonly addresses: Labelled<WireAddress>[];
+  readonly routes: Labelled<WireRoute>[];
+}
+
+function scalarProblems(s: LinkSpec, problems: LinkProblem[]): void {
+  for (const [path, name] of Object.entries(s.names)) {
+    const p = ifNameProblem(name);
+    if (p !== undefined) problems.push({ code: 'bad-ifname', path, message: `${JSON.stringify(name)} ${p}` });
+  }
+  if (s.netns !== undefined && !s.netns.startsWith('/')) {
+    problems.push({ code: 'bad-netns', path: 'netns', message: `${JSON.stringify(s.netns)} is not an absolute path` });
+  }
+  if (s.mtu !== undefined && (!Number.isInteger(s.mtu) || s.mtu < MTU_MIN || s.mtu > MTU_MAX)) {
+    problems.push({ code: 'bad-mtu', path: 'mtu', message: `${s.mtu} is not an integer in ${MTU_MIN}..${MTU_MAX}` });
+  }
+}
+
+/** Checks a link configuration and turns it into bytes; every problem is collected. */
+function planLink(s: LinkSpec): { ok: true; wire: WireSpec } | { ok: false; problems: LinkProblem[] } {
   const problems: LinkProblem[] = [];
-  for (const key of ['hostIfName', 'ifName'] as const) {
-    const p = ifNameProblem(l[key]);
-    if (p !== undefined) problems.push({ code: 'bad-ifname', path: key, message: `${JSON.stringify(l[key])} ${p}` });
-  }
-  if (!l.netns.startsWith('/')) {
-    problems.push({ code: 'bad-netns', path: 'netns', message: `${JSON.stringify(l.netns)} is not an absolute path` });
-  }
-  if (!Number.isInteger(l.mtu) || l.mtu < MTU_MIN || l.mtu > MTU_MAX) {
-    problems.push({ code: 'bad-mtu', path: 'mtu', message: `${l.mtu} is not an integer in ${MTU_MIN}..${MTU_MAX}` });
-  }
-  return problems;
-}
-
-/**
- * Checks a PodLink and turns it into bytes; every problem is collected.
- *
- * @example
- * planPodLink({ hostIfName: 'abc_h', netns: '/run/netns/p', ifName: 'eth0', mac: '0a:58:0a:10:00:05',
- *   mtu: 1400, addresses: ['10.16.0.5/16'], routes: [{ dst: 'default', gw: '10.16.0.1' }] })
- * // { ok: true, plan: { mac: [10, 88, 10, 16, 0, 5], job: { op: 'configure', ifName: 'eth0', ... } } }
- */
-export function planPodLink(l: PodLink): { ok: true; plan: PodLinkPlan } | { ok: false; problems: LinkProblem[] } {
-  const problems = linkProblems(l);
-  const mac = tryParseMAC(l.mac);
-  if (mac === undefined)
-    problems.push({ code: 'bad-mac', path: 'mac', message: `${JSON.stringify(l.mac)} is not a MAC` });
+  scalarProblems(s, problems);
+  const mac = s.mac === undefined ? undefined : tryParseMAC(s.mac);
+  if (s.mac !== undefined && mac === undefined)
+    problems.push({ code: 'bad-mac', path: 'mac', message: `${JSON.stringify(s.mac)} is not a MAC` });
   const addresses: Labelled<WireAddress>[] = [];
-  l.addresses.forEach((a, i) => {
+  (s.addresses ?? []).forEach((a, i) => {
     const c = tryParseCIDR(a);
     if (c === undefined) {
       problems.push({ code: 'bad-address', path: `addresses[${i}]`, message: `${JSON.stringify(a)} is not a CIDR` });
     } else addresses.push({ family: c.family, bytes: ipBytes(cidrIp(c)), prefixlen: c.prefix, label: a });
   });
   const routes: Labelled<WireRoute>[] = [];
-  l.routes.forEach((r, i) => {
+  (s.routes ?? []).forEach((r, i) => {
     const w = wireRoute(r, `routes[${i}]`, problems);
     if (w !== undefined) routes.push(w);
   });
-  if (problems.length > 0 || mac === undefined) return { ok: false, problems };
-  const macBytes = ipBytes({ family: 6, value: BigInt(mac) }).slice(10);
+  if (problems.length > 0) return { ok: false, problems };
+  const macBytes = mac === undefined ? undefined : ipBytes({ family: 6, value: BigInt(mac) }).slice(10);
+  return { ok: true, wire: macBytes === undefined ? { addresses, routes } : { mac: macBytes, addresses, routes } };
+}
+
+export type Planned<T> = { ok: true; plan: T } | { ok: false; problems: LinkProblem[] };
+
+/**
+ * Checks a PodLink and turns it into bytes; every problem is collected.
+ * The MAC and MTU go into the veth's creation; the job brings lo and the
+ * pod end up and adds addresses and routes.
+ *
+ * @example
+ * planPodLink({ hostIfName: 'abc_h', netns: '/run/netns/p', ifName: 'eth0', mac: '0a:58:0a:10:00:05',
+ *   mtu: 1400, addresses: ['10.16.0.5/16'], routes: [{ dst: 'default', gw: '10.16.0.1' }] })
+ * // { ok: true, plan: { mac: [10, 88, 10, 16, 0, 5], job: { op: 'configure', ifName: 'eth0', ... } } }
+ */
+export function planPodLink(l: PodLink): Planned<PodLinkPlan> {
+  const names = { hostIfName: l.hostIfName, ifName: l.ifName };
+  const r = planLink({ names, netns: l.netns, mac: l.mac, mtu: l.mtu, addresses: l.addresses, routes: l.routes });
+  if (!r.ok) return r;
+  const { addresses, routes } = r.wire;
+  const job: ConfigureJob = { op: 'configure', ifName: l.ifName, addresses, routes, lo: true };
+  return {
+    ok: true,
+    plan: { mac: r.wire.mac!, job: l.txChecksumOff === true ? { ...job, txChecksumOff: true } : job },
+  };
+}
+
+/**
+ * A link moved into a pod's namespace (a VF) under its own name: the job
+ * renames it to `ifName` there, sets its MAC and MTU, brings lo and it up,
+ * adds addresses and routes. (Renaming in the move request itself would
+ * leave the link in the namespace under its old name when `ifName` is
+ * taken there: the kernel moves first and renames after.)
+ *
+ * @example
+ * planMovedLink({ name: 'enp3s0f0v0', netns: '/run/netns/p', ifName: 'eth0', mac: '0a:58:0a:10:00:05',
+ *   mtu: 1400, addresses: ['10.16.0.5/16'], routes: [] }) // { ok: true, plan: { op: 'configure', ... } }
+ */
+export function planMovedLink(l: MovedPodLink): Planned<ConfigureJob> {
+  const names = { name: l.name, ifName: l.ifName };
+  const r = planLink({ names, netns: l.netns, mac: l.mac, mtu: l.mtu, addresses: l.addresses, routes: l.routes });
+  if (!r.ok) return r;
+  const { mac, addresses, routes } = r.wire;
+  const job = { op: 'configure', ifName: l.name, rename: l.ifName, mac: mac!, mtu: l.mtu, addresses, routes, lo: true };
+  return { ok: true, plan: job as ConfigureJob };
+}
+
+/**
+ * A host link configured where it is, in the idempotent form (addresses of
+ * the listed families replaced, routes replaced): node set-up runs it at
+ * every start.
+ *
+ * @example
+ * planHostLink({ name: 'ovn0', mac: '0a:58:64:40:00:02', mtu: 1400, addresses: ['100.64.0.2/16'],
+ *   routes: [{ dst: '10.16.0.0/16', gw: '100.64.0.1' }], up: true }) // { ok: true, plan: { op: 'configure', ... } }
+ */
+export function planHostLink(c: HostLinkConfig): Planned<ConfigureJob> {
+  const names: Record<string, string> = { name: c.name };
+  if (c.rename !== undefined) names['rename'] = c.rename;
+  const spec = {
+    names,
+    ...(c.mac === undefined ? {} : { mac: c.mac }),
+    ...(c.mtu === undefined ? {} : { mtu: c.mtu }),
+  };
+  const r = planLink({ ...spec, addresses: c.addresses ?? [], routes: c.routes ?? [] });
+  if (!r.ok) return r;
   const job: ConfigureJob = {
     op: 'configure',
-    ifName: l.ifName,
-    addresses,
-    routes,
-    ...(l.txChecksumOff ? { txChecksumOff: true } : {}),
+    ifName: c.name,
+    ...(c.rename === undefined ? {} : { rename: c.rename }),
+    ...(r.wire.mac === undefined ? {} : { mac: r.wire.mac }),
+    ...(c.mtu === undefined ? {} : { mtu: c.mtu }),
+    addresses: r.wire.addresses,
+    replaceAddresses: c.addresses !== undefined,
+    routes: r.wire.routes,
+    replaceRoutes: true,
+    up: c.up,
   };
-  return { ok: true, plan: { mac: macBytes, job } };
+  return { ok: true, plan: job };
 }
 
 /** `10.16.0.5/16` from its wire form; undefined when the bytes fit no family. */
@@ -195,7 +272,12 @@ export function stateFromWire(w: WireLinkState): PodLinkState {
   const routes = w.routes.map((r) => {
     const dst = r.dstLen === 0 || r.dst === undefined ? 'default' : (cidrText(r.family, r.dst, r.dstLen) ?? '?');
     const gw = r.gw === undefined ? undefined : ipFromBytes(r.gw);
-    return gw === undefined ? { dst } : { dst, gw: formatIP(gw) };
+    const src = r.src === undefined ? undefined : ipFromBytes(r.src);
+    return {
+      dst,
+      ...(gw === undefined ? {} : { gw: formatIP(gw) }),
+      ...(src === undefined ? {} : { src: formatIP(src) }),
+    };
   });
   return { ifName: w.ifName, mac, mtu: w.mtu, up: w.up, addresses, routes };
 }

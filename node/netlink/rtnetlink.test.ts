@@ -25,6 +25,11 @@ interface IpRoute {
   protocol?: string;
 }
 
+/** A command run in the pod link's namespace; its stdout. */
+async function execIn(l: PodLink, ...cmd: string[]): Promise<string> {
+  return ip('netns', 'exec', l.netns.split('/').pop()!, ...cmd);
+}
+
 /** The thrown NetlinkError's code and message, or a failure if it did not throw one. */
 async function rejection(p: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {
@@ -150,6 +155,26 @@ describe.skipIf(!requireNetns('node/netlink'))('RtNetlink with real namespaces',
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+  });
+
+  it("txChecksumOff turns the pod end's tx checksum offload off (ethtool reads it back); a route's src is its prefsrc", async () => {
+    const plain = await podLink();
+    const off = await podLink({
+      txChecksumOff: true,
+      routes: [{ dst: '10.97.0.0/16', gw: '10.99.0.1', src: '10.99.0.5' }],
+    });
+    await nl.addPodLink(plain);
+    await nl.addPodLink(off);
+    const txChecksumming = async (l: PodLink) =>
+      /^tx-checksumming: (\w+)/m.exec(await execIn(l, 'ethtool', '-k', 'eth0'))?.[1];
+    expect(await txChecksumming(plain)).toBe('on');
+    expect(await txChecksumming(off)).toBe('off');
+    const ns = off.netns.split('/').pop()!;
+    const routes = await ipJson<(IpRoute & { prefsrc?: string })[]>('-n', ns, 'route', 'show', 'dev', 'eth0');
+    expect(routes.find((r) => r.dst === '10.97.0.0/16')).toMatchObject({ gateway: '10.99.0.1', prefsrc: '10.99.0.5' });
+    expect((await nl.inspectPodLink(off.netns, 'eth0'))?.routes).toEqual([
+      { dst: '10.97.0.0/16', gw: '10.99.0.1', src: '10.99.0.5' },
+    ]);
   });
 
   it('deleteLink removes the pair (the pod end goes with it) and is idempotent', async () => {

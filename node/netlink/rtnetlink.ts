@@ -10,13 +10,37 @@
  * namespace's path must still name the namespace the peer was put in. Any
  * failure after the veth exists deletes the host end (its peer goes with it),
  * so a failed ADD leaves nothing.
+ *
+ * The optional methods node set-up uses: configureHostLink runs the helper
+ * in the daemon's own namespace (ovn0 as an OVS internal port, a VF
+ * representor); movePodLink moves a VF into the pod's namespace and the
+ * helper renames and sets it up there, moving it back on failure;
+ * releasePodLink moves it out again under its host name.
  */
 import { type FileHandle, open, stat, statfs } from 'node:fs/promises';
 import { FlagsNew, type RtNetlinkSocket, createRtNetlink, type rt } from 'netlink';
 import type { HelperReply } from './helper-protocol.ts';
 import { type RunHelper, spawnHelper } from './helper.ts';
-import { planPodLink, linkKind, stateFromWire, vethLinkInfo } from './request.ts';
-import { type Netlink, NetlinkError, type PodLink, type PodLinkState } from './types.ts';
+import {
+  type LinkProblem,
+  linkKind,
+  planHostLink,
+  planMovedLink,
+  planPodLink,
+  stateFromWire,
+  vethLinkInfo,
+} from './request.ts';
+import {
+  type HostLinkConfig,
+  type MovedPodLink,
+  type Netlink,
+  NetlinkError,
+  type PodLink,
+  type PodLinkState,
+} from './types.ts';
+
+/** How ns-helper.cjs names a step that sets a link's name. */
+const RENAME_STEP = 'set ifname';
 
 /** statfs(2) f_type of namespace files (linux/magic.h NSFS_MAGIC). */
 const NSFS_MAGIC = 0x6e736673;
@@ -89,10 +113,7 @@ export class RtNetlink implements Netlink {
   async addPodLink(l: PodLink): Promise<void> {
     const planned = planPodLink(l);
     const what = `pod link ${l.hostIfName} -> ${l.ifName} in ${l.netns}`;
-    if (!planned.ok) {
-      const text = planned.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-      throw new NetlinkError('INVALID', `${what}: ${text}`, planned.problems);
-    }
+    if (!planned.ok) throw invalid(what, planned.problems);
     const ns = await openNetns(l.netns);
     if (typeof ns === 'string') throw new NetlinkError('NETNS_GONE', `${what}: ${ns}`);
     try {
@@ -179,6 +200,87 @@ export class RtNetlink implements Netlink {
     return out;
   }
 
+  /** Configures an existing link of the daemon's own namespace (ovn0 as an OVS internal port, a VF representor). */
+  async configureHostLink(c: HostLinkConfig): Promise<void> {
+    const what = `host link ${c.name}`;
+    const planned = planHostLink(c);
+    if (!planned.ok) throw invalid(what, planned.problems);
+    const reply = await this.runHelper({ netns: '(host)', job: planned.plan });
+    if (!reply.ok) throw replyError(what, reply);
+  }
+
+  /**
+   * Moves an existing host link (a VF) into `l.netns` under `l.ifName` in
+   * one request, then the helper sets it up there; on any failure it is
+   * moved back under its name, so a failed ADD leaves the VF where it was.
+   */
+  async movePodLink(l: MovedPodLink): Promise<void> {
+    const what = `link ${l.name} -> ${l.ifName} in ${l.netns}`;
+    const planned = planMovedLink(l);
+    if (!planned.ok) throw invalid(what, planned.problems);
+    const ns = await openNetns(l.netns);
+    if (typeof ns === 'string') throw new NetlinkError('NETNS_GONE', `${what}: ${ns}`);
+    try {
+      const link = await this.find(l.name);
+      if (link?.data.index === undefined) throw new NetlinkError('KERNEL', `${what}: ${l.name}: ENODEV`);
+      try {
+        await this.sock.setLink({ index: link.data.index }, { netNsFd: ns.handle.fd });
+      } catch (e) {
+        const errno = errnoOf(e);
+        if (errno === 'EEXIST') throw new NetlinkError('EXISTS', `${what}: ${l.name} in ${l.netns} already exists`, e);
+        throw new NetlinkError('KERNEL', `${what}: moving ${l.name}: ${errno ?? e}`, e);
+      }
+      try {
+        const reply = await this.runHelper({ netnsFd: ns.handle.fd, netns: l.netns, job: planned.plan });
+        if (!reply.ok) throw replyError(what, reply);
+        if (!(await stillThere(l.netns, ns))) throw new NetlinkError('NETNS_GONE', `${what}: ${l.netns} was removed`);
+      } catch (e) {
+        await this.moveBack(ns.handle.fd, l, e);
+        throw e;
+      }
+    } finally {
+      await ns.handle.close();
+    }
+  }
+
+  /**
+   * Moves a failed VF back. Under its own name first: a link of that name in
+   * the namespace is ours (the move would have failed on a clash), while
+   * `ifName` may be another link's when the rename was what failed.
+   */
+  private async moveBack(netnsFd: number, l: MovedPodLink, cause: unknown): Promise<void> {
+    try {
+      if (!(await this.release(netnsFd, l.netns, l.name, l.name)))
+        await this.release(netnsFd, l.netns, l.ifName, l.name);
+    } catch (e) {
+      if (cause instanceof Error)
+        cause.message += ` (and moving ${l.ifName} back as ${l.name} failed: ${(e as Error).message})`;
+    }
+  }
+
+  /** The helper's release job with the daemon's namespace as fd 4; whether the interface was there. */
+  private async release(netnsFd: number, netns: string, ifName: string, name: string): Promise<boolean> {
+    const host = await open('/proc/self/ns/net', 'r');
+    try {
+      const job = { op: 'release', ifName, name } as const;
+      const reply = await this.runHelper({ netnsFd, hostNetnsFd: host.fd, netns, job });
+      if (!reply.ok) throw replyError(`moving ${ifName} out of ${netns} as ${name}`, reply);
+      return reply.op === 'release' && reply.found;
+    } finally {
+      await host.close();
+    }
+  }
+
+  async releasePodLink(netns: string, ifName: string, name: string): Promise<boolean> {
+    const ns = await openNetns(netns);
+    if (typeof ns === 'string') return false;
+    try {
+      return await this.release(ns.handle.fd, netns, ifName, name);
+    } finally {
+      await ns.handle.close();
+    }
+  }
+
   async inspectPodLink(netns: string, ifName: string): Promise<PodLinkState | undefined> {
     const ns = await openNetns(netns);
     if (typeof ns === 'string') return undefined;
@@ -194,8 +296,17 @@ export class RtNetlink implements Netlink {
   }
 }
 
+function invalid(what: string, problems: readonly LinkProblem[]): NetlinkError {
+  const text = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  return new NetlinkError('INVALID', `${what}: ${text}`, problems);
+}
+
 /** A helper's failure as the interface's error: the kernel's refusal (KERNEL) or the helper's own (HELPER). */
 function replyError(what: string, reply: Extract<HelperReply, { ok: false }>): NetlinkError {
   if (reply.errno === undefined) return new NetlinkError('HELPER', `${what}: ${reply.step}: ${reply.message}`);
+  // A rename to a name the namespace already has.
+  if (reply.errno === 'EEXIST' && reply.step.startsWith(RENAME_STEP)) {
+    return new NetlinkError('EXISTS', `${what}: ${reply.step}: the name is taken (EEXIST)`);
+  }
   return new NetlinkError('KERNEL', `${what}: ${reply.step}: ${reply.errno}`);
 }

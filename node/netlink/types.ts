@@ -48,7 +48,8 @@ export interface PodLinkState {
   readonly mtu: number;
   readonly up: boolean;
   readonly addresses: readonly string[];
-  readonly routes: readonly { readonly dst: string; readonly gw?: string }[];
+  /** Routes through the interface that the kernel did not add itself (`src` when one was given). */
+  readonly routes: readonly LinkRoute[];
 }
 
 /**

@@ -54,7 +54,15 @@ export interface DaemonSpec {
    * the kernel's OOM killer picking among everything on the machine.
    */
   readonly memoryLimitBytes?: number;
+  /**
+   * Run inside this network namespace (`ip netns exec`, which execs the
+   * daemon: same pid). The lab's ovs-vswitchd runs in a namespace of its run,
+   * so its devices (br-int's tap, the host ends of veths) go with it.
+   */
+  readonly netns?: string;
 }
+
+const IP = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip', '/bin/ip'].find((p) => existsSync(p)) ?? 'ip';
 
 const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p));
 
@@ -151,10 +159,13 @@ export class DaemonProcess implements ProcessHandle {
 
   async #startChild(file: string, args: readonly string[]): Promise<number> {
     const limit = this.spec.memoryLimitBytes;
-    const [cmd, argv] =
-      limit !== undefined && PRLIMIT !== undefined
-        ? [PRLIMIT, [`--as=${limit}`, '--', file, ...args]]
-        : [file, [...args]];
+    const inNetns = this.spec.netns === undefined ? [] : [IP, 'netns', 'exec', this.spec.netns];
+    const [cmd, ...argv] = [
+      ...(limit !== undefined && PRLIMIT !== undefined ? [PRLIMIT, `--as=${limit}`, '--'] : []),
+      ...inNetns,
+      file,
+      ...args,
+    ] as [string, ...string[]];
     const child = spawn(cmd, argv, { env: daemonEnv(this.spec.dir), stdio: ['ignore', 'ignore', 'pipe'] });
     this.#stderr = captureStderr(child);
     let exit: Exit | undefined;

@@ -3,6 +3,9 @@
 /** The owner marker's file name inside a run dir. */
 export declare const OWNER_MARKER: 'kovn-owner.json';
 
+/** The file of a run dir listing the network namespaces of the run (one a line). */
+export declare const NETNS_LIST: 'kovn-netns';
+
 /** Who owns a run dir: a process, named so that a reused pid or a reboot is never taken for it. */
 export interface Owner {
   readonly pid: number;
@@ -96,3 +99,12 @@ export declare function killAllSync(
  * removeDirSync(dir);
  */
 export declare function removeDirSync(dir: string): void;
+
+/**
+ * Deletes the network namespaces a run dir lists in {@link NETNS_LIST}
+ * (removeDirSync does it before removing the dir).
+ *
+ * @example
+ * removeNetnsOfSync(dir);
+ */
+export declare function removeNetnsOfSync(dir: string): void;

@@ -4,10 +4,17 @@
 // and how a run's processes and dirs are ended synchronously.
 // Plain JavaScript importing only Node's modules, because the guard runs it
 // with a bare `node`; proc.d.mts gives its types to the TypeScript side.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const OWNER_MARKER = 'kovn-owner.json';
+
+/**
+ * A run dir's list of the network namespaces the run made (one name a line,
+ * appended before each is made): they go with the dir, however the run ends.
+ */
+export const NETNS_LIST = 'kovn-netns';
 
 export function procStat(pid) {
   let text;
@@ -117,9 +124,24 @@ export function killAllSync(targets, waitMs) {
 }
 
 export function removeDirSync(dir) {
+  removeNetnsOfSync(dir);
   try {
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   } catch {
     // nothing more to do here: the guard, or a later run's sweep, tries again
   }
+}
+
+// The namespaces a run dir lists are deleted (`ip netns del`; one already gone
+// is fine). Deleting a namespace also destroys the veth pairs with an end in it.
+export function removeNetnsOfSync(dir) {
+  let names = [];
+  try {
+    names = readFileSync(join(dir, NETNS_LIST), 'utf8')
+      .split('\n')
+      .filter((n) => /^[\w.-]+$/.test(n));
+  } catch {
+    return;
+  }
+  for (const n of new Set(names)) spawnSync('ip', ['netns', 'del', n], { stdio: 'ignore', timeout: 5_000 });
 }

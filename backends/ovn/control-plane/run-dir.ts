@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlPlaneError } from './errors.ts';
-import { selfOwner, writeOwnerMarker } from './proc.mjs';
+import { removeNetnsOfSync, selfOwner, writeOwnerMarker } from './proc.mjs';
 import { releaseRunDir, trackRunDir } from './registry.ts';
 
 const keep = (): boolean => process.env.KOVN_KEEP_TMP === '1';
@@ -53,6 +53,8 @@ export async function makeTempDir(prefix = 'tmp'): Promise<string> {
  * if (ownDir) await removeTempDir(dir);
  */
 export async function removeTempDir(dir: string): Promise<void> {
+  // The namespaces it lists go too (proc.mjs, NETNS_LIST), also when the dir itself is kept.
+  removeNetnsOfSync(dir);
   if (!keep()) await rm(dir, { recursive: true, force: true });
   releaseRunDir(dir);
 }

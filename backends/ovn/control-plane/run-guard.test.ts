@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OVN_BINARIES } from './binaries.ts';
-import { OWNER_MARKER, type Owner, selfOwner } from './proc.mjs';
+import { NETNS_LIST, OWNER_MARKER, type Owner, selfOwner } from './proc.mjs';
 
 const GUARD = fileURLToPath(new URL('./guard-main.mjs', import.meta.url));
 let TMP = '';
@@ -75,3 +75,36 @@ describe.skipIf(selfOwner() === undefined)('the run guard sweeps the run dirs wh
     expect([existsSync(mine), existsSync(foreign)]).toEqual([false, true]);
   });
 });
+
+const netnsList = () =>
+  spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((l) => l.split(' ')[0] ?? '');
+
+describe.skipIf(selfOwner() === undefined || process.getuid?.() !== 0)(
+  'the network namespaces a run dir lists go with it (the lab)',
+  () => {
+    it("a later run's sweep deletes a dead owner's namespaces, and keeps a live owner's", async () => {
+      const me = selfOwner() as Owner;
+      const exited = spawnSync(process.execPath, ['-e', ''], { stdio: 'ignore' });
+      const base = mkdtempSync(join(TMP, 'netns-'));
+      const tag = `kgt${process.pid}`;
+      const dead = runDir(base, 'kovn-lab-dead', { ...me, pid: exited.pid });
+      const live = runDir(base, 'kovn-lab-live', me);
+      try {
+        for (const [dir, ns] of [
+          [dead, `${tag}-dead`],
+          [live, `${tag}-live`],
+        ] as const) {
+          writeFileSync(join(dir, NETNS_LIST), `${ns}\n`);
+          expect(spawnSync('ip', ['netns', 'add', ns]).status).toBe(0);
+        }
+        await runGuard(base, me);
+        expect(netnsList().filter((n) => n.startsWith(tag))).toEqual([`${tag}-live`]);
+        expect(existsSync(dead)).toBe(false);
+      } finally {
+        for (const n of netnsList().filter((x) => x.startsWith(tag))) spawnSync('ip', ['netns', 'del', n]);
+      }
+    });
+  },
+);

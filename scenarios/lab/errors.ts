@@ -1,0 +1,13 @@
+/** The lab's exceptions: what could not be set up or asked, naming the object. */
+export type LabErrorCode = 'command-failed' | 'agent-failed' | 'not-root' | 'wiring-failed' | 'not-installed';
+
+export class LabError extends Error {
+  override readonly name = 'LabError';
+  constructor(
+    readonly code: LabErrorCode,
+    message: string,
+    opts?: { cause?: unknown },
+  ) {
+    super(message, opts);
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * The `lab` world of the scenario runner: real packets. A local OVN control
+ * plane (NB, SB, northd) takes the controller's plans; one chassis of real
+ * `ovs-vswitchd` (userspace datapath, real netdevs) and `ovn-controller`
+ * carries them; every scenario node is a network namespace with `ovn0` made
+ * by the node set-up and outside hosts behind it (nodes.ts), with its own
+ * kovn node daemon (daemons.ts, in the lab's host namespace where vswitchd
+ * runs); every pod is a namespace wired by kovn's CNI plugin executable,
+ * called as a runtime calls it, and that node's daemon (cni.ts); every
+ * probe is answered by probe agents with real sockets (answer.ts). `close` ends every process and deletes every namespace; on a
+ * signal, a crash or kill -9 the run dir's exit hooks and run guard do
+ * (host.ts, proc.mjs NETNS_LIST).
+ */
+import { type ControlPlane, startControlPlane } from '../../backends/ovn/control-plane/index.ts';
+import { makeTempDir, removeTempDir } from '../../backends/ovn/control-plane/run-dir.ts';
+import { runTool } from '../../backends/ovn/control-plane/exec.ts';
+import { OvnProber } from '../../backends/ovn/prober.ts';
+import { formatCIDR, networkOf as networkOfCIDR, tryParseCIDR } from '../../model/addr/index.ts';
+import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../../kube/annotations.ts';
+import type { MemoryCluster } from '../../kube/cluster/memory.ts';
+import { decodeNode, decodePod, decodeSubnet, type SubnetView } from '../../kube/objects/objects.ts';
+import type { ControllerSettings } from '../../controller/config.ts';
+import type { ResolvedProbe } from '../probe.ts';
+import type { ProbeWorld } from '../run.ts';
+import { Agent } from './agents.ts';
+import { answerProbe, type LabEnds, type ProbeAnswer } from './answer.ts';
+import { LabChassis } from './chassis.ts';
+import { LabError } from './errors.ts';
+import { Namespaces } from './host.ts';
+import { labNames, type LabNames } from './names.ts';
+import { LabNode } from './nodes.ts';
+import type { LabPodSpec, PodWiring } from './pods.ts';
+import { CniWiring } from './cni.ts';
+import { LabDaemons } from './daemons.ts';
+
+type PacketProbe = ResolvedProbe & { kind: 'packet' };
+
+interface WiredPod {
+  readonly spec: LabPodSpec;
+  readonly at: { readonly netns: string; readonly hostNic: string };
+  readonly agent: Agent;
+  /** Addresses and MAC it was wired with: a change rewires it. */
+  readonly signature: string;
+}
+
+/** What a started lab is made of. */
+interface LabParts {
+  readonly dir: string;
+  readonly cp: ControlPlane;
+  readonly backend: OvnProber;
+  readonly chassis: LabChassis;
+  readonly daemons: LabDaemons;
+  readonly wiring: PodWiring;
+  readonly namespaces: Namespaces;
+  readonly names: LabNames;
+}
+
+export interface LabWorldOptions {
+  /** How long a probe waits for its answer (default 2000 ms: a SYN retransmitted once). */
+  readonly probeTimeoutMs?: number;
+}
+
+/**
+ * @example
+ * const world = await LabWorld.start();
+ * const r = await runScenario(loadScenario('scenarios/quickstart.yaml'), { world });
+ * await world.close();
+ */
+export class LabWorld implements ProbeWorld {
+  #cluster: MemoryCluster | undefined;
+  #settings: ControllerSettings | undefined;
+  readonly #nodes = new Map<string, LabNode>();
+  readonly #pods = new Map<string, WiredPod>();
+  readonly #outsideAgents = new Map<string, Agent>();
+  #nextPod = 0;
+  #probes = 0;
+  readonly backend: OvnProber;
+  readonly chassis: LabChassis;
+  private readonly dir: string;
+  private readonly cp: ControlPlane;
+  private readonly daemons: LabDaemons;
+  private readonly wiring: PodWiring;
+  private readonly namespaces: Namespaces;
+  private readonly names: LabNames;
+
+  private constructor(
+    parts: LabParts,
+    private readonly opts: LabWorldOptions,
+  ) {
+    ({
+      dir: this.dir,
+      cp: this.cp,
+      backend: this.backend,
+      chassis: this.chassis,
+      daemons: this.daemons,
+      wiring: this.wiring,
+      namespaces: this.namespaces,
+      names: this.names,
+    } = parts);
+  }
+
+  static async start(opts: LabWorldOptions = {}): Promise<LabWorld> {
+    if (process.getuid?.() !== 0)
+      throw new LabError('not-root', 'the lab backend makes network namespaces and veths: run it as root');
+    const dir = await makeTempDir('lab');
+    const cleanup: (() => Promise<void>)[] = [() => removeTempDir(dir)];
+    try {
+      const cp = await startControlPlane({});
+      cleanup.unshift(() => cp.stop());
+      const prober = await OvnProber.connect({ remotes: cp.nb.remote, sbRemote: cp.sb.remote, dir: cp.dir });
+      cleanup.unshift(() => prober.close());
+      const names = labNames(dir);
+      const namespaces = new Namespaces(dir);
+      await namespaces.add(names.host);
+      const chassis = await LabChassis.start({ dir, sbRemote: cp.sb.remote, netns: names.host });
+      cleanup.unshift(() => chassis.stop());
+      const daemons = await LabDaemons.start({ host: names.host, dir, ovsRemote: chassis.conf.remote });
+      cleanup.unshift(() => daemons.close());
+      const wiring = await CniWiring.create((node) => daemons.socketOf(node));
+      return new LabWorld({ dir, cp, backend: prober, chassis, daemons, wiring, namespaces, names }, opts);
+    } catch (e) {
+      for (const c of cleanup) await c().catch(() => {});
+      throw e;
+    }
+  }
+
+  /** The run's id, carried by every namespace and host interface it makes. */
+  get runId(): string {
+    return this.names.id;
+  }
+
+  /** The namespaces made so far (nodes, outside hosts, pods). */
+  get netns(): readonly string[] {
+    return this.namespaces.live;
+  }
+
+  attach(cluster: MemoryCluster, settings: ControllerSettings): void {
+    this.#cluster = cluster;
+    this.#settings = settings;
+  }
+
+  /** NB compiled, nodes and pods wired as the cluster has them, ovn-controller caught up. */
+  async ready(): Promise<void> {
+    await this.backend.sync();
+    const cluster = this.#cluster;
+    if (cluster === undefined) throw new LabError('wiring-failed', 'lab world: ready() before attach(cluster)');
+    await this.#syncNodes(cluster);
+    await this.#syncPods(cluster);
+    await runTool('ovn-nbctl', [`--db=${this.cp.nb.remote}`, '--timeout=60', '--wait=hv', 'sync'], {
+      dir: this.dir,
+      timeoutMs: 70_000,
+    });
+  }
+
+  async #syncNodes(cluster: MemoryCluster): Promise<void> {
+    const subnets = (await cluster.list('Subnet')).items.map((o) => decodeSubnet(o).value);
+    for (const o of (await cluster.list('Node')).items) {
+      const n = decodeNode(o).value;
+      if (this.#nodes.has(n.name)) continue;
+      const d = decodeNodeNetwork(n.annotations);
+      if (!d.ok) continue;
+      const i = this.#nodes.size;
+      const { netns, hostNic } = this.names.node(i);
+      await this.namespaces.add(netns);
+      // ovn0 by the node agent's set-up, then the node's daemon (daemon-main.ts).
+      await this.daemons.addNode({
+        name: n.name,
+        annotations: n.annotations,
+        netns: `/run/netns/${netns}`,
+        hostIfName: hostNic,
+        // A node routes via ovn0 only the families it has a join address of (a v4-only join, dual-stack pods).
+        ...ofFamilies(d.value.ips, subnets, (this.#settings?.serviceClusterIPRange ?? '').split(',')),
+      });
+      const node = await LabNode.create({
+        spec: { name: n.name, gateways: d.value.gateways },
+        netns,
+        outside: this.names.outside(i).netns,
+        namespaces: this.namespaces,
+      });
+      this.#nodes.set(n.name, node);
+      this.#outsideAgents.set(n.name, await Agent.start(node.outside, `outside@${n.name}`));
+    }
+    // Subnets a later step adds: routed on ovn0 as Kube-OVN's daemon routes them (the set-up routed the first ones).
+    const t = await this.backend.read();
+    const router = this.#settings?.clusterRouter ?? 'ovn-cluster';
+    const join = this.#settings?.nodeSwitch ?? 'join';
+    const cidrs = [...t.routerPort.values()]
+      .filter((rp) => rp.router === router && !rp.name.endsWith(`-${join}`))
+      .flatMap((rp) => rp.networks.map(networkOf));
+    for (const node of this.#nodes.values()) await node.routeCidrs(cidrs);
+  }
+
+  async #syncPods(cluster: MemoryCluster): Promise<void> {
+    const want = new Map<string, LabPodSpec>();
+    for (const o of (await cluster.list('Pod')).items) {
+      const p = decodePod(o).value;
+      const d = decodePodNetwork(p.annotations);
+      if (!d.ok || p.nodeName === '' || !d.value.routed || !this.#nodes.has(p.nodeName)) continue;
+      want.set(podPortName(p.name, p.namespace), {
+        namespace: p.namespace,
+        name: p.name,
+        node: p.nodeName,
+        annotations: p.annotations,
+        network: d.value,
+        object: o,
+      });
+    }
+    for (const [port, w] of this.#pods)
+      if (want.get(port) === undefined || signature(want.get(port)!) !== w.signature) await this.#unwire(port, w);
+    // The daemons read the pods from their cluster: each is there before its ADD.
+    for (const spec of want.values()) await this.daemons.put(spec.object);
+    for (const [port, spec] of want) if (!this.#pods.has(port)) await this.#wire(port, spec);
+  }
+
+  async #wire(port: string, spec: LabPodSpec): Promise<void> {
+    const at = this.names.pod(this.#nextPod++);
+    await this.namespaces.add(at.netns);
+    await this.wiring.add(spec, at);
+    const agent = await Agent.start(at.netns, `${spec.namespace}/${spec.name}`);
+    this.#pods.set(port, { spec, at, agent, signature: signature(spec) });
+  }
+
+  async #unwire(port: string, w: WiredPod): Promise<void> {
+    this.#pods.delete(port);
+    await w.agent.close();
+    await this.wiring.remove(w.spec, w.at);
+    await this.namespaces.delete(w.at.netns);
+    await this.daemons.delete(w.spec.namespace, w.spec.name);
+  }
+
+  /** What answer.ts needs of the lab: the agents behind logical ports, the nodes' outside hosts. */
+  #ends(): LabEnds {
+    return {
+      pod: (port) => this.#pods.get(port)?.agent,
+      outsideOf: (port) => {
+        const node = port.startsWith('node-') ? port.slice(5) : undefined;
+        const n = node === undefined ? undefined : this.#nodes.get(node);
+        const agent = node === undefined ? undefined : this.#outsideAgents.get(node);
+        return n && agent ? { agent, hold: (a) => n.holdOutside(a) } : undefined;
+      },
+      timeoutMs: this.opts.probeTimeoutMs ?? 2_000,
+      token: () => `${this.names.id}-${this.#probes++}`,
+    };
+  }
+
+  answer(r: PacketProbe): Promise<ProbeAnswer> {
+    return answerProbe(this.#ends(), r);
+  }
+
+  async close(): Promise<void> {
+    for (const a of [...this.#outsideAgents.values(), ...[...this.#pods.values()].map((p) => p.agent)])
+      await a.close().catch(() => {});
+    for (const ns of this.namespaces.live) await this.namespaces.delete(ns);
+    await this.daemons.close().catch(() => {});
+    await this.chassis.stop();
+    await this.backend.close().catch(() => {});
+    await this.cp.stop();
+    await removeTempDir(this.dir);
+  }
+}
+
+/** The network of a router port's `10.16.0.1/16`: `10.16.0.0/16` (`ip route` takes no host bits). */
+const networkOf = (n: string): string => {
+  const c = tryParseCIDR(n);
+  return c === undefined ? n : formatCIDR(networkOfCIDR(c));
+};
+
+const familyOfText = (a: string): 4 | 6 => (a.includes(':') ? 6 : 4);
+
+/** The subnets' and service CIDRs of the families among `ips` (CIDRs of another family dropped). */
+function ofFamilies(
+  ips: readonly string[],
+  subnets: readonly SubnetView[],
+  serviceCidrs: readonly string[],
+): { subnets: SubnetView[]; serviceCidrs: string[] } {
+  const have = new Set(ips.map(familyOfText));
+  const keep = (c: string) => c.trim() !== '' && have.has(familyOfText(c));
+  return {
+    subnets: subnets
+      .map((s) => ({ ...s, cidrBlock: s.cidrBlock.split(',').filter(keep).join(',') }))
+      .filter((s) => s.cidrBlock !== ''),
+    serviceCidrs: serviceCidrs.filter(keep).map((c) => c.trim()),
+  };
+}
+
+const signature = (p: LabPodSpec): string => `${p.network.ips.join(',')}|${p.network.mac ?? ''}`;

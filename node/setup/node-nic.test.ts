@@ -18,8 +18,7 @@ import type { Netlink } from '../netlink/types.ts';
 import { Vswitch, findPort } from '../ovs/index.ts';
 import { configureNodeOvs } from './node-ovs.ts';
 import { ensureNodeNic, planNodeNic, removeNodeNic, type NodeNicInput, type NodeNicPlan } from './node-nic.ts';
-import { RecordingNetlink as NetlinkRecorder } from '../netlink/recording.ts';
-import { RecordingNetlink } from './testing/recording-netlink.ts';
+import { RecordingNetlink } from '../netlink/recording.ts';
 
 const annotations = encodeNodeNetwork({
   ips: ['100.64.0.2', 'fd00:100:64::2'],
@@ -175,7 +174,8 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   });
 
   it('internal: ovn0 an internal port with iface-id, ip, MAC and MTU in OVS; addresses and routes by netlink', async () => {
-    const nl = new RecordingNetlink();
+    // vswitchd makes the internal port's netdev: the recorder's host has it.
+    const nl = new RecordingNetlink({ hostLinks: ['ovn0'] });
     await ensureNodeNic({ vs, netlink: nl, profile: 'system' }, plan, { kind: 'internal' });
     expect(await vsctl('list-ports', 'br-int')).toBe('ovn0');
     expect(await get('Interface', 'ovn0', 'type')).toBe('internal');
@@ -192,7 +192,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     const uuid = findPort(vs, 'node-node1')?.port._uuid;
     await vsctl('set', 'Interface', 'ovn0', 'external_ids:ovn-installed="true"');
     await ensureNodeNic(
-      { vs, netlink: new RecordingNetlink(), profile: 'system' },
+      { vs, netlink: new RecordingNetlink({ hostLinks: ['ovn0'] }), profile: 'system' },
       { ...plan, mac: '0a:58:64:40:00:09', mtu: 1300 },
       {
         kind: 'internal',
@@ -224,7 +224,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   });
 
   it('veth (lab): ovn0 inside the node namespace, tx checksum off on netdev, its peer a br-int port with the node iface-id', async () => {
-    const nl = new NetlinkRecorder();
+    const nl = new RecordingNetlink();
     const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
     await ensureNodeNic({ vs, netlink: nl, profile: 'netdev' }, plan, form);
     expect(nl.requests).toEqual([
@@ -255,7 +255,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     expect(await vsctl('list-ports', 'br-int')).toBe('');
     expect(await removeNodeNic({ vs, netlink: nl, profile: 'system' }, form)).toBe(false);
     // On the kernel datapath the offload stays on.
-    const kernel = new NetlinkRecorder();
+    const kernel = new RecordingNetlink();
     await ensureNodeNic({ vs, netlink: kernel, profile: 'system' }, plan, form);
     expect(kernel.requests[1]).toMatchObject({ op: 'addPodLink', link: { ifName: 'ovn0' } });
     expect(kernel.requests[1]).not.toHaveProperty('link.txChecksumOff');
@@ -263,7 +263,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   });
 
   it('veth whose port cannot be written (no such bridge): the pair is deleted again', async () => {
-    const nl = new NetlinkRecorder();
+    const nl = new RecordingNetlink();
     const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
     await expect(
       ensureNodeNic({ vs, netlink: nl, profile: 'system', bridge: 'br-missing' }, plan, form),
@@ -275,7 +275,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   it('veth without a profile: the datapath is br-int’s datapath_type in the database', async () => {
     const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
     const linkOf = async () => {
-      const nl = new NetlinkRecorder();
+      const nl = new RecordingNetlink();
       await ensureNodeNic({ vs, netlink: nl }, plan, form);
       await removeNodeNic({ vs, netlink: nl }, form);
       return nl.requests[1];

@@ -29,7 +29,7 @@ import { ensureNodeNic, planNodeNic } from './node-nic.ts';
 import { configureNodeOvs } from './node-ovs.ts';
 import { DATAPATH_PROFILES, type DatapathProfile, profileSettings } from './profile.ts';
 import { VHOST_USER_CLIENT } from './pod-port.ts';
-import { RecordingNetlink } from './testing/recording-netlink.ts';
+import { RecordingNetlink } from '../netlink/recording.ts';
 
 const run = promisify(execFile);
 const NS = `kovnset-${process.pid}`;
@@ -113,7 +113,8 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
         serviceCidrs: ['10.96.0.0/12'],
       });
       if (!plan.ok) throw new Error(plan.issue.message);
-      const nl = new RecordingNetlink();
+      // vswitchd has made ovn0's tap by then: the recorder's host has the link.
+      const nl = new RecordingNetlink({ hostLinks: ['ovn0'] });
       await ensureNodeNic({ vs, netlink: nl, profile: 'netdev', commit: { waitApplied: true } }, plan.value, {
         kind: 'internal',
       });

@@ -18,14 +18,7 @@
  *   handshake between two wired pods, through br-int and OVN's pipeline.
  */
 import { ensurePluginBuilt } from '../node/bundle/index.ts';
-import {
-  type CniPod,
-  CniPods,
-  invokePlugin,
-  measureConnects,
-  realDaemon,
-  RuntimeWorld,
-} from '../scenarios/runtime/index.ts';
+import { type CniPod, CniPods, invokePlugin, measureConnects, RuntimeWorld } from '../scenarios/runtime/index.ts';
 
 export interface CniBenchParams {
   /** Pods wired (default 100). */
@@ -84,8 +77,8 @@ export async function runCniBench(params: CniBenchParams = {}): Promise<CniBench
   progress(`plugin ${plugin}: VERSION x${versionRuns}`);
   const startMs = await pluginStart(plugin, versionRuns);
   progress('starting the world (control plane, ovs-vswitchd netdev, ovn-controller, controller, daemon)');
-  const world = await RuntimeWorld.start({ startDaemon: realDaemon() });
-  const pods = new CniPods({ plugin, pluginConfig: world.pluginConfig() });
+  const world = await RuntimeWorld.start();
+  const pods = new CniPods({ plugin, pluginConfig: world.pluginConfig(), namespaces: world.namespaces });
   try {
     const names = Array.from({ length: n }, (_, i) => `bench-${i}`);
     progress(`${n} pods into the cluster; the controller gives them their addresses`);

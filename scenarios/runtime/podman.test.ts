@@ -9,7 +9,6 @@ import { runTool } from '../../backends/ovn/control-plane/index.ts';
 import { requireOvn } from '../../backends/ovn/control-plane/binaries.ts';
 import type { PodNetworkRead } from '../../kube/annotations.ts';
 import { ensurePluginBuilt } from '../../node/bundle/index.ts';
-import { realDaemon } from './daemon.ts';
 import { Podman } from './podman.ts';
 import { host, requireRuntime } from './support.ts';
 import { RuntimeWorld } from './world.ts';
@@ -31,7 +30,7 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
 
   beforeAll(async () => {
     const plugin = await ensurePluginBuilt();
-    world = await RuntimeWorld.start({ startDaemon: realDaemon() });
+    world = await RuntimeWorld.start();
     pm = Podman.setup({ dir: join(world.dir, 'podman'), pluginDirs: [dirname(plugin)] });
     pm.addNetwork({
       cniVersion: '1.0.0',

@@ -61,6 +61,8 @@ export class RuntimeWorld {
     readonly node: string,
     /** The run's namespaces (listed in the run dir: they go with it however the run ends). */
     readonly namespaces: Namespaces,
+    /** The node's host network: where ovs-vswitchd, the daemon and the veths' host ends are. */
+    readonly hostNetns: string,
     private readonly cp: ControlPlane,
     private readonly backend: OvnBackend,
     readonly chassis: LabChassis,
@@ -99,7 +101,7 @@ export class RuntimeWorld {
       await settled(controller);
       const socket = join(dir, 'daemon.sock');
       const daemon = await RuntimeDaemon.start({ host, node, ovsRemote: chassis.conf.remote, socket });
-      return new RuntimeWorld(dir, node, namespaces, cp, backend, chassis, sim, controller, daemon);
+      return new RuntimeWorld(dir, node, namespaces, host, cp, backend, chassis, sim, controller, daemon);
     } catch (e) {
       for (const u of undo) await u().catch(() => {});
       throw e;

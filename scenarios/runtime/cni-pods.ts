@@ -82,6 +82,12 @@ export class CniPods {
     return pod;
   }
 
+  /** A pod added by other means (its namespace made in `namespaces`), from now on removed by {@link del} and {@link removeAll}. */
+  adopt(pod: CniPod): CniPod {
+    this.#live.set(pod.netns, pod);
+    return pod;
+  }
+
   /** The plugin's DEL, then the namespace removed; returns the DEL call's milliseconds. */
   async del(pod: CniPod): Promise<number> {
     this.#live.delete(pod.netns);

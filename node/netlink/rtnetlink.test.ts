@@ -277,6 +277,21 @@ describe.skipIf(!requireNetns('node/netlink'))('RtNetlink with real namespaces',
     await expectNothingLeft(l);
   });
 
+  it('an nsenter that cannot be started is HELPER naming it, and the pair is removed', async () => {
+    const broken = new RtNetlink({ runHelper: spawnHelper({ nsenter: '/nonexistent/nsenter' }) });
+    try {
+      const l = await podLink();
+      const err = await rejection(broken.addPodLink(l));
+      expect(err).toMatchObject({
+        code: 'HELPER',
+        message: expect.stringContaining('cannot start /nonexistent/nsenter'),
+      });
+      await expectNothingLeft(l);
+    } finally {
+      broken.close();
+    }
+  });
+
   it('a helper that never answers is killed at the timeout: HELPER, and the pair is removed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kovn-nlt-'));
     const script = join(dir, 'hang.cjs');

@@ -41,7 +41,7 @@ export interface NodeAgentOptions {
   /** Whether a namespace path still exists (default: it can be stat'ed). */
   readonly netnsExists?: (path: string) => Promise<boolean>;
   readonly log?: (line: string) => void;
-  /** The node's datapath profile (node/setup); default: read from the database (profileOf). */
+  /** The node's datapath profile (node/setup); default: read from the database (node/setup readProfile). */
   readonly profile?: DatapathProfile;
   /** Default /sys. */
   readonly sysfsRoot?: string;

@@ -25,7 +25,7 @@ export interface AgentContext {
   readonly annotationTimeoutMs: number;
   readonly installTimeoutMs: number;
   readonly wait: OvsWait;
-  /** The node's datapath profile; undefined: read from the database at each ADD (see profileOf). */
+  /** The node's datapath profile; undefined: read from the database at each ADD (node/setup readProfile). */
   readonly profile: DatapathProfile | undefined;
   /** Where VFs are looked up (hw-offload). */
   readonly sysfsRoot: string;

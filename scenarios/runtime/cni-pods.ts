@@ -8,7 +8,8 @@ import { basename } from 'node:path';
 import type { CniResult } from '../../node/cni/protocol.ts';
 import { type CniCommand, type CniOutcome, invokePlugin } from './cni-exec.ts';
 import { RuntimeError } from './errors.ts';
-import { host, runName } from './support.ts';
+import type { Namespaces } from '../lab/host.ts';
+import { runName } from './support.ts';
 
 export interface CniPod {
   readonly name: string;
@@ -28,11 +29,13 @@ export interface CniPodsOptions {
   readonly pluginConfig: Readonly<Record<string, unknown>>;
   /** The network's name; default `kovn`. */
   readonly network?: string;
+  /** Where the pods' namespaces are made and listed (the world's: they go with its run dir however it ends). */
+  readonly namespaces: Namespaces;
 }
 
 /**
  * @example
- * const pods = new CniPods({ plugin, pluginConfig: world.pluginConfig('kovn') });
+ * const pods = new CniPods({ plugin, pluginConfig: world.pluginConfig('kovn'), namespaces: world.namespaces });
  * await world.createPod({ name: 'a' });
  * const a = await pods.add('a'); // a.netns: 'kcp-1f3a-0', a.result.ips[0].address: '10.16.0.2/16'
  * await pods.removeAll();
@@ -61,21 +64,27 @@ export class CniPods {
   async add(name: string, namespace = 'default'): Promise<CniPod> {
     const netns = runName('kcp');
     const containerId = `${netns}-${name}`.replace(/[^A-Za-z0-9_.-]/g, '-');
-    await host('ip', ['netns', 'add', netns]);
+    await this.opts.namespaces.add(netns);
     let out: CniOutcome;
     try {
       out = await this.#call('ADD', { name, namespace, netns, containerId });
     } catch (e) {
-      await host('ip', ['netns', 'del', netns]).catch(() => {});
+      await this.opts.namespaces.delete(netns);
       throw e;
     }
     if (out.code !== 0) {
-      await host('ip', ['netns', 'del', netns]).catch(() => {});
+      await this.opts.namespaces.delete(netns);
       const what = basename(this.opts.plugin);
       throw new RuntimeError('tool-failed', `${what} ADD ${namespace}/${name}: exit ${out.code}: ${out.stdout.trim()}`);
     }
     const pod: CniPod = { name, namespace, netns, containerId, result: out.output as CniResult, addMs: out.ms };
     this.#live.set(netns, pod);
+    return pod;
+  }
+
+  /** A pod added by other means (its namespace made in `namespaces`), from now on removed by {@link del} and {@link removeAll}. */
+  adopt(pod: CniPod): CniPod {
+    this.#live.set(pod.netns, pod);
     return pod;
   }
 
@@ -93,7 +102,7 @@ export class CniPods {
       }
       return out.ms;
     } finally {
-      await host('ip', ['netns', 'del', pod.netns]).catch(() => {});
+      await this.opts.namespaces.delete(pod.netns);
     }
   }
 

@@ -9,10 +9,12 @@ import { runTool } from '../../backends/ovn/control-plane/index.ts';
 import { requireOvn } from '../../backends/ovn/control-plane/binaries.ts';
 import type { PodNetworkRead } from '../../kube/annotations.ts';
 import { ensurePluginBuilt } from '../../node/bundle/index.ts';
-import { realDaemon } from './daemon.ts';
 import { Podman } from './podman.ts';
 import { host, requireRuntime } from './support.ts';
 import { RuntimeWorld } from './world.ts';
+
+/** Where libcni (in podman) keeps each attachment's result until DEL. */
+const CNI_CACHE = '/var/lib/cni/results';
 
 const runs = requireOvn('podman calls kovn-cni') && requireRuntime(['netns', 'podman'], 'podman calls kovn-cni');
 
@@ -22,7 +24,7 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
   let image = '';
   const net: Record<string, PodNetworkRead> = {};
   /** What each container had once it ran: its namespace path and its OVS port (the veth's host end). */
-  const wired: Record<string, { netns: string; hostNic: string }> = {};
+  const wired: Record<string, { id: string; netns: string; hostNic: string }> = {};
 
   const vsctl = async (...args: string[]) =>
     (await runTool('ovs-vsctl', [`--db=${world.ovsRemote}`, '--timeout=10', ...args])).stdout.trim();
@@ -31,7 +33,7 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
 
   beforeAll(async () => {
     const plugin = await ensurePluginBuilt();
-    world = await RuntimeWorld.start({ startDaemon: realDaemon() });
+    world = await RuntimeWorld.start();
     pm = Podman.setup({ dir: join(world.dir, 'podman'), pluginDirs: [dirname(plugin)] });
     pm.addNetwork({
       cniVersion: '1.0.0',
@@ -55,7 +57,7 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
     for (const name of ['pa', 'pb']) {
       // A bounded life: should this process die without its teardown, the containers end soon
       // and podman's cleanup runs DEL and removes their namespaces.
-      await pm.run(['-d', '--name', name, '--network', 'kovn', image, 'sleep', '120']);
+      const id = await pm.run(['-d', '--name', name, '--network', 'kovn', image, 'sleep', '120']);
       const n = net[name]!;
       const prefix = n.cidrs[0]!.split('/')[1];
       const addr = (await pm.exec(name, ['ip', '-4', '-o', 'addr', 'show', 'eth0'])).stdout;
@@ -68,7 +70,8 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
       const hostNic = await portOf(name);
       expect(hostNic).not.toBe('');
       expect(await vsctl('get', 'Interface', hostNic, 'external_ids:ovn-installed')).toBe('"true"');
-      wired[name] = { netns: await pm.inspect(name, '{{.NetworkSettings.SandboxKey}}'), hostNic };
+      expect(await host('ip', ['-n', world.hostNetns, '-o', 'link', 'show', hostNic])).toContain(`${hostNic}@`);
+      wired[name] = { id, netns: await pm.inspect(name, '{{.NetworkSettings.SandboxKey}}'), hostNic };
       expect(existsSync(wired[name].netns)).toBe(true);
     }
   });
@@ -82,9 +85,14 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
     // The listener starts in the background: the first connects may come before it listens.
     for (let i = 0; i < 10 && got === ''; i++) got = (await pm.exec('pa', ['nc', '-w', '2', to, '8080'])).stdout.trim();
     expect(got).toBe('hello-from-pb');
-    // The frames went through br-int: the ports' receive counters grew.
-    const rx = await vsctl('get', 'Interface', wired.pb!.hostNic, 'statistics:rx_packets');
-    expect(Number(rx)).toBeGreaterThan(0);
+    // The frames went through br-int: OVS read pa's frames from its veth's host end and wrote to pb's
+    // (the kernel's counters of the host ends, in the node's host network where vswitchd runs).
+    const stats = async (nic: string) => {
+      const out = await host('ip', ['-n', world.hostNetns, '-s', '-j', 'link', 'show', nic]);
+      return (JSON.parse(out) as { stats64: { rx: { packets: number }; tx: { packets: number } } }[])[0]!.stats64;
+    };
+    expect((await stats(wired.pa!.hostNic)).rx.packets).toBeGreaterThan(0);
+    expect((await stats(wired.pb!.hostNic)).tx.packets).toBeGreaterThan(0);
   });
 
   it('podman rm runs DEL: no veth, no OVS port, no namespace is left', async () => {
@@ -93,8 +101,10 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
       const w = wired[name]!;
       expect(await portOf(name)).toBe('');
       expect(await vsctl('--bare', '--columns=name', 'find', 'Port', `name=${w.hostNic}`)).toBe('');
-      await expect(host('ip', ['link', 'show', w.hostNic])).rejects.toThrow(/does not exist/);
+      await expect(host('ip', ['-n', world.hostNetns, 'link', 'show', w.hostNic])).rejects.toThrow(/does not exist/);
       expect(existsSync(w.netns)).toBe(false);
+      // libcni's cache of the ADD result (`<network>-<container id>-<ifname>`) went with the DEL too.
+      expect(existsSync(join(CNI_CACHE, `kovn-${w.id}-eth0`))).toBe(false);
     }
   });
 

@@ -10,7 +10,6 @@ import { runTool } from '../../backends/ovn/control-plane/index.ts';
 import { requireOvn } from '../../backends/ovn/control-plane/binaries.ts';
 import { ensurePluginBuilt } from '../../node/bundle/index.ts';
 import { type CniPod, CniPods } from './cni-pods.ts';
-import { realDaemon } from './daemon.ts';
 import { requireRuntime } from './support.ts';
 import { measureTransfer } from './transfer.ts';
 import { RuntimeWorld } from './world.ts';
@@ -27,8 +26,8 @@ describe.skipIf(!runs)('pod bandwidth annotations with real traffic', () => {
 
   beforeAll(async () => {
     const plugin = await ensurePluginBuilt();
-    world = await RuntimeWorld.start({ startDaemon: realDaemon() });
-    pods = new CniPods({ plugin, pluginConfig: world.pluginConfig() });
+    world = await RuntimeWorld.start();
+    pods = new CniPods({ plugin, pluginConfig: world.pluginConfig(), namespaces: world.namespaces });
     const specs: [string, Record<string, string>][] = [
       ['sender', {}],
       ['free', {}],

@@ -1,11 +1,15 @@
 /**
  * A one-node cluster whose pods are wired for real: a local OVN control
  * plane, the controller over the in-memory cluster committing to its NB,
- * the node's OVS (netdev datapath, real netdevs) with ovn-controller, and
- * the node daemon listening on a socket in the run dir. Pods are created in
- * the cluster first (the controller gives them their addresses); then a
- * runtime (podman, or {@link RuntimeWorld.add} calling the plugin as a
- * runtime does) asks the plugin, the plugin the daemon.
+ * the node's OVS (the lab's chassis: ovs-vswitchd on the netdev datapath
+ * with real netdevs, and ovn-controller) and the node daemon listening on a
+ * socket in the run dir. vswitchd and the daemon run inside a network
+ * namespace of the run, the node's host network: one netdev vswitchd per
+ * namespace (a second one cannot open the `ovs-netdev` tap the first holds),
+ * and the veths' host ends go with the namespace. Pods are created in the
+ * cluster first (the controller gives them their addresses, the daemon is
+ * told); then a runtime (podman, or CniPods calling the plugin as a runtime
+ * does) asks the plugin, the plugin the daemon.
  */
 import { join } from 'node:path';
 import {
@@ -23,21 +27,15 @@ import type { MemoryCluster } from '../../kube/cluster/memory.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
 import { applyObjects, deleteObject, type Expanded, expandObjects } from '../expand.ts';
-import { NodeChassis } from './chassis.ts';
+import { LabChassis } from '../lab/chassis.ts';
+import { Namespaces } from '../lab/host.ts';
+import { RuntimeDaemon } from './daemon.ts';
 import { RuntimeError } from './errors.ts';
-
-/** What the world needs of the node daemon: started over the cluster, on the node's conf.db and a socket. */
-export type StartDaemon = (o: {
-  readonly node: string;
-  readonly cluster: MemoryCluster;
-  readonly ovsRemote: string;
-  readonly socket: string;
-}) => Promise<{ close(): Promise<void> }>;
+import { runName } from './support.ts';
 
 export interface RuntimeWorldOptions {
   /** The node's name (and chassis system-id); default `kovn-node-1`. */
   readonly node?: string;
-  readonly startDaemon: StartDaemon;
 }
 
 export interface PodSpec {
@@ -50,7 +48,7 @@ export interface PodSpec {
 
 /**
  * @example
- * const w = await RuntimeWorld.start({ startDaemon });
+ * const w = await RuntimeWorld.start();
  * const net = await w.createPod({ name: 'c1' }); // net.ips: ['10.16.0.2']
  * // podman run --name c1 --network kovn ... (conflist: w.conflist('kovn'))
  * await w.close();
@@ -61,24 +59,31 @@ export class RuntimeWorld {
   private constructor(
     readonly dir: string,
     readonly node: string,
+    /** The run's namespaces (listed in the run dir: they go with it however the run ends). */
+    readonly namespaces: Namespaces,
+    /** The node's host network: where ovs-vswitchd, the daemon and the veths' host ends are. */
+    readonly hostNetns: string,
     private readonly cp: ControlPlane,
     private readonly backend: OvnBackend,
-    readonly chassis: NodeChassis,
+    readonly chassis: LabChassis,
     private readonly sim: Expanded,
     private readonly controller: Controller,
-    private readonly daemon: { close(): Promise<void> },
+    private readonly daemon: RuntimeDaemon,
   ) {}
 
-  static async start(opts: RuntimeWorldOptions): Promise<RuntimeWorld> {
+  static async start(opts: RuntimeWorldOptions = {}): Promise<RuntimeWorld> {
     const node = opts.node ?? 'kovn-node-1';
     const dir = await makeTempDir('rt');
-    const undo: (() => Promise<unknown>)[] = [() => removeTempDir(dir)];
+    const namespaces = new Namespaces(dir);
+    const host = runName('krh');
+    const undo: (() => Promise<unknown>)[] = [() => removeTempDir(dir), () => namespaces.delete(host)];
     try {
+      await namespaces.add(host);
       const cp = await startControlPlane({});
       undo.unshift(() => cp.stop());
       const backend = await OvnBackend.connect({ remotes: cp.nb.remote });
       undo.unshift(() => backend.close());
-      const chassis = await NodeChassis.start({ dir, sbRemote: cp.sb.remote, systemId: node });
+      const chassis = await LabChassis.start({ dir, sbRemote: cp.sb.remote, netns: host, systemId: node });
       undo.unshift(() => chassis.stop());
       const node0 = { apiVersion: 'v1', kind: 'Node', metadata: { name: node } };
       const sim = await expandObjects([node0], {});
@@ -95,8 +100,8 @@ export class RuntimeWorld {
       undo.unshift(() => controller.stop());
       await settled(controller);
       const socket = join(dir, 'daemon.sock');
-      const daemon = await opts.startDaemon({ node, cluster: sim.cluster, ovsRemote: chassis.conf.remote, socket });
-      return new RuntimeWorld(dir, node, cp, backend, chassis, sim, controller, daemon);
+      const daemon = await RuntimeDaemon.start({ host, node, ovsRemote: chassis.conf.remote, socket });
+      return new RuntimeWorld(dir, node, namespaces, host, cp, backend, chassis, sim, controller, daemon);
     } catch (e) {
       for (const u of undo) await u().catch(() => {});
       throw e;
@@ -145,8 +150,9 @@ export class RuntimeWorld {
     for (const { metadata: m } of pods) {
       const got = await this.cluster.get({ kind: 'Pod', namespace: m.namespace, name: m.name });
       const d = decodePodNetwork(got?.metadata.annotations ?? {});
-      if (!d.ok || !d.value.routed)
+      if (got === undefined || !d.ok || !d.value.routed)
         throw new RuntimeError('tool-failed', `pod ${m.namespace}/${m.name}: no network after the controller settled`);
+      await this.daemon.put(got);
       out.push(d.value);
     }
     return out;
@@ -155,6 +161,7 @@ export class RuntimeWorld {
   async deletePod(name: string, namespace = 'default'): Promise<void> {
     await deleteObject(this.sim, { kind: 'Pod', namespace, name });
     await settled(this.controller);
+    await this.daemon.delete(namespace, name);
   }
 
   async close(): Promise<void> {
@@ -167,6 +174,9 @@ export class RuntimeWorld {
       () => this.chassis.stop(),
       () => this.backend.close(),
       () => this.cp.stop(),
+      async () => {
+        for (const n of this.namespaces.live) await this.namespaces.delete(n);
+      },
       () => removeTempDir(this.dir),
     ];
     for (const s of steps) await s().catch(() => {});

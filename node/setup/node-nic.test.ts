@@ -52,6 +52,9 @@ const input: NodeNicInput = {
   internalIps: ['172.18.0.2'],
 };
 
+/** No vswitchd behind this conf.db: nothing would ever apply a transaction. */
+const BARE = { waitApplied: false } as const;
+
 const planned = (i: NodeNicInput): NodeNicPlan => {
   const p = planNodeNic(i);
   if (!p.ok) throw new Error(p.issue.message);
@@ -176,7 +179,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   it('internal: ovn0 an internal port with iface-id, ip, MAC and MTU in OVS; addresses and routes by netlink', async () => {
     // vswitchd makes the internal port's netdev: the recorder's host has it.
     const nl = new RecordingNetlink({ hostLinks: ['ovn0'] });
-    await ensureNodeNic({ vs, netlink: nl, profile: 'system' }, plan, { kind: 'internal' });
+    await ensureNodeNic({ vs, netlink: nl, profile: 'system', commit: BARE }, plan, { kind: 'internal' });
     expect(await vsctl('list-ports', 'br-int')).toBe('ovn0');
     expect(await get('Interface', 'ovn0', 'type')).toBe('internal');
     expect(await get('Interface', 'ovn0', 'external_ids:iface-id')).toBe('node-node1');
@@ -192,7 +195,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     const uuid = findPort(vs, 'node-node1')?.port._uuid;
     await vsctl('set', 'Interface', 'ovn0', 'external_ids:ovn-installed="true"');
     await ensureNodeNic(
-      { vs, netlink: new RecordingNetlink({ hostLinks: ['ovn0'] }), profile: 'system' },
+      { vs, netlink: new RecordingNetlink({ hostLinks: ['ovn0'] }), profile: 'system', commit: BARE },
       { ...plan, mac: '0a:58:64:40:00:09', mtu: 1300 },
       {
         kind: 'internal',
@@ -216,7 +219,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
       inspectPodLink: async () => undefined,
     };
     await expect(
-      ensureNodeNic({ vs, netlink: minimal, profile: 'system' }, plan, { kind: 'internal' }),
+      ensureNodeNic({ vs, netlink: minimal, profile: 'system', commit: BARE }, plan, { kind: 'internal' }),
     ).rejects.toMatchObject({
       code: 'netlink-unsupported',
     });

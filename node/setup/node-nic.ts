@@ -206,6 +206,11 @@ export interface NodeNicContext {
   readonly profile?: DatapathProfile;
   /** Default br-int. */
   readonly bridge?: string;
+  /**
+   * How the port's transaction is committed. In the internal form `waitApplied` defaults to true:
+   * the netdev configureHostLink acts on exists only once vswitchd has applied the port (ovs-vsctl
+   * add-port, as Kube-OVN runs it, waits the same way); set it false against a bare ovsdb-server.
+   */
   readonly commit?: CommitOptions;
 }
 
@@ -243,7 +248,8 @@ export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form
     });
   }
   try {
-    await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);
+    const commit = form.kind === 'internal' ? { waitApplied: true, ...ctx.commit } : ctx.commit;
+    await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), commit);
   } catch (e) {
     // The pair goes again: a half-made ovn0 is worse than none (the next ensure makes it whole).
     if (form.kind === 'veth') await ctx.netlink.deleteLink(form.hostIfName).catch(() => false);

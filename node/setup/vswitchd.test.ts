@@ -24,6 +24,7 @@ import {
 import { type TrackedPid, stopPid, track } from '../../backends/ovn/control-plane/registry.ts';
 import { encodeNodeNetwork } from '../../kube/annotations.ts';
 import { requireNetns } from '../netlink/testing.ts';
+import type { HostLinkConfig } from '../netlink/types.ts';
 import { Vswitch, addPort, deletePort, getPort } from '../ovs/index.ts';
 import { ensureNodeNic, planNodeNic } from './node-nic.ts';
 import { configureNodeOvs } from './node-ovs.ts';
@@ -113,11 +114,18 @@ describe.skipIf(!requireOvn('node/setup') || !requireNetns('node/setup'))(
         serviceCidrs: ['10.96.0.0/12'],
       });
       if (!plan.ok) throw new Error(plan.issue.message);
-      // vswitchd has made ovn0's tap by then: the recorder's host has the link.
+      // By default the internal form waits for vswitchd: the tap exists when its addresses are asked for.
       const nl = new RecordingNetlink({ hostLinks: ['ovn0'] });
-      await ensureNodeNic({ vs, netlink: nl, profile: 'netdev', commit: { waitApplied: true } }, plan.value, {
-        kind: 'internal',
+      let tapWhenAsked = false;
+      const netlink = Object.assign(Object.create(nl) as RecordingNetlink, {
+        configureHostLink: async (c: HostLinkConfig) => {
+          // Read at once (a spawned ip(8) would give vswitchd the time it needs anyway).
+          tapWhenAsked = readFileSync(`/proc/${vswitchd!.pid}/net/dev`, 'utf8').includes(' ovn0:');
+          await nl.configureHostLink(c);
+        },
       });
+      await ensureNodeNic({ vs, netlink, profile: 'netdev' }, plan.value, { kind: 'internal' });
+      expect(tapWhenAsked).toBe(true);
       const link = JSON.parse(await ip('-n', NS, '-j', '-d', 'link', 'show', 'ovn0'))[0];
       expect(link).toMatchObject({ ifname: 'ovn0', address: '0a:58:64:40:00:02', mtu: 1400 });
       expect(link.linkinfo?.info_kind).toBe('tun');

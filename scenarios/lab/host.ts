@@ -33,15 +33,6 @@ export const sysctlIn = (ns: string, key: string, value: string): Promise<string
   run('ip', ['netns', 'exec', ns, 'sysctl', '-qw', `${key}=${value}`]);
 
 /**
- * Transmit checksum offload off on a namespace's device (`ethtool -K DEV tx
- * off`). Why: the kernel hands a veth's frames to AF_PACKET with the TCP/UDP
- * checksum not yet filled in (left to the "hardware"); ovs-vswitchd's
- * userspace datapath forwards them as they are, and the receiver drops them.
- */
-export const txChecksumOff = (ns: string, dev: string): Promise<string> =>
-  run('ip', ['netns', 'exec', ns, 'ethtool', '-K', dev, 'tx', 'off']);
-
-/**
  * The run's namespaces: each name is written to the run dir's list before
  * `ip netns add`, so a death between the two leaves nothing unlisted.
  *

@@ -7,7 +7,7 @@
  * the two as a host does, source addresses unchanged (no masquerade: the
  * outside network routes replies back to whatever source it sees).
  */
-import { ipIn, type Namespaces, sysctlIn, txChecksumOff } from './host.ts';
+import { ipIn, type Namespaces, sysctlIn } from './host.ts';
 
 export interface LabNodeSpec {
   readonly name: string;
@@ -46,10 +46,6 @@ export class LabNode {
     readonly namespaces: Namespaces;
   }): Promise<LabNode> {
     const { netns, outside } = opts;
-    // node/setup asks for ovn0's transmit checksum offload off on a userspace datapath (PodLink.txChecksumOff),
-    // which RtNetlink does not apply yet: what the node forwards from its outside hosts into OVS would
-    // arrive with a TCP checksum nobody completed (host.ts). Idempotent once it does.
-    await txChecksumOff(netns, 'ovn0');
     await opts.namespaces.add(outside);
     await ipIn(netns, 'link', 'add', 'ext0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', outside);
     await ipIn(netns, 'addr', 'add', `${LINK_NODE}/30`, 'dev', 'ext0');

@@ -33,6 +33,7 @@ const ends = (agents: Record<string, Agent>): LabEnds => ({
   outsideOf: () => undefined,
   timeoutMs: 100,
   token: () => 't1',
+  forgetNeighbours: async () => {},
 });
 
 const spec = { ethSrc: '0a:00:00:00:00:01', ethDst: '0a:00:00:00:00:02', src: '10.16.0.2', dst: '10.16.0.3' };

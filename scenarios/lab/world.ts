@@ -26,7 +26,7 @@ import { Agent } from './agents.ts';
 import { answerProbe, type LabEnds, type ProbeAnswer } from './answer.ts';
 import { LabChassis } from './chassis.ts';
 import { LabError } from './errors.ts';
-import { Namespaces } from './host.ts';
+import { ipIn, Namespaces } from './host.ts';
 import { labNames, type LabNames } from './names.ts';
 import { LabNode } from './nodes.ts';
 import type { LabPodSpec, PodWiring } from './pods.ts';
@@ -240,6 +240,9 @@ export class LabWorld implements ProbeWorld {
       },
       timeoutMs: this.opts.probeTimeoutMs ?? 2_000,
       token: () => `${this.names.id}-${this.#probes++}`,
+      forgetNeighbours: async (netns) => {
+        for (const ns of new Set(netns)) await ipIn(ns, 'neigh', 'flush', 'all');
+      },
     };
   }
 

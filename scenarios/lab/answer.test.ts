@@ -106,6 +106,6 @@ describe('the lab reads its agents into a verdict', () => {
       ends({ 'a.default': agents['a.default'] }),
       probe(udpPacket({ ...spec, sport: 1, dport: 2 })),
     );
-    expect(nowhere).toEqual({ allowed: false, reason: 'the lab has no namespace behind b.default' });
+    expect(nowhere).toEqual({ allowed: false, unsure: 'the lab has no namespace behind b.default' });
   });
 });

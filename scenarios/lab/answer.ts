@@ -69,7 +69,8 @@ export async function answerProbe(lab: LabEnds, r: PacketProbe): Promise<ProbeAn
   const src = addr(ipSrc(r.packet));
   const dst = addr(ipDst(r.packet));
   const ends = await endsOf(lab, r, src, dst);
-  if (typeof ends === 'string') return { allowed: false, reason: ends };
+  // A port with no namespace behind it (a pod the lab could not wire): nothing was tried, no verdict.
+  if (typeof ends === 'string') return { allowed: false, unsure: ends };
   await lab.forgetNeighbours([ends.src.netns, ...ends.targets.map((t) => t.agent.netns)]);
   const proto = l4ProtoOf(r.packet);
   if (proto === 'sctp') return { allowed: false, unsure: SCTP_UNSURE };

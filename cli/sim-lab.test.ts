@@ -1,0 +1,55 @@
+/**
+ * The acceptance of the lab backend at the command line: `kovn sim run
+ * scenarios/quickstart.yaml --backend lab` passes with the same verdicts as
+ * `--backend sim`, and leaves no run dir and no namespace behind. Kill -9
+ * and signals of a lab run are in scenarios/lab/world.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { labAvailable, linksOf, netnsOf } from '../scenarios/lab/testing.ts';
+import { runDirs, startKovn } from './testing/index.ts';
+
+let TMP = '';
+// Made in beforeAll, so that a file whose tests are all skipped leaves nothing.
+beforeAll(() => {
+  TMP = mkdtempSync(join(tmpdir(), 'sim-lab-test-'));
+});
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+interface Out {
+  readonly backend: string;
+  readonly results: readonly { step: number; from: string; to: string; port?: number; allowed: boolean; ok: boolean }[];
+}
+
+async function run(backend: string): Promise<{ code: number | null; out: Out; runIds: string[] }> {
+  const k = startKovn(['sim', 'run', 'scenarios/quickstart.yaml', '--backend', backend, '--json'], { tmp: TMP });
+  // The lab's run id is its run dir's suffix (scenarios/lab/names.ts): seen while the run lives.
+  const runIds = new Set<string>();
+  let done = false;
+  void k.exited.then(() => (done = true));
+  while (!done) {
+    for (const d of runDirs(TMP)) if (/kovn-lab-/.test(d)) runIds.add(d.split('-').pop() ?? '');
+    await sleep(50);
+  }
+  const { code } = await k.exited;
+  await k.closed;
+  return { code, out: JSON.parse(k.stdout()) as Out, runIds: [...runIds] };
+}
+
+describe.skipIf(!labAvailable('kovn sim run --backend lab'))('kovn sim run --backend lab', () => {
+  it('quickstart: exit 0, the same verdict per probe as --backend sim, nothing left', async () => {
+    const sim = await run('sim');
+    const lab = await run('lab');
+    expect([sim.code, lab.code]).toEqual([0, 0]);
+    expect(lab.out.backend).toBe('lab');
+    const verdicts = (o: Out) => o.results.map((r) => [r.step, r.from, r.to, r.port, r.allowed]);
+    expect(verdicts(lab.out)).toEqual(verdicts(sim.out));
+    expect(lab.out.results.every((r) => r.ok)).toBe(true);
+    expect(runDirs(TMP)).toEqual([]);
+    expect(lab.runIds).toHaveLength(1);
+    expect([...netnsOf(lab.runIds[0]!), ...linksOf(lab.runIds[0]!)]).toEqual([]);
+  });
+});

@@ -52,4 +52,20 @@ describe.skipIf(!labAvailable('kovn sim run --backend lab'))('kovn sim run --bac
     expect(lab.runIds).toHaveLength(1);
     expect([...netnsOf(lab.runIds[0]!), ...linksOf(lab.runIds[0]!)]).toEqual([]);
   });
+
+  it('sim connectivity: every pair the same on lab as on sim', async () => {
+    const pairs = async (backend: string) => {
+      const args = ['sim', 'connectivity', 'scenarios/default-network.yaml', '--ports', 'TCP/80,UDP/53'];
+      const k = startKovn([...args, '--backend', backend, '--json'], { tmp: TMP });
+      expect((await k.exited).code).toBe(0);
+      await k.closed;
+      const out = JSON.parse(k.stdout()) as {
+        pairs: { from: string; to: string; protocol: string; allowed: boolean }[];
+      };
+      return out.pairs.map((p) => `${p.from} -> ${p.to} ${p.protocol}: ${p.allowed}`);
+    };
+    const sim = await pairs('sim');
+    expect(sim).toHaveLength(12);
+    expect(await pairs('lab')).toEqual(sim);
+  });
 });

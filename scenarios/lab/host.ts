@@ -48,6 +48,9 @@ export class Namespaces {
     await ip('netns', 'add', name);
     this.#live.add(name);
     await ipIn(name, 'link', 'set', 'lo', 'up');
+    // No duplicate address detection on the devices it will get: an address (a link-local one too) is
+    // usable at once, not tentative for the first second or two of a run (nobody here shares one).
+    for (const scope of ['all', 'default']) await sysctlIn(name, `net.ipv6.conf.${scope}.accept_dad`, '0');
   }
 
   async delete(name: string): Promise<void> {

@@ -177,6 +177,41 @@ describe.skipIf(!labAvailable('lab steps'))('pods a step deletes or adds', () =>
   });
 });
 
+const V6_OUTSIDE = `
+apiVersion: kovn.io/v1alpha1
+kind: Scenario
+metadata: { name: v6-outside }
+spec:
+  cluster: { defaultSubnet: "10.16.0.0/16,fd00:10:16::/64", joinSubnet: "100.64.0.0/16,fd00:100:64::/112", nodes: 1 }
+  expect:
+    - { from: default/a, to: 2001:db8::7, protocol: TCP, port: 443, allowed: true }
+    - { from: default/a, to: 2001:db8::7, protocol: ICMP, allowed: true }
+    - { from: 2001:db8::9, to: default/a, protocol: TCP, port: 80, allowed: true }
+    - { from: default/a, to: 203.0.113.7, protocol: UDP, port: 53, allowed: true }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: a, namespace: default }
+spec: { containers: [{ name: c, image: x }] }
+`;
+
+describe.skipIf(!labAvailable('lab outside v6'))('outside hosts over IPv6', () => {
+  // The node's link to its outside hosts has IPv6 too, and no namespace of the run does duplicate address
+  // detection (a tentative link-local address left the node's neighbour solicitations unanswered).
+  it('a dual-stack cluster reaches an outside IPv6 host and is reached from one, as on sim', async () => {
+    const scenario = assembleScenario(readScenarioText('v6.yaml', V6_OUTSIDE), 'v6-outside');
+    const sim = await runScenario(scenario, { world: new SimWorld() });
+    const world = await LabWorld.start();
+    try {
+      const lab = await runScenario(scenario, { world });
+      expect(verdicts(lab.results)).toEqual(verdicts(sim.results));
+      expect(lab.results.filter((x) => !x.ok)).toEqual([]);
+    } finally {
+      await world.close();
+    }
+  });
+});
+
 type How = 'exit' | 'SIGINT' | 'SIGKILL';
 
 async function runFixture(how: How): Promise<{ runId: string; netns: string[] }> {

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../backends/ovn/control-plane/exec.ts';
+import { runProcesses, waitNoneRunning } from '../backends/ovn/control-plane/testing/index.ts';
 import { labAvailable, linksOf, netnsOf } from '../scenarios/lab/testing.ts';
 import { runDirs, startKovn } from './testing/index.ts';
 
@@ -68,4 +70,31 @@ describe.skipIf(!labAvailable('kovn sim run --backend lab'))('kovn sim run --bac
     expect(sim).toHaveLength(12);
     expect(await pairs('lab')).toEqual(sim);
   });
+
+  for (const signal of ['SIGKILL', 'SIGINT'] as const) {
+    it(`${signal} mid-run: no namespace, run dir or process of the run is left after a few seconds`, async () => {
+      const tmp = mkdtempSync(join(TMP, 'kill-'));
+      const k = startKovn(['sim', 'run', 'scenarios/quickstart.yaml', '--backend', 'lab'], { tmp });
+      // Mid-run: once the run has pods (their namespaces exist).
+      const runId = await pollUntil(
+        async () => {
+          const dir = runDirs(tmp).find((d) => /kovn-lab-/.test(d));
+          const id = dir?.split('-').pop();
+          return id !== undefined && netnsOf(id).some((n) => /-p\d+$/.test(n)) ? id : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 50, onTimeout: () => new Error(`no pod namespace: ${k.stderr()}`) },
+      );
+      // kovn's descendants (vswitchd, ovn-controller, the daemons' process, the agents, the run guard) and what names the dir.
+      const before = runProcesses(k.pid, tmp);
+      expect(before.length).toBeGreaterThan(5);
+      k.child.kill(signal);
+      await k.exited;
+      await waitNoneRunning(before, tmp, { since: performance.now(), boundMs: 10_000 });
+      const left = () => [...netnsOf(runId), ...linksOf(runId), ...runDirs(tmp)];
+      await pollUntil(async () => (left().length === 0 ? true : undefined), {
+        timeoutMs: 10_000,
+        onTimeout: () => new Error(`left after ${signal}: ${left().join(', ')}`),
+      });
+    });
+  }
 });

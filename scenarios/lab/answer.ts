@@ -39,6 +39,12 @@ export interface LabEnds {
   readonly timeoutMs: number;
   /** A fresh token naming one probe. */
   token(): string;
+  /**
+   * Forgets what these namespaces' kernels learned of their neighbours (not
+   * what was set by hand): every probe is a new client and server, as on the
+   * other worlds, not one holding the MAC an address had in an earlier step.
+   */
+  forgetNeighbours(netns: readonly string[]): Promise<void>;
 }
 
 /** Node.js has no SCTP socket and this kernel may have no sctp module: the lab says so instead of a verdict. */
@@ -63,7 +69,9 @@ export async function answerProbe(lab: LabEnds, r: PacketProbe): Promise<ProbeAn
   const src = addr(ipSrc(r.packet));
   const dst = addr(ipDst(r.packet));
   const ends = await endsOf(lab, r, src, dst);
-  if (typeof ends === 'string') return { allowed: false, reason: ends };
+  // A port with no namespace behind it (a pod the lab could not wire): nothing was tried, no verdict.
+  if (typeof ends === 'string') return { allowed: false, unsure: ends };
+  await lab.forgetNeighbours([ends.src.netns, ...ends.targets.map((t) => t.agent.netns)]);
   const proto = l4ProtoOf(r.packet);
   if (proto === 'sctp') return { allowed: false, unsure: SCTP_UNSURE };
   if ((proto === 'icmp4' || proto === 'icmp6') && r.spoofed !== undefined)

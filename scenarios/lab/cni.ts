@@ -28,7 +28,11 @@ export type PluginOutcome =
   | { readonly ok: true; readonly result: unknown }
   | { readonly ok: false; readonly exit: number | null; readonly error: CniErrorBody | string };
 
-/** The network config a conflist would hand kovn's plugin (its `type` is the executable's name). */
+/**
+ * The network config a conflist would hand kovn's plugin (its `type` is the executable's name).
+ *
+ * @example labNetConf('/tmp/kovn-lab-Ab12Cd/d0.sock') // { cniVersion: '1.0.0', name: 'kovn', type: 'kovn', server_socket: ..., provider: 'ovn' }
+ */
 export function labNetConf(socket: string): Record<string, unknown> {
   return { cniVersion: '1.0.0', name: 'kovn', type: 'kovn', server_socket: socket, provider: 'ovn' };
 }

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { NETNS_LIST } from '../../backends/ovn/control-plane/proc.mjs';
 import { LabError } from './errors.ts';
 
-/** Runs `ip ARGS` (or another tool of iproute2/procps); rejects with LabError `command-failed` and its stderr. */
+/**
+ * Runs a host tool (iproute2, procps); rejects with LabError `command-failed` and its stderr.
+ *
+ * @example await run('ip', ['netns', 'list'])
+ */
 export function run(cmd: string, args: readonly string[], timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(cmd, [...args], { timeout: timeoutMs }, (err, stdout, stderr) => {
@@ -22,24 +26,27 @@ export function run(cmd: string, args: readonly string[], timeoutMs = 10_000): P
   });
 }
 
-/** `ip ARGS`. */
+/**
+ * `ip ARGS`.
+ *
+ * @example await ip('link', 'set', 'kl0', 'up')
+ */
 export const ip = (...args: string[]): Promise<string> => run('ip', args);
 
-/** `ip -n NS ARGS`: an `ip` command inside a namespace. */
+/**
+ * `ip -n NS ARGS`: an `ip` command inside a namespace.
+ *
+ * @example await ipIn('kl-Ab12Cd-n0', 'route', 'replace', '10.16.0.0/16', 'via', '100.64.0.1')
+ */
 export const ipIn = (ns: string, ...args: string[]): Promise<string> => run('ip', ['-n', ns, ...args]);
 
-/** A sysctl set inside a namespace (`ip netns exec NS sysctl -qw K=V`). */
+/**
+ * A sysctl set inside a namespace (`ip netns exec NS sysctl -qw K=V`).
+ *
+ * @example await sysctlIn('kl-Ab12Cd-n0', 'net.ipv4.ip_forward', '1')
+ */
 export const sysctlIn = (ns: string, key: string, value: string): Promise<string> =>
   run('ip', ['netns', 'exec', ns, 'sysctl', '-qw', `${key}=${value}`]);
-
-/**
- * Transmit checksum offload off on a namespace's device (`ethtool -K DEV tx
- * off`). Why: the kernel hands a veth's frames to AF_PACKET with the TCP/UDP
- * checksum not yet filled in (left to the "hardware"); ovs-vswitchd's
- * userspace datapath forwards them as they are, and the receiver drops them.
- */
-export const txChecksumOff = (ns: string, dev: string): Promise<string> =>
-  run('ip', ['netns', 'exec', ns, 'ethtool', '-K', dev, 'tx', 'off']);
 
 /**
  * The run's namespaces: each name is written to the run dir's list before
@@ -57,6 +64,9 @@ export class Namespaces {
     await ip('netns', 'add', name);
     this.#live.add(name);
     await ipIn(name, 'link', 'set', 'lo', 'up');
+    // No duplicate address detection on the devices it will get: an address (a link-local one too) is
+    // usable at once, not tentative for the first second or two of a run (nobody here shares one).
+    for (const scope of ['all', 'default']) await sysctlIn(name, `net.ipv6.conf.${scope}.accept_dad`, '0');
   }
 
   async delete(name: string): Promise<void> {

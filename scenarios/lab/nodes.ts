@@ -1,13 +1,14 @@
 /**
  * A scenario node in the lab: a network namespace standing for its host
  * network, with `ovn0` (Kube-OVN's node port `node-<node>` on the join
- * switch, made by the node agent's set-up: node/setup), and behind it a namespace of outside hosts (a link 169.254.250.0/30:
- * the node's default route; the outside's default route back to the node),
+ * switch, made by the node agent's set-up: node/setup), and behind it a
+ * namespace of outside hosts (a link 169.254.250.0/30 and fd00:a9fe:250::/126:
+ * the node's default routes; the outside's default routes back to the node),
  * which takes every outside address a probe names. The node forwards between
  * the two as a host does, source addresses unchanged (no masquerade: the
  * outside network routes replies back to whatever source it sees).
  */
-import { ipIn, type Namespaces, sysctlIn, txChecksumOff } from './host.ts';
+import { ipIn, type Namespaces, sysctlIn } from './host.ts';
 
 export interface LabNodeSpec {
   readonly name: string;
@@ -17,6 +18,9 @@ export interface LabNodeSpec {
 
 const LINK_NODE = '169.254.250.1';
 const LINK_OUTSIDE = '169.254.250.2';
+/** The same link's IPv6 (a ULA no scenario is expected to name). */
+const LINK6_NODE = 'fd00:a9fe:250::1';
+const LINK6_OUTSIDE = 'fd00:a9fe:250::2';
 
 const isV6 = (a: string) => a.includes(':');
 
@@ -46,20 +50,21 @@ export class LabNode {
     readonly namespaces: Namespaces;
   }): Promise<LabNode> {
     const { netns, outside } = opts;
-    // node/setup asks for ovn0's transmit checksum offload off on a userspace datapath (PodLink.txChecksumOff),
-    // which RtNetlink does not apply yet: what the node forwards from its outside hosts into OVS would
-    // arrive with a TCP checksum nobody completed (host.ts). Idempotent once it does.
-    await txChecksumOff(netns, 'ovn0');
     await opts.namespaces.add(outside);
     await ipIn(netns, 'link', 'add', 'ext0', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', outside);
     await ipIn(netns, 'addr', 'add', `${LINK_NODE}/30`, 'dev', 'ext0');
     await ipIn(outside, 'addr', 'add', `${LINK_OUTSIDE}/30`, 'dev', 'eth0');
+    await ipIn(netns, 'addr', 'add', `${LINK6_NODE}/126`, 'dev', 'ext0', 'nodad');
+    await ipIn(outside, 'addr', 'add', `${LINK6_OUTSIDE}/126`, 'dev', 'eth0', 'nodad');
     await ipIn(netns, 'link', 'set', 'ext0', 'up');
     await ipIn(outside, 'link', 'set', 'eth0', 'up');
     await ipIn(netns, 'route', 'add', 'default', 'via', LINK_OUTSIDE);
     await ipIn(outside, 'route', 'add', 'default', 'via', LINK_NODE);
+    await ipIn(netns, '-6', 'route', 'add', 'default', 'via', LINK6_OUTSIDE);
+    await ipIn(outside, '-6', 'route', 'add', 'default', 'via', LINK6_NODE);
     for (const [ns, key, value] of [
       [netns, 'net.ipv4.ip_forward', '1'],
+      [netns, 'net.ipv6.conf.all.forwarding', '1'],
       [netns, 'net.ipv4.conf.all.rp_filter', '0'],
       [netns, 'net.ipv4.conf.default.rp_filter', '0'],
       [outside, 'net.ipv4.conf.all.rp_filter', '0'],

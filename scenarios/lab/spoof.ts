@@ -40,10 +40,9 @@ export async function asSpoofed<T>(
   to: { readonly dst: string; readonly ethDst: number | undefined },
   send: (src: string | undefined) => Promise<T>,
 ): Promise<T> {
-  if (to.ethDst !== undefined) {
-    const hop = await nextHop(netns, to.dst);
+  const hop = to.ethDst === undefined ? undefined : await nextHop(netns, to.dst);
+  if (hop !== undefined && to.ethDst !== undefined)
     await ipIn(netns, 'neigh', 'replace', hop, 'lladdr', formatMAC(to.ethDst), 'dev', 'eth0', 'nud', 'permanent');
-  }
   const mac = spoof.mac === undefined ? undefined : await ownMac(netns);
   const addr = spoof.ip === undefined ? undefined : `${spoof.ip}/${isV6(spoof.ip) ? 128 : 32}`;
   try {
@@ -53,5 +52,7 @@ export async function asSpoofed<T>(
   } finally {
     if (mac !== undefined) await ipIn(netns, 'link', 'set', 'eth0', 'address', mac);
     if (addr !== undefined) await ipIn(netns, 'addr', 'del', addr, 'dev', 'eth0');
+    // Set for this probe only: a later step may give the next hop another MAC.
+    if (hop !== undefined) await ipIn(netns, 'neigh', 'del', hop, 'dev', 'eth0').catch(() => {});
   }
 }

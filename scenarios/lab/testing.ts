@@ -22,7 +22,11 @@ export function labAvailable(ctx: string): boolean {
   return false;
 }
 
-/** The network namespaces whose name carries `runId` (`kl-<id>-...`). */
+/**
+ * The network namespaces whose name carries `runId` (`kl-<id>-...`).
+ *
+ * @example expect(netnsOf(world.runId)).toEqual([])
+ */
 export function netnsOf(runId: string): string[] {
   const out = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout;
   return out
@@ -31,7 +35,11 @@ export function netnsOf(runId: string): string[] {
     .filter((n) => n.startsWith(`kl-${runId}-`));
 }
 
-/** Root-namespace devices whose name carries `runId` (`kl<id>...`). */
+/**
+ * Root-namespace devices whose name carries `runId` (`kl<id>...`).
+ *
+ * @example expect(linksOf(world.runId)).toEqual([])
+ */
 export function linksOf(runId: string): string[] {
   const out = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout;
   return out

@@ -18,7 +18,7 @@ import { OvnProber } from '../../backends/ovn/prober.ts';
 import { formatCIDR, networkOf as networkOfCIDR, tryParseCIDR } from '../../model/addr/index.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../../kube/annotations.ts';
 import type { MemoryCluster } from '../../kube/cluster/memory.ts';
-import { decodeNode, decodePod, decodeSubnet, type SubnetView } from '../../kube/objects/objects.ts';
+import { decodeNode, decodePod, decodeSubnet } from '../../kube/objects/objects.ts';
 import type { ControllerSettings } from '../../controller/config.ts';
 import type { ResolvedProbe } from '../probe.ts';
 import type { ProbeWorld } from '../run.ts';
@@ -26,7 +26,7 @@ import { Agent } from './agents.ts';
 import { answerProbe, type LabEnds, type ProbeAnswer } from './answer.ts';
 import { LabChassis } from './chassis.ts';
 import { LabError } from './errors.ts';
-import { Namespaces } from './host.ts';
+import { ipIn, Namespaces } from './host.ts';
 import { labNames, type LabNames } from './names.ts';
 import { LabNode } from './nodes.ts';
 import type { LabPodSpec, PodWiring } from './pods.ts';
@@ -168,8 +168,8 @@ export class LabWorld implements ProbeWorld {
         annotations: n.annotations,
         netns: `/run/netns/${netns}`,
         hostIfName: hostNic,
-        // A node routes via ovn0 only the families it has a join address of (a v4-only join, dual-stack pods).
-        ...ofFamilies(d.value.ips, subnets, (this.#settings?.serviceClusterIPRange ?? '').split(',')),
+        subnets,
+        serviceCidrs: (this.#settings?.serviceClusterIPRange ?? '').split(',').map((c) => c.trim()),
       });
       const node = await LabNode.create({
         spec: { name: n.name, gateways: d.value.gateways },
@@ -240,6 +240,9 @@ export class LabWorld implements ProbeWorld {
       },
       timeoutMs: this.opts.probeTimeoutMs ?? 2_000,
       token: () => `${this.names.id}-${this.#probes++}`,
+      forgetNeighbours: async (netns) => {
+        for (const ns of new Set(netns)) await ipIn(ns, 'neigh', 'flush', 'all');
+      },
     };
   }
 
@@ -264,23 +267,5 @@ const networkOf = (n: string): string => {
   const c = tryParseCIDR(n);
   return c === undefined ? n : formatCIDR(networkOfCIDR(c));
 };
-
-const familyOfText = (a: string): 4 | 6 => (a.includes(':') ? 6 : 4);
-
-/** The subnets' and service CIDRs of the families among `ips` (CIDRs of another family dropped). */
-function ofFamilies(
-  ips: readonly string[],
-  subnets: readonly SubnetView[],
-  serviceCidrs: readonly string[],
-): { subnets: SubnetView[]; serviceCidrs: string[] } {
-  const have = new Set(ips.map(familyOfText));
-  const keep = (c: string) => c.trim() !== '' && have.has(familyOfText(c));
-  return {
-    subnets: subnets
-      .map((s) => ({ ...s, cidrBlock: s.cidrBlock.split(',').filter(keep).join(',') }))
-      .filter((s) => s.cidrBlock !== ''),
-    serviceCidrs: serviceCidrs.filter(keep).map((c) => c.trim()),
-  };
-}
 
 const signature = (p: LabPodSpec): string => `${p.network.ips.join(',')}|${p.network.mac ?? ''}`;

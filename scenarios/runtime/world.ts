@@ -158,6 +158,18 @@ export class RuntimeWorld {
     return out;
   }
 
+  /** Merges `annotations` into the pod's (as `kubectl annotate` does); the daemon is told once the controller settled. */
+  async annotatePod(name: string, annotations: Readonly<Record<string, string>>, namespace = 'default'): Promise<void> {
+    const ref = { kind: 'Pod', namespace, name };
+    const pod = await this.cluster.get(ref);
+    if (pod === undefined) throw new RuntimeError('tool-failed', `pod ${namespace}/${name}: not in the cluster`);
+    const metadata = { ...pod.metadata, annotations: { ...pod.metadata.annotations, ...annotations } };
+    await this.cluster.update({ ...pod, metadata });
+    await settled(this.controller);
+    const now = await this.cluster.get(ref);
+    if (now !== undefined) await this.daemon.put(now);
+  }
+
   async deletePod(name: string, namespace = 'default'): Promise<void> {
     await deleteObject(this.sim, { kind: 'Pod', namespace, name });
     await settled(this.controller);

@@ -18,7 +18,15 @@ export type Checked<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly problem: CniProblem };
 
+/**
+ * @example
+ * accept('eth0') // {ok: true, value: 'eth0'}
+ */
 export const accept = <T>(value: T): Checked<T> => ({ ok: true, value });
+/**
+ * @example
+ * refuse({code: 7, path: 'config.name', msg: 'network config has no name'}) // {ok: false, problem: ...}
+ */
 export const refuse = <T = never>(problem: CniProblem): Checked<T> => ({ ok: false, problem });
 
 /**

@@ -18,6 +18,9 @@ export const DAEMON_CALL_TIMEOUT_MS = 300_000;
  * Reads stdin whole. A terminal gives '' (VERSION typed by hand does not wait
  * for an end of file that never comes); a non-blocking pipe (EAGAIN) is read
  * as a stream.
+ *
+ * @example
+ * const config = await readProcessStdin(); // '{"cniVersion":"1.0.0",...}'
  */
 export async function readProcessStdin(): Promise<string> {
   if (process.stdin.isTTY) return '';

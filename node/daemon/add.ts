@@ -2,9 +2,9 @@
  * CNI ADD, step by step as Kube-OVN's cniserver does it (pkg/daemon
  * handler.go handleAdd, ovs_linux.go configureNic): wait for the pod's
  * annotations, make the veth pair with the pod end addressed and routed
- * (or the port the datapath profile gives instead, plumb.ts; transmit
- * checksum offload off on a userspace datapath, offload.ts), plug the host end into br-int with the iface-id and the external_ids,
- * apply the bandwidth limits, wait for ovn-controller's ovn-installed, and
+ * (or the port the datapath profile gives instead, plumb.ts), plug the
+ * host end into br-int with the iface-id and the external_ids, apply the
+ * bandwidth limits, wait for ovn-controller's ovn-installed, and
  * answer the CNI result. A failure after the veth exists undoes what was
  * done, so a failed ADD leaves nothing behind.
  */
@@ -129,8 +129,9 @@ export async function addAttachment(ctx: AgentContext, req: DaemonRequest): Prom
   const p = plan(ctx, req, pod, net);
   if (ctx.vs.bridge(ctx.bridge) === undefined)
     throw new DaemonError(CNI_ERROR.ovsFailure, `bridge ${ctx.bridge}: does not exist in the Open_vSwitch database`);
-  await ctx.removeStale(p.port.ifaceId ?? '', p.link.hostIfName);
+  // Decided before anything is removed or made: a port the profile cannot give changes nothing.
   const port = await decide(ctx, req, pod, p);
+  await ctx.removeStale(p.port.ifaceId ?? '', p.link.hostIfName);
   const target = { port: p.link.hostIfName, ifaceId: p.port.ifaceId ?? '', pod: p.pod };
   await plumb(ctx, port, bandwidthOps(ctx.vs, target, p.bandwidth));
   try {

@@ -17,7 +17,6 @@ import type { AgentContext, OvsWait } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { hostNicName } from './names.ts';
 import type { PodWatch } from './pod-watch.ts';
-import { ethtoolTxOff, type TxChecksumOff } from './offload.ts';
 import { bandwidthMatches, bandwidthOf, bandwidthOps, deleteQosOps, portQos } from './qos.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import { type DatapathProfile, SYSFS_ROOT } from '../setup/index.ts';
@@ -40,8 +39,6 @@ export interface NodeAgentOptions {
   /** Whether a namespace path still exists (default: it can be stat'ed). */
   readonly netnsExists?: (path: string) => Promise<boolean>;
   readonly log?: (line: string) => void;
-  /** Default `nsenter ... ethtool -K <if> tx off`; run when the profile turns a pod end's offload off. */
-  readonly txChecksumOff?: TxChecksumOff;
   /** The node's datapath profile (node/setup); default: read from the database (profileOf). */
   readonly profile?: DatapathProfile;
   /** Default /sys. */
@@ -95,7 +92,6 @@ export class NodeAgent {
       installTimeoutMs: opts.installTimeoutMs ?? 30_000,
       wait: opts.wait ?? 'installed',
       log,
-      txChecksumOff: opts.txChecksumOff ?? ethtoolTxOff,
       profile: opts.profile,
       sysfsRoot: opts.sysfsRoot ?? SYSFS_ROOT,
       vhostSocketDir: opts.vhostSocketDir ?? '/var/run/openvswitch/vhost_sockets',

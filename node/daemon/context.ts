@@ -2,7 +2,6 @@
 import type { Netlink } from '../netlink/types.ts';
 import type { Vswitch } from '../ovs/index.ts';
 import type { DatapathProfile } from '../setup/index.ts';
-import type { TxChecksumOff } from './offload.ts';
 import type { PodWatch } from './pod-watch.ts';
 
 /**
@@ -30,8 +29,6 @@ export interface AgentContext {
   /** Where DPDK pods' vhost-user sockets live: `<dir>/<pod uid>/<volume>/<socket>`. */
   readonly vhostSocketDir: string;
   readonly log: (line: string) => void;
-  /** Run on the pod end when br-int is on the userspace datapath (see offload.ts). */
-  readonly txChecksumOff: TxChecksumOff;
   /**
    * Removes a port and its QoS rows, then its link as the attachment's kind
    * wants (a veth deleted, a VF returned to the host); a port without our

@@ -7,8 +7,10 @@
  * socket as the plugin sends them.
  */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -34,6 +36,45 @@ import { call } from './testing/client.ts';
 import { network, pod } from './testing/world.ts';
 
 const exec = promisify(execFile);
+
+/**
+ * The netdev datapath's own local port is a TAP device named `ovs-netdev` in the host namespace:
+ * a second ovs-vswitchd on the machine fails to create its datapath while one holds it ("creating
+ * tap device failed: Device or resource busy"), and its bridge never appears. Runs that start a
+ * netdev vswitchd in the host namespace take this lock (a directory, made atomically; a lock
+ * whose owner process is gone is taken over).
+ */
+const NETDEV_LOCK = '/run/kovn/netdev-datapath.lock';
+
+async function lockNetdevDatapath(timeoutMs: number): Promise<() => Promise<void>> {
+  await mkdir(dirname(NETDEV_LOCK), { recursive: true });
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      await mkdir(NETDEV_LOCK);
+      await writeFile(join(NETDEV_LOCK, 'pid'), String(process.pid));
+      return () => rm(NETDEV_LOCK, { recursive: true, force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const owner = Number(await readFile(join(NETDEV_LOCK, 'pid'), 'utf8').catch(() => 'NaN'));
+    const alive =
+      Number.isInteger(owner) &&
+      owner > 0 &&
+      (() => {
+        try {
+          process.kill(owner, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+    // A lock without a pid file is being made (or its maker died before writing it): give it a moment.
+    if (Number.isInteger(owner) && !alive) await rm(NETDEV_LOCK, { recursive: true, force: true });
+    if (performance.now() > deadline) throw new Error(`${NETDEV_LOCK}: held by pid ${owner} for ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
 const enabled = requireOvn('node/daemon e2e') && requireNetns('node/daemon e2e');
 
 /** A chassis: conf.db, a real ovs-vswitchd (netdev br-int), ovn-controller on the control plane's SB. */
@@ -86,6 +127,12 @@ async function startChassis(dir: string, cp: ControlPlane, systemId: string): Pr
     args: [conf.remote],
     unixctlOption: false,
   });
+  // The bridge exists once vswitchd made its datapath and its OpenFlow socket (see NETDEV_LOCK).
+  const mgmt = join(dir, `${BRIDGE}.mgmt`);
+  for (let waited = 0; !existsSync(mgmt); waited += 100) {
+    if (waited > 240_000) throw new Error(`${BRIDGE}: vswitchd never made it (another vswitchd holding ovs-netdev?)`);
+    await sleep(100);
+  }
   await controller.start();
   return { conf, vswitchd, controller, vsctl };
 }
@@ -101,6 +148,7 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
   const ids: string[] = [];
   const netns = new Map<string, string>();
   let sock: string;
+  let unlock: (() => Promise<void>) | undefined;
   const nbctl = (...args: string[]) => runTool('ovn-nbctl', [`--db=${cp.nb.remote}`, ...args], { dir });
 
   /** What the chassis says when ADD did not get ovn-installed: the SB, the ports, ovn-controller's last words. */
@@ -156,6 +204,7 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
   });
 
   beforeAll(async () => {
+    unlock = await lockNetdevDatapath(240_000);
     dir = await makeTempDir('dme2e');
     sock = join(dir, 'daemon.sock');
     fx = await NetnsFixture.create();
@@ -163,18 +212,22 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
     ch = await startChassis(dir, cp, `dme2e-${process.pid}`);
     await nbctl('ls-add', 'ovn-default');
     await start();
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
-    await daemon?.close();
-    for (const id of ids) await ip('link', 'del', `${id}_h`).catch(() => undefined);
-    await fx?.cleanup();
-    await ch?.controller.stop();
-    await ch?.vswitchd.stop();
-    await ch?.conf.stop();
-    await cp?.stop();
-    netlink.close();
-    if (dir !== undefined) await removeTempDir(dir);
+    try {
+      await daemon?.close();
+      for (const id of ids) await ip('link', 'del', `${id}_h`).catch(() => undefined);
+      await fx?.cleanup();
+      await ch?.controller.stop();
+      await ch?.vswitchd.stop();
+      await ch?.conf.stop();
+      await cp?.stop();
+      netlink.close();
+      if (dir !== undefined) await removeTempDir(dir);
+    } finally {
+      await unlock?.();
+    }
   });
 
   it('ADD wires two pods; ovn-installed is set by ovn-controller; ICMP and TCP cross OVS; CHECK passes', async () => {

@@ -3,8 +3,10 @@
  * decidePodPort: a veth pair on every profile, a vhost-user port for a DPDK
  * pod, the VF representor for an offloaded one), made with plumbPodPort and
  * the daemon's additions: the kind recorded on the interface (for DEL after
- * a restart), a stale host link replaced, transmit checksum offload off
- * where the profile asks, and the undo of a half-made port.
+ * a restart), a stale host link replaced, and the undo of a half-made port.
+ * On a userspace datapath the profile asks for the pod end's transmit
+ * checksum offload off (PodLink.txChecksumOff, Kube-OVN's
+ * TurnOffNicTxChecksum): without it TCP between pods does not connect.
  */
 import { join } from 'node:path';
 import type { Operation } from '../../backends/ovn/ovsdb/index.ts';
@@ -94,7 +96,6 @@ export async function plumb(ctx: AgentContext, p: PodPort, extraOps: readonly Op
       await ctx.netlink.deleteLink(p.link.hostIfName);
       await plumbPodPort(plumbing, p, extraOps);
     }
-    if (p.kind === 'veth' && p.link.txChecksumOff) await ctx.txChecksumOff(p.link.netns, p.link.ifName);
   } catch (e) {
     await undo(ctx, p);
     throw e;

@@ -177,6 +177,18 @@ describe.skipIf(!requireNetns('node/netlink'))('RtNetlink with real namespaces',
     ]);
   });
 
+  it('concurrent ADDs on one RtNetlink (one socket, a helper each) do not interfere', async () => {
+    const links = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) =>
+        podLink({ mac: `0a:58:0a:63:01:${(i + 16).toString(16)}`, addresses: [`10.99.1.${i + 2}/24`], routes: [] }),
+      ),
+    );
+    await Promise.all(links.map((l) => nl.addPodLink(l)));
+    const states = await Promise.all(links.map((l) => nl.inspectPodLink(l.netns, 'eth0')));
+    expect(states.map((s) => [s?.mac, s?.addresses])).toEqual(links.map((l) => [l.mac, l.addresses]));
+    expect(await Promise.all(links.map((l) => nl.deleteLink(l.hostIfName)))).toEqual(links.map(() => true));
+  });
+
   it('deleteLink removes the pair (the pod end goes with it) and is idempotent', async () => {
     const l = await podLink();
     await nl.addPodLink(l);

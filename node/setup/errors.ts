@@ -40,7 +40,13 @@ export interface SetupIssue {
 
 export type Planned<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issue: SetupIssue };
 
-/** The issue as an exception, for the I/O edge that cannot go on without the plan. */
+/**
+ * The issue as an exception, for the I/O edge that cannot go on without the plan.
+ *
+ * @example
+ * const plan = planNodeNic(input);
+ * if (!plan.ok) throw issueError(plan.issue); // SetupError no-node-network 'metadata.annotations[...]: ...'
+ */
 export function issueError(issue: SetupIssue): SetupError {
   return new SetupError(issue.code, `${issue.path}: ${issue.message}`);
 }

@@ -16,7 +16,7 @@ export {
   type PodPortKind,
   type ProfileSettings,
 } from './profile.ts';
-export { configureNodeOvs, nodeExternalIds, nodeOvsOps, type NodeOvsConfig } from './node-ovs.ts';
+export { configureNodeOvs, nodeExternalIds, nodeOvsOps, readProfile, type NodeOvsConfig } from './node-ovs.ts';
 export {
   CLUSTER_ROUTER,
   NODE_NIC,

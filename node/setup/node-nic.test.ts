@@ -18,7 +18,7 @@ import type { Netlink } from '../netlink/types.ts';
 import { Vswitch, findPort } from '../ovs/index.ts';
 import { configureNodeOvs } from './node-ovs.ts';
 import { ensureNodeNic, planNodeNic, removeNodeNic, type NodeNicInput, type NodeNicPlan } from './node-nic.ts';
-import { RecordingNetlink } from './testing/recording-netlink.ts';
+import { RecordingNetlink } from '../netlink/recording.ts';
 
 const annotations = encodeNodeNetwork({
   ips: ['100.64.0.2', 'fd00:100:64::2'],
@@ -74,6 +74,7 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
         { dst: '10.96.0.0/12', gw: '100.64.0.1', src: '172.18.0.2' },
         { dst: 'fd00:10:96::/112', gw: 'fd00:100:64::1' },
       ],
+      unrouted: [],
       externalIds: { ip: '100.64.0.2,fd00:100:64::2' },
     });
   });
@@ -91,7 +92,7 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
     expect(planned({ ...input, annotations: rest }).ifaceId).toBe('node-node1');
   });
 
-  it('a single-stack node routes only what its gateway family reaches, and fails typed on a missing gateway', () => {
+  it('a v4-only join routes the v4 CIDRs and reports the v6 ones; a join family without a gateway fails typed', () => {
     const v4 = encodeNodeNetwork({
       ips: ['100.64.0.3'],
       mac: '0a:58:64:40:00:03',
@@ -107,11 +108,25 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
       subnets: [subnet('ovn-default', '10.16.0.0/16')],
       serviceCidrs: ['10.96.0.0/12'],
     });
-    expect(p).toMatchObject({ ok: true, value: { addresses: ['100.64.0.3/16'] } });
-    const dual = planNodeNic({ ...input, annotations: v4 });
-    expect(dual).toMatchObject({
+    expect(p).toMatchObject({ ok: true, value: { addresses: ['100.64.0.3/16'], unrouted: [] } });
+    // Dual-stack subnets and services beside a v4-only join: ovn0 carries IPv4 only, the rest is said, not dropped silently.
+    const dual = planned({ ...input, annotations: v4 });
+    expect(dual.routes.map((r) => r.dst)).toEqual(['10.16.0.0/16', '10.50.0.0/16', '10.96.0.0/12']);
+    expect(dual.unrouted).toEqual([
+      // The join subnet's own v6 CIDR too: this node has no address in it.
+      { dst: 'fd00:100:64::/112', reason: 'the node has no IPv6 join address' },
+      { dst: 'fd00:10:16::/112', reason: 'the node has no IPv6 join address' },
+      { dst: 'fd00:10:96::/112', reason: 'the node has no IPv6 join address' },
+    ]);
+    // A v6 join address without a v6 gateway: the routes of that family have no next hop.
+    const noGw6 = planNodeNic({ ...input, annotations: { ...annotations, 'ovn.kubernetes.io/gateway': '100.64.0.1' } });
+    expect(noGw6).toMatchObject({
       ok: false,
-      issue: { code: 'no-node-network', path: 'metadata.annotations[ovn.kubernetes.io/gateway]' },
+      issue: {
+        code: 'no-node-network',
+        path: 'metadata.annotations[ovn.kubernetes.io/gateway]',
+        message: 'no IPv6 join gateway for fd00:10:16::/112',
+      },
     });
   });
 
@@ -131,6 +146,10 @@ describe('planNodeNic: ovn0 from the Node and the subnets', () => {
   });
 });
 
+/**
+ * The veth form's requests go through node/netlink's recorder (it checks them as RtNetlink does);
+ * the internal form's configureHostLink, an optional request that recorder lacks, through ours.
+ */
 describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a real conf.db', () => {
   let dir: string | undefined;
   let server: OvsdbServer;
@@ -155,7 +174,8 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
   });
 
   it('internal: ovn0 an internal port with iface-id, ip, MAC and MTU in OVS; addresses and routes by netlink', async () => {
-    const nl = new RecordingNetlink();
+    // vswitchd makes the internal port's netdev: the recorder's host has it.
+    const nl = new RecordingNetlink({ hostLinks: ['ovn0'] });
     await ensureNodeNic({ vs, netlink: nl, profile: 'system' }, plan, { kind: 'internal' });
     expect(await vsctl('list-ports', 'br-int')).toBe('ovn0');
     expect(await get('Interface', 'ovn0', 'type')).toBe('internal');
@@ -172,7 +192,7 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     const uuid = findPort(vs, 'node-node1')?.port._uuid;
     await vsctl('set', 'Interface', 'ovn0', 'external_ids:ovn-installed="true"');
     await ensureNodeNic(
-      { vs, netlink: new RecordingNetlink(), profile: 'system' },
+      { vs, netlink: new RecordingNetlink({ hostLinks: ['ovn0'] }), profile: 'system' },
       { ...plan, mac: '0a:58:64:40:00:09', mtu: 1300 },
       {
         kind: 'internal',
@@ -240,5 +260,29 @@ describe.skipIf(!requireOvn('node/setup'))('ensureNodeNic: both forms, rows on a
     expect(kernel.requests[1]).toMatchObject({ op: 'addPodLink', link: { ifName: 'ovn0' } });
     expect(kernel.requests[1]).not.toHaveProperty('link.txChecksumOff');
     await removeNodeNic({ vs, netlink: kernel, profile: 'system' }, form);
+  });
+
+  it('veth whose port cannot be written (no such bridge): the pair is deleted again', async () => {
+    const nl = new RecordingNetlink();
+    const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
+    await expect(
+      ensureNodeNic({ vs, netlink: nl, profile: 'system', bridge: 'br-missing' }, plan, form),
+    ).rejects.toMatchObject({ code: 'no-bridge' });
+    expect(nl.requests.map((r) => r.op)).toEqual(['deleteLink', 'addPodLink', 'deleteLink']);
+    expect(nl.links()).toEqual([]);
+  });
+
+  it('veth without a profile: the datapath is br-int’s datapath_type in the database', async () => {
+    const form = { kind: 'veth', netns: '/run/netns/lab-node1', hostIfName: 'kv1-node1' } as const;
+    const linkOf = async () => {
+      const nl = new RecordingNetlink();
+      await ensureNodeNic({ vs, netlink: nl }, plan, form);
+      await removeNodeNic({ vs, netlink: nl }, form);
+      return nl.requests[1];
+    };
+    expect(await get('Bridge', 'br-int', 'datapath_type')).toBe('system');
+    expect(await linkOf()).not.toHaveProperty('link.txChecksumOff');
+    await configureNodeOvs(vs, { systemId: 'node1', ovnRemote: 'unix:/x', encapIp: '127.0.0.1', profile: 'netdev' });
+    expect(await linkOf()).toHaveProperty('link.txChecksumOff', true);
   });
 });

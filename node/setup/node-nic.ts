@@ -15,6 +15,7 @@
  *   whose one end is `ovn0` inside the node's namespace and the other a
  *   br-int port with the same iface-id.
  */
+import { OvsdbTimedOutError } from '../../backends/ovn/ovsdb/index.ts';
 import { type CIDR, containsIP, formatCIDR, networkOf, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { OVN_PROVIDER, annotationKey, decodeNodeNetwork } from '../../kube/annotations.ts';
 import type { SubnetView } from '../../kube/objects/kubeovn.ts';
@@ -30,6 +31,7 @@ import {
   setInterfaceOps,
 } from '../ovs/index.ts';
 import { type Planned, SetupError } from './errors.ts';
+import { readProfile } from './node-ovs.ts';
 import { type DatapathProfile, profileSettings } from './profile.ts';
 
 /** Kube-OVN's util.NodeNic. */
@@ -74,11 +76,14 @@ export interface NodeNicPlan {
   readonly addresses: readonly string[];
   /** Pod and service CIDRs via the join gateway of their family (the join CIDR itself is on-link). */
   readonly routes: readonly NodeRoute[];
+  /**
+   * CIDRs not routed, and why: those of a family the node has no join address of (ovn0 cannot
+   * carry that family; e.g. dual-stack pod subnets beside a v4-only join subnet).
+   */
+  readonly unrouted: readonly { readonly dst: string; readonly reason: string }[];
   /** What Kube-OVN records on the interface: `ip` (the join addresses, comma separated). */
   readonly externalIds: Readonly<Record<string, string>>;
 }
-
-const family = (c: CIDR | { family: 4 | 6 }) => c.family;
 
 /**
  * ovn0 as the Node's annotations and the cluster's subnets describe it.
@@ -93,7 +98,7 @@ export function planNodeNic(input: NodeNicInput): Planned<NodeNicPlan> {
   const d = decodeNodeNetwork(input.annotations);
   if (!d.ok) return { ok: false, issue: { ...d.issue, code: 'no-node-network' } };
   const net = d.value;
-  const key = (k: 'mac_address' | 'cidr' | 'gateway') => `metadata.annotations[${annotationKey(OVN_PROVIDER, k)}]`;
+  const key = (k: 'mac_address' | 'cidr') => `metadata.annotations[${annotationKey(OVN_PROVIDER, k)}]`;
   if (net.mac === undefined) return noNetwork(key('mac_address'), 'the join port has no MAC');
   const joinCidrs = net.cidrs.map((c) => tryParseCIDR(c));
   const addresses: string[] = [];
@@ -103,19 +108,8 @@ export function planNodeNic(input: NodeNicInput): Planned<NodeNicPlan> {
     if (cidr === undefined) return noNetwork(key('cidr'), `no join CIDR contains ${ip}`);
     addresses.push(`${ip}/${cidr.prefix}`);
   }
-  const gateways = net.gateways.map((g) => tryParseIP(g));
-  const gwOf = (f: 4 | 6) => net.gateways[gateways.findIndex((g) => g !== undefined && family(g) === f)];
-  const internal = (input.internalIps ?? []).flatMap((a) => {
-    const parsed = tryParseIP(a);
-    return parsed === undefined ? [] : [{ text: a, family: parsed.family }];
-  });
-  const routes: NodeRoute[] = [];
-  for (const dst of routedCidrs(input, joinCidrs)) {
-    const gw = gwOf(dst.family);
-    if (gw === undefined) return noNetwork(key('gateway'), `no IPv${dst.family} join gateway for ${formatCIDR(dst)}`);
-    const src = internal.find((a) => a.family === dst.family)?.text;
-    routes.push({ dst: formatCIDR(dst), gw, ...(src === undefined ? {} : { src }) });
-  }
+  const routed = planRoutes(input, net, joinCidrs);
+  if (!routed.ok) return routed;
   const portName = input.annotations[annotationKey(OVN_PROVIDER, 'port_name')];
   return {
     ok: true,
@@ -125,10 +119,40 @@ export function planNodeNic(input: NodeNicInput): Planned<NodeNicPlan> {
       mac: net.mac,
       mtu: input.mtu,
       addresses,
-      routes,
+      ...routed.value,
       externalIds: { ip: net.ips.join(',') },
     },
   };
+}
+
+/** Each routed CIDR via the join gateway of its family, from the node's InternalIP of it; other families reported. */
+function planRoutes(
+  input: NodeNicInput,
+  net: { readonly ips: readonly string[]; readonly gateways: readonly string[] },
+  joinCidrs: readonly (CIDR | undefined)[],
+): Planned<Pick<NodeNicPlan, 'routes' | 'unrouted'>> {
+  const familyOf = (texts: readonly string[]) =>
+    texts.flatMap((t) => {
+      const ip = tryParseIP(t.trim());
+      return ip === undefined ? [] : [{ text: t.trim(), family: ip.family }];
+    });
+  const joined = new Set(familyOf(net.ips).map((a) => a.family));
+  const gateways = familyOf(net.gateways);
+  const internal = familyOf(input.internalIps ?? []);
+  const routes: NodeRoute[] = [];
+  const unrouted: { dst: string; reason: string }[] = [];
+  for (const dst of routedCidrs(input, joinCidrs)) {
+    if (!joined.has(dst.family)) {
+      unrouted.push({ dst: formatCIDR(dst), reason: `the node has no IPv${dst.family} join address` });
+      continue;
+    }
+    const gw = gateways.find((g) => g.family === dst.family)?.text;
+    const path = `metadata.annotations[${annotationKey(OVN_PROVIDER, 'gateway')}]`;
+    if (gw === undefined) return noNetwork(path, `no IPv${dst.family} join gateway for ${formatCIDR(dst)}`);
+    const src = internal.find((a) => a.family === dst.family)?.text;
+    routes.push({ dst: formatCIDR(dst), gw, ...(src === undefined ? {} : { src }) });
+  }
+  return { ok: true, value: { routes, unrouted } };
 }
 
 function noNetwork(path: string, message: string): Planned<never> {
@@ -175,11 +199,19 @@ export type NodeNicForm =
 export interface NodeNicContext {
   readonly vs: Vswitch;
   readonly netlink: Netlink;
-  /** The node's datapath: on a userspace one, the veth form's ovn0 gets its tx checksum offload off. */
-  readonly profile: DatapathProfile;
+  /**
+   * The node's datapath: on a userspace one, the veth form's ovn0 gets its tx checksum offload off.
+   * Default: what the database says (readProfile: br-int's `datapath_type`, `netdev` is userspace).
+   */
+  readonly profile?: DatapathProfile;
   /** Default br-int. */
   readonly bridge?: string;
   readonly commit?: CommitOptions;
+}
+
+function userspace(ctx: NodeNicContext): boolean {
+  const profile = ctx.profile ?? readProfile(ctx.vs, ctx.bridge);
+  return profile !== undefined && profileSettings(profile).userspace;
 }
 
 /** The OVS port of ovn0 in this form: its name and type. */
@@ -207,10 +239,19 @@ export async function ensureNodeNic(ctx: NodeNicContext, plan: NodeNicPlan, form
       mtu: plan.mtu,
       addresses: plan.addresses,
       routes: plan.routes,
-      ...(profileSettings(ctx.profile).userspace ? { txChecksumOff: true } : {}),
+      ...(userspace(ctx) ? { txChecksumOff: true } : {}),
     });
   }
-  await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);
+  try {
+    await ctx.vs.commit(nodeNicPortOps(ctx, plan, { name, type }), ctx.commit);
+  } catch (e) {
+    // The pair goes again: a half-made ovn0 is worse than none (the next ensure makes it whole).
+    if (form.kind === 'veth') await ctx.netlink.deleteLink(form.hostIfName).catch(() => false);
+    const bridge = ctx.bridge ?? INTEGRATION_BRIDGE;
+    if (e instanceof OvsdbTimedOutError && e.opIndex === 0)
+      throw new OvsError('no-bridge', `Port ${name}: bridge ${bridge} does not exist`, { cause: e });
+    throw e;
+  }
   if (form.kind === 'internal') {
     if (ctx.netlink.configureHostLink === undefined)
       throw new SetupError('netlink-unsupported', `${plan.name}: the Netlink implementation has no configureHostLink`);
@@ -246,7 +287,11 @@ function nodeNicPortOps(ctx: NodeNicContext, plan: NodeNicPlan, port: { name: st
   ];
 }
 
-/** Removes ovn0 in that form (its port, and in the veth form the pair); false when there was nothing. */
+/**
+ * Removes ovn0 in that form (its port, and in the veth form the pair); false when there was nothing.
+ *
+ * @example await removeNodeNic({ vs, netlink }, { kind: 'veth', netns: '/run/netns/lab-n1', hostIfName: 'n1-ovn0' }) // true
+ */
 export async function removeNodeNic(ctx: NodeNicContext, form: NodeNicForm, name: string = NODE_NIC): Promise<boolean> {
   const port = form.kind === 'internal' ? name : form.hostIfName;
   const hadPort = await deletePort(ctx.vs, port, ctx.commit);

@@ -15,7 +15,7 @@ import {
   type OvsdbServer,
 } from '../../backends/ovn/control-plane/index.ts';
 import { Vswitch } from '../ovs/index.ts';
-import { configureNodeOvs, type NodeOvsConfig } from './node-ovs.ts';
+import { configureNodeOvs, type NodeOvsConfig, readProfile } from './node-ovs.ts';
 import { DATAPATH_PROFILES, type DatapathProfile } from './profile.ts';
 
 describe.skipIf(!requireOvn('node/setup'))("node/setup: the node's Open_vSwitch settings on a real conf.db", () => {
@@ -82,8 +82,20 @@ describe.skipIf(!requireOvn('node/setup'))("node/setup: the node's Open_vSwitch 
       expect(await get('Open_vSwitch', '.', 'other_config:hw-offload')).toBe(expected[profile].offload);
       expect(await vsctl('list-br')).toBe('br-int');
       expect(await vsctl('list-ports', 'br-int')).toBe('');
+      // Read back from the database by our client: the profile a daemon not told its own finds.
+      await expect.poll(() => readProfile(vs)).toBe(profile);
     });
   }
+
+  it('readProfile: none before br-int exists; an operator’s ovs-vsctl counts as much as ours', async () => {
+    expect(readProfile(vs, 'br-missing')).toBeUndefined();
+    await configureNodeOvs(vs, cfg('netdev'));
+    await vsctl('set', 'Open_vSwitch', '.', 'other_config:dpdk-init=true');
+    await expect.poll(() => readProfile(vs)).toBe('dpdk');
+    await vsctl('set', 'Bridge', 'br-int', 'datapath_type=system');
+    await vsctl('set', 'Open_vSwitch', '.', 'other_config:hw-offload=true');
+    await expect.poll(() => readProfile(vs)).toBe('hw-offload');
+  });
 
   it('takes the encap type, hostname, bridge name and further keys from the config', async () => {
     await configureNodeOvs(vs, {

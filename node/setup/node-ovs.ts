@@ -31,7 +31,13 @@ export interface NodeOvsConfig {
   readonly otherConfig?: Readonly<Record<string, string>>;
 }
 
-/** The root `external_ids` a node writes for its config. */
+/**
+ * The root `external_ids` a node writes for its config.
+ *
+ * @example
+ * nodeExternalIds({ systemId: 'n1', ovnRemote: 'tcp:10.0.0.1:6642', encapIp: '10.0.0.11', profile: 'netdev' })
+ * // { 'system-id': 'n1', hostname: 'n1', 'ovn-remote': ..., 'ovn-encap-type': 'geneve', 'ovn-encap-ip': ..., 'ovn-bridge-datapath-type': 'netdev' }
+ */
 export function nodeExternalIds(cfg: NodeOvsConfig): Record<string, string> {
   return {
     ...cfg.externalIds,
@@ -74,7 +80,25 @@ export function nodeOvsOps(vs: Vswitch, cfg: NodeOvsConfig): Operation[] {
 /**
  * Writes the node's settings; with `waitApplied`, resolves once vswitchd
  * has reconfigured (br-int exists in the datapath).
+ *
+ * @example await configureNodeOvs(vs, { systemId: 'n1', ovnRemote, encapIp, profile: 'netdev' }, { waitApplied: true });
  */
 export async function configureNodeOvs(vs: Vswitch, cfg: NodeOvsConfig, opts: CommitOptions = {}): Promise<void> {
   await vs.commit(nodeOvsOps(vs, cfg), opts);
+}
+
+/**
+ * The profile a node's database says it runs: br-int's `datapath_type` and
+ * the root row's `dpdk-init` / `hw-offload` (what nodeOvsOps wrote, or an
+ * operator's ovs-vsctl). For a daemon that was not told its profile: the
+ * node's own state is the answer. Undefined when br-int does not exist yet.
+ *
+ * @example readProfile(vs) // 'netdev'
+ */
+export function readProfile(vs: Vswitch, bridge: string = INTEGRATION_BRIDGE): DatapathProfile | undefined {
+  const br = vs.bridge(bridge);
+  if (br === undefined) return undefined;
+  const other = vs.root().other_config;
+  if (br.datapath_type === 'netdev') return other['dpdk-init'] === 'true' ? 'dpdk' : 'netdev';
+  return other['hw-offload'] === 'true' ? 'hw-offload' : 'system';
 }

@@ -23,7 +23,7 @@ import { configureNodeOvs } from './node-ovs.ts';
 import { type PodPort, type PodPortRequest, decidePodPort, plumbPodPort, unplumbPodPort } from './pod-port.ts';
 import type { DatapathProfile } from './profile.ts';
 import { addFakeNic } from './testing/fake-sysfs.ts';
-import { RecordingNetlink } from './testing/recording-netlink.ts';
+import { RecordingNetlink } from '../netlink/recording.ts';
 
 const link: PodLink = {
   hostIfName: '3f2a9c0d81e4_h',
@@ -171,6 +171,30 @@ describe.skipIf(!requireOvn('node/setup'))('plumbPodPort / unplumbPodPort: rows 
     expect(await vsctl('list-ports', 'br-int')).toBe('');
   });
 
+  it('a port that cannot be written leaves no link behind: the veth deleted, the representor renamed back and up', async () => {
+    const nl = new RecordingNetlink();
+    const veth = await decided({ profile: 'system', port: { ...port, bridge: 'br-missing' } });
+    await expect(plumbPodPort({ vs, netlink: nl }, veth)).rejects.toBeDefined();
+    expect(nl.requests).toEqual([
+      { op: 'addPodLink', link },
+      { op: 'deleteLink', name: '3f2a9c0d81e4_h' },
+    ]);
+    const rec = new RecordingNetlink({ hostLinks: ['eth10', 'enp3s0f0v0'] });
+    const vf = await decided({
+      profile: 'hw-offload',
+      deviceId: '0000:03:00.2',
+      port: { ...port, bridge: 'br-missing' },
+    });
+    await expect(plumbPodPort({ vs, netlink: rec }, vf)).rejects.toBeDefined();
+    expect(rec.requests).toEqual([
+      { op: 'configureHostLink', config: { name: 'eth10', rename: '3f2a9c0d81e4_h', up: false } },
+      // Kube-OVN brings it back up so that the VF is not left blackholed.
+      { op: 'configureHostLink', config: { name: '3f2a9c0d81e4_h', rename: 'eth10', up: true } },
+    ]);
+    expect([...rec.hostLinks()].sort()).toEqual(['enp3s0f0v0', 'eth10']);
+    expect(await vsctl('list-ports', 'br-int')).toBe('');
+  });
+
   it('dpdk: dpdk-init on a netdev br-int; the vhost-user client port, no netlink request', async () => {
     await configureNodeOvs(vs, { systemId: 'n1', ovnRemote: 'unix:/x', encapIp: '127.0.0.1', profile: 'dpdk' });
     const nl = new RecordingNetlink();
@@ -193,7 +217,7 @@ describe.skipIf(!requireOvn('node/setup'))('plumbPodPort / unplumbPodPort: rows 
       encapIp: '127.0.0.1',
       profile: 'hw-offload',
     });
-    const nl = new RecordingNetlink(['eth10', 'enp3s0f0v0']);
+    const nl = new RecordingNetlink({ hostLinks: ['eth10', 'enp3s0f0v0'] });
     const p = await decided({ profile: 'hw-offload', deviceId: '0000:03:00.2' });
     await plumbPodPort({ vs, netlink: nl }, p);
     const { hostIfName: _, ...podEnd } = link;
@@ -207,13 +231,14 @@ describe.skipIf(!requireOvn('node/setup'))('plumbPodPort / unplumbPodPort: rows 
     expect(await vsctl('list-ports', 'br-int')).toBe('3f2a9c0d81e4_h');
     expect(await get('Interface', '3f2a9c0d81e4_h', 'type')).toBe('');
     expect(await get('Interface', '3f2a9c0d81e4_h', 'external_ids:iface-id')).toBe('web-0.default');
-    expect([...nl.links].sort()).toEqual(['3f2a9c0d81e4_h']);
+    expect([...nl.hostLinks()].sort()).toEqual(['3f2a9c0d81e4_h']);
     await unplumbPodPort({ vs, netlink: nl }, p);
     expect(nl.requests.slice(3)).toEqual([
+      { op: 'listLinks' },
       { op: 'configureHostLink', config: { name: '3f2a9c0d81e4_h', up: false } },
       { op: 'releasePodLink', netns: link.netns, ifName: 'eth0', name: 'enp3s0f0v0' },
     ]);
     expect(await vsctl('list-ports', 'br-int')).toBe('');
-    expect([...nl.links].sort()).toEqual(['3f2a9c0d81e4_h', 'enp3s0f0v0']);
+    expect([...nl.hostLinks()].sort()).toEqual(['3f2a9c0d81e4_h', 'enp3s0f0v0']);
   });
 });

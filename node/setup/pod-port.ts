@@ -108,7 +108,9 @@ const need = <K extends 'configureHostLink' | 'movePodLink' | 'releasePodLink'>(
  * Makes the pod's port and link, in Kube-OVN's order: the link first (veth
  * pair; representor renamed and left down), then the port with `extraOps`
  * (QoS) in one transaction, then the VF representor up and the VF into the
- * pod's namespace.
+ * pod's namespace. A port that cannot be written undoes the link (the veth
+ * deleted; the representor given its name back and up, as Kube-OVN does so
+ * that the VF is not left blackholed) and rethrows.
  *
  * @example await plumbPodPort({ vs, netlink }, decided.value, bandwidthOps(...))
  */
@@ -117,17 +119,32 @@ export async function plumbPodPort(ctx: PlumbContext, p: PodPort, extraOps: read
   if (p.kind === 'vf')
     // Renamed while down; brought up only once on br-int, so a DEL racing it finds it unplugged (Kube-OVN #6106).
     await need(ctx.netlink, 'configureHostLink')({ name: p.vf.representor, rename: p.port.name, up: false });
-  await ctx.vs.commit([...addPortOps(ctx.vs, p.port), ...extraOps], ctx.commit);
+  try {
+    await ctx.vs.commit([...addPortOps(ctx.vs, p.port), ...extraOps], ctx.commit);
+  } catch (e) {
+    await undoLink(ctx, p).catch((u) => {
+      if (e instanceof Error) e.message += ` (and undoing the link failed: ${String(u)})`;
+    });
+    throw e;
+  }
   if (p.kind === 'vf') {
     await need(ctx.netlink, 'configureHostLink')({ name: p.port.name, mtu: p.link.mtu, up: true });
     await need(ctx.netlink, 'movePodLink')(p.link);
   }
 }
 
+async function undoLink(ctx: PlumbContext, p: PodPort): Promise<void> {
+  if (p.kind === 'veth') await ctx.netlink.deleteLink(p.link.hostIfName);
+  if (p.kind === 'vf')
+    await need(ctx.netlink, 'configureHostLink')({ name: p.port.name, rename: p.vf.representor, up: true });
+}
+
 /**
  * Undoes plumbPodPort; idempotent (a port or link already gone is skipped).
  * A VF goes back to the host namespace under its netdev name, its
  * representor down (a VF outlives its pod; a veth does not).
+ *
+ * @example await unplumbPodPort({ vs, netlink }, decided.value) // again: nothing left to do, no error
  */
 export async function unplumbPodPort(ctx: PlumbContext, p: PodPort): Promise<void> {
   if (p.kind === 'vf' && (await ctx.netlink.listLinks((n) => n === p.port.name)).length > 0)

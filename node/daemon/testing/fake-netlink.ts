@@ -11,11 +11,14 @@ export class FakeNetlink implements Netlink {
   /** Host end → the pod end's namespace and state. */
   readonly links = new Map<string, { netns: string; state: PodLinkState }>();
   readonly calls: string[] = [];
+  /** Every pod link asked for, as asked. */
+  readonly added: PodLink[] = [];
   /** Called inside addPodLink after the pair exists and before its end is set up (to remove a namespace meanwhile). */
   midAdd?: (l: PodLink) => void;
 
   async addPodLink(l: PodLink): Promise<void> {
     this.calls.push(`add ${l.hostIfName} ${l.netns} ${l.ifName}`);
+    this.added.push(l);
     if (!this.namespaces.has(l.netns)) throw new NetlinkError('NETNS_GONE', `netns ${l.netns}: does not exist`);
     if (this.links.has(l.hostIfName)) throw new NetlinkError('EXISTS', `link ${l.hostIfName}: exists`);
     const inNs = [...this.links.values()].some((v) => v.netns === l.netns && v.state.ifName === l.ifName);

@@ -1,9 +1,9 @@
 /**
  * A Netlink that records each request in order and keeps the host links
- * they would leave, without touching the kernel: what node set-up asks of a
- * kernel, DPDK or offload node is checked as these requests. (node/netlink
- * brings its own recorder; this one also records the optional requests
- * node/setup adds.)
+ * they would leave, without touching the kernel. Written before node/netlink
+ * had a recorder of the optional requests; node/setup's tests now use
+ * node/netlink's RecordingNetlink (which checks requests as RtNetlink does),
+ * and this one stays for node/daemon/agent.test.ts, which imports it.
  */
 import type { HostLinkConfig, MovedPodLink, Netlink, PodLink, PodLinkState } from '../../netlink/types.ts';
 

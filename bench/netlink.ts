@@ -12,13 +12,15 @@ import { NetnsFixture } from '../node/netlink/testing.ts';
 export type NetlinkBenchParams = {
   /** Pods added, inspected and deleted (default 30). */
   readonly pods?: number;
+  /** Ask for the pod end's tx checksum offload off, as the daemon does on a netdev datapath (default false). */
+  readonly txChecksumOff?: boolean;
   /** Milliseconds, monotonic; default performance.now. */
   readonly clock?: () => number;
 };
 
 export type NetlinkBenchReport = {
   name: 'netlink';
-  params: { pods: number };
+  params: { pods: number; txChecksumOff: boolean };
   metrics: {
     add_p50_ms: number;
     add_p99_ms: number;
@@ -50,6 +52,7 @@ async function timed(clock: () => number, fn: () => Promise<unknown>): Promise<n
 export async function runNetlinkBench(params: NetlinkBenchParams = {}): Promise<NetlinkBenchReport> {
   const pods = Math.max(1, params.pods ?? 30);
   const clock = params.clock ?? (() => performance.now());
+  const txChecksumOff = params.txChecksumOff ?? false;
   const fx = await NetnsFixture.create();
   const helper: number[] = [];
   const spawned = spawnHelper();
@@ -77,6 +80,7 @@ export async function runNetlinkBench(params: NetlinkBenchParams = {}): Promise<
         mtu: 1400,
         addresses: [`10.98.0.${x}/24`, `fd00:98::${x.toString(16)}/64`],
         routes: [{ dst: 'default', gw: '10.98.0.1' }, { dst: 'default', gw: 'fd00:98::1' }, { dst: '10.96.0.0/12' }],
+        txChecksumOff,
       };
       add.push(await timed(clock, () => nl.addPodLink(link)));
       inspect.push(await timed(clock, () => nl.inspectPodLink(ns.path, 'eth0')));
@@ -90,7 +94,7 @@ export async function runNetlinkBench(params: NetlinkBenchParams = {}): Promise<
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   return {
     name: 'netlink',
-    params: { pods },
+    params: { pods, txChecksumOff },
     metrics: {
       add_p50_ms: round(percentile(sorted(add), 50)),
       add_p99_ms: round(percentile(sorted(add), 99)),

@@ -20,10 +20,15 @@ function registerNetlinkBench(bench: Command): void {
     .command('netlink')
     .description('node agent rtnetlink with real namespaces (root): addPodLink p50/p99, inspectPodLink, deleteLink')
     .option('--pods <n>', 'pods added one after another (default 30)', wholeNumber('--pods', 1))
+    .option('--tx-checksum-off', "each pod end's tx checksum offload turned off (the netdev datapath's ADD)")
     .option('--json', 'print one JSON object')
-    .action(async (opts: { pods?: number; json?: boolean }) => {
+    .action(async (opts: { pods?: number; txChecksumOff?: boolean; json?: boolean }) => {
       const { runNetlinkBench } = await import('../bench/netlink.ts');
-      printReport(await runNetlinkBench(opts.pods === undefined ? {} : { pods: opts.pods }), opts.json ?? false);
+      const params = {
+        txChecksumOff: opts.txChecksumOff ?? false,
+        ...(opts.pods === undefined ? {} : { pods: opts.pods }),
+      };
+      printReport(await runNetlinkBench(params), opts.json ?? false);
     });
 }
 

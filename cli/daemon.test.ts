@@ -84,6 +84,15 @@ describe.skipIf(!enabled)('kovn daemon', () => {
     await expect(stat(sock)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('refuses a profile it does not know, naming the profiles', async () => {
+    const k = startKovn(['daemon', '--node', 'n1', '--socket', join(dir, 'x.sock'), '--profile', 'turbo'], {
+      tmp: dir,
+    });
+    expect((await k.exited).code).toBe(1);
+    await k.closed;
+    expect(k.stderr()).toMatch(/--profile: "turbo" is not a datapath profile \(system, netdev, dpdk, hw-offload\)/);
+  });
+
   it('--help says where pods come from until there is an API source', async () => {
     const k = startKovn(['daemon', '--help'], { tmp: dir });
     await k.closed;

@@ -16,6 +16,7 @@ import { realClock } from '../kube/runtime/clock.ts';
 import { DEFAULT_DAEMON_SOCKET } from '../node/cni/protocol.ts';
 import { startNodeDaemon } from '../node/daemon/index.ts';
 import type { Netlink } from '../node/netlink/types.ts';
+import { DATAPATH_PROFILES, parseProfile } from '../node/setup/index.ts';
 import { wholeNumber } from './options.ts';
 
 /** The local conf.db as Debian's openvswitch-switch runs it. */
@@ -30,6 +31,7 @@ interface DaemonFlags {
   mtu: number;
   annotationTimeout: number;
   wait: 'installed' | 'applied' | 'none';
+  profile?: string;
 }
 
 /** The objects of a YAML (or JSON) file into a fresh in-memory cluster. */
@@ -48,6 +50,8 @@ export async function clusterFromFile(path: string): Promise<MemoryCluster> {
 }
 
 async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
+  const profile = flags.profile === undefined ? undefined : parseProfile(flags.profile, '--profile');
+  if (profile !== undefined && !profile.ok) throw new Error(`--profile: ${profile.issue.message}`);
   const cluster = flags.objects === undefined ? new MemoryCluster() : await clusterFromFile(flags.objects);
   const log = (line: string) => process.stderr.write(`kovn daemon: ${line}\n`);
   const d = await startNodeDaemon({
@@ -61,6 +65,7 @@ async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
     mtu: flags.mtu,
     annotationTimeoutMs: flags.annotationTimeout,
     wait: flags.wait,
+    ...(profile?.ok ? { profile: profile.value } : {}),
     log,
   });
   // A signal ends the process at once (cli/lifecycle.ts): the socket file goes in the exit event.
@@ -99,6 +104,7 @@ export function registerDaemon(program: Command, netlink: () => Promise<Netlink>
       wholeNumber('--annotation-timeout', 1),
       20_000,
     )
+    .option('--profile <name>', `the datapath profile (${DATAPATH_PROFILES.join(', ')}); default: read from conf.db`)
     .option(
       '--wait <what>',
       'what ADD waits for after the port: installed (ovn-controller), applied (vswitchd), none',

@@ -13,7 +13,7 @@ import type { KubeObject } from '../../kube/cluster/types.ts';
 import { CNI_ERROR, type CniResult, type DaemonRequest } from '../cni/protocol.ts';
 import type { PodLink } from '../netlink/types.ts';
 import { podPortSpec, waitInstalled, type PortSpec } from '../ovs/index.ts';
-import type { AgentContext } from './context.ts';
+import { type AgentContext, mtuFor } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { findAttachment } from './attachments.ts';
 import { KOVN_IDS, hostNicName } from './names.ts';
@@ -83,13 +83,13 @@ interface Plan {
   readonly pod: string;
 }
 
-function plan(ctx: AgentContext, req: DaemonRequest, pod: KubeObject, net: PlumbableNetwork): Plan {
+function plan(ctx: AgentContext, req: DaemonRequest, pod: KubeObject, net: PlumbableNetwork, mtu: number): Plan {
   const key = `${req.podNamespace}/${req.podName}`;
   const annotations = pod.metadata.annotations ?? {};
   const bw = bandwidthOf(annotations, req.provider);
   if (!bw.ok) throw new DaemonError(CNI_ERROR.invalidAnnotation, `pod ${key}: ${bw.issue.message}`);
   const hostIfName = hostNicName(req.containerId, req.ifName);
-  const link = podLinkOf(net, { hostIfName, netns: req.netns, ifName: req.ifName, mtu: ctx.mtu }, req.provider);
+  const link = podLinkOf(net, { hostIfName, netns: req.netns, ifName: req.ifName, mtu }, req.provider, annotations);
   if (!link.ok) throw new DaemonError(CNI_ERROR.invalidAnnotation, `pod ${key}: ${link.issue.message}`);
   const spec = podPortSpec(
     { pod: req.podName, namespace: req.podNamespace, provider: req.provider, hostNic: hostIfName, netns: req.netns },
@@ -126,7 +126,7 @@ export async function addAttachment(ctx: AgentContext, req: DaemonRequest): Prom
       `container ${req.containerId} interface ${req.ifName}: attached already (pod ${had.namespace}/${had.pod}, port ${had.hostNic}); DEL it first`,
     );
   const { pod, net } = await waitNetwork(ctx, req);
-  const p = plan(ctx, req, pod, net);
+  const p = plan(ctx, req, pod, net, await mtuFor(ctx, net.logicalSwitch));
   if (ctx.vs.bridge(ctx.bridge) === undefined)
     throw new DaemonError(CNI_ERROR.ovsFailure, `bridge ${ctx.bridge}: does not exist in the Open_vSwitch database`);
   // Decided before anything is removed or made: a port the profile cannot give changes nothing.

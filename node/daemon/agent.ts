@@ -30,6 +30,8 @@ export interface NodeAgentOptions {
   readonly bridge?: string;
   /** The pod interfaces' MTU; default 1400 (Kube-OVN: a 1500 node link less the Geneve overhead). */
   readonly mtu?: number;
+  /** A subnet's own MTU (`spec.mtu`), which wins; default: none. */
+  readonly subnetMtu?: (subnet: string) => Promise<number | undefined>;
   /** How long ADD waits for `allocated`/`routed`; default 20 s (Kube-OVN: 20 tries a second apart). */
   readonly annotationTimeoutMs?: number;
   /** How long ADD waits for ovn-installed (or cur_cfg); default 30 s, as Kube-OVN. */
@@ -39,7 +41,7 @@ export interface NodeAgentOptions {
   /** Whether a namespace path still exists (default: it can be stat'ed). */
   readonly netnsExists?: (path: string) => Promise<boolean>;
   readonly log?: (line: string) => void;
-  /** The node's datapath profile (node/setup); default: read from the database (profileOf). */
+  /** The node's datapath profile (node/setup); default: read from the database (node/setup readProfile). */
   readonly profile?: DatapathProfile;
   /** Default /sys. */
   readonly sysfsRoot?: string;
@@ -88,6 +90,7 @@ export class NodeAgent {
       pods: opts.pods,
       bridge: opts.bridge ?? INTEGRATION_BRIDGE,
       mtu: opts.mtu ?? 1400,
+      subnetMtu: opts.subnetMtu ?? (async () => undefined),
       annotationTimeoutMs: opts.annotationTimeoutMs ?? 20_000,
       installTimeoutMs: opts.installTimeoutMs ?? 30_000,
       wait: opts.wait ?? 'installed',

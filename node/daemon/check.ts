@@ -12,7 +12,7 @@ import type { PodLink, PodLinkState } from '../netlink/types.ts';
 import { getPort } from '../ovs/index.ts';
 import { readyNetwork } from './add.ts';
 import { findAttachment, type Attachment } from './attachments.ts';
-import type { AgentContext } from './context.ts';
+import { type AgentContext, mtuFor } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { podLinkOf } from './pod-config.ts';
 
@@ -58,12 +58,14 @@ export async function checkAttachment(ctx: AgentContext, req: DaemonRequest): Pr
       `container ${req.containerId} interface ${req.ifName}: not attached on node ${ctx.node}`,
     );
   const key = `${a.namespace}/${a.pod}`;
-  const ready = readyNetwork(ctx.pods.get(a.namespace, a.pod), a.provider);
+  const pod = ctx.pods.get(a.namespace, a.pod);
+  const ready = readyNetwork(pod, a.provider);
   if (!ready.ok) throw new DaemonError(CNI_ERROR.podNotFound, `pod ${key}: ${ready.why}`);
   const want = podLinkOf(
     ready.net,
-    { hostIfName: a.hostNic, netns: a.netns, ifName: a.ifName, mtu: ctx.mtu },
+    { hostIfName: a.hostNic, netns: a.netns, ifName: a.ifName, mtu: await mtuFor(ctx, ready.net.logicalSwitch) },
     a.provider,
+    pod?.metadata.annotations,
   );
   if (!want.ok) throw new DaemonError(CNI_ERROR.invalidAnnotation, `pod ${key}: ${want.issue.message}`);
   // A vhost-user port has no link: the pod's DPDK application serves its socket.

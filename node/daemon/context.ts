@@ -18,11 +18,14 @@ export interface AgentContext {
   readonly netlink: Netlink;
   readonly pods: PodWatch;
   readonly bridge: string;
+  /** The pod interfaces' MTU when their subnet sets none. */
   readonly mtu: number;
+  /** A subnet's `spec.mtu` (Kube-OVN: it wins over the daemon's); undefined when it sets none. */
+  readonly subnetMtu: (subnet: string) => Promise<number | undefined>;
   readonly annotationTimeoutMs: number;
   readonly installTimeoutMs: number;
   readonly wait: OvsWait;
-  /** The node's datapath profile; undefined: read from the database at each ADD (see profileOf). */
+  /** The node's datapath profile; undefined: read from the database at each ADD (node/setup readProfile). */
   readonly profile: DatapathProfile | undefined;
   /** Where VFs are looked up (hw-offload). */
   readonly sysfsRoot: string;
@@ -41,4 +44,13 @@ export interface AgentContext {
    * `hostNic`.
    */
   removeStale(ifaceId: string, hostNic: string): Promise<void>;
+}
+
+/**
+ * The MTU of a pod interface on `subnet`: the Subnet's own (Kube-OVN
+ * handleAdd: `podSubnet.Spec.Mtu > 0`), else the daemon's.
+ */
+export async function mtuFor(ctx: AgentContext, subnet: string | undefined): Promise<number> {
+  const own = subnet === undefined ? undefined : await ctx.subnetMtu(subnet);
+  return own !== undefined && own > 0 ? own : ctx.mtu;
 }

@@ -124,6 +124,48 @@ describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', (
       await d2.close();
     }
   });
+  it("a running daemon applies a change of an attached pod's bandwidth annotations (through its informer)", async () => {
+    const d = await start();
+    try {
+      await w.cluster.create(annotated('bw', 62));
+      w.netlink.namespaces.add('/run/netns/t-bw');
+      expect(await call(sock, request('ADD', 'bw'))).toMatchObject({ ok: true });
+      expect(await w.vsctl('get', 'Interface', 'c-bw_h', 'ingress_policing_rate')).toBe('0');
+      const ref = { kind: 'Pod', namespace: 'default', name: 'bw' };
+      await w.cluster.patch(ref, { metadata: { annotations: { 'ovn.kubernetes.io/egress_rate': '4' } } });
+      await vi.waitFor(async () =>
+        expect(await w.vsctl('get', 'Interface', 'c-bw_h', 'ingress_policing_rate')).toBe('4000'),
+      );
+      expect(await call(sock, request('DEL', 'bw'))).toEqual({ ok: true });
+    } finally {
+      await d.close();
+    }
+  });
+
+  it("a pod gets its Subnet's own MTU (spec.mtu), else the daemon's; CHECK compares with the same", async () => {
+    await w.cluster.create({
+      apiVersion: 'kubeovn.io/v1',
+      kind: 'Subnet',
+      metadata: { name: 'mtu-net' },
+      spec: { mtu: 1300 },
+    });
+    const d = await start();
+    try {
+      const onSubnet = annotated('mtu-a', 60, { 'ovn.kubernetes.io/logical_switch': 'mtu-net' });
+      await w.cluster.create(onSubnet);
+      await w.cluster.create(annotated('mtu-b', 61));
+      for (const name of ['mtu-a', 'mtu-b']) {
+        w.netlink.namespaces.add(`/run/netns/t-${name}`);
+        expect(await call(sock, request('ADD', name))).toMatchObject({ ok: true });
+      }
+      expect(w.netlink.links.get('c-mtu-a_h')?.state.mtu).toBe(1300);
+      expect(w.netlink.links.get('c-mtu-b_h')?.state.mtu).toBe(1400);
+      expect(await call(sock, request('CHECK', 'mtu-a'))).toEqual({ ok: true });
+      for (const name of ['mtu-a', 'mtu-b']) expect(await call(sock, request('DEL', name))).toEqual({ ok: true });
+    } finally {
+      await d.close();
+    }
+  });
 });
 
 describe.skipIf(!requireOvn('node/daemon'))('node daemon: STATUS follows the Open_vSwitch database', () => {

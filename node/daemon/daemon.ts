@@ -52,7 +52,12 @@ export async function startNodeDaemon(opts: NodeDaemonOptions): Promise<NodeDaem
   let server: DaemonServer | undefined;
   try {
     await pods.start();
-    const agent = new NodeAgent({ ...opts, vswitch, pods, log });
+    const subnetMtu = async (name: string) => {
+      const mtu = ((await opts.cluster.get({ kind: 'Subnet', name })) as { spec?: { mtu?: unknown } } | undefined)?.spec
+        ?.mtu;
+      return typeof mtu === 'number' ? mtu : undefined;
+    };
+    const agent = new NodeAgent({ subnetMtu, ...opts, vswitch, pods, log });
     const swept = await agent.sweep();
     pods.onChange((pod, deleted) => {
       if (!deleted) agent.refreshBandwidth(pod).catch((e) => log(`bandwidth: ${String(e)}`));

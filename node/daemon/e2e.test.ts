@@ -294,6 +294,18 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
     expect(await ch.vsctl('--columns=_uuid', 'list', 'QoS')).toBe('');
   });
 
+  it("a pod's routes annotation becomes routes in its namespace, and CHECK reads them back", async () => {
+    const routes = JSON.stringify([{ dst: '192.168.0.0/16', gw: '10.16.0.254' }, { dst: '172.16.0.0/12' }]);
+    const r = await addPod('routes', 40, { 'ovn.kubernetes.io/routes': routes });
+    await add('routes', r.containerId);
+    expect(await ip('-n', r.ns.name, 'route', 'show', '192.168.0.0/16')).toMatch(
+      /192\.168\.0\.0\/16 via 10\.16\.0\.254 dev eth0/,
+    );
+    expect(await ip('-n', r.ns.name, 'route', 'show', '172.16.0.0/12')).toMatch(/172\.16\.0\.0\/12 dev eth0/);
+    expect(await call(sock, req('CHECK', 'routes', r.containerId))).toEqual({ ok: true });
+    expect(await call(sock, req('DEL', 'routes', r.containerId))).toEqual({ ok: true });
+  });
+
   it('DEL removes the veth (both ends), the port and its rows; again, and with the namespace gone, it is success', async () => {
     const d = await addPod('del', 34);
     await add('del', d.containerId);

@@ -13,24 +13,11 @@ import type { Operation } from '../../backends/ovn/ovsdb/index.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import { CNI_ERROR, type DaemonRequest } from '../cni/protocol.ts';
 import { NetlinkError, type PodLink } from '../netlink/types.ts';
-import { type PortSpec, type Vswitch, getPort } from '../ovs/index.ts';
-import { type DatapathProfile, type PodPort, decidePodPort, plumbPodPort, unplumbPodPort } from '../setup/index.ts';
+import { type PortSpec, getPort } from '../ovs/index.ts';
+import { type PodPort, decidePodPort, plumbPodPort, readProfile, unplumbPodPort } from '../setup/index.ts';
 import type { AgentContext } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { KOVN_IDS } from './names.ts';
-
-/**
- * The node's profile as its database says: `dpdk-init` or `hw-offload` on
- * the root row, else br-int's datapath type.
- *
- * @example profileOf(vs, 'br-int') // 'netdev' on a userspace br-int
- */
-export function profileOf(vs: Vswitch, bridge: string): DatapathProfile {
-  const other = vs.cache.rows('Open_vSwitch')[0]?.other_config ?? {};
-  if (other['dpdk-init'] === 'true') return 'dpdk';
-  if (other['hw-offload'] === 'true') return 'hw-offload';
-  return vs.bridge(bridge)?.datapath_type === 'netdev' ? 'netdev' : 'system';
-}
 
 /** The port the profile gives the pod, its kind (and VF) recorded in its external_ids. */
 export async function decide(
@@ -39,7 +26,8 @@ export async function decide(
   pod: KubeObject,
   planned: { readonly link: PodLink; readonly port: PortSpec },
 ): Promise<PodPort> {
-  const profile = ctx.profile ?? profileOf(ctx.vs, ctx.bridge);
+  // The profile given, or the one the database says (node/setup readProfile; ADD checked the bridge exists).
+  const profile = ctx.profile ?? readProfile(ctx.vs, ctx.bridge) ?? 'system';
   const socket =
     req.vhostUserSocketVolumeName && req.vhostUserSocketName
       ? join(

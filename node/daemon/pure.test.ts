@@ -99,6 +99,46 @@ describe('podLinkOf and cniResultOf', () => {
       ],
     });
   });
+  it("Kube-OVN's routes annotation adds routes (an empty dst is the default; entries that do not parse are left out)", () => {
+    const routes = JSON.stringify([
+      { dst: '192.168.0.0/16', gw: '10.16.0.254' },
+      { dst: 'nonsense', gw: '10.16.0.254' },
+      { dst: '172.16.0.0/12' },
+      { gw: '10.16.0.253' },
+    ]);
+    const l = podLinkOf(net, target, 'ovn', { 'ovn.kubernetes.io/routes': routes });
+    expect(l.ok && l.value.routes).toEqual([
+      { dst: 'default', gw: '10.16.0.1' },
+      { dst: 'default', gw: 'fd00:10:16::1' },
+      { dst: '192.168.0.0/16', gw: '10.16.0.254' },
+      { dst: '172.16.0.0/12' },
+      { dst: 'default', gw: '10.16.0.253' },
+    ]);
+    expect(podLinkOf(net, target, 'ovn', { 'ovn.kubernetes.io/routes': '{"dst":1}' })).toEqual({
+      ok: false,
+      issue: {
+        path: 'metadata.annotations[ovn.kubernetes.io/routes]',
+        message: 'ovn.kubernetes.io/routes: not a JSON list of {dst, gw}',
+      },
+    });
+  });
+
+  it('the default route goes on eth0 only, unless default_route says otherwise', () => {
+    const net1 = { ...target, ifName: 'net1' };
+    expect(podLinkOf(net, net1, 'ovn')).toMatchObject({ ok: true, value: { routes: [] } });
+    expect(podLinkOf(net, net1, 'ovn', { 'ovn.kubernetes.io/default_route': 'true' })).toMatchObject({
+      value: {
+        routes: [
+          { dst: 'default', gw: '10.16.0.1' },
+          { dst: 'default', gw: 'fd00:10:16::1' },
+        ],
+      },
+    });
+    expect(podLinkOf(net, target, 'ovn', { 'ovn.kubernetes.io/default_route': 'false' })).toMatchObject({
+      value: { routes: [] },
+    });
+  });
+
   it('an address without a CIDR of its family is an issue on the cidr annotation', () => {
     expect(podLinkOf({ ...net, cidrs: ['10.16.0.0/16'] }, target, 'ovn')).toEqual({
       ok: false,

@@ -5,8 +5,9 @@
  * if its path has been unmounted or reused meanwhile), then executes a bare
  * `node` on the plain-JavaScript helper.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type Timers, systemTimers } from '../../backends/ovn/ovsdb/index.ts';
 import type { HelperJob, HelperReply } from './helper-protocol.ts';
 import { NetlinkError } from './types.ts';
 
@@ -31,13 +32,24 @@ export interface SpawnHelperOptions {
   readonly nsenter?: string;
   /** Default: ns-helper.cjs beside this file. */
   readonly script?: string;
+  /**
+   * How long a helper may take before it is killed and the call fails with
+   * HELPER (default 10,000 ms; it takes well under a second even on a busy
+   * machine), so that a stuck helper cannot hold an ADD forever.
+   */
+  readonly timeoutMs?: number;
+  /** Default: Node's timers. */
+  readonly timers?: Timers;
 }
 
 /** Where the helper script is, for a bundle that must ship it beside itself. */
 export const NS_HELPER_SCRIPT = fileURLToPath(new URL('./ns-helper.cjs', import.meta.url));
 
+const DEFAULT_TIMEOUT_MS = 10_000;
+
 /**
- * A RunHelper that spawns `nsenter --net=/proc/self/fd/3 -- node ns-helper.cjs`.
+ * A RunHelper that spawns `nsenter --net=/proc/self/fd/3 -- node ns-helper.cjs`
+ * (or the bare `node` for the daemon's own namespace).
  *
  * @example
  * const run = spawnHelper();
@@ -47,32 +59,58 @@ export function spawnHelper(opts: SpawnHelperOptions = {}): RunHelper {
   const node = opts.node ?? process.execPath;
   const nsenter = opts.nsenter ?? 'nsenter';
   const script = opts.script ?? NS_HELPER_SCRIPT;
-  return (req) =>
-    new Promise<HelperReply>((resolve, reject) => {
-      const where = req.netnsFd === undefined ? 'the host namespace' : req.netns;
-      const what = `netlink helper (${req.job.op} ${req.job.ifName} in ${where})`;
-      // A bare environment: a test runner's NODE_OPTIONS (loaders) would slow every start.
-      const enter = req.netnsFd === undefined ? [] : [nsenter, '--net=/proc/self/fd/3', '--'];
-      const [cmd, ...args] = [...enter, node, script];
-      const child = spawn(cmd!, args, {
-        stdio: ['pipe', 'pipe', 'pipe', req.netnsFd ?? 'ignore', req.hostNetnsFd ?? 'ignore'],
-        env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
-      });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout?.on('data', (b: Buffer) => out.push(b));
-      child.stderr?.on('data', (b: Buffer) => err.push(b));
-      child.on('error', (e) => reject(new NetlinkError('HELPER', `${what}: cannot start ${cmd}: ${e.message}`, e)));
-      child.on('close', (code, signal) => {
-        const text = Buffer.concat(out).toString('utf8').trim();
-        try {
-          resolve(JSON.parse(text.slice(text.lastIndexOf('\n') + 1)) as HelperReply);
-        } catch (e) {
-          const how = signal === null ? `exited with ${code}` : `was killed by ${signal}`;
-          const stderr = Buffer.concat(err).toString('utf8').trim().slice(-500);
-          reject(new NetlinkError('HELPER', `${what} ${how} without a reply: ${stderr || '(no stderr)'}`, e));
-        }
-      });
-      child.stdin?.end(JSON.stringify(req.job));
+  const timers = opts.timers ?? systemTimers;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return (req) => {
+    const where = req.netnsFd === undefined ? 'the host namespace' : req.netns;
+    const what = `netlink helper (${req.job.op} ${req.job.ifName} in ${where})`;
+    const enter = req.netnsFd === undefined ? [] : [nsenter, '--net=/proc/self/fd/3', '--'];
+    const [cmd, ...args] = [...enter, node, script];
+    // A bare environment: a test runner's NODE_OPTIONS (loaders) would slow every start.
+    const child = spawn(cmd!, args, {
+      stdio: ['pipe', 'pipe', 'pipe', req.netnsFd ?? 'ignore', req.hostNetnsFd ?? 'ignore'],
+      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin' },
     });
+    // A helper that ends before reading its job makes the write fail (EPIPE); its exit says why.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(JSON.stringify(req.job));
+    return replyOf(child, { what, cmd: cmd!, timers, timeoutMs });
+  };
+}
+
+/** The helper's one-line reply, or a HELPER error: it could not start, ended without one, or took too long. */
+function replyOf(
+  child: ChildProcess,
+  o: { what: string; cmd: string; timers: Timers; timeoutMs: number },
+): Promise<HelperReply> {
+  return new Promise<HelperReply>((resolve, reject) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let timedOut = false;
+    const timer = o.timers.setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, o.timeoutMs);
+    child.stdout?.on('data', (b: Buffer) => out.push(b));
+    child.stderr?.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => {
+      o.timers.clearTimeout(timer);
+      reject(new NetlinkError('HELPER', `${o.what}: cannot start ${o.cmd}: ${e.message}`, e));
+    });
+    child.on('close', (code, signal) => {
+      o.timers.clearTimeout(timer);
+      if (timedOut) {
+        reject(new NetlinkError('HELPER', `${o.what} did not answer within ${o.timeoutMs} ms (killed)`));
+        return;
+      }
+      const text = Buffer.concat(out).toString('utf8').trim();
+      try {
+        resolve(JSON.parse(text.slice(text.lastIndexOf('\n') + 1)) as HelperReply);
+      } catch (e) {
+        const how = signal === null ? `exited with ${code}` : `was killed by ${signal}`;
+        const stderr = Buffer.concat(err).toString('utf8').trim().slice(-500);
+        reject(new NetlinkError('HELPER', `${o.what} ${how} without a reply: ${stderr || '(no stderr)'}`, e));
+      }
+    });
+  });
 }

@@ -1,6 +1,7 @@
 // The in-namespace half of node/netlink: started by the daemon through
 // `nsenter --net=...` so that its rtnetlink socket lives in a pod's network
-// namespace (Node cannot setns itself), it reads one job as JSON on stdin,
+// namespace (Node cannot setns itself; for a host link it runs without
+// nsenter, in the daemon's own namespace), it reads one job as JSON on stdin,
 // makes the requests, and prints one reply as JSON on stdout
 // (helper-protocol.ts has the types). Plain JavaScript requiring only
 // Node and the `netlink` package, run by a bare `node`: it starts for every

@@ -5,7 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ManualTimers } from '../../backends/ovn/ovsdb/index.ts';
 import { spawnHelper } from './helper.ts';
 import { RtNetlink } from './rtnetlink.ts';
 import { NetnsFixture, ip, ipJson, requireNetns } from './testing.ts';
@@ -271,6 +275,42 @@ describe.skipIf(!requireNetns('node/netlink'))('RtNetlink with real namespaces',
     expect(err.code).toBe('KERNEL');
     expect(err.message).toContain('route default via 10.77.0.1');
     await expectNothingLeft(l);
+  });
+
+  it('an nsenter that cannot be started is HELPER naming it, and the pair is removed', async () => {
+    const broken = new RtNetlink({ runHelper: spawnHelper({ nsenter: '/nonexistent/nsenter' }) });
+    try {
+      const l = await podLink();
+      const err = await rejection(broken.addPodLink(l));
+      expect(err).toMatchObject({
+        code: 'HELPER',
+        message: expect.stringContaining('cannot start /nonexistent/nsenter'),
+      });
+      await expectNothingLeft(l);
+    } finally {
+      broken.close();
+    }
+  });
+
+  it('a helper that never answers is killed at the timeout: HELPER, and the pair is removed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kovn-nlt-'));
+    const script = join(dir, 'hang.cjs');
+    await writeFile(script, 'setInterval(() => {}, 1 << 30);\n');
+    const timers = new ManualTimers();
+    const hanging = new RtNetlink({ runHelper: spawnHelper({ script, timers, timeoutMs: 5000 }) });
+    try {
+      const l = await podLink();
+      const failed = rejection(hanging.addPodLink(l));
+      // The helper is running (its timer set) once the veth exists: then its time runs out.
+      await vi.waitFor(() => expect(timers.pending).toBe(1), { timeout: 10_000, interval: 10 });
+      expect(await NetnsFixture.hostLinkExists(l.hostIfName)).toBe(true);
+      timers.advance(5000);
+      expect(await failed).toMatchObject({ code: 'HELPER', message: expect.stringContaining('within 5000 ms') });
+      await expectNothingLeft(l);
+    } finally {
+      hanging.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a helper that cannot run is HELPER, and the pair is removed', async () => {

@@ -210,9 +210,10 @@ export class RtNetlink implements Netlink {
   }
 
   /**
-   * Moves an existing host link (a VF) into `l.netns` under `l.ifName` in
-   * one request, then the helper sets it up there; on any failure it is
-   * moved back under its name, so a failed ADD leaves the VF where it was.
+   * Moves an existing host link (a VF) into `l.netns` under its own name,
+   * then the helper renames it to `l.ifName` and sets it up there; on any
+   * failure it is moved back under its name, so a failed ADD leaves the VF
+   * where it was.
    */
   async movePodLink(l: MovedPodLink): Promise<void> {
     const what = `link ${l.name} -> ${l.ifName} in ${l.netns}`;

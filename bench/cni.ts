@@ -107,6 +107,33 @@ async function addDirect(world: RuntimeWorld, pods: CniPods, name: string): Prom
 }
 
 /**
+ * `n` pods wired through the plugin and DIRECT_PODS more straight through the
+ * daemon's socket, the direct ADDs interleaved with the plugin's (one every
+ * n/DIRECT_PODS) so that both meet a br-int as full.
+ */
+async function wireAll(world: RuntimeWorld, pods: CniPods, n: number, progress: (line: string) => void) {
+  const names = Array.from({ length: n }, (_, i) => `bench-${i}`);
+  const directNames = Array.from({ length: Math.min(DIRECT_PODS, n) }, (_, i) => `bench-direct-${i}`);
+  progress(`${n + directNames.length} pods into the cluster; the controller gives them their addresses`);
+  await world.createPods([...names, ...directNames].map((name) => ({ name })));
+  const every = Math.max(1, Math.floor(n / directNames.length));
+  const viaPlugin: CniPod[] = [];
+  const direct: CniPod[] = [];
+  const daemonMs: number[] = [];
+  for (const [i, name] of names.entries()) {
+    viaPlugin.push(await pods.add(name));
+    const d = directNames[direct.length];
+    if ((i + 1) % every === 0 && d !== undefined) {
+      const { pod, ms } = await addDirect(world, pods, d);
+      direct.push(pod);
+      daemonMs.push(ms);
+    }
+    if ((i + 1) % 20 === 0) progress(`ADD ${i + 1}/${n} (and ${direct.length} straight to the daemon)`);
+  }
+  return { viaPlugin, direct, daemonMs };
+}
+
+/**
  * @example
  * const r = await runCniBench({ pods: 100 });
  * r.metrics.add_p99_ms // e.g. 120
@@ -123,25 +150,7 @@ export async function runCniBench(params: CniBenchParams = {}): Promise<CniBench
   const world = await RuntimeWorld.start();
   const pods = new CniPods({ plugin, pluginConfig: world.pluginConfig(), namespaces: world.namespaces });
   try {
-    const names = Array.from({ length: n }, (_, i) => `bench-${i}`);
-    const direct = Array.from({ length: Math.min(DIRECT_PODS, n) }, (_, i) => `bench-direct-${i}`);
-    progress(`${n + direct.length} pods into the cluster; the controller gives them their addresses`);
-    await world.createPods([...names, ...direct].map((name) => ({ name })));
-    // The direct ADDs interleaved with the plugin's, one every `every`: both meet a br-int as full.
-    const every = Math.max(1, Math.floor(n / direct.length));
-    const wired: CniPod[] = [];
-    const daemonMs: number[] = [];
-    for (const [i, name] of names.entries()) {
-      wired.push(await pods.add(name));
-      const d = direct[daemonMs.length];
-      if ((i + 1) % every === 0 && d !== undefined) {
-        const { pod, ms } = await addDirect(world, pods, d);
-        wired.push(pod);
-        daemonMs.push(ms);
-      }
-      if ((i + 1) % 20 === 0) progress(`ADD ${i + 1}/${n} (and ${daemonMs.length} straight to the daemon)`);
-    }
-    const viaPlugin = wired.filter((p) => !p.name.startsWith('bench-direct-'));
+    const { viaPlugin, direct, daemonMs } = await wireAll(world, pods, n, progress);
     const [a, b] = [viaPlugin[n - 1]!, viaPlugin[0]!];
     progress(`TCP connect ${a.name} -> ${b.name} x${connects}`);
     const tcp = await measureConnects({
@@ -151,7 +160,7 @@ export async function runCniBench(params: CniBenchParams = {}): Promise<CniBench
     });
     const add = viaPlugin.map((p) => p.addMs);
     const del: number[] = [];
-    for (const p of wired) del.push(await pods.del(p));
+    for (const p of [...viaPlugin, ...direct]) del.push(await pods.del(p));
     return {
       name: 'cni',
       params: { pods: n, version_runs: versionRuns, connects },

@@ -15,8 +15,9 @@
  * - `plugin_start_ms`: VERSION, spawn to exit, p50 of 20 (the plugin's cost
  *   at each call before it does anything).
  * - `add_daemon_p50_ms` / `add_daemon_p99_ms`: ADD of another 20 pods sent
- *   straight to the daemon's socket, the request the plugin would send: the
- *   daemon's share of an ADD (the rest is the plugin's process).
+ *   straight to the daemon's socket, the request the plugin would send,
+ *   interleaved with the plugin's ADDs: the daemon's share of an ADD (the
+ *   rest is the plugin's process).
  * - `tcp_connect_p50_ms` / `tcp_connect_p99_ms`: connect() to completed
  *   handshake between two wired pods, through br-int and OVN's pipeline.
  */
@@ -106,6 +107,33 @@ async function addDirect(world: RuntimeWorld, pods: CniPods, name: string): Prom
 }
 
 /**
+ * `n` pods wired through the plugin and DIRECT_PODS more straight through the
+ * daemon's socket, the direct ADDs interleaved with the plugin's (one every
+ * n/DIRECT_PODS) so that both meet a br-int as full.
+ */
+async function wireAll(world: RuntimeWorld, pods: CniPods, n: number, progress: (line: string) => void) {
+  const names = Array.from({ length: n }, (_, i) => `bench-${i}`);
+  const directNames = Array.from({ length: Math.min(DIRECT_PODS, n) }, (_, i) => `bench-direct-${i}`);
+  progress(`${n + directNames.length} pods into the cluster; the controller gives them their addresses`);
+  await world.createPods([...names, ...directNames].map((name) => ({ name })));
+  const every = Math.max(1, Math.floor(n / directNames.length));
+  const viaPlugin: CniPod[] = [];
+  const direct: CniPod[] = [];
+  const daemonMs: number[] = [];
+  for (const [i, name] of names.entries()) {
+    viaPlugin.push(await pods.add(name));
+    const d = directNames[direct.length];
+    if ((i + 1) % every === 0 && d !== undefined) {
+      const { pod, ms } = await addDirect(world, pods, d);
+      direct.push(pod);
+      daemonMs.push(ms);
+    }
+    if ((i + 1) % 20 === 0) progress(`ADD ${i + 1}/${n} (and ${direct.length} straight to the daemon)`);
+  }
+  return { viaPlugin, direct, daemonMs };
+}
+
+/**
  * @example
  * const r = await runCniBench({ pods: 100 });
  * r.metrics.add_p99_ms // e.g. 120
@@ -122,33 +150,17 @@ export async function runCniBench(params: CniBenchParams = {}): Promise<CniBench
   const world = await RuntimeWorld.start();
   const pods = new CniPods({ plugin, pluginConfig: world.pluginConfig(), namespaces: world.namespaces });
   try {
-    const names = Array.from({ length: n }, (_, i) => `bench-${i}`);
-    progress(`${n} pods into the cluster; the controller gives them their addresses`);
-    await world.createPods(names.map((name) => ({ name })));
-    const wired: CniPod[] = [];
-    for (const name of names) {
-      wired.push(await pods.add(name));
-      if (wired.length % 20 === 0) progress(`ADD ${wired.length}/${n}`);
-    }
-    const direct = Array.from({ length: Math.min(DIRECT_PODS, n) }, (_, i) => `bench-direct-${i}`);
-    progress(`${direct.length} more pods, ADD straight to the daemon's socket`);
-    await world.createPods(direct.map((name) => ({ name })));
-    const daemonMs: number[] = [];
-    for (const name of direct) {
-      const { pod, ms } = await addDirect(world, pods, name);
-      wired.push(pod);
-      daemonMs.push(ms);
-    }
-    const [a, b] = [wired[n - 1]!, wired[0]!];
+    const { viaPlugin, direct, daemonMs } = await wireAll(world, pods, n, progress);
+    const [a, b] = [viaPlugin[n - 1]!, viaPlugin[0]!];
     progress(`TCP connect ${a.name} -> ${b.name} x${connects}`);
     const tcp = await measureConnects({
       server: { netns: b.netns, port: 5300 },
       client: { netns: a.netns, host: addressOf(b) },
       count: connects,
     });
-    const add = wired.slice(0, n).map((p) => p.addMs);
+    const add = viaPlugin.map((p) => p.addMs);
     const del: number[] = [];
-    for (const p of wired) del.push(await pods.del(p));
+    for (const p of [...viaPlugin, ...direct]) del.push(await pods.del(p));
     return {
       name: 'cni',
       params: { pods: n, version_runs: versionRuns, connects },

@@ -1,12 +1,12 @@
 // podman 4.3 as a CNI client, before kovn's plugin takes part: a recording plugin of ours
 // (named by the conflist's `type`, found through cni_plugin_dirs in a temp dir) shows what
 // podman sends on ADD and DEL, that it uses our result, and that nothing lands in /etc.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTempDir } from '../../backends/ovn/control-plane/index.ts';
 import { Podman } from './podman.ts';
-import { requireRuntime } from './support.ts';
+import { etcSnapshot, requireRuntime } from './support.ts';
 
 interface Call {
   readonly env: Record<string, string>;
@@ -28,16 +28,6 @@ if (cmd === 'ADD') console.log(JSON.stringify({
   ips: [{ address: '10.16.0.5/16', gateway: '10.16.0.1', interface: 0 }],
 }));
 `;
-}
-
-/** Names and modification times under the directories podman would otherwise write to. */
-function etcSnapshot(): string[] {
-  const out: string[] = [];
-  for (const d of ['/etc/cni/net.d', '/etc/containers']) {
-    if (!existsSync(d)) continue;
-    for (const f of readdirSync(d)) out.push(`${d}/${f} ${statSync(join(d, f)).mtimeMs}`);
-  }
-  return out.sort();
 }
 
 describe.skipIf(!requireRuntime(['netns', 'podman'], 'podman harness'))('podman 4.3 calls a CNI plugin of ours', () => {

@@ -10,7 +10,7 @@ import { requireOvn } from '../../backends/ovn/control-plane/binaries.ts';
 import type { PodNetworkRead } from '../../kube/annotations.ts';
 import { ensurePluginBuilt } from '../../node/bundle/index.ts';
 import { Podman } from './podman.ts';
-import { host, requireRuntime } from './support.ts';
+import { etcSnapshot, host, requireRuntime } from './support.ts';
 import { RuntimeWorld } from './world.ts';
 
 /** Where libcni (in podman) keeps each attachment's result until DEL. */
@@ -28,6 +28,7 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
 
   const vsctl = async (...args: string[]) =>
     (await runTool('ovs-vsctl', [`--db=${world.ovsRemote}`, '--timeout=10', ...args])).stdout.trim();
+  const etcBefore = etcSnapshot();
   const portOf = (pod: string) =>
     vsctl('--bare', '--columns=name', 'find', 'Interface', `external_ids:iface-id=${pod}.default`);
 
@@ -115,5 +116,9 @@ describe.skipIf(!runs)('podman 4.3 runs two containers through kovn', () => {
     expect(r.stderr).toContain('CNI_ARGS lacks K8S_POD_NAMESPACE');
     expect(await portOf('pc')).toBe('');
     await pm.command(['rm', '--force', 'pc']);
+  });
+
+  it('wrote nothing under /etc/cni/net.d or /etc/containers', () => {
+    expect(etcSnapshot()).toEqual(etcBefore);
   });
 });

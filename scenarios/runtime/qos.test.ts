@@ -6,6 +6,7 @@
 // loose (25 %).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../../backends/ovn/control-plane/exec.ts';
 import { runTool } from '../../backends/ovn/control-plane/index.ts';
 import { requireOvn } from '../../backends/ovn/control-plane/binaries.ts';
 import { ensurePluginBuilt } from '../../node/bundle/index.ts';
@@ -85,5 +86,33 @@ describe.skipIf(!runs)('pod bandwidth annotations with real traffic', () => {
         `${refused ? ' (this kernel refused the policer: vswitchd logged "adding cls_basic policing action failed")' : ''}\n`,
     );
     expect(within || refused).toBe(true);
+  });
+
+  it(`ingress_rate changed on a running pod (${RATE_MBPS} to ${2 * RATE_MBPS}): the daemon follows and the transfer keeps to the new rate`, async () => {
+    const vsctl = (...a: string[]) =>
+      runTool('ovs-vsctl', [`--db=${world.ovsRemote}`, ...a]).then((r) => r.stdout.trim());
+    await world.annotatePod('limited-in', { 'ovn.kubernetes.io/ingress_rate': String(2 * RATE_MBPS) });
+    const want = String(2 * RATE_MBPS * 1e6);
+    const maxRate = async () => {
+      const q = await vsctl(
+        '--bare',
+        '--columns=other_config',
+        'find',
+        'Queue',
+        'external_ids:iface-id=limited-in.default',
+      );
+      return /max-rate="?(\d+)/.exec(q)?.[1];
+    };
+    let seen: string | undefined;
+    await pollUntil(
+      async () => {
+        seen = await maxRate();
+        return seen === want ? true : undefined;
+      },
+      { timeoutMs: 10_000, onTimeout: () => new Error(`the queue's max-rate stayed ${seen}, not ${want}`) },
+    );
+    const r = await transfer('sender', 'limited-in', 5204);
+    process.stderr.write(`qos: ingress_rate changed to ${2 * RATE_MBPS}: measured ${mbps(r.bitsPerSecond)} Mbit/s\n`);
+    expect(Math.abs(r.bitsPerSecond - 2 * RATE_MBPS * 1e6) / (2 * RATE_MBPS * 1e6)).toBeLessThan(0.25);
   });
 });

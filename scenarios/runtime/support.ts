@@ -6,7 +6,7 @@
  * where it fails: scripts/test-all.mjs installs these from Debian.
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { RuntimeError } from './errors.ts';
 
@@ -107,4 +107,21 @@ let counter = 0;
  */
 export function runName(prefix: string): string {
   return `${prefix}-${process.pid.toString(36)}-${(counter++).toString(36)}`;
+}
+
+/**
+ * Names and modification times of what is under the directories podman and
+ * CNI read their configuration from by default: a test compares it before
+ * and after, to show it wrote nothing there.
+ *
+ * @example
+ * const before = etcSnapshot(); // ['/etc/cni/net.d/87-podman-bridge.conflist 1668300000000', ...]
+ */
+export function etcSnapshot(): string[] {
+  const out: string[] = [];
+  for (const d of ['/etc/cni/net.d', '/etc/containers']) {
+    if (!existsSync(d)) continue;
+    for (const f of readdirSync(d)) out.push(`${d}/${f} ${statSync(join(d, f)).mtimeMs}`);
+  }
+  return out.sort();
 }

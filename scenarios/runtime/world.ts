@@ -46,30 +46,31 @@ export interface PodSpec {
   readonly annotations?: Readonly<Record<string, string>>;
 }
 
+/** What a started world is made of. */
+interface WorldParts {
+  readonly dir: string;
+  readonly node: string;
+  readonly namespaces: Namespaces;
+  readonly hostNetns: string;
+  readonly cp: ControlPlane;
+  readonly backend: OvnBackend;
+  readonly chassis: LabChassis;
+  readonly sim: Expanded;
+  readonly controller: Controller;
+  readonly daemon: RuntimeDaemon;
+}
+
 /**
  * @example
  * const w = await RuntimeWorld.start();
  * const net = await w.createPod({ name: 'c1' }); // net.ips: ['10.16.0.2']
- * // podman run --name c1 --network kovn ... (conflist: w.conflist('kovn'))
+ * // podman run --name c1 --network kovn ... (the conflist's plugin entry: w.pluginConfig())
  * await w.close();
  */
 export class RuntimeWorld {
   #closed = false;
 
-  private constructor(
-    readonly dir: string,
-    readonly node: string,
-    /** The run's namespaces (listed in the run dir: they go with it however the run ends). */
-    readonly namespaces: Namespaces,
-    /** The node's host network: where ovs-vswitchd, the daemon and the veths' host ends are. */
-    readonly hostNetns: string,
-    private readonly cp: ControlPlane,
-    private readonly backend: OvnBackend,
-    readonly chassis: LabChassis,
-    private readonly sim: Expanded,
-    private readonly controller: Controller,
-    private readonly daemon: RuntimeDaemon,
-  ) {}
+  private constructor(private readonly parts: WorldParts) {}
 
   static async start(opts: RuntimeWorldOptions = {}): Promise<RuntimeWorld> {
     const node = opts.node ?? 'kovn-node-1';
@@ -101,15 +102,51 @@ export class RuntimeWorld {
       await settled(controller);
       const socket = join(dir, 'daemon.sock');
       const daemon = await RuntimeDaemon.start({ host, node, ovsRemote: chassis.conf.remote, socket });
-      return new RuntimeWorld(dir, node, namespaces, host, cp, backend, chassis, sim, controller, daemon);
+      return new RuntimeWorld({
+        dir,
+        node,
+        namespaces,
+        hostNetns: host,
+        cp,
+        backend,
+        chassis,
+        sim,
+        controller,
+        daemon,
+      });
     } catch (e) {
       for (const u of undo) await u().catch(() => {});
       throw e;
     }
   }
 
+  /** The run dir (its sockets, logs and the podman store of a test). */
+  get dir(): string {
+    return this.parts.dir;
+  }
+
+  /** The node's name. */
+  get node(): string {
+    return this.parts.node;
+  }
+
+  /** The run's namespaces (listed in the run dir: they go with it however the run ends). */
+  get namespaces(): Namespaces {
+    return this.parts.namespaces;
+  }
+
+  /** The node's host network: where ovs-vswitchd, the daemon and the veths' host ends are. */
+  get hostNetns(): string {
+    return this.parts.hostNetns;
+  }
+
+  /** ovs-vswitchd and ovn-controller of the node. */
+  get chassis(): LabChassis {
+    return this.parts.chassis;
+  }
+
   get cluster(): MemoryCluster {
-    return this.sim.cluster;
+    return this.parts.sim.cluster;
   }
 
   /** The daemon's socket (the conflist's `server_socket`). */
@@ -144,40 +181,53 @@ export class RuntimeWorld {
       metadata: { name: p.name, namespace: p.namespace ?? 'default', annotations: { ...p.annotations } },
       spec: { nodeName: this.node, containers: [{ name: 'main', image: 'busybox' }] },
     }));
-    await applyObjects(this.sim, pods, { mode: 'apply' });
-    await settled(this.controller);
+    await applyObjects(this.parts.sim, pods, { mode: 'apply' });
+    await settled(this.parts.controller);
     const out: PodNetworkRead[] = [];
     for (const { metadata: m } of pods) {
       const got = await this.cluster.get({ kind: 'Pod', namespace: m.namespace, name: m.name });
       const d = decodePodNetwork(got?.metadata.annotations ?? {});
       if (got === undefined || !d.ok || !d.value.routed)
         throw new RuntimeError('tool-failed', `pod ${m.namespace}/${m.name}: no network after the controller settled`);
-      await this.daemon.put(got);
+      await this.parts.daemon.put(got);
       out.push(d.value);
     }
     return out;
   }
 
+  /** Merges `annotations` into the pod's (as `kubectl annotate` does); the daemon is told once the controller settled. */
+  async annotatePod(name: string, annotations: Readonly<Record<string, string>>, namespace = 'default'): Promise<void> {
+    const ref = { kind: 'Pod', namespace, name };
+    const pod = await this.cluster.get(ref);
+    if (pod === undefined) throw new RuntimeError('tool-failed', `pod ${namespace}/${name}: not in the cluster`);
+    const metadata = { ...pod.metadata, annotations: { ...pod.metadata.annotations, ...annotations } };
+    await this.cluster.update({ ...pod, metadata });
+    await settled(this.parts.controller);
+    const now = await this.cluster.get(ref);
+    if (now !== undefined) await this.parts.daemon.put(now);
+  }
+
   async deletePod(name: string, namespace = 'default'): Promise<void> {
-    await deleteObject(this.sim, { kind: 'Pod', namespace, name });
-    await settled(this.controller);
-    await this.daemon.delete(namespace, name);
+    await deleteObject(this.parts.sim, { kind: 'Pod', namespace, name });
+    await settled(this.parts.controller);
+    await this.parts.daemon.delete(namespace, name);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    const p = this.parts;
     const steps = [
-      () => this.daemon.close(),
-      () => this.controller.stop(),
-      async () => this.sim.workloads.stop(),
-      () => this.chassis.stop(),
-      () => this.backend.close(),
-      () => this.cp.stop(),
+      () => p.daemon.close(),
+      () => p.controller.stop(),
+      async () => p.sim.workloads.stop(),
+      () => p.chassis.stop(),
+      () => p.backend.close(),
+      () => p.cp.stop(),
       async () => {
-        for (const n of this.namespaces.live) await this.namespaces.delete(n);
+        for (const n of p.namespaces.live) await p.namespaces.delete(n);
       },
-      () => removeTempDir(this.dir),
+      () => removeTempDir(p.dir),
     ];
     for (const s of steps) await s().catch(() => {});
   }

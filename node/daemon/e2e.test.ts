@@ -221,6 +221,8 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
       await fx?.cleanup();
       await ch?.controller.stop();
       await ch?.vswitchd.stop();
+      // A netdev bridge's tap is persistent: in the host namespace it outlives vswitchd (each run left one).
+      await ip('link', 'del', BRIDGE).catch(() => undefined);
       await ch?.conf.stop();
       await cp?.stop();
       netlink.close();

@@ -5,10 +5,9 @@
  * with K8S_POD_NAMESPACE/K8S_POD_NAME; the network config on stdin), the
  * plugin talking to the node's daemon over its unix socket.
  */
-import { spawn } from 'node:child_process';
-import { dirname } from 'node:path';
 import { ensurePluginBuilt } from '../../node/bundle/index.ts';
 import type { CniErrorBody } from '../../node/cni/protocol.ts';
+import { invokePlugin } from './cni-exec.ts';
 import { LabError } from './errors.ts';
 import type { LabPodSpec, PodWiring } from './pods.ts';
 
@@ -38,41 +37,25 @@ export function labNetConf(socket: string): Record<string, unknown> {
 }
 
 /**
- * Runs the plugin once.
+ * Runs the plugin once for a lab pod (scenarios/lab/cni-exec.ts does the
+ * runtime's part), its outcome as the lab reads it.
  *
- * @example await invokePlugin(await ensurePluginBuilt(), { command: 'ADD', containerId: 'klAb12Cdp0', netns: '/run/netns/kl-Ab12Cd-p0', ifName: 'eth0', podNamespace: 'default', podName: 'a', socket })
+ * @example await callPlugin(await ensurePluginBuilt(), { command: 'ADD', containerId: 'klAb12Cdp0', netns: '/run/netns/kl-Ab12Cd-p0', ifName: 'eth0', podNamespace: 'default', podName: 'a', socket })
  */
-export function invokePlugin(plugin: string, call: PluginCall, timeoutMs = 60_000): Promise<PluginOutcome> {
-  const env = {
-    PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
-    CNI_COMMAND: call.command,
-    CNI_CONTAINERID: call.containerId,
-    CNI_NETNS: call.netns,
-    CNI_IFNAME: call.ifName,
-    CNI_PATH: dirname(plugin),
-    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${call.podNamespace};K8S_POD_NAME=${call.podName}`,
-  };
-  return new Promise((resolve, reject) => {
-    const child = spawn(plugin, [], { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.once('error', (e) =>
-      reject(new LabError('wiring-failed', `CNI plugin ${plugin}: ${e.message}`, { cause: e })),
-    );
-    child.once('close', (code) => {
-      let body: unknown;
-      try {
-        body = out.trim() === '' ? undefined : JSON.parse(out);
-      } catch {
-        body = undefined;
-      }
-      if (code === 0) resolve({ ok: true, result: body });
-      else resolve({ ok: false, exit: code, error: (body as CniErrorBody | undefined) ?? (err.trim() || out.trim()) });
-    });
-    child.stdin.end(JSON.stringify(labNetConf(call.socket)));
+export async function callPlugin(plugin: string, call: PluginCall, timeoutMs = 60_000): Promise<PluginOutcome> {
+  const r = await invokePlugin({
+    plugin,
+    command: call.command,
+    config: labNetConf(call.socket),
+    containerId: call.containerId,
+    netns: call.netns,
+    ifName: call.ifName,
+    args: { K8S_POD_NAMESPACE: call.podNamespace, K8S_POD_NAME: call.podName },
+    timeoutMs,
   });
+  if (r.code === 0) return { ok: true, result: r.output };
+  const body = r.output as CniErrorBody | undefined;
+  return { ok: false, exit: r.code, error: body ?? (r.stderr.trim() || r.stdout.trim()) };
 }
 
 const describe = (o: PluginOutcome & { ok: false }): string =>
@@ -97,7 +80,7 @@ export class CniWiring implements PodWiring {
   }
 
   #call(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }, command: PluginCall['command']) {
-    return invokePlugin(this.plugin, {
+    return callPlugin(this.plugin, {
       command,
       containerId: at.hostNic,
       netns: `/run/netns/${at.netns}`,

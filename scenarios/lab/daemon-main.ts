@@ -7,7 +7,7 @@
  * one in-memory cluster that the lab feeds with the scenario's pods.
  *
  * argv[2]: JSON `{"ovsRemote", "bridge"}`. stdin: one JSON request a line,
- * `{"id", "op": "node", ...NodeRequest}` (that node's ovn0, then its daemon),
+ * `{"id", "op": "node", ...NodeRequest}` (that node's ovn0 if asked, then its daemon),
  * `{"id", "op": "put", "object"}`, `{"id", "op": "delete", "namespace", "name"}`
  * (a Pod); stdout: `{"id", "ok", "error"?}` per request, `{"id": 0, "ok": true}`
  * once ready. It ends at EOF of stdin (its owner ended, however).
@@ -25,10 +25,8 @@ const cluster = new MemoryCluster();
 const netlink = new RtNetlink();
 const daemons: NodeDaemon[] = [];
 
-/** A node: its ovn0 (node/setup, the veth form into the node's namespace), then its daemon. */
-export interface NodeRequest {
-  readonly name: string;
-  readonly socket: string;
+/** A node's ovn0 (node/setup, the veth form into the node's namespace). */
+export interface Ovn0Request {
   /** The Node's annotations (its join address and MAC). */
   readonly annotations: Readonly<Record<string, string>>;
   /** The node's namespace, a path. */
@@ -37,6 +35,13 @@ export interface NodeRequest {
   readonly hostIfName: string;
   readonly subnets: NodeNicInput['subnets'];
   readonly serviceCidrs: readonly string[];
+}
+
+/** A node: its ovn0 when asked for (the lab's nodes; the real-runtime world's one node has none), then its daemon. */
+export interface NodeRequest {
+  readonly name: string;
+  readonly socket: string;
+  readonly ovn0?: Ovn0Request;
 }
 
 type Request =
@@ -56,15 +61,15 @@ async function put(object: KubeObject): Promise<void> {
 /** The MTU of ovn0 and of the pods' interfaces (the daemon's default: Kube-OVN's 1400). */
 const MTU = 1400;
 
-async function addNode(req: NodeRequest): Promise<void> {
+async function addOvn0(node: string, req: Ovn0Request): Promise<void> {
   const plan = planNodeNic({
-    node: req.name,
+    node,
     annotations: req.annotations,
     mtu: MTU,
     subnets: req.subnets,
     serviceCidrs: req.serviceCidrs,
   });
-  if (!plan.ok) throw new Error(`node ${req.name}: ${plan.issue.path}: ${plan.issue.message}`);
+  if (!plan.ok) throw new Error(`node ${node}: ${plan.issue.path}: ${plan.issue.message}`);
   const vs = await Vswitch.open({ remote: ovsRemote });
   try {
     await ensureNodeNic({ vs, netlink, bridge, profile: 'netdev' }, plan.value, {
@@ -75,6 +80,10 @@ async function addNode(req: NodeRequest): Promise<void> {
   } finally {
     vs.close();
   }
+}
+
+async function addNode(req: NodeRequest): Promise<void> {
+  if (req.ovn0 !== undefined) await addOvn0(req.name, req.ovn0);
   const d = await startNodeDaemon({
     node: req.name,
     cluster,

@@ -1,6 +1,7 @@
 /**
- * The parent side of daemon-main.ts: the lab's node daemons in one process
- * inside the lab's host namespace, told of nodes and fed the scenario's pods.
+ * The parent side of daemon-main.ts: the lab's node daemons (and the
+ * real-runtime world's one) in one process inside the run's host namespace,
+ * told of nodes and fed the scenario's pods.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,9 +46,11 @@ export class LabDaemons {
     if (r.ok !== true) throw new LabError('wiring-failed', `node daemons: ${op}: ${String(r.error)}`);
   }
 
-  /** The node's ovn0 and its daemon. */
-  async addNode(req: Omit<NodeRequest, 'socket'>): Promise<void> {
-    const socket = join(this.dir, `d${this.#sockets.size}.sock`);
+  /** The node's ovn0 (when `req.ovn0` asks for it) and its daemon, on `socket` (default: one in the run dir). */
+  async addNode(
+    req: Omit<NodeRequest, 'socket'>,
+    socket = join(this.dir, `d${this.#sockets.size}.sock`),
+  ): Promise<void> {
     await this.#ask('node', { ...req, socket });
     this.#sockets.set(req.name, socket);
   }

@@ -165,11 +165,13 @@ export class LabWorld implements ProbeWorld {
       // ovn0 by the node agent's set-up, then the node's daemon (daemon-main.ts).
       await this.daemons.addNode({
         name: n.name,
-        annotations: n.annotations,
-        netns: `/run/netns/${netns}`,
-        hostIfName: hostNic,
-        subnets,
-        serviceCidrs: (this.#settings?.serviceClusterIPRange ?? '').split(',').map((c) => c.trim()),
+        ovn0: {
+          annotations: n.annotations,
+          netns: `/run/netns/${netns}`,
+          hostIfName: hostNic,
+          subnets,
+          serviceCidrs: (this.#settings?.serviceClusterIPRange ?? '').split(',').map((c) => c.trim()),
+        },
       });
       const node = await LabNode.create({
         spec: { name: n.name, gateways: d.value.gateways },

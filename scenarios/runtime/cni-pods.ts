@@ -1,12 +1,12 @@
 /**
  * Pods as a runtime makes them without podman: a network namespace
  * (`ip netns add`, named with the run's id) and the plugin executable called
- * with ADD, as a runtime does (cni-exec.ts); DEL and the namespace's removal
+ * with ADD, as a runtime does (scenarios/lab/cni-exec.ts); DEL and the namespace's removal
  * undo it. The QoS test's pods and `kovn bench cni`'s are made this way.
  */
 import { basename } from 'node:path';
 import type { CniResult } from '../../node/cni/protocol.ts';
-import { type CniCommand, type CniOutcome, invokePlugin } from './cni-exec.ts';
+import { type CniCommand, type CniOutcome, invokePlugin } from '../lab/cni-exec.ts';
 import { RuntimeError } from './errors.ts';
 import type { Namespaces } from '../lab/host.ts';
 import { runName } from './support.ts';

@@ -28,8 +28,8 @@ import { realClock } from '../../kube/runtime/clock.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
 import { applyObjects, deleteObject, type Expanded, expandObjects } from '../expand.ts';
 import { LabChassis } from '../lab/chassis.ts';
+import { LabDaemons } from '../lab/daemons.ts';
 import { Namespaces } from '../lab/host.ts';
-import { RuntimeDaemon } from './daemon.ts';
 import { RuntimeError } from './errors.ts';
 import { runName } from './support.ts';
 
@@ -57,7 +57,7 @@ interface WorldParts {
   readonly chassis: LabChassis;
   readonly sim: Expanded;
   readonly controller: Controller;
-  readonly daemon: RuntimeDaemon;
+  readonly daemon: LabDaemons;
 }
 
 /**
@@ -101,7 +101,9 @@ export class RuntimeWorld {
       undo.unshift(() => controller.stop());
       await settled(controller);
       const socket = join(dir, 'daemon.sock');
-      const daemon = await RuntimeDaemon.start({ host, node, ovsRemote: chassis.conf.remote, socket });
+      const daemon = await LabDaemons.start({ host, dir, ovsRemote: chassis.conf.remote });
+      undo.unshift(() => daemon.close());
+      await daemon.addNode({ name: node }, socket);
       return new RuntimeWorld({
         dir,
         node,

@@ -4,12 +4,13 @@
  * CNI_IFNAME, CNI_ARGS and CNI_PATH in the environment, the plugin's
  * network configuration (the conflist's `name` and `cniVersion` merged into
  * one plugin entry, as libcni does) on stdin, the result or error on stdout.
- * The lab-style pods of the QoS test and `kovn bench cni` are wired this
- * way; podman wires its containers through libcni itself.
+ * The lab's pods (cni.ts), the real-runtime world's pods (scenarios/runtime)
+ * and `kovn bench cni` are wired this way; podman wires its containers
+ * through libcni itself.
  */
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
-import { RuntimeError } from './errors.ts';
+import { LabError } from './errors.ts';
 
 export type CniCommand = 'ADD' | 'DEL' | 'CHECK' | 'VERSION' | 'STATUS' | 'GC';
 
@@ -74,14 +75,14 @@ export function invokePlugin(c: CniCall): Promise<CniOutcome> {
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     child.on('error', (e) =>
-      reject(new RuntimeError('tool-failed', `${c.plugin} ${c.command}: ${e.message}`, { cause: e })),
+      reject(new LabError('wiring-failed', `${c.plugin} ${c.command}: ${e.message}`, { cause: e })),
     );
     child.on('close', (code, signal) => {
       const ms = performance.now() - start;
       if (code === null) {
         reject(
-          new RuntimeError(
-            'tool-failed',
+          new LabError(
+            'wiring-failed',
             `${c.plugin} ${c.command}: ended by ${String(signal)} after ${Math.round(ms)} ms`,
           ),
         );

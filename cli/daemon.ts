@@ -105,7 +105,14 @@ async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
   for (const a of d.swept) log(`swept ${a.namespace}/${a.pod} (${a.hostNic})`);
   log(`node ${flags.node}: listening on ${flags.socket}`);
   // A set-up that fails ends the daemon (Kube-OVN's cniserver exits too): its supervisor starts it again.
-  await d.setup;
+  try {
+    await d.setup;
+  } catch (e) {
+    await d.close();
+    // The rtnetlink socket would keep the process alive.
+    (netlink as Partial<{ close(): void }>).close?.();
+    throw e;
+  }
   if (setup !== undefined) log(`node ${flags.node}: set up`);
   await new Promise<never>(() => {});
 }

@@ -149,6 +149,7 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
   const netns = new Map<string, string>();
   let sock: string;
   let unlock: (() => Promise<void>) | undefined;
+  let datapathTapBefore: boolean | undefined;
   const nbctl = (...args: string[]) => runTool('ovn-nbctl', [`--db=${cp.nb.remote}`, ...args], { dir });
 
   /** What the chassis says when ADD did not get ovn-installed: the SB, the ports, ovn-controller's last words. */
@@ -205,6 +206,10 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
 
   beforeAll(async () => {
     unlock = await lockNetdevDatapath(240_000);
+    datapathTapBefore = await ip('link', 'show', 'ovs-netdev').then(
+      () => true,
+      () => false,
+    );
     dir = await makeTempDir('dme2e');
     sock = join(dir, 'daemon.sock');
     fx = await NetnsFixture.create();
@@ -221,6 +226,10 @@ describe.skipIf(!enabled)('node daemon end to end: netns, RtNetlink, ovs-vswitch
       await fx?.cleanup();
       await ch?.controller.stop();
       await ch?.vswitchd.stop();
+      // A netdev bridge's tap is persistent: in the host namespace it outlives vswitchd (each run left one).
+      await ip('link', 'del', BRIDGE).catch(() => undefined);
+      // So is the datapath's own tap: removed when this run made it (under the lock, no other vswitchd holds it).
+      if (datapathTapBefore === false) await ip('link', 'del', 'ovs-netdev').catch(() => undefined);
       await ch?.conf.stop();
       await cp?.stop();
       netlink.close();

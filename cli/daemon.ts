@@ -14,7 +14,7 @@ import { MemoryCluster } from '../kube/cluster/memory.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 import { DEFAULT_DAEMON_SOCKET } from '../node/cni/protocol.ts';
-import { startNodeDaemon } from '../node/daemon/index.ts';
+import { DEFAULT_SERVICE_CIDR, type NodeSetupConfig, startNodeDaemon } from '../node/daemon/index.ts';
 import type { Netlink } from '../node/netlink/types.ts';
 import { DATAPATH_PROFILES, parseProfile } from '../node/setup/index.ts';
 import { wholeNumber } from './options.ts';
@@ -32,6 +32,12 @@ interface DaemonFlags {
   annotationTimeout: number;
   wait: 'installed' | 'applied' | 'none';
   profile?: string;
+  ovnRemote?: string;
+  encapIp?: string;
+  encapType: string;
+  systemId?: string;
+  serviceCidr: string;
+  nodeTimeout: number;
 }
 
 /** The objects of a YAML (or JSON) file into a fresh in-memory cluster. */
@@ -49,7 +55,26 @@ export async function clusterFromFile(path: string): Promise<MemoryCluster> {
   return cluster;
 }
 
+/** The node set-up the flags ask for: with --ovn-remote (and then --encap-ip), else none. */
+export function setupOf(flags: DaemonFlags): NodeSetupConfig | undefined {
+  if (flags.ovnRemote === undefined) {
+    if (flags.encapIp !== undefined) throw new Error('--encap-ip: needs --ovn-remote (the node set-up)');
+    return undefined;
+  }
+  if (flags.encapIp === undefined)
+    throw new Error('--ovn-remote: needs --encap-ip, the address other chassis tunnel to');
+  return {
+    ovnRemote: flags.ovnRemote,
+    encapIp: flags.encapIp,
+    encapType: flags.encapType,
+    systemId: flags.systemId ?? flags.node,
+    serviceCidrs: flags.serviceCidr.split(',').map((c) => c.trim()),
+    nodeTimeoutMs: flags.nodeTimeout,
+  };
+}
+
 async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
+  const setup = setupOf(flags);
   const profile = flags.profile === undefined ? undefined : parseProfile(flags.profile, '--profile');
   if (profile !== undefined && !profile.ok) throw new Error(`--profile: ${profile.issue.message}`);
   const cluster = flags.objects === undefined ? new MemoryCluster() : await clusterFromFile(flags.objects);
@@ -66,6 +91,7 @@ async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
     annotationTimeoutMs: flags.annotationTimeout,
     wait: flags.wait,
     ...(profile?.ok ? { profile: profile.value } : {}),
+    ...(setup === undefined ? {} : { setup }),
     log,
   });
   // A signal ends the process at once (cli/lifecycle.ts): the socket file goes in the exit event.
@@ -78,6 +104,16 @@ async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
   });
   for (const a of d.swept) log(`swept ${a.namespace}/${a.pod} (${a.hostNic})`);
   log(`node ${flags.node}: listening on ${flags.socket}`);
+  // A set-up that fails ends the daemon (Kube-OVN's cniserver exits too): its supervisor starts it again.
+  try {
+    await d.setup;
+  } catch (e) {
+    await d.close();
+    // The rtnetlink socket would keep the process alive.
+    (netlink as Partial<{ close(): void }>).close?.();
+    throw e;
+  }
+  if (setup !== undefined) log(`node ${flags.node}: set up`);
   await new Promise<never>(() => {});
 }
 
@@ -103,6 +139,21 @@ export function registerDaemon(program: Command, netlink: () => Promise<Netlink>
       'how long ADD waits for allocated/routed',
       wholeNumber('--annotation-timeout', 1),
       20_000,
+    )
+    .option('--ovn-remote <remote>', 'the node set-up: the SB ovn-controller connects to (without it, no set-up)')
+    .option('--encap-ip <ip>', 'the node set-up: the address other chassis tunnel to (ovn-encap-ip)')
+    .option('--encap-type <type>', 'the node set-up: ovn-encap-type (Kube-OVN --network-type)', 'geneve')
+    .option('--system-id <id>', 'the node set-up: the chassis name (default: the node name)')
+    .option(
+      '--service-cidr <cidrs>',
+      'the node set-up: the service CIDRs routed via ovn0, comma separated',
+      DEFAULT_SERVICE_CIDR,
+    )
+    .option(
+      '--node-timeout <ms>',
+      "the node set-up: how long to wait for the Node's join-port annotations",
+      wholeNumber('--node-timeout', 1),
+      60_000,
     )
     .option('--profile <name>', `the datapath profile (${DATAPATH_PROFILES.join(', ')}); default: read from conf.db`)
     .option(

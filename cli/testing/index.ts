@@ -28,6 +28,8 @@ export interface KovnOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Close our end of its stdout at once: its first write fails with EPIPE. */
   readonly closedStdout?: boolean;
+  /** Run inside this network namespace (`ip netns exec`, which execs node: the pid is kovn's). */
+  readonly netns?: string;
 }
 
 /**
@@ -37,7 +39,9 @@ export interface KovnOptions {
  * await k.closed; // k.stdout() is complete
  */
 export function startKovn(args: readonly string[], opts: KovnOptions): Kovn {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const argv = [process.execPath, BIN, ...args];
+  const [cmd, ...rest] = opts.netns === undefined ? argv : ['ip', 'netns', 'exec', opts.netns, ...argv];
+  const child = spawn(cmd as string, rest, {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', ...opts.env, TMPDIR: opts.tmp },
     stdio: ['ignore', 'pipe', 'pipe'],

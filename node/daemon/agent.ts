@@ -47,6 +47,8 @@ export interface NodeAgentOptions {
   readonly sysfsRoot?: string;
   /** Default /var/run/openvswitch/vhost_sockets (Kube-OVN's DefaultHostVhostuserBaseDir). */
   readonly vhostSocketDir?: string;
+  /** What the node's set-up still waits for (STATUS answers 50 with it), undefined once done; default: nothing. */
+  readonly setupPending?: () => string | undefined;
 }
 
 const statExists = async (path: string): Promise<boolean> =>
@@ -77,11 +79,13 @@ export function errorBody(e: unknown, cniVersion: string): DaemonResponse {
 export class NodeAgent {
   readonly ctx: AgentContext;
   readonly #netnsExists: (path: string) => Promise<boolean>;
+  readonly #setupPending: () => string | undefined;
   /** Container interface → the tail of its request chain. */
   readonly #locks = new Map<string, Promise<unknown>>();
 
   constructor(opts: NodeAgentOptions) {
     this.#netnsExists = opts.netnsExists ?? statExists;
+    this.#setupPending = opts.setupPending ?? (() => undefined);
     const log = opts.log ?? (() => {});
     this.ctx = {
       node: opts.node,
@@ -198,6 +202,8 @@ export class NodeAgent {
   }
 
   #status(): void {
+    const setup = this.#setupPending();
+    if (setup !== undefined) throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: ${setup}`);
     if (!this.ctx.pods.hasSynced())
       throw new DaemonError(CNI_ERROR.notAvailable, `node ${this.ctx.node}: the pod informer has not listed yet`);
     const state = this.ctx.vs.session.state;

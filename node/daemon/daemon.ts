@@ -12,10 +12,11 @@ import type { Netlink } from '../netlink/types.ts';
 import { Vswitch } from '../ovs/index.ts';
 import { NodeAgent, type NodeAgentOptions } from './agent.ts';
 import type { Attachment } from './attachments.ts';
+import { NodeSetup, type NodeSetupConfig } from './node-setup.ts';
 import { PodWatch } from './pod-watch.ts';
 import { type DaemonServer, listenDaemon } from './server.ts';
 
-export interface NodeDaemonOptions extends Omit<NodeAgentOptions, 'vswitch' | 'pods' | 'netlink'> {
+export interface NodeDaemonOptions extends Omit<NodeAgentOptions, 'vswitch' | 'pods' | 'netlink' | 'setupPending'> {
   readonly cluster: ClusterSource;
   readonly netlink: Netlink;
   /** The local conf.db, e.g. `unix:/run/openvswitch/db.sock`. */
@@ -25,6 +26,12 @@ export interface NodeDaemonOptions extends Omit<NodeAgentOptions, 'vswitch' | 'p
   readonly clock: Clock;
   /** For the OVSDB session's waits (default: the system's). */
   readonly timers?: Timers;
+  /**
+   * The node's set-up (node-setup.ts): Open_vSwitch settings and ovn0, run
+   * once the socket listens (STATUS answers 50 until it is done). Absent:
+   * the node is set up by someone else (the lab, the tests).
+   */
+  readonly setup?: NodeSetupConfig;
 }
 
 export interface NodeDaemon {
@@ -33,6 +40,8 @@ export interface NodeDaemon {
   readonly vswitch: Vswitch;
   /** What the start-up sweep removed. */
   readonly swept: readonly Attachment[];
+  /** The node set-up, when asked for: resolves once it is done, rejects when it failed. */
+  readonly setup: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +59,25 @@ export async function startNodeDaemon(opts: NodeDaemonOptions): Promise<NodeDaem
   const vswitch = await Vswitch.open({ remote: opts.ovsRemote, ...(opts.timers ? { timers: opts.timers } : {}) });
   const pods = new PodWatch(opts.cluster, { clock: opts.clock, onError: (e) => log(`pods: ${String(e)}`) });
   let server: DaemonServer | undefined;
+  const bridge = opts.bridge ?? 'br-int';
+  const nodeSetup =
+    opts.setup === undefined
+      ? undefined
+      : new NodeSetup(
+          {
+            node: opts.node,
+            cluster: opts.cluster,
+            vs: vswitch,
+            netlink: opts.netlink,
+            clock: opts.clock,
+            bridge,
+            mtu: opts.mtu ?? 1400,
+            profile: opts.profile,
+            waitApplied: (opts.wait ?? 'installed') !== 'none',
+            log,
+          },
+          opts.setup,
+        );
   try {
     await pods.start();
     const subnetMtu = async (name: string) => {
@@ -57,25 +85,32 @@ export async function startNodeDaemon(opts: NodeDaemonOptions): Promise<NodeDaem
         ?.mtu;
       return typeof mtu === 'number' ? mtu : undefined;
     };
-    const agent = new NodeAgent({ subnetMtu, ...opts, vswitch, pods, log });
+    const setupPending = nodeSetup === undefined ? undefined : () => nodeSetup.pending();
+    const agent = new NodeAgent({ subnetMtu, ...opts, vswitch, pods, log, ...(setupPending ? { setupPending } : {}) });
     const swept = await agent.sweep();
     pods.onChange((pod, deleted) => {
       if (!deleted) agent.refreshBandwidth(pod).catch((e) => log(`bandwidth: ${String(e)}`));
     });
     server = await listenDaemon(opts.socket ?? DEFAULT_DAEMON_SOCKET, (req) => agent.handle(req));
     const s = server;
+    const setup = nodeSetup?.run() ?? Promise.resolve();
+    // Marked handled here: a caller that never awaits it still sees the failure in STATUS and the log.
+    setup.catch((e) => log(String(e instanceof Error ? e.message : e)));
     return {
       agent,
       server: s,
       vswitch,
       swept,
+      setup,
       async close() {
+        nodeSetup?.stop();
         await s.close();
         pods.stop();
         vswitch.close();
       },
     };
   } catch (e) {
+    nodeSetup?.stop();
     await server?.close();
     pods.stop();
     vswitch.close();

@@ -8,6 +8,7 @@
 export { NodeAgent, errorBody, type NodeAgentOptions } from './agent.ts';
 export { attachmentsOf, findAttachment, type Attachment } from './attachments.ts';
 export type { OvsWait } from './context.ts';
+export { DEFAULT_SERVICE_CIDR, NodeSetup, NodeSetupError, type NodeSetupConfig } from './node-setup.ts';
 export { startNodeDaemon, type NodeDaemon, type NodeDaemonOptions } from './daemon.ts';
 export { DaemonError } from './errors.ts';
 export { KOVN_IDS, hostNicName } from './names.ts';

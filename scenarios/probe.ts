@@ -7,24 +7,15 @@
  * the ports that count as arriving; the answer comes from a world (the
  * simulator here, ovn-trace in scenarios/ovn-world.ts).
  */
-import { tryParseCIDR, containsCIDR, tryParseIP, tryParseMAC } from '../model/addr/index.ts';
-import {
-  familyOf,
-  icmpEcho,
-  ipDst,
-  sctpPacket,
-  tcpPacket,
-  udpPacket,
-  withFields,
-  withIPs,
-  type Packet,
-} from '../model/packet/index.ts';
+import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
+import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import type { ProbeSpoof, ScenarioProbe } from './load.ts';
+import type { ScenarioProbe } from './load.ts';
+import { spoofed } from './probe-spoof.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -278,34 +269,6 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
   const r = from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
   return e.spoof === undefined || r.kind !== 'packet' ? r : spoofed(ix, r, e.spoof);
-}
-
-/** The probe's packet sent with another pod's (or a given) source address and/or MAC. */
-function spoofed(ix: ProbeIndex, r: ResolvedProbe & { kind: 'packet' }, spoof: ProbeSpoof): ResolvedProbe {
-  const v6 = familyOf(r.packet) === 6;
-  const ownerOf = (what: string, text: string) => {
-    const pod = ix.pods.get(text);
-    if (pod === undefined) throw new ProbeError(`spoof.${what}: no pod ${text}, and not an address`);
-    return pod;
-  };
-  const out: { ip?: string; mac?: string } = {};
-  let packet = r.packet;
-  if (spoof.ip !== undefined) {
-    const ip = tryParseIP(spoof.ip) !== undefined ? spoof.ip : ownerOf('ip', spoof.ip).ips.find((a) => isV6(a) === v6);
-    const parsed = ip === undefined ? undefined : tryParseIP(ip);
-    if (ip === undefined || parsed === undefined || (parsed.family === 6) !== v6)
-      throw new ProbeError(`spoof.ip: ${spoof.ip} has no address of the probe's family`);
-    packet = withIPs(packet, parsed.value, ipDst(packet));
-    out.ip = ip;
-  }
-  if (spoof.mac !== undefined) {
-    const mac = tryParseMAC(spoof.mac) !== undefined ? spoof.mac : ownerOf('mac', spoof.mac).mac;
-    const value = tryParseMAC(mac);
-    if (value === undefined) throw new ProbeError(`spoof.mac: ${spoof.mac} has no MAC`);
-    packet = withFields(packet, { 'eth.src': value });
-    out.mac = mac;
-  }
-  return { ...r, packet, spoofed: out };
 }
 
 type Ended<K extends End['kind']> = Extract<End, { readonly kind: K }>;

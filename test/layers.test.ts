@@ -65,6 +65,9 @@ describe('layer rule (docs/architecture.md)', () => {
       { path: 'node/ovs/a.ts', source: "import { x } from '../../backends/ovn/control-plane/index.ts';" },
       { path: 'node/ovs/a.test.ts', source: "import { x } from '../../backends/ovn/control-plane/index.ts';" },
       { path: 'node/ovs/b.ts', source: "import { x } from '../../backends/ovn/ovsdb/index.ts';" },
+      { path: 'node/daemon/testing/w.ts', source: "import { x } from '../../../backends/ovn/control-plane/index.ts';" },
+      { path: 'node/daemon/agent.ts', source: "import { w } from './testing/w.ts';" },
+      { path: 'node/daemon/agent.test.ts', source: "import { w } from './testing/w.ts';" },
     ]);
     expect(v.map((x) => [x.file, x.reason])).toEqual([
       ['model/ipam/x.ts', 'model/ may not import backends/'],
@@ -77,6 +80,7 @@ describe('layer rule (docs/architecture.md)', () => {
         'node/ovs/a.ts',
         'node/ may reach backends/ only through /^backends\\/(backend\\.ts|ovn\\/ovsdb\\/|ovn\\/vswitch\\/)/',
       ],
+      ['node/daemon/agent.ts', 'only tests may import a testing/ folder'],
     ]);
   });
 

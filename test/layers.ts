@@ -112,7 +112,14 @@ export function missingLayers(folders: readonly string[]): Layer[] {
   return (Object.keys(ALLOWED) as Layer[]).filter((l) => !present.has(l));
 }
 
-const isTestOnly = (path: string) => /\.(test|fuzz)\.ts$|\/arbitrary[-\w]*\.ts$|^test\//.test(path);
+/**
+ * Files only tests load: test files, property generators, the test folder,
+ * and `testing/` folders (test fixtures beside the code they set up, such as
+ * a world that starts an ovsdb-server). A file that is not test-only may not
+ * import a `testing/` folder, so what they may reach never reaches production.
+ */
+const isTestOnly = (path: string) => /\.(test|fuzz)\.ts$|\/arbitrary[-\w]*\.ts$|^test\/|\/testing\//.test(path);
+const isTestingPath = (path: string) => /(^|\/)testing\//.test(path);
 
 export function checkLayers(files: readonly SourceFile[]): Violation[] {
   const violations: Violation[] = [];
@@ -122,6 +129,10 @@ export function checkLayers(files: readonly SourceFile[]): Violation[] {
     for (const spec of importsOf(file.source)) {
       if (spec.startsWith('.')) {
         const target = resolveRelative(file.path, spec);
+        if (isTestingPath(target) && !isTestOnly(file.path)) {
+          violations.push({ file: file.path, specifier: spec, reason: 'only tests may import a testing/ folder' });
+          continue;
+        }
         const to = layerOf(target);
         if (!to || to === from) continue;
         if (to === 'test' && isTestOnly(file.path)) continue;

@@ -5,14 +5,7 @@
  * bounded waits, and that every failure leaves nothing behind.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  VSWITCH_SCHEMA,
-  makeTempDir,
-  removeTempDir,
-  requireOvn,
-  runTool,
-  startOvsdbServer,
-} from '../../backends/ovn/control-plane/index.ts';
+import { requireOvn } from '../../backends/ovn/control-plane/index.ts';
 import { ManualTimers } from '../../backends/ovn/ovsdb/index.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,25 +16,8 @@ import { Vswitch } from '../ovs/index.ts';
 import { NodeAgent, type NodeAgentOptions } from './agent.ts';
 import { attachmentsOf } from './attachments.ts';
 import { PodWatch } from './pod-watch.ts';
-import { annotated, makeWorld, network, pod, request, type World } from './testing/world.ts';
+import { annotated, network, pod, request, type World, startWorld } from './testing/world.ts';
 import { encodePodNetwork } from '../../kube/annotations.ts';
-
-/** A bare ovsdb-server on the vswitch schema in a temp dir, and the daemon's world over it. */
-async function startWorld(name: string): Promise<World> {
-  const dir = await makeTempDir(name);
-  const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
-  const vsctl = async (...args: string[]) =>
-    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
-  return makeWorld({
-    dir,
-    remote: server.remote,
-    vsctl,
-    async stop() {
-      await server.stop();
-      await removeTempDir(dir);
-    },
-  });
-}
 
 describe.skipIf(!requireOvn('node/daemon'))(
   'node agent: ADD/DEL/CHECK/STATUS/GC on a real Open_vSwitch database',

@@ -21,24 +21,7 @@ import { attachmentsOf } from './attachments.ts';
 import { startNodeDaemon, type NodeDaemon } from './daemon.ts';
 import { listenDaemon } from './server.ts';
 import { call, sendLine } from './testing/client.ts';
-import { annotated, request, makeWorld, type World } from './testing/world.ts';
-
-/** A bare ovsdb-server on the vswitch schema in a temp dir, and the daemon's world over it. */
-async function startWorld(name: string): Promise<World> {
-  const dir = await makeTempDir(name);
-  const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
-  const vsctl = async (...args: string[]) =>
-    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
-  return makeWorld({
-    dir,
-    remote: server.remote,
-    vsctl,
-    async stop() {
-      await server.stop();
-      await removeTempDir(dir);
-    },
-  });
-}
+import { annotated, request, makeWorld, type World, startWorld } from './testing/world.ts';
 
 describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', () => {
   let w: World;

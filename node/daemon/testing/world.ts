@@ -1,9 +1,16 @@
 /**
  * The daemon's test world: a real ovsdb-server on the Open_vSwitch schema
- * (no vswitchd: nothing applies the rows, ovs-vsctl reads them back; the
- * test starts it, see startWorld in the tests), br-int in it, an in-memory
+ * (no vswitchd: nothing applies the rows, ovs-vsctl reads them back;
+ * startWorld starts it), br-int in it, an in-memory
  * cluster, a fake Netlink and a simulated clock for the annotation wait.
  */
+import {
+  VSWITCH_SCHEMA,
+  makeTempDir,
+  removeTempDir,
+  runTool,
+  startOvsdbServer,
+} from '../../../backends/ovn/control-plane/index.ts';
 import { encodePodNetwork, type PodNetwork } from '../../../kube/annotations.ts';
 import { MemoryCluster } from '../../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../../kube/cluster/types.ts';
@@ -25,9 +32,8 @@ export interface World {
 }
 
 /**
- * The world over an Open_vSwitch database the test started (tests may start
- * OVS daemons, this file may not: it is not a test file to the layer rule),
- * with br-int made.
+ * The world over an Open_vSwitch database already running (startWorld's,
+ * or a test's own), with br-int made.
  */
 export async function makeWorld(db: {
   readonly dir: string;
@@ -92,4 +98,25 @@ export function request(
     provider: 'ovn',
     ...more,
   };
+}
+
+/**
+ * A bare ovsdb-server on the vswitch schema in a temp dir, and the daemon's world over it.
+ *
+ * @example const w = await startWorld('daemon'); ...; await w.close();
+ */
+export async function startWorld(name: string): Promise<World> {
+  const dir = await makeTempDir(name);
+  const server = await startOvsdbServer({ dir, name: 'conf', schema: VSWITCH_SCHEMA });
+  const vsctl = async (...args: string[]) =>
+    (await runTool('ovs-vsctl', [`--db=${server.remote}`, '--no-wait', '--timeout=10', ...args])).stdout.trim();
+  return makeWorld({
+    dir,
+    remote: server.remote,
+    vsctl,
+    async stop() {
+      await server.stop();
+      await removeTempDir(dir);
+    },
+  });
 }

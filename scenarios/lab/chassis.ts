@@ -9,7 +9,8 @@
  * the veths are there, and go when it is deleted (a netdev bridge's tap is
  * persistent: in the root namespace it would outlive vswitchd).
  */
-import { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
+import { chassisDaemons } from '../../backends/ovn/control-plane/chassis-daemons.ts';
+import type { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
 import { runTool } from '../../backends/ovn/control-plane/exec.ts';
 import { startOvsdbServer, VSWITCH_SCHEMA, type OvsdbServer } from '../../backends/ovn/control-plane/ovsdb-server.ts';
 import { Vswitch } from '../../node/ovs/index.ts';
@@ -23,9 +24,6 @@ export interface LabChassisOptions {
   /** external_ids:system-id. Default 'lab'. */
   readonly systemId?: string;
 }
-
-/** Same bound as verify/datapath's chassis: a daemon that grows without bound fails alone. */
-const DAEMON_MEMORY_LIMIT = 2 * 1024 ** 3;
 
 /**
  * @example
@@ -43,22 +41,12 @@ export class LabChassis {
 
   static async start(opts: LabChassisOptions): Promise<LabChassis> {
     const conf = await startOvsdbServer({ dir: opts.dir, name: 'conf', schema: VSWITCH_SCHEMA });
-    const vswitchd = new DaemonProcess({
+    const { vswitchd, controller } = chassisDaemons({
       dir: opts.dir,
-      name: 'vswitchd',
-      binary: 'ovs-vswitchd',
+      confRemote: conf.remote,
       // No kernel datapath here: only the userspace one is registered.
-      args: ['--disable-system', conf.remote],
-      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
+      vswitchdArgs: ['--disable-system'],
       netns: opts.netns,
-    });
-    const controller = new DaemonProcess({
-      dir: opts.dir,
-      name: 'controller',
-      binary: 'ovn-controller',
-      args: [conf.remote],
-      unixctlOption: false,
-      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
     });
     let vs: Vswitch | undefined;
     const stopAll = async () => {

@@ -26,7 +26,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
+import { chassisDaemons } from '../../backends/ovn/control-plane/chassis-daemons.ts';
+import type { DaemonProcess } from '../../backends/ovn/control-plane/daemon.ts';
 import { pollUntil, runTool } from '../../backends/ovn/control-plane/exec.ts';
 import { startOvsdbServer, VSWITCH_SCHEMA, type OvsdbServer } from '../../backends/ovn/control-plane/ovsdb-server.ts';
 import type { Operation } from '../../backends/ovn/ovsdb/index.ts';
@@ -74,12 +75,6 @@ interface Iface {
 }
 
 const MAX_BATCH = 100;
-/**
- * Measured here: ovn-controller 23.03 can grow past 20 GB within seconds on
- * some generated ACL matches (expanding them into flows), until the kernel's
- * OOM killer ends it, or something else. Limited, it fails alone.
- */
-const DAEMON_MEMORY_LIMIT = 2 * 1024 ** 3;
 
 const sameBinding = (a: PortBinding, b: PortBinding): boolean =>
   a.kind === b.kind && (a.kind === 'vif' || (b.kind === 'localnet' && a.network === b.network));
@@ -126,20 +121,10 @@ export class Chassis {
 
   static async start(opts: ChassisOptions): Promise<Chassis> {
     const conf = await startOvsdbServer({ dir: opts.dir, name: 'conf', schema: VSWITCH_SCHEMA });
-    const vswitchd = new DaemonProcess({
+    const { vswitchd, controller } = chassisDaemons({
       dir: opts.dir,
-      name: 'vswitchd',
-      binary: 'ovs-vswitchd',
-      args: ['--enable-dummy=override', '--disable-system', '--disable-system-route', conf.remote],
-      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
-    });
-    const controller = new DaemonProcess({
-      dir: opts.dir,
-      name: 'controller',
-      binary: 'ovn-controller',
-      args: [conf.remote],
-      unixctlOption: false,
-      memoryLimitBytes: DAEMON_MEMORY_LIMIT,
+      confRemote: conf.remote,
+      vswitchdArgs: ['--enable-dummy=override', '--disable-system', '--disable-system-route'],
     });
     const ch = new Chassis(opts, conf, vswitchd, controller);
     try {
@@ -396,7 +381,7 @@ export class Chassis {
     await this.flushConntrack();
   }
 
-  /** Whether ovn-controller runs (it may have died on a topology, see DAEMON_MEMORY_LIMIT). */
+  /** Whether ovn-controller runs (it may have died on a topology, see CHASSIS_DAEMON_MEMORY_LIMIT). */
   get controllerRunning(): boolean {
     return this.controller.running;
   }

@@ -111,7 +111,7 @@ export async function createOvnWorld(opts: OvnWorldOptions = {}): Promise<OvnWor
       await loader.load(topology);
       if (dp) {
         if (await loader.waitChassis(() => dp.running)) await dp.installed({ synced: true });
-        else dp.markUnavailable('ovn-controller died installing the topology (see chassis.ts DAEMON_MEMORY_LIMIT)');
+        else dp.markUnavailable('ovn-controller died installing the topology (see CHASSIS_DAEMON_MEMORY_LIMIT)');
       }
       if (tracer === undefined) tracer = await OvnTracer.start({ dir: cp.dir, sbRemote: cp.sb.remote });
       else await tracer.reload();

@@ -1,11 +1,9 @@
-/** `kovn cni` answers as the bundled plugin does: the same code behind both. */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePluginBuilt } from '../node/bundle/index.ts';
-import { startFakeDaemon } from '../node/cni/testing.ts';
+import { runExecutable, startFakeDaemon } from '../node/cni/testing.ts';
 import { ROOT } from './testing/index.ts';
 
 let dir: string;
@@ -18,19 +16,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(cmd: readonly string[], env: Record<string, string>, stdin: string) {
-  return new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
-    const [exe, ...args] = cmd;
-    const child = spawn(exe as string, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', TMPDIR: dir, ...env } });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout }));
-    child.stdin.end(stdin);
-  });
-}
+const run = (cmd: readonly string[], env: Record<string, string>, stdin: string) =>
+  runExecutable(cmd, { TMPDIR: dir, ...env }, stdin, { cwd: ROOT });
 
 describe('kovn cni', () => {
   it('answers VERSION, ADD, a bad config and a missing variable as dist/cni/kovn does', async () => {

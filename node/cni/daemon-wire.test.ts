@@ -1,9 +1,3 @@
-/**
- * The plugin executable against the daemon's own socket server
- * (node/daemon/server.ts listenDaemon): what the plugin sends is what the
- * daemon decodes, and what the daemon answers is what the plugin prints.
- */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePluginBuilt } from '../bundle/index.ts';
 import { listenDaemon } from '../daemon/server.ts';
 import type { DaemonRequest, DaemonResponse } from './protocol.ts';
+import { runExecutable } from './testing.ts';
 
 let dir: string;
 let plugin: string;
@@ -22,18 +17,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(env: Record<string, string>, stdin: string) {
-  return new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
-    const child = spawn(plugin, [], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout }));
-    child.stdin.end(stdin);
-  });
-}
+const run = (env: Record<string, string>, stdin: string) => runExecutable([plugin], env, stdin);
 
 describe('plugin and daemon on one socket', () => {
   it('ADD, CHECK, DEL, STATUS, GC: decoded by the daemon as sent, answered as printed', async () => {

@@ -1,16 +1,10 @@
-/**
- * The bundled plugin executable (dist/cni/kovn), spawned as a runtime spawns
- * it (CNI_* environment, config on stdin), against a stand-in daemon on a
- * real unix socket.
- */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePluginBuilt } from '../bundle/index.ts';
 import type { CniResult } from './protocol.ts';
-import { type FakeAnswer, startFakeDaemon } from './testing.ts';
+import { type FakeAnswer, type Ran as Ran0, runExecutable, startFakeDaemon } from './testing.ts';
 
 let plugin: string;
 let dir: string;
@@ -23,29 +17,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Ran {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
+interface Ran extends Ran0 {
   readonly body: { code?: number; msg?: string; [k: string]: unknown } | undefined;
 }
 
 /** Runs the executable with only the CNI variables (and PATH), as a runtime would. */
-function runPlugin(env: Record<string, string>, stdin: string, exe = plugin): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(exe, [], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr, body: stdout ? JSON.parse(stdout) : undefined }));
-    child.stdin.end(stdin);
-  });
+async function runPlugin(env: Record<string, string>, stdin: string, exe = plugin): Promise<Ran> {
+  const r = await runExecutable([exe], env, stdin);
+  return { ...r, body: r.stdout ? JSON.parse(r.stdout) : undefined };
 }
 
 const RESULT: CniResult = {

@@ -1,9 +1,11 @@
 /**
- * A stand-in daemon for the plugin's tests: a unix-socket server speaking
+ * For the plugin's tests: a stand-in daemon, a unix-socket server speaking
  * protocol.ts (one JSON line each way per connection) that records each
  * request and answers what the test says, including the broken answers a
- * real daemon might give (closing without a line, a line that is not JSON).
+ * real daemon might give (closing without a line, a line that is not JSON);
+ * and the plugin run as a runtime runs it (runExecutable).
  */
+import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { DaemonRequest, DaemonResponse } from './protocol.ts';
@@ -65,4 +67,40 @@ export async function startFakeDaemon(
       await rm(socketPath, { force: true });
     },
   };
+}
+
+export interface Ran {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `cmd` with only `env` (and PATH) in its environment and `stdin` on its
+ * standard input, as a runtime runs a plugin; resolves when it ends.
+ *
+ * @example const r = await runExecutable([plugin], { CNI_COMMAND: 'VERSION' }, '{"cniVersion":"1.0.0"}'); // r.status 0
+ */
+export function runExecutable(
+  cmd: readonly string[],
+  env: Readonly<Record<string, string>>,
+  stdin: string,
+  opts: { readonly cwd?: string } = {},
+): Promise<Ran> {
+  const [exe, ...args] = cmd;
+  if (exe === undefined) return Promise.reject(new Error('runExecutable: no command'));
+  return new Promise((resolve, reject) => {
+    const child = spawn(exe, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
 }

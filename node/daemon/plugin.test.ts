@@ -1,10 +1,3 @@
-/**
- * The contract between the two halves, met for real: the bundled plugin
- * executable (node/cni, as a runtime spawns it: CNI_* in the environment,
- * the network config on stdin) against this daemon's socket, over a real
- * Open_vSwitch database and a fake Netlink.
- */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -17,6 +10,7 @@ import {
 } from '../../backends/ovn/control-plane/index.ts';
 import { encodePodNetwork } from '../../kube/annotations.ts';
 import { ensurePluginBuilt } from '../bundle/index.ts';
+import { runExecutable } from '../cni/testing.ts';
 import { startNodeDaemon, type NodeDaemon } from './daemon.ts';
 import { annotated, makeWorld, network, pod, type World } from './testing/world.ts';
 
@@ -25,15 +19,9 @@ interface Run {
   readonly out: unknown;
 }
 
-function runPlugin(plugin: string, env: Record<string, string>, config: object): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(plugin, [], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out: stdout.trim() ? JSON.parse(stdout) : undefined }));
-    child.stdin.end(JSON.stringify(config));
-  });
+async function runPlugin(plugin: string, env: Record<string, string>, config: object): Promise<Run> {
+  const r = await runExecutable([plugin], env, JSON.stringify(config));
+  return { code: r.status, out: r.stdout.trim() ? JSON.parse(r.stdout) : undefined };
 }
 
 describe.skipIf(!requireOvn('node/daemon plugin'))('the bundled CNI plugin against the daemon', () => {

@@ -42,8 +42,14 @@ export type KindRole =
   | 'watched'
   /** The cluster turns it into pods (Deployment → ReplicaSet → Pods); the controller sees only the pods. */
   | 'workload'
-  /** Written by the controller only (Events): served by the cluster, not read from scenario files. */
-  | 'written';
+  /** Written by the controller only (Events, its Lease): served by the cluster, not read from scenario files. */
+  | 'written'
+  /**
+   * Stored and served by the API front (`kovn sim serve`) so kovn's own install
+   * manifests apply (RBAC, ServiceAccounts, ConfigMaps, CRDs); no part of kovn
+   * acts on them, and a scenario holding one is told so.
+   */
+  | 'served';
 
 export interface KindDef {
   /** '' for the core group (`v1`). */
@@ -63,6 +69,8 @@ export interface KindDef {
 const core = (plural: string, namespaced: boolean) => ({ group: '', version: 'v1', plural, namespaced }) as const;
 const kubeovn = (plural: string) => ({ group: 'kubeovn.io', version: 'v1', plural, namespaced: false }) as const;
 const apps = (plural: string) => ({ group: 'apps', version: 'v1', plural, namespaced: true }) as const;
+const rbac = (plural: string, namespaced: boolean) =>
+  ({ group: 'rbac.authorization.k8s.io', version: 'v1', plural, namespaced, role: 'served' }) as const;
 
 /**
  * Every kind, in the order the controller creates its informers.
@@ -96,6 +104,22 @@ export const REGISTRY = Object.freeze({
   DaemonSet: { ...apps('daemonsets'), role: 'workload' },
   ReplicaSet: { ...apps('replicasets'), role: 'workload' },
   Job: { group: 'batch', version: 'v1', plural: 'jobs', namespaced: true, role: 'workload' },
+  /** The controller's leader election (controller/leader). */
+  Lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', namespaced: true, role: 'written' },
+  ServiceAccount: { ...core('serviceaccounts', true), role: 'served' },
+  ConfigMap: { ...core('configmaps', true), role: 'served' },
+  Secret: { ...core('secrets', true), role: 'served' },
+  ClusterRole: rbac('clusterroles', false),
+  ClusterRoleBinding: rbac('clusterrolebindings', false),
+  Role: rbac('roles', true),
+  RoleBinding: rbac('rolebindings', true),
+  CustomResourceDefinition: {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+    role: 'served',
+  },
 } as const satisfies Record<string, KindDef>);
 
 export type KindName = keyof typeof REGISTRY;

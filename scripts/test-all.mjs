@@ -12,7 +12,8 @@
 // Options: --seed N (fast-check seed, default fixed), --runs N (cases per
 // property), anything else is passed to vitest (e.g. a path filter).
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 const NEEDED = [
@@ -48,7 +49,16 @@ const PACKAGES = [
   'podman',
   'runc',
   'busybox-static',
+  // The API front's real clients (kube/apiserver): Python's kubernetes client for /usr/bin/python3.
+  'python3-kubernetes',
 ];
+
+// Debian's kubectl (kubernetes-client 1.20), the real client `kovn sim serve` is tested with. It is
+// unpacked beside, not installed: its /usr/bin/kubectl would clash with another kubectl package
+// (a machine may carry Google Cloud SDK's). Tests find it through KOVN_KUBECTL
+// (kube/apiserver/testing/clients.ts).
+const KUBECTL_DIR = '/var/cache/kovn/kubernetes-client';
+const KUBECTL = `${KUBECTL_DIR}/usr/bin/kubectl`;
 
 function onPath(bin) {
   const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/sbin', '/sbin']);
@@ -77,16 +87,47 @@ function staticBusybox() {
   }
 }
 
-function run(cmd, args, env = process.env) {
+function run(cmd, args, env = process.env, cwd = undefined) {
   process.stderr.write(`+ ${cmd} ${args.join(' ')}\n`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env });
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env, cwd });
   if (r.error) throw r.error;
   return r.status ?? 1;
+}
+
+function pythonKubernetes() {
+  return spawnSync('/usr/bin/python3', ['-c', 'import kubernetes'], { stdio: 'ignore' }).status === 0;
+}
+
+function ensureKubectl() {
+  if (exists(KUBECTL)) return;
+  const tmp = mkdtempSync(join(tmpdir(), 'kovn-kubectl-'));
+  try {
+    const download = () => run('apt-get', ['download', 'kubernetes-client'], process.env, tmp);
+    if (download() !== 0 && (run('apt-get', ['update']) !== 0 || download() !== 0)) {
+      process.stderr.write("apt-get download kubernetes-client failed; the API front's kubectl tests will fail\n");
+      return;
+    }
+    const deb = readdirSync(tmp).find((f) => f.endsWith('.deb'));
+    mkdirSync(KUBECTL_DIR, { recursive: true });
+    if (deb !== undefined) run('dpkg-deb', ['-x', join(tmp, deb), KUBECTL_DIR]);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function exists(p) {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function ensureOvn() {
   const missing = NEEDED.filter((b) => !onPath(b));
   if (!staticBusybox()) missing.push('a static /bin/busybox');
+  if (!pythonKubernetes()) missing.push("python3's kubernetes module");
   if (missing.length === 0) return;
   process.stderr.write(`missing ${missing.join(', ')}: installing ${PACKAGES.join(' ')} from Debian\n`);
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
@@ -99,7 +140,12 @@ function ensureOvn() {
 }
 
 const args = process.argv.slice(2);
-const env = { ...process.env, KOVN_REQUIRE_OVN: '1', PATH: `${process.env.PATH}:/usr/sbin:/sbin` };
+const env = {
+  ...process.env,
+  KOVN_REQUIRE_OVN: '1',
+  KOVN_KUBECTL: process.env.KOVN_KUBECTL ?? KUBECTL,
+  PATH: `${process.env.PATH}:/usr/sbin:/sbin`,
+};
 const passthrough = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--seed') env.FC_SEED = args[++i];
@@ -108,6 +154,7 @@ for (let i = 0; i < args.length; i++) {
 }
 
 ensureOvn();
+ensureKubectl();
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 let status = run(npx, ['tsc', '--noEmit', '-p', '.'], env);
 if (status === 0) status = run(npx, ['biome', 'check', '.'], env);

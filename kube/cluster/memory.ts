@@ -30,12 +30,14 @@ import {
   type EventInput,
   formatKey,
   type KubeObject,
+  type ListOptions,
   type ListResult,
   type ObjectMeta,
   type ObjectRef,
   type Watch,
   type WatchEvent,
   type WatchEventType,
+  type WatchOptions,
 } from './types.ts';
 
 export interface MemoryClusterOptions {
@@ -127,7 +129,8 @@ export class MemoryCluster implements ClusterSource {
     return String(this.rv);
   }
 
-  async list(kind: string, opts: { readonly namespace?: string } = {}): Promise<ListResult> {
+  async list(kind: string, opts: ListOptions = {}): Promise<ListResult> {
+    refuseSelectors(kind, opts);
     const items = [...(this.objects.get(kind)?.values() ?? [])].filter(
       (o) => opts.namespace === undefined || o.metadata.namespace === opts.namespace,
     );
@@ -145,7 +148,9 @@ export class MemoryCluster implements ClusterSource {
     resourceVersion: string,
     onEvent: (e: WatchEvent) => void,
     onError?: (e: ClusterError) => void,
+    opts: WatchOptions = {},
   ): Watch {
+    refuseSelectors(kind, opts);
     const w: Watcher = { onEvent, queue: [], scheduled: false, stopped: false };
     const stop = (): void => {
       w.stopped = true;
@@ -537,4 +542,17 @@ function byNamespaceThenName(a: KubeObject, b: KubeObject): number {
   const nb = b.metadata.namespace ?? '';
   if (na !== nb) return na < nb ? -1 : 1;
   return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+}
+
+/** Selectors are not applied by this cluster yet: a caller that asks for one is refused, never given everything. */
+function refuseSelectors(kind: string, opts: ListOptions): void {
+  const field =
+    opts.labelSelector !== undefined ? 'labelSelector' : opts.fieldSelector !== undefined ? 'fieldSelector' : undefined;
+  if (field !== undefined)
+    throw new ClusterError(
+      'Invalid',
+      { kind, name: '' },
+      `${kind}: ${field} is not supported by the in-memory cluster`,
+      field,
+    );
 }

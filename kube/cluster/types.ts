@@ -105,8 +105,29 @@ export class ClusterError extends Error {
   }
 }
 
+/**
+ * Which objects of a kind a list or watch covers, as the API's query
+ * parameters say it: `labelSelector` in the label-selector syntax
+ * (`app=web,tier in (a,b),!legacy`), `fieldSelector` in the field-selector
+ * syntax (`spec.nodeName=node-1,metadata.namespace!=kube-system`). A source
+ * that cannot apply a selector refuses it (`Invalid`), never ignores it.
+ *
+ * @example cluster.list('Pod', { fieldSelector: 'spec.nodeName=node-1' })
+ */
+export interface ListOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/**
+ * A watch's scope (as ListOptions). An object that stops matching is seen as
+ * DELETED and one that starts matching as ADDED, as the API server does.
+ */
+export type WatchOptions = ListOptions;
+
 export interface ClusterSource {
-  list(kind: string, opts?: { readonly namespace?: string }): Promise<ListResult>;
+  list(kind: string, opts?: ListOptions): Promise<ListResult>;
   get(ref: ObjectRef): Promise<KubeObject | undefined>;
   /**
    * Every change of `kind` after `resourceVersion`, in order, delivered
@@ -118,6 +139,7 @@ export interface ClusterSource {
     resourceVersion: string,
     onEvent: (e: WatchEvent) => void,
     onError?: (e: ClusterError) => void,
+    opts?: WatchOptions,
   ): Watch;
   /** `AlreadyExists` when the name is taken; fills uid, resourceVersion, generation, creationTimestamp. */
   create(obj: KubeObject): Promise<KubeObject>;

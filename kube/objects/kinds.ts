@@ -16,11 +16,14 @@ import type { VerdictScope } from './warnings.ts';
 
 /**
  * The kinds kovn acts on, with their one apiVersion: the registry's kinds
- * but those only the controller writes (Events).
+ * but those only the controller writes (Events, Leases) and those only the
+ * API front stores (RBAC, ConfigMaps, CRDs).
  */
 const HANDLED_KINDS: Readonly<Record<string, string>> = Object.freeze(
   Object.fromEntries(
-    Object.entries(REGISTRY).flatMap(([k, d]) => (d.role === 'written' ? [] : [[k, API_VERSION[k]!]])),
+    Object.entries(REGISTRY).flatMap(([k, d]) =>
+      d.role === 'written' || d.role === 'served' ? [] : [[k, API_VERSION[k]!]],
+    ),
   ),
 );
 

@@ -284,6 +284,52 @@ describe('the API front over HTTPS', () => {
     }
   });
 
+  it('applies label and field selectors to lists and watches, and refuses an unsupported field with 400', async () => {
+    for (const [n, app] of [
+      ['s1', 'a'],
+      ['s2', 'b'],
+    ] as const)
+      await c.call('POST', '/api/v1/namespaces/default/pods', pod(n, { sel: app }));
+    const byLabel = await c.call('GET', '/api/v1/namespaces/default/pods?labelSelector=sel%3Da');
+    expect(byLabel.body.items.map((p: Json) => p.metadata.name)).toEqual(['s1']);
+    const byField = await c.call('GET', '/api/v1/pods?fieldSelector=metadata.name%3Ds2');
+    expect(byField.body.items.map((p: Json) => p.metadata.name)).toEqual(['s2']);
+    const bad = await c.call('GET', '/api/v1/pods?fieldSelector=spec.bogus%3D1');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ kind: 'Status', reason: 'BadRequest' });
+    const badWatch = await c.call('GET', '/api/v1/pods?watch=1&labelSelector=a%20b');
+    expect(badWatch.status).toBe(400);
+    // A watch of one object (what `kubectl delete` waits with), and an object leaving a label selector.
+    const one = await c.watch('/api/v1/namespaces/default/pods/s1?watch=1');
+    expect(await one.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 's1' } } });
+    const rv = byLabel.body.metadata.resourceVersion;
+    const scoped = await c.watch(`/api/v1/pods?watch=1&resourceVersion=${rv}&labelSelector=sel%3Da`);
+    await c.call(
+      'PATCH',
+      '/api/v1/namespaces/default/pods/s2',
+      { metadata: { labels: { sel: 'a' } } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    await c.call(
+      'PATCH',
+      '/api/v1/namespaces/default/pods/s1',
+      { metadata: { labels: { sel: 'z' } } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    expect((await scoped.take(2)).map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual([
+      'ADDED s2',
+      'DELETED s1',
+    ]);
+    await c.call('DELETE', '/api/v1/namespaces/default/pods/s1');
+    expect((await one.take(2)).map((e) => e.type)).toEqual(['MODIFIED', 'DELETED']);
+    one.close();
+    scoped.close();
+  });
+
   it('answers a Table when the client asks as=Table, and counts requests and watch events', async () => {
     const t = await c.call('GET', '/api/v1/namespaces', undefined, {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',

@@ -12,7 +12,7 @@ import type { ApiAnswer, ApiDescription, FieldCause, ServedResource } from '../t
 import { createCatalog, type MutableCatalog } from './catalog.ts';
 import { discover } from './discovery.ts';
 import { renderTable } from './tables.ts';
-import { validateObject } from './validate.ts';
+import { pruneObject, validateObject } from './validate.ts';
 
 const CRD_KIND = 'CustomResourceDefinition';
 
@@ -122,6 +122,7 @@ export async function createApiDescription(
       renderTable(r, objects, { ...o, ...(opts.now ? { now: opts.now } : {}) }),
     validate: (r: ServedResource, obj: KubeObject): readonly FieldCause[] =>
       r.kind === CRD_KIND && r.origin === 'builtin' ? catalog.checkCrd(obj) : validateObject(r, obj),
+    prune: (r: ServedResource, obj: KubeObject): KubeObject => pruneObject(r, obj),
   };
 }
 

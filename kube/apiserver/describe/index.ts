@@ -17,3 +17,4 @@ export {
 } from './description.ts';
 export { discover, VERSION_INFO } from './discovery.ts';
 export { jsonPathValues, renderTable } from './tables.ts';
+export { pruneObject, validateObject } from './validate.ts';

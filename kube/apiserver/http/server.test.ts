@@ -25,7 +25,10 @@ beforeAll(async () => {
   await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   api = await startApiServer({
     cluster,
-    description: testDescription({ unknownFields: ['spec.bogus'], invalidFields: ['spec.refuseMe'] }),
+    description: testDescription({
+      unknownFields: ['spec.bogus', 'metadata.name', 'metadata.labels', 'metadata.bogus', 'kind'],
+      invalidFields: ['spec.refuseMe'],
+    }),
     clock: realClock,
     random: () => 0.5,
     token: TOKEN,
@@ -107,10 +110,19 @@ describe('the API front over HTTPS', () => {
     expect(bad.body.details.causes).toEqual([
       { reason: 'FieldValueInvalid', field: 'spec.refuseMe', message: 'Invalid value' },
     ]);
-    const odd = await c.call('POST', '/api/v1/namespaces/default/pods', { ...pod('odd'), spec: { bogus: 1 } });
+    const odd = await c.call('POST', '/api/v1/namespaces/default/pods', {
+      ...pod('odd'),
+      metadata: { name: 'odd', labels: { a: 'b' }, bogus: 1 },
+      spec: { bogus: 1 },
+    });
     expect(odd.status).toBe(201);
-    expect(odd.headers.warning).toBe('299 - "unknown field \\"spec.bogus\\""');
+    // A validator's word on ObjectMeta, apiVersion or kind is not acted on: they are the server's fields.
+    expect(odd.headers.warning).toBe(
+      '299 - "unknown field \\"spec.bogus\\"", 299 - "unknown field \\"metadata.bogus\\""',
+    );
     expect(odd.body.spec).toEqual({});
+    expect(odd.body.metadata).toMatchObject({ name: 'odd', labels: { a: 'b' } });
+    expect(odd.body.metadata.bogus).toBeUndefined();
     const strict = await c.call('POST', '/api/v1/namespaces/default/pods?fieldValidation=Strict', {
       ...pod('strict'),
       spec: { bogus: 1 },

@@ -13,6 +13,7 @@ import type { FieldCause, ServedResource } from '../types.ts';
 export type StatusReason =
   | 'BadRequest'
   | 'Unauthorized'
+  | 'Forbidden'
   | 'NotFound'
   | 'MethodNotAllowed'
   | 'NotAcceptable'
@@ -29,6 +30,7 @@ export type StatusReason =
 const CODES: Readonly<Record<StatusReason, number>> = {
   BadRequest: 400,
   Unauthorized: 401,
+  Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
   NotAcceptable: 406,
@@ -123,7 +125,7 @@ export const qualified = (r: ServedResource, name?: string): string => {
  * The Status of a cluster refusal on `resource`: NotFound 404, AlreadyExists
  * and Conflict 409, Invalid 422 (its field as the one cause; a selector the
  * cluster cannot apply is a 400, as the server answers a bad selector), Gone
- * 410, ServiceUnavailable 503.
+ * 410, ServiceUnavailable 503, Forbidden 403.
  *
  * @example apiErrorOf(new ClusterError('NotFound', ref, 'get Pod default/web: not found'), pods, 'web').httpStatus // 404
  */
@@ -146,6 +148,8 @@ export function apiErrorOf(err: ClusterError, resource: ServedResource, name?: s
       return new ApiError('Expired', err.message, details, { cause: err });
     case 'ServiceUnavailable':
       return new ApiError('ServiceUnavailable', err.message, details, { cause: err });
+    case 'Forbidden':
+      return new ApiError('Forbidden', err.message, details, { cause: err });
     case 'Invalid': {
       if (err.field === 'labelSelector' || err.field === 'fieldSelector' || err.field === 'resourceVersion')
         return new ApiError('BadRequest', err.message, undefined, { cause: err });

@@ -16,6 +16,7 @@ import type { ApiServer } from '../kube/apiserver/http/index.ts';
 import type { MemoryCluster } from '../kube/cluster/memory.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 import { wholeNumber } from './options.ts';
+import { publishOvnConfig, type ServeBackendName, startServeBackend } from './serve-backend.ts';
 import { controllerOptions, settingsOf } from './sim.ts';
 
 /** kovn's own CRD manifests (deploy/crds), registered at start when they are there. */
@@ -26,6 +27,8 @@ export interface ServeOptions {
   /** 0: any free port. */
   readonly port: number;
   readonly kubeconfigOut?: string;
+  /** The controller's backend (default sim); `ovn` also publishes ConfigMap kube-system/kovn-ovn. */
+  readonly backend?: ServeBackendName;
   /** Run the controller inside (default true). */
   readonly controller: boolean;
   /** Run the simulated kubelet inside: routed pods reported Running with their addresses (default true). */
@@ -84,18 +87,19 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
     });
     closers.push(() => description.close());
     if (opts.controller) {
-      const { SimBackend } = await import('../backends/sim/index.ts');
       const { Controller } = await import('../controller/controller.ts');
       const { seededRandomBytes } = await import('../model/ipam/index.ts');
-      const backend = new SimBackend();
+      log(opts.backend === 'ovn' ? 'starting a local OVN control plane' : 'starting the simulator');
+      const b = await startServeBackend(opts.backend ?? 'sim');
+      closers.push(() => b.close());
+      if (b.ovn !== undefined) await publishOvnConfig(sim.cluster, b.ovn);
       const controller = new Controller({
         cluster: sim.cluster,
-        backend,
+        backend: b.backend,
         clock: realClock,
         random: seededRandomBytes(opts.seed),
         settings,
       });
-      closers.push(() => backend.close());
       closers.push(() => controller.stop());
       log('controller starting');
       await controller.start();
@@ -184,16 +188,25 @@ export function registerServe(sim: Command): void {
     )
     .option('--port <n>', 'the HTTPS port on 127.0.0.1 (0: any free port)', wholeNumber('--port', 0, 65535), 6443)
     .option('--kubeconfig-out <file>', 'write a kubeconfig for the endpoint here once it answers')
-    .option('--backend <backend>', 'sim (the simulator)', 'sim')
+    .option(
+      '--backend <backend>',
+      'sim (the simulator) or ovn (a local NB/SB/northd; ConfigMap kube-system/kovn-ovn says where)',
+      'sim',
+    )
     .option('--no-controller', 'do not run the controller inside (it runs as its own process: kovn controller)')
     .option('--no-kubelet', 'do not report routed pods Running (the simulated kubelet runs elsewhere)');
   controllerOptions(cmd);
   cmd.action(async (files: string[], o: Record<string, unknown>) => {
-    if (o['backend'] !== 'sim') throw new Error(`--backend: expected sim, got ${JSON.stringify(o['backend'])}`);
+    const backend = o['backend'];
+    if (backend !== 'sim' && backend !== 'ovn')
+      throw new Error(`--backend: expected sim or ovn, got ${JSON.stringify(backend)}`);
+    if (backend === 'ovn' && o['controller'] === false)
+      throw new Error('--backend ovn runs the controller inside: it cannot be given with --no-controller');
     await startServe({
       files,
       port: o['port'] as number,
       ...(typeof o['kubeconfigOut'] === 'string' ? { kubeconfigOut: o['kubeconfigOut'] } : {}),
+      backend,
       controller: o['controller'] !== false,
       kubelet: o['kubelet'] !== false,
       seed: o['seed'] as number,

@@ -102,6 +102,45 @@ describe.skipIf(kubectl === undefined)('kovn sim serve with kubectl 1.20', () =>
     expect(watched).toContain('db-0');
   });
 
+  it('kubectl apply of a changed Deployment leaves exactly the new manifest (its strategic merge patch applied)', async () => {
+    const file = join(dir, 'deploy.yaml');
+    const manifest = (containers: object[], labels: object) =>
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'smp', namespace: 'default', labels },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'smp' } },
+          template: { metadata: { labels: { app: 'smp' } }, spec: { containers } },
+        },
+      });
+    const v1 = [
+      {
+        name: 'a',
+        image: 'nginx:1',
+        ports: [{ containerPort: 80 }, { containerPort: 81 }],
+        env: [
+          { name: 'X', value: '1' },
+          { name: 'Y', value: '2' },
+        ],
+      },
+      { name: 'b', image: 'busybox' },
+    ];
+    const v2 = [
+      { name: 'c', image: 'redis' },
+      { name: 'a', image: 'nginx:2', ports: [{ containerPort: 81 }], env: [{ name: 'Y', value: '3' }] },
+    ];
+    writeFileSync(file, manifest(v1, { keep: 'me', drop: 'me' }));
+    expect((await k('apply', ...APPLY, '-f', file)).code).toBe(0);
+    writeFileSync(file, manifest(v2, { keep: 'me' }));
+    const r = await k('apply', ...APPLY, '-f', file);
+    expect(r.code, r.stderr).toBe(0);
+    const got = JSON.parse((await k('get', 'deployment', 'smp', '-o', 'json')).stdout);
+    expect(got.spec.template.spec.containers).toEqual(v2);
+    expect(got.metadata.labels).toEqual({ keep: 'me' });
+  });
+
   it('answers kubectl an error body for what is not served', async () => {
     const r = await k('get', 'widgets');
     expect(r.code).not.toBe(0);

@@ -78,6 +78,8 @@ describe('the API front over HTTPS', () => {
     expect((await c.call('GET', '/api/v1/namespaces/default/widgets')).status).toBe(404);
     expect((await c.call('GET', '/apis/nope.io/v1/things')).body).toMatchObject({ kind: 'Status', code: 404 });
     expect((await c.call('POST', '/api/v1/namespaces/default/pods/web')).status).toBe(405);
+    expect((await c.call('POST', '/api/v1/watch/namespaces/default/pods', pod('via-watch'))).status).toBe(405);
+    expect((await c.call('GET', '/api/v1/namespaces/default/pods/via-watch')).status).toBe(404);
     expect((await c.call('GET', '/api/v1/pods/web')).status).toBe(404);
     expect((await c.call('GET', '/api/v1/namespaces/default/configmaps/x/status')).status).toBe(404);
     const dup = pod('dup');

@@ -353,5 +353,12 @@ describe('the API front over HTTPS', () => {
     expect(s.body.requests).toBeGreaterThan(10);
     expect(s.body.byVerb.create).toBeGreaterThan(3);
     expect(s.body.watchEvents).toBeGreaterThanOrEqual(4);
+    // Every watch above was closed by its client: none is left open on the server.
+    let open = s.body.watchesOpen;
+    for (let i = 0; i < 50 && open !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      open = (await c.call('GET', '/kovn/stats')).body.watchesOpen;
+    }
+    expect(open).toBe(0);
   });
 });

@@ -141,6 +141,28 @@ describe.skipIf(kubectl === undefined)('kovn sim serve with kubectl 1.20', () =>
     expect(got.metadata.labels).toEqual({ keep: 'me' });
   });
 
+  it('kubectl create makes objects, refuses a taken name, and delete -f removes them', async () => {
+    const made = await k('create', 'configmap', 'made', '--from-literal=a=b');
+    expect(made.code, made.stderr).toBe(0);
+    const taken = await k('create', 'configmap', 'made', '--from-literal=a=c');
+    expect(taken.stderr).toContain('AlreadyExists');
+    const file = join(dir, 'pod.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'made-pod', namespace: 'default' },
+        spec: { containers: [{ name: 'c', image: 'nginx' }] },
+      }),
+    );
+    expect((await k('create', ...APPLY, '-f', file)).code).toBe(0);
+    const cm = JSON.parse((await k('get', 'configmap', 'made', '-o', 'json')).stdout);
+    expect(cm.data).toEqual({ a: 'b' });
+    expect((await k('delete', '-f', file)).code).toBe(0);
+    expect((await k('get', 'pod', 'made-pod')).stderr).toContain('NotFound');
+  });
+
   it('answers kubectl an error body for what is not served', async () => {
     const r = await k('get', 'widgets');
     expect(r.code).not.toBe(0);

@@ -29,6 +29,8 @@ export interface ClusterLoadOptions {
   readonly clock: Clock;
   /** Give up waiting after this long without a new pod routed (default 60 s). */
   readonly stallMs?: number;
+  /** Pod names `<prefix>-<i>` (default `bench`). */
+  readonly prefix?: string;
 }
 
 export interface ClusterLoadResult {
@@ -110,7 +112,7 @@ export async function runClusterLoad(source: ClusterSource, o: ClusterLoadOption
   const start = o.now();
   try {
     await inParallel(o.pods, o.concurrency ?? 64, async (i) => {
-      const name = `bench-${i}`;
+      const name = `${o.prefix ?? 'bench'}-${i}`;
       sent.set(name, o.now());
       await source.create(benchPod(name, hollowNodeName(i % o.nodes)));
     });

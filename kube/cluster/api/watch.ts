@@ -30,6 +30,8 @@ export interface ApiWatchOptions {
   readonly onRetry?: (err: unknown, delayMs: number) => void;
   /** Counts every event delivered (the source's statistics). */
   readonly onDelivered?: () => void;
+  /** Counts every connection asked for. */
+  readonly onConnect?: () => void;
 }
 
 type Rec = Readonly<Record<string, unknown>>;
@@ -111,6 +113,7 @@ export class ApiWatch implements Watch {
       } else this.#retry(err ?? new Error(`watch ${this.kind.kind}: the stream ended at once`));
     };
     let start: Awaited<ReturnType<Transport['stream']>>;
+    this.opts.onConnect?.();
     try {
       start = await this.transport.stream(path, onObject, onEnd);
     } catch (err) {

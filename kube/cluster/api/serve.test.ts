@@ -20,6 +20,7 @@ let dir: string;
 let cluster: MemoryCluster;
 let api: ApiServer;
 let source: ApiClusterSource;
+let shortWatches: ApiClusterSource;
 
 const pod = (name: string, node: string, labels: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -46,14 +47,20 @@ beforeAll(async () => {
   await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
   const description = await createApiDescription(cluster, { crdFiles: [], now: () => Date.now() });
   const tls = await selfSignedCertificate();
-  api = await startApiServer({ cluster, description, clock: realClock, random: () => 0.5, token: 't0k', tls, port: 0 });
+  api = await startApiServer({
+    ...{ cluster, description, clock: realClock, random: () => 0.5, token: 't0k', tls, port: 0 },
+    bookmarkIntervalMs: 200,
+  });
   const kubeconfig = join(dir, 'k.yaml');
   writeFileSync(kubeconfig, renderKubeconfig({ server: api.url, caCert: tls.cert, token: 't0k' }));
   source = await connectApiSource({ kubeconfig, clock: realClock, random: Math.random });
+  // Streams the server ends after a second: the watch must carry on across them.
+  shortWatches = await connectApiSource({ kubeconfig, clock: realClock, random: () => 0, watchTimeoutSeconds: 1 });
 });
 
 afterAll(async () => {
   source?.close();
+  shortWatches?.close();
   await api?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -119,6 +126,30 @@ describe('the API source against the API front', () => {
     expect(gone.reason).toBe('Gone');
   });
 
+  it('a watch goes on across streams the server ends, from the last version it saw: nothing lost or repeated', async () => {
+    const { resourceVersion } = await source.list('Pod', { namespace: 'shop' });
+    const seen: string[] = [];
+    const errors: ClusterError[] = [];
+    const w = shortWatches.watch(
+      'Pod',
+      resourceVersion,
+      (e) => seen.push(`${e.type} ${e.object.metadata.name}`),
+      (e) => errors.push(e),
+      { namespace: 'shop' },
+    );
+    const watches = () => api.handler.stats().byVerb['watch'] ?? 0;
+    const before = watches();
+    await source.create(pod('f', 'n1'));
+    await until(() => seen.length === 1);
+    // Two streams ended by the server (after 1 s each) and taken up again.
+    await until(() => watches() >= before + 2, 5_000);
+    await source.create(pod('g', 'n1'));
+    await until(() => seen.length === 2);
+    w.stop();
+    expect(seen).toEqual(['ADDED f', 'ADDED g']);
+    expect(errors).toEqual([]);
+  });
+
   it('an informer over the source fills its cache and follows the cluster', async () => {
     const inf = new Informer(source, 'Pod', { clock: realClock, namespace: 'shop' });
     await inf.start();
@@ -143,7 +174,7 @@ describe('the API source against the API front', () => {
   });
 });
 
-async function until(f: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+async function until(f: () => boolean, ms = 5_000): Promise<void> {
+  for (let i = 0; i < ms / 10 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(f()).toBe(true);
 }

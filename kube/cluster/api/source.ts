@@ -42,6 +42,8 @@ export interface ApiSourceOptions {
   readonly pageSize?: number;
   /** Events' source component (default `kube-ovn-controller`). */
   readonly component?: string;
+  /** The shortest watch stream asked of the server, in seconds (default 300; each asks up to twice that). */
+  readonly watchTimeoutSeconds?: number;
   /** A watch retrying after a failure, with its delay: for logs. */
   readonly onRetry?: (kind: string, err: unknown, delayMs: number) => void;
 }
@@ -148,6 +150,7 @@ export class ApiClusterSource implements ClusterSource {
       random: this.#opts.random,
       onDelivered: () => void this.#stats.watchEvents++,
       onConnect: () => void this.#stats.requests++,
+      ...(this.#opts.watchTimeoutSeconds !== undefined ? { timeoutSeconds: this.#opts.watchTimeoutSeconds } : {}),
       ...(onRetry !== undefined ? { onRetry: (err: unknown, ms: number) => onRetry(kind, err, ms) } : {}),
     });
     w.start();

@@ -38,3 +38,13 @@ export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 export { makeTempDir, removeTempDir } from './run-dir.ts';
 export { startCluster, type ClusterMember, type ClusterOptions, type OvsdbCluster } from './cluster.ts';
 export { startOvnTrace, type OvnTraceDaemon, type OvnTraceOptions, type TraceArgs } from './ovn-trace.ts';
+export {
+  memberView,
+  parseRaftStatus,
+  raftHealth,
+  type MemberView,
+  type RaftProblem,
+  type RaftProblemCode,
+  type RaftServer,
+  type RaftStatus,
+} from './raft-status.ts';

@@ -25,6 +25,8 @@ export interface ReplayOptions {
   readonly settings?: ControllerSettings;
   /** Start from these rows (a live NB's, kovn's only); default: none. */
   readonly topology?: Topology;
+  /** The simulator to write to (a probe world's); default: a new one, on `topology`. */
+  readonly backend?: SimBackend;
   /** MAC randomness for what the objects do not fix (default 1). */
   readonly seed?: number;
 }
@@ -78,7 +80,7 @@ export async function copyCluster(source: ClusterSource): Promise<{ cluster: Mem
  */
 export async function replayCluster(source: ClusterSource, opts: ReplayOptions): Promise<Replay> {
   const { cluster, copied } = await copyCluster(source);
-  const backend = new SimBackend(opts.topology ? { topology: opts.topology } : {});
+  const backend = opts.backend ?? new SimBackend(opts.topology ? { topology: opts.topology } : {});
   const controller = new Controller({
     cluster,
     backend,

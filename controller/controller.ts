@@ -27,7 +27,7 @@ import { type ClusterSource, formatKey, type ObjectKey, objectKey } from '../kub
 import { NAMESPACED } from '../kube/registry.ts';
 import type { Clock } from '../kube/runtime/clock.ts';
 import { Informer, type InformerHandlers } from '../kube/runtime/informer.ts';
-import { WorkQueue } from '../kube/runtime/queue.ts';
+import { type QueueMetrics, WorkQueue } from '../kube/runtime/queue.ts';
 import { clusterLoadBalancers, type ControllerSettings, DEFAULT_SETTINGS } from './config.ts';
 import { ensureDefaults } from './defaults.ts';
 import { Committer, CommitterClosedError, type CommitInfo } from './desired/commit.ts';
@@ -67,6 +67,8 @@ export interface ControllerOptions {
   readonly onError?: (kind: Kind, key: ObjectKey | undefined, err: unknown) => void;
   /** The handlers (default: handlers/index.ts); a test wraps one to watch what it is asked. */
   readonly handlers?: readonly Handler[];
+  /** Where each kind's work queue reports (kube/observe workQueueMetrics: named by the kind). */
+  readonly queueMetrics?: (kind: Kind) => QueueMetrics;
 }
 
 export interface StartReport extends RestoreReport {
@@ -316,6 +318,7 @@ export class Controller {
         id: formatKey,
         manualForget: true,
         onError: (key, err) => this.opts.onError?.(h.kind, key, err),
+        ...(this.opts.queueMetrics ? { metrics: this.opts.queueMetrics(h.kind) } : {}),
       });
       this.queues.set(h.kind, q);
       q.run((key) => this.runKey(h, key), h.workers?.(this.settings) ?? this.settings.workerNum);

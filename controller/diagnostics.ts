@@ -68,6 +68,11 @@ export class Diagnostics {
     e.topics.set(topic, problems);
   }
 
+  /** Objects something is said about now. */
+  get size(): number {
+    return this.byObject.size;
+  }
+
   /** The object is gone: nothing is said about it any more. */
   forget(ref: ObjectRef): void {
     this.byObject.delete(idOf(ref));

@@ -87,6 +87,7 @@ export interface Catalog {
 /** An HTTP answer the HTTP side writes as it is (JSON body). */
 export interface ApiAnswer {
   readonly status: number;
+  /** A JSON value, or bytes (a `Uint8Array`, e.g. /openapi/v2 as protobuf) written as they are with `contentType`. */
   readonly body: unknown;
   readonly contentType?: string;
 }
@@ -112,4 +113,11 @@ export interface ApiDescription {
     },
   ): unknown;
   validate(resource: ServedResource, obj: KubeObject): readonly FieldCause[];
+  /**
+   * The object as it is stored: the fields `validate` reported as
+   * `FieldValueUnknown` (and nulls of fields that are not nullable) removed,
+   * as an API server with fieldValidation=Warn prunes them. The object
+   * itself when its resource has no schema.
+   */
+  prune?(resource: ServedResource, obj: KubeObject): KubeObject;
 }

@@ -5,6 +5,9 @@
  * + watch from a version with a bounded history (`Gone` past it), optimistic
  * concurrency, the status subresource, merge patches, generation bumped by
  * spec changes only, deletion held by finalizers, and event aggregation.
+ * Lists and watches apply namespaces and label/field selectors
+ * (selectors.ts); a watch sees an object entering its scope as ADDED and
+ * one leaving it as DELETED.
  *
  * Choices, where the real server has more:
  * - Stored objects are deep-frozen, and reads return them as they are (no
@@ -23,6 +26,7 @@
  */
 import { API_VERSION, NAMESPACED } from '../registry.ts';
 import { dns1123Label, nameProblem } from './names.ts';
+import { compileSelectors, type ObjectFilter } from './selectors.ts';
 import { deepFreeze, isPlainObject, jsonEqual, mergePatch } from './json.ts';
 import {
   ClusterError,
@@ -79,10 +83,14 @@ interface HistoryEntry {
   readonly rv: number;
   readonly kind: string;
   readonly event: WatchEvent;
+  /** The object before a MODIFIED change: a watch with a selector tells entering and leaving apart by it. */
+  readonly prev: KubeObject | undefined;
 }
 
 interface Watcher {
   readonly onEvent: (e: WatchEvent) => void;
+  /** The watch's namespace and selectors; undefined: every object of the kind. */
+  readonly filter: ObjectFilter | undefined;
   readonly queue: WatchEvent[];
   scheduled: boolean;
   stopped: boolean;
@@ -130,10 +138,9 @@ export class MemoryCluster implements ClusterSource {
   }
 
   async list(kind: string, opts: ListOptions = {}): Promise<ListResult> {
-    refuseSelectors(kind, opts);
-    const items = [...(this.objects.get(kind)?.values() ?? [])].filter(
-      (o) => opts.namespace === undefined || o.metadata.namespace === opts.namespace,
-    );
+    const filter = selectorFilter(kind, opts);
+    const all = [...(this.objects.get(kind)?.values() ?? [])];
+    const items = filter === undefined ? all : all.filter(filter);
     items.sort(byNamespaceThenName);
     return { items, resourceVersion: this.resourceVersion };
   }
@@ -150,8 +157,8 @@ export class MemoryCluster implements ClusterSource {
     onError?: (e: ClusterError) => void,
     opts: WatchOptions = {},
   ): Watch {
-    refuseSelectors(kind, opts);
-    const w: Watcher = { onEvent, queue: [], scheduled: false, stopped: false };
+    const filter = selectorFilter(kind, opts);
+    const w: Watcher = { onEvent, filter, queue: [], scheduled: false, stopped: false };
     const stop = (): void => {
       w.stopped = true;
       w.queue.length = 0;
@@ -164,6 +171,7 @@ export class MemoryCluster implements ClusterSource {
             'Invalid',
             { kind, name: '' },
             `watch ${kind}: resourceVersion "${resourceVersion}" is not a version`,
+            'resourceVersion',
           )
         : new ClusterError(
             'Gone',
@@ -177,7 +185,7 @@ export class MemoryCluster implements ClusterSource {
     }
     for (let i = this.head; i < this.history.length; i++) {
       const h = this.history[i]!;
-      if (h.rv > from && h.kind === kind) w.queue.push(h.event);
+      if (h.rv > from && h.kind === kind) enqueue(w, h.event, h.prev);
     }
     let set = this.watchers.get(kind);
     if (!set) this.watchers.set(kind, (set = new Set()));
@@ -482,8 +490,10 @@ export class MemoryCluster implements ClusterSource {
     const stored = deepFreeze({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(rv) } });
     let m = this.objects.get(ref.kind);
     if (!m) this.objects.set(ref.kind, (m = new Map()));
-    m.set(storeKey(ref), stored);
-    this.emit(rv, ref.kind, type, stored);
+    const key = storeKey(ref);
+    const prev = type === 'MODIFIED' ? m.get(key) : undefined;
+    m.set(key, stored);
+    this.emit(rv, ref.kind, type, stored, prev);
     return stored;
   }
 
@@ -495,17 +505,16 @@ export class MemoryCluster implements ClusterSource {
     return stored;
   }
 
-  private emit(rv: number, kind: string, type: WatchEventType, object: KubeObject): void {
+  private emit(rv: number, kind: string, type: WatchEventType, object: KubeObject, prev?: KubeObject): void {
     const event: WatchEvent = Object.freeze({ type, object });
-    this.history.push({ rv, kind, event });
+    this.history.push({ rv, kind, event, prev });
     while (this.history.length - this.head > this.historyLimit) this.floor = this.history[this.head++]!.rv;
     if (this.head > 1024 && this.head * 2 > this.history.length) {
       this.history = this.history.slice(this.head);
       this.head = 0;
     }
     for (const w of this.watchers.get(kind) ?? []) {
-      w.queue.push(event);
-      this.schedule(w);
+      if (enqueue(w, event, prev)) this.schedule(w);
     }
   }
 
@@ -544,15 +553,30 @@ function byNamespaceThenName(a: KubeObject, b: KubeObject): number {
   return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
 }
 
-/** Selectors are not applied by this cluster yet: a caller that asks for one is refused, never given everything. */
-function refuseSelectors(kind: string, opts: ListOptions): void {
-  const field =
-    opts.labelSelector !== undefined ? 'labelSelector' : opts.fieldSelector !== undefined ? 'fieldSelector' : undefined;
-  if (field !== undefined)
-    throw new ClusterError(
-      'Invalid',
-      { kind, name: '' },
-      `${kind}: ${field} is not supported by the in-memory cluster`,
-      field,
-    );
+/** The filter of a list's or watch's scope; a selector that cannot be applied is refused (`Invalid`), never ignored. */
+function selectorFilter(kind: string, opts: ListOptions): ObjectFilter | undefined {
+  const r = compileSelectors(kind, opts);
+  if (!r.ok) throw new ClusterError('Invalid', { kind, name: '' }, `${kind}: ${r.problem.message}`, r.problem.path);
+  return r.filter;
+}
+
+/**
+ * Queues the event as the watcher's scope sees it: an object that starts
+ * matching is ADDED, one that stops matching is DELETED (its new state), as
+ * the API server's watch cache reports them. False when it sees nothing.
+ */
+function enqueue(w: Watcher, event: WatchEvent, prev: KubeObject | undefined): boolean {
+  if (w.filter === undefined) {
+    w.queue.push(event);
+    return true;
+  }
+  const now = w.filter(event.object);
+  if (event.type !== 'MODIFIED') {
+    if (now) w.queue.push(event);
+    return now;
+  }
+  const was = prev !== undefined && w.filter(prev);
+  if (!was && !now) return false;
+  w.queue.push(was === now ? event : Object.freeze({ type: now ? 'ADDED' : 'DELETED', object: event.object }));
+  return true;
 }

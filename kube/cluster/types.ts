@@ -90,7 +90,15 @@ export interface EventInput {
 }
 
 /** What went wrong, as the API server's Status reasons. */
-export type ClusterErrorReason = 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Gone' | 'ServiceUnavailable';
+export type ClusterErrorReason =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'Gone'
+  | 'ServiceUnavailable'
+  /** The API refused the credentials (401) or the verb (403): a retry does not help. */
+  | 'Forbidden';
 
 export class ClusterError extends Error {
   override readonly name = 'ClusterError';

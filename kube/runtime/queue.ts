@@ -36,6 +36,21 @@ export interface WorkQueueOptions<K> {
   readonly maxMs?: number;
   /** Called for every failed run, with the key's failure count (1 for the first); what it throws is ignored. */
   readonly onError?: (key: K, err: unknown, attempt: number) => void;
+  /** Where the queue reports its depth and latencies (kube/observe/queue-metrics.ts), timed on `clock`. */
+  readonly metrics?: QueueMetrics;
+}
+
+/**
+ * What a queue reports, as client-go's workqueue metrics provider has it:
+ * a key newly queued, the depth, how long a key waited before a worker took
+ * it, how long its handler ran, a failure scheduled again.
+ */
+export interface QueueMetrics {
+  added(): void;
+  depth(n: number): void;
+  started(waitedMs: number): void;
+  finished(workedMs: number): void;
+  retried(): void;
 }
 
 export interface WorkQueueStats {
@@ -72,6 +87,9 @@ export class WorkQueue<K = string> {
   private workers = 0;
   private stopping = false;
   private readonly s = { adds: 0, processed: 0, retries: 0 };
+  /** With metrics only: when each queued key was first added, and when each running key started. */
+  private readonly addedAt = new Map<string, number>();
+  private readonly startedAt = new Map<string, number>();
   private readonly initialMs: number;
   private readonly maxMs: number;
 
@@ -94,8 +112,14 @@ export class WorkQueue<K = string> {
     const id = this.id(key);
     if (this.dirty.has(id)) return;
     this.dirty.add(id);
+    const m = this.opts.metrics;
+    if (m !== undefined) {
+      m.added();
+      if (!this.addedAt.has(id)) this.addedAt.set(id, this.opts.clock.now());
+    }
     if (this.processing.has(id)) return;
     this.queue.push(key);
+    m?.depth(this.queue.length);
     this.pump();
   }
 
@@ -179,6 +203,8 @@ export class WorkQueue<K = string> {
     this.waiting.clear();
     this.queue.length = 0;
     this.dirty.clear();
+    this.addedAt.clear();
+    this.opts.metrics?.depth(0);
     this.checkIdle();
     if (this.processing.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
@@ -243,6 +269,7 @@ export class WorkQueue<K = string> {
       const id = this.id(key);
       this.dirty.delete(id);
       this.processing.add(id);
+      if (this.opts.metrics !== undefined) this.took(id);
       // Started in a microtask, never inside the caller's add().
       void Promise.resolve()
         .then(() => handler(key))
@@ -253,13 +280,31 @@ export class WorkQueue<K = string> {
     }
   }
 
+  /** Metrics of a key a worker took: its wait, the depth left. */
+  private took(id: string): void {
+    const m = this.opts.metrics!;
+    const now = this.opts.clock.now();
+    m.started(now - (this.addedAt.get(id) ?? now));
+    this.addedAt.delete(id);
+    this.startedAt.set(id, now);
+    m.depth(this.queue.length);
+  }
+
   private done(key: K, err: unknown, failed: boolean): void {
     this.s.processed++;
     const id = this.id(key);
     this.processing.delete(id);
+    const started = this.startedAt.get(id);
+    if (started !== undefined) {
+      this.startedAt.delete(id);
+      this.opts.metrics?.finished(this.opts.clock.now() - started);
+    }
     if (failed) this.failed(key, err);
     else if (!this.opts.manualForget) this.failures.delete(id);
-    if (this.dirty.has(id) && !this.stopping) this.queue.push(key);
+    if (this.dirty.has(id) && !this.stopping) {
+      this.queue.push(key);
+      this.opts.metrics?.depth(this.queue.length);
+    }
     this.pump();
     if (this.processing.size === 0 && this.stopping) {
       const waiters = this.drainWaiters;
@@ -280,6 +325,7 @@ export class WorkQueue<K = string> {
     }
     if (!this.stopping) {
       this.s.retries++;
+      this.opts.metrics?.retried();
       this.schedule(key, backoffMs(attempt, this.initialMs, this.maxMs), true);
     }
   }

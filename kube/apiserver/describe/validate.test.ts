@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../cluster/types.ts';
+import type { ServedResource } from '../types.ts';
+import { createCatalog } from './catalog.ts';
+import { subnetCrd, widgetCrd } from './testing/crds.ts';
+import { pruneObject, validateObject } from './validate.ts';
+
+const catalog = createCatalog();
+catalog.registerCrd(subnetCrd());
+catalog.registerCrd(widgetCrd());
+const subnets = catalog.byKind('kubeovn.io/v1', 'Subnet')!;
+const widgets = catalog.byKind('example.com/v1', 'Widget')!;
+
+const subnet = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: 'kubeovn.io/v1',
+  kind: 'Subnet',
+  metadata: { name: 's1', labels: { a: 'b' } },
+  spec,
+  ...extra,
+});
+const causes = (r: ServedResource, o: KubeObject) => validateObject(r, o).map((c) => [c.reason, c.field]);
+
+describe('validateObject', () => {
+  it('accepts an object that fits its schema, metadata and all', () => {
+    expect(validateObject(subnets, subnet({ cidrBlock: '10.0.0.0/24', excludeIps: ['10.0.0.1'], mtu: 1400 }))).toEqual(
+      [],
+    );
+  });
+
+  it('names each field that breaks the schema, with the API server reasons', () => {
+    const o = subnet({ protocol: 'IPv5', mtu: 'big', excludeIps: ['a', 3], vlan: 'x'.repeat(64), private: 'yes' });
+    expect(causes(subnets, o)).toEqual([
+      ['FieldValueRequired', 'spec.cidrBlock'],
+      ['FieldValueNotSupported', 'spec.protocol'],
+      ['FieldValueTypeInvalid', 'spec.mtu'],
+      ['FieldValueTypeInvalid', 'spec.excludeIps[1]'],
+      ['FieldValueTooLong', 'spec.vlan'],
+      ['FieldValueTypeInvalid', 'spec.private'],
+    ]);
+    expect(validateObject(subnets, o)[1]?.message).toBe(
+      'Unsupported value: "IPv5": supported values: "IPv4", "IPv6", "Dual", ""',
+    );
+  });
+
+  it('checks bounds, patterns, formats and int-or-string', () => {
+    const r: ServedResource = {
+      ...widgets,
+      schema: {
+        type: 'object',
+        properties: {
+          spec: {
+            type: 'object',
+            properties: {
+              port: { type: 'integer', minimum: 1, maximum: 65535 },
+              name: { type: 'string', pattern: '^[a-z]+$' },
+              ip: { type: 'string', format: 'ipv4' },
+              cidr: { type: 'string', format: 'cidr' },
+              size: { 'x-kubernetes-int-or-string': true },
+              tags: { type: 'array', maxItems: 2, uniqueItems: true, items: { type: 'string' } },
+            },
+          },
+        },
+      },
+    };
+    const o = (spec: Record<string, unknown>): KubeObject => ({ ...subnet(spec), kind: 'Widget' });
+    expect(causes(r, o({ port: 0, name: 'A1', ip: '10.0.0.300', cidr: '10.0.0.0/33', size: true }))).toEqual([
+      ['FieldValueInvalid', 'spec.port'],
+      ['FieldValueInvalid', 'spec.name'],
+      ['FieldValueInvalid', 'spec.ip'],
+      ['FieldValueInvalid', 'spec.cidr'],
+      ['FieldValueTypeInvalid', 'spec.size'],
+    ]);
+    expect(causes(r, o({ port: 65535, name: 'ab', ip: '10.0.0.3', cidr: 'fd00::/64', size: '50%' }))).toEqual([]);
+    expect(causes(r, o({ size: 3, tags: ['a', 'a', 'b'] }))).toEqual([
+      ['FieldValueTooMany', 'spec.tags'],
+      ['FieldValueDuplicate', 'spec.tags'],
+    ]);
+  });
+
+  it('reports unknown fields as FieldValueUnknown, except under preserve-unknown-fields', () => {
+    const o = subnet(
+      { cidrBlock: '10.0.0.0/24', colour: 'red', natOutgoingPolicyRules: [{ anything: { goes: 1 } }] },
+      { extra: 1 },
+    );
+    expect(validateObject(subnets, o)).toEqual([
+      { reason: 'FieldValueUnknown', field: 'spec.colour', message: 'unknown field "spec.colour"' },
+      { reason: 'FieldValueUnknown', field: 'extra', message: 'unknown field "extra"' },
+    ]);
+    const loose = catalog.byPath('example.com', 'v1beta1', 'widgets')!;
+    expect(validateObject(loose, o)).toEqual([]);
+  });
+});
+
+describe('pruneObject', () => {
+  it('drops the unknown fields and non-nullable nulls, keeping everything else', () => {
+    const o = subnet({ cidrBlock: '10.0.0.0/24', colour: 'red', gateway: null }, { extra: 1 });
+    expect(pruneObject(subnets, o)).toEqual(subnet({ cidrBlock: '10.0.0.0/24' }));
+  });
+
+  it('leaves an object of a resource without a schema as it is', () => {
+    const pods = catalog.byPath('', 'v1', 'pods')!;
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, whatever: 1 };
+    expect(pruneObject(pods, pod)).toBe(pod);
+    expect(validateObject(pods, pod)).toEqual([]);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * The API source from a kubeconfig file, or from the pod's service account
+ * when kovn runs in the cluster (`in-cluster`: the API's address from the
+ * KUBERNETES_SERVICE_HOST/PORT environment, the token and CA from
+ * /var/run/secrets/kubernetes.io/serviceaccount), as client-go's
+ * clientcmd and rest.InClusterConfig do; both read by
+ * `@kubernetes/client-node`'s KubeConfig.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Clock } from '../../runtime/clock.ts';
+import { ApiClusterSource, type ApiSourceOptions } from './source.ts';
+import { kubeConfigTransport, TransportError } from './transport.ts';
+
+export interface ConnectOptions extends ApiSourceOptions {
+  /** A kubeconfig file, or `in-cluster`. */
+  readonly kubeconfig: string;
+  /** The kubeconfig context (default: its current one). */
+  readonly context?: string;
+  readonly clock: Clock;
+  /** Connections for requests (default 32). */
+  readonly maxSockets?: number;
+}
+
+/**
+ * @example
+ * const source = await connectApiSource({ kubeconfig: 'k.yaml', clock: realClock, random: Math.random });
+ */
+export async function connectApiSource(opts: ConnectOptions): Promise<ApiClusterSource> {
+  const kc = new KubeConfig();
+  if (opts.kubeconfig === 'in-cluster') {
+    kc.loadFromCluster();
+    if (!kc.getCurrentCluster()?.server.match(/^https?:\/\/[^:]+:\d+/))
+      throw new TransportError('no-cluster', 'in-cluster: KUBERNETES_SERVICE_HOST and _PORT are not set');
+  } else {
+    try {
+      kc.loadFromFile(opts.kubeconfig);
+    } catch (cause) {
+      throw new TransportError('no-cluster', `${opts.kubeconfig}: ${(cause as Error).message}`, { cause });
+    }
+  }
+  if (opts.context !== undefined) kc.setCurrentContext(opts.context);
+  const transport = await kubeConfigTransport(kc, {
+    clock: opts.clock,
+    ...(opts.maxSockets !== undefined ? { maxSockets: opts.maxSockets } : {}),
+  });
+  return new ApiClusterSource(transport, opts);
+}

@@ -20,6 +20,7 @@ const CODE: Readonly<Record<ClusterErrorReason, string>> = {
   Invalid: '422',
   Gone: '410',
   ServiceUnavailable: '503',
+  Forbidden: '403',
 };
 
 const codeOf = (err: unknown): string => (err instanceof ClusterError ? CODE[err.reason] : '<error>');

@@ -13,6 +13,7 @@ import type { FieldCause, ServedResource } from '../types.ts';
 export type StatusReason =
   | 'BadRequest'
   | 'Unauthorized'
+  | 'Forbidden'
   | 'NotFound'
   | 'MethodNotAllowed'
   | 'NotAcceptable'
@@ -29,6 +30,7 @@ export type StatusReason =
 const CODES: Readonly<Record<StatusReason, number>> = {
   BadRequest: 400,
   Unauthorized: 401,
+  Forbidden: 403,
   NotFound: 404,
   MethodNotAllowed: 405,
   NotAcceptable: 406,
@@ -146,6 +148,8 @@ export function apiErrorOf(err: ClusterError, resource: ServedResource, name?: s
       return new ApiError('Expired', err.message, details, { cause: err });
     case 'ServiceUnavailable':
       return new ApiError('ServiceUnavailable', err.message, details, { cause: err });
+    case 'Forbidden':
+      return new ApiError('Forbidden', err.message, details, { cause: err });
     case 'Invalid': {
       if (err.field === 'labelSelector' || err.field === 'fieldSelector' || err.field === 'resourceVersion')
         return new ApiError('BadRequest', err.message, undefined, { cause: err });

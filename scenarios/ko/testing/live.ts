@@ -66,3 +66,49 @@ export async function startLive(file: string, opts: { readonly northd: boolean }
     },
   };
 }
+
+/** The live cluster behind the API front, its kubeconfig in `dir`, and the ConfigMap `kovn ko` reads. */
+export interface ServedLive {
+  readonly kubeconfig: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `live.cluster` over HTTPS as `kovn sim serve` does (the describe
+ * side with kovn's CRDs, a self-signed certificate, a token) and writes
+ * ConfigMap kube-system/kovn-ovn naming its databases.
+ *
+ * @example const served = await serveLive(live, tmp); // kovn ko diagnose --kubeconfig served.kubeconfig
+ */
+export async function serveLive(live: LiveCluster, dir: string): Promise<ServedLive> {
+  const { createApiDescription } = await import('../../../kube/apiserver/describe/index.ts');
+  const http = await import('../../../kube/apiserver/http/index.ts');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const description = await createApiDescription(live.cluster, { crdFiles: ['deploy/crds'] });
+  const tls = await http.selfSignedCertificate();
+  const token = 'ko-test';
+  const api = await http.startApiServer({
+    cluster: live.cluster,
+    description,
+    clock: realClock,
+    random: () => 0.5,
+    token,
+    tls,
+  });
+  await live.cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace: 'kube-system', name: 'kovn-ovn' },
+    data: { nb: live.cp.nb.remote, sb: live.cp.sb.remote, nbCtl: live.cp.nb.ctl, sbCtl: live.cp.sb.ctl },
+  } as Parameters<MemoryCluster['create']>[0]);
+  const kubeconfig = join(dir, 'kubeconfig.yaml');
+  writeFileSync(kubeconfig, http.renderKubeconfig({ server: api.url, caCert: tls.cert, token }));
+  return {
+    kubeconfig,
+    async close() {
+      await api.close();
+      description.close();
+    },
+  };
+}

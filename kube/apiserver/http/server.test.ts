@@ -344,6 +344,19 @@ describe('the API front over HTTPS', () => {
     scoped.close();
   });
 
+  it('refuses to start on a port in use, naming it', async () => {
+    await expect(
+      startApiServer({
+        cluster,
+        description: testDescription(),
+        clock: realClock,
+        random: () => 0,
+        tls,
+        port: api.port,
+      }),
+    ).rejects.toMatchObject({ code: 'ListenFailed', message: expect.stringContaining(`127.0.0.1:${api.port}`) });
+  });
+
   it('answers a Table when the client asks as=Table, and counts requests and watch events', async () => {
     const t = await c.call('GET', '/api/v1/namespaces', undefined, {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',

@@ -39,6 +39,13 @@ export interface ApiHandlerOptions {
   readonly token?: string;
   /** BOOKMARK interval of watches that allow them (default 60 s, as the API server's). */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * A watch whose client reads slower than events come is ended once this
+   * much is buffered for it (default 64 MiB), as the API server drops a
+   * watcher that cannot keep up: the client watches again from the last
+   * version it read, and memory does not grow with its backlog.
+   */
+  readonly maxWatchBufferBytes?: number;
 }
 
 /** What the front has served: the bench reads it at `/kovn/stats`. */
@@ -139,6 +146,7 @@ export class ApiHandler {
       return serveWatch(ctx, res, accept, {
         clock: this.opts.clock,
         bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 60_000,
+        maxBufferedBytes: this.opts.maxWatchBufferBytes ?? 64 * 1024 * 1024,
         counters: {
           onEvent: () => void this.watchEvents++,
           onOpen: () => void this.watchesOpen++,

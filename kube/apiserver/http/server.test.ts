@@ -344,6 +344,38 @@ describe('the API front over HTTPS', () => {
     scoped.close();
   });
 
+  it('drops a watch whose client does not read once its backlog passes the bound', async () => {
+    const api4 = await startApiServer({
+      cluster,
+      description: testDescription(),
+      clock: realClock,
+      random: () => 0,
+      tls,
+      maxWatchBufferBytes: 64 * 1024,
+    });
+    try {
+      const c4 = testClient(api4.url, tls.cert);
+      const w = await c4.watch('/api/v1/namespaces?watch=1');
+      w.res.pause();
+      const big = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 400; i++)
+        await c4.call('POST', '/api/v1/namespaces', {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: `slow-${i}`, annotations: { big } },
+        });
+      let open = 1;
+      for (let i = 0; i < 100 && open !== 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        open = api4.handler.stats().watchesOpen;
+      }
+      expect(open).toBe(0);
+      w.close();
+    } finally {
+      await api4.close();
+    }
+  });
+
   it('refuses to start on a port in use, naming it', async () => {
     await expect(
       startApiServer({

@@ -12,6 +12,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ClusterSource } from '../../cluster/types.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { ApiDescription, ServedResource } from '../types.ts';
+import { writeList } from './list-stream.ts';
 import { parseResourcePath, type ResourcePath } from './path.ts';
 import { acceptOf, mediaType, readJsonBody, refuseDryRun, truthy, type AcceptInfo } from './request.ts';
 import { ApiError, qualified } from './status.ts';
@@ -205,10 +206,12 @@ export class ApiHandler {
     this.count('list');
     this.allow(ctx, 'list');
     const { items, resourceVersion } = await listObjects(ctx);
-    const body = accept.table
-      ? ctx.description.table(ctx.resource, items, { wide: true, includeObject: accept.includeObject, resourceVersion })
-      : listBody(ctx.resource, items, resourceVersion);
-    this.json(res, 200, body);
+    if (!accept.table) {
+      const { items: _items, ...head } = listBody(ctx.resource, [], resourceVersion);
+      return writeList(res, head, items);
+    }
+    const opts = { wide: true, includeObject: accept.includeObject, resourceVersion };
+    this.json(res, 200, ctx.description.table(ctx.resource, items, opts));
   }
 
   /** 405 for a verb the resource does not list (as discovery says it). */

@@ -132,6 +132,35 @@ describe('the API front over HTTPS', () => {
     expect(strict.status).toBe(422);
   });
 
+  it('stores what the description prunes, never ObjectMeta, apiVersion or kind', async () => {
+    const api5 = await startApiServer({
+      cluster,
+      description: {
+        ...testDescription(),
+        // A pruner that drops too much: the server's own fields survive it.
+        prune: (_r, o) => ({ spec: {}, metadata: { annotations: o.metadata.annotations } }) as never,
+      },
+      clock: realClock,
+      random: () => 0,
+      tls,
+    });
+    try {
+      const r = await testClient(api5.url, tls.cert).call('POST', '/api/v1/namespaces/default/pods', {
+        ...pod('pruned', { a: 'b' }),
+        metadata: { name: 'pruned', labels: { a: 'b' }, annotations: { x: 'y' } },
+      });
+      expect(r.status).toBe(201);
+      expect(r.body).toMatchObject({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'pruned', namespace: 'default', labels: { a: 'b' }, annotations: { x: 'y' } },
+        spec: {},
+      });
+    } finally {
+      await api5.close();
+    }
+  });
+
   it('patches with JSON merge, strategic merge and JSON patch, and the status subresource', async () => {
     await c.call('POST', '/api/v1/namespaces/default/pods', pod('p'));
     const path = '/api/v1/namespaces/default/pods/p';

@@ -13,6 +13,7 @@ import type { ClusterSource } from '../../cluster/types.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { ApiDescription, ServedResource } from '../types.ts';
 import { writeList } from './list-stream.ts';
+import { PatchStrategies } from './patch-strategies.ts';
 import { parseResourcePath, type ResourcePath } from './path.ts';
 import { acceptOf, mediaType, readJsonBody, refuseDryRun, truthy, type AcceptInfo } from './request.ts';
 import { ApiError, qualified } from './status.ts';
@@ -74,9 +75,11 @@ export class ApiHandler {
   private watchEvents = 0;
   private watchesOpen = 0;
   private readonly token: Buffer | undefined;
+  private readonly strategies: PatchStrategies;
 
   constructor(private readonly opts: ApiHandlerOptions) {
     this.token = opts.token !== undefined ? Buffer.from(`Bearer ${opts.token}`) : undefined;
+    this.strategies = new PatchStrategies(opts.description);
   }
 
   stats(): ApiStats {
@@ -120,6 +123,7 @@ export class ApiHandler {
       path: rp,
       query: url.searchParams,
       random: this.opts.random,
+      strategies: () => this.strategies.of(resource),
     };
     await this.route(req, res, ctx);
   }

@@ -12,7 +12,7 @@ import { isPlainObject, jsonEqual } from '../../cluster/json.ts';
 import { ClusterError, type ClusterSource, type KubeObject, type ObjectRef } from '../../cluster/types.ts';
 import type { ApiDescription, FieldCause, ServedResource } from '../types.ts';
 import { fieldSteps, withoutFields } from './fields.ts';
-import { patchedObject } from './patch/index.ts';
+import { patchedObject, type StrategyLookup } from './patch/index.ts';
 import type { ResourcePath } from './path.ts';
 import { type FieldValidation, fieldValidationOf } from './request.ts';
 import { ApiError, apiErrorOf, qualified } from './status.ts';
@@ -25,6 +25,8 @@ export interface VerbContext {
   readonly query: URLSearchParams;
   /** Randomness in [0, 1) for `generateName` suffixes. */
   readonly random: () => number;
+  /** The resource's patch strategies, for strategic merge patches (from the served /openapi/v2). */
+  readonly strategies: () => StrategyLookup;
 }
 
 /** An answer: the HTTP status, the object (or list) and the Warning texts. */
@@ -109,7 +111,10 @@ export async function updateObject(ctx: VerbContext, body: unknown): Promise<Ver
 export async function patchObject(ctx: VerbContext, type: string, patch: unknown): Promise<VerbAnswer> {
   for (let attempt = 0; ; attempt++) {
     const current = await getObject(ctx);
-    const computed = patchedObject(type, current, patch, { strategic: ctx.resource.strategicMerge });
+    const computed = patchedObject(type, current, patch, {
+      strategic: ctx.resource.strategicMerge,
+      strategies: ctx.strategies,
+    });
     const next = shaped(ctx, computed, 'patch');
     for (const [field, got, want] of [
       ['metadata.name', next.metadata.name, current.metadata.name],

@@ -98,7 +98,7 @@ export class ApiHandler {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://kovn.invalid');
+    const url = requestUrl(req.url);
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (HEALTH_PATHS.has(path)) return this.text(res, 200, 'ok');
     this.authenticate(req);
@@ -274,6 +274,18 @@ export class ApiHandler {
       return;
     }
     this.json(res, e.httpStatus, e.body());
+  }
+}
+
+/**
+ * The request target as a URL. Appended to an origin rather than resolved
+ * against one: a target starting `//` is a path here, not a host.
+ */
+function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(`https://kovn.invalid${target?.startsWith('/') ? target : `/${target ?? ''}`}`);
+  } catch (err) {
+    throw new ApiError('BadRequest', `the request target is not a URL path: ${target}`, undefined, { cause: err });
   }
 }
 

@@ -124,7 +124,9 @@ export async function createApiDescription(
     table: (r: ServedResource, objects: readonly KubeObject[], o) =>
       renderTable(r, objects, { ...o, ...(opts.now ? { now: opts.now } : {}) }),
     validate: (r: ServedResource, obj: KubeObject): readonly FieldCause[] =>
-      r.kind === CRD_KIND && r.origin === 'builtin' ? catalog.checkCrd(obj) : validateObject(r, obj),
+      r.kind === CRD_KIND && r.origin === 'builtin'
+        ? [...validateObject(r, obj), ...catalog.checkCrd(obj)]
+        : validateObject(r, obj),
     prune: (r: ServedResource, obj: KubeObject): KubeObject => pruneObject(r, obj),
   };
 }

@@ -150,6 +150,9 @@ export class ApiHandler {
       const accept = acceptOf(req.headers.accept, query);
       return named ? this.get(res, ctx, accept) : this.list(res, ctx, accept);
     }
+    // `/watch/` paths are watches only: a write there would land on the collection they name.
+    if (path.watchPrefix)
+      throw new ApiError('MethodNotAllowed', `the server does not allow this method on a watch path (${method})`);
     const verb = verbOf(method, named, path.subresource);
     this.count(verb);
     this.allow(ctx, verb);

@@ -159,6 +159,8 @@ describe.skipIf(kubectl === undefined)('kubectl 1.20 through the API front with 
   it('serves a CRD created through the API: its resources are discovered and its objects validated', async () => {
     const crd = await kc('apply', '-f', file('crd.yaml', [widgetCrd()]));
     expect(crd.out).toContain('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+    const wait = await kc('wait', '--for', 'condition=established', '--timeout', '20s', 'crd/widgets.example.com');
+    expect(wait.out).toContain('condition met');
     const widget = {
       apiVersion: 'example.com/v1',
       kind: 'Widget',

@@ -142,7 +142,7 @@ describe('createApiDescription', () => {
     await cluster.create({ ...widgetCrd(), metadata: { name: 'gadgets.example.com' } });
     for (let i = 0; i < 5; i++) await flush();
     const bad = await cluster.get({ kind: 'CustomResourceDefinition', name: 'gadgets.example.com' });
-    expect((bad?.status as { conditions: unknown[] }).conditions[1]).toMatchObject({
+    expect((bad!.status as { conditions: unknown[] }).conditions[1]).toMatchObject({
       type: 'Established',
       status: 'False',
       message: expect.stringContaining('metadata.name'),

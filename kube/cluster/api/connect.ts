@@ -19,6 +19,8 @@ export interface ConnectOptions extends ApiSourceOptions {
   readonly clock: Clock;
   /** Connections for requests (default 32). */
   readonly maxSockets?: number;
+  /** `in-cluster`: a directory the service account's files are under (tests; default the root). */
+  readonly serviceAccountPrefix?: string;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface ConnectOptions extends ApiSourceOptions {
 export async function connectApiSource(opts: ConnectOptions): Promise<ApiClusterSource> {
   const kc = new KubeConfig();
   if (opts.kubeconfig === 'in-cluster') {
-    kc.loadFromCluster();
+    kc.loadFromCluster(opts.serviceAccountPrefix);
     if (!kc.getCurrentCluster()?.server.match(/^https?:\/\/[^:]+:\d+/))
       throw new TransportError('no-cluster', 'in-cluster: KUBERNETES_SERVICE_HOST and _PORT are not set');
   } else {

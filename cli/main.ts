@@ -9,6 +9,7 @@ import { registerCni } from './cni.ts';
 import { registerDaemon } from './daemon.ts';
 import { registerSim, registerTrace } from './sim.ts';
 import { registerDifftest } from './difftest.ts';
+import { registerKo } from './ko.ts';
 import { shownLines } from './sim-output.ts';
 
 installLifecycle();
@@ -25,6 +26,7 @@ registerSim(program);
 registerTrace(program);
 registerBench(program);
 registerDifftest(program);
+registerKo(program);
 registerCni(program);
 registerDaemon(program, async () => new (await import('../node/netlink/index.ts')).RtNetlink());
 

@@ -89,9 +89,7 @@ export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBen
     await waitFor(p.clock, 60_000, () => existsSync(kubeconfig), serve, 'the kubeconfig of sim serve');
     log(`serve up (pid ${serve.child.pid})`);
     const controller = startChild('controller', [
-      'controller',
-      '--kubeconfig',
-      kubeconfig,
+      ...['controller', '--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0'],
       ...(p.controllerArgs ?? []),
     ]);
     children.push(controller);
@@ -110,20 +108,16 @@ export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBen
     await createHollowNodes(load, p.nodes);
     log(`${p.nodes} hollow nodes; waiting for the controller`);
     const now = () => performance.now();
-    const warm = await runClusterLoad(load, {
-      nodes: 1,
-      pods: 1,
-      prefix: 'warmup',
-      now,
-      clock: p.clock,
-      stallMs: 120_000,
-    });
+    // A process that ends before the run does ends the bench, with its last words.
+    const alive = <T>(work: Promise<T>): Promise<T> => Promise.race([work, ...children.map((c) => c.died)]);
+    const warmup = { nodes: 1, pods: 1, prefix: 'warmup', now, clock: p.clock, stallMs: 120_000 };
+    const warm = await alive(runClusterLoad(load, warmup));
     if (warm.missing > 0) throw new Error(`the controller did not route a first pod in 120 s: ${controller.tail()}`);
     const before = await served(load);
     const ours = clientRequests(sources);
     log(`controller ready; creating ${p.pods} pods`);
     const concurrency = p.concurrency ?? 64;
-    const r = await runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock });
+    const r = await alive(runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock }));
     const after = await served(load);
     const rss = processMemory(controller.child.pid);
     const requests = after.requests - before.requests;
@@ -174,6 +168,8 @@ interface Child {
   /** The end of its stderr, for an error message. */
   tail(): string;
   readonly exited: Promise<number | null>;
+  /** Rejects when the process ends before `stop` was asked for; never resolves. */
+  readonly died: Promise<never>;
   stop(clock: Clock): Promise<void>;
 }
 
@@ -186,17 +182,26 @@ function startChild(name: string, args: readonly string[]): Child {
   let err = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (err = (err + c).slice(-4_000)));
   let done = false;
+  let stopping = false;
+  const tail = () => `kovn ${name}: ${err.trim().split('\n').slice(-5).join(' | ')}`;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
       done = true;
       resolve(code);
     }),
   );
+  const died = exited.then((code) => {
+    if (!stopping) throw new Error(`ended (exit ${code}) during the bench. ${tail()}`);
+    return new Promise<never>(() => {});
+  });
+  died.catch(() => {});
   return {
     child,
-    tail: () => `kovn ${name}: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+    tail,
     exited,
+    died,
     stop: async (clock) => {
+      stopping = true;
       if (done) return;
       child.kill('SIGTERM');
       let timer: unknown;

@@ -56,6 +56,10 @@ export interface ClusterBenchReport {
     watch_events_per_pod: number;
     /** Pods not routed when the wait ended (0 for a complete run). */
     missing: number;
+    /** CPU time of each process during the timed run (where the time went). */
+    serve_cpu_s: number;
+    controller_cpu_s: number;
+    bench_cpu_s: number;
   };
 }
 
@@ -115,10 +119,12 @@ export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBen
     if (warm.missing > 0) throw new Error(`the controller did not route a first pod in 120 s: ${controller.tail()}`);
     const before = await served(load);
     const ours = clientRequests(sources);
+    const cpu0 = [cpuSeconds(serve.child.pid), cpuSeconds(controller.child.pid), process.cpuUsage()] as const;
     log(`controller ready; creating ${p.pods} pods`);
     const concurrency = p.concurrency ?? 64;
     const r = await alive(runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock }));
     const after = await served(load);
+    const here = process.cpuUsage(cpu0[2]);
     const rss = processMemory(controller.child.pid);
     const requests = after.requests - before.requests;
     const controllerRequests = requests - (clientRequests(sources) - ours);
@@ -136,6 +142,9 @@ export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBen
         controller_requests_per_pod: round(controllerRequests / p.pods, 2),
         watch_events_per_pod: round((after.watchEvents - before.watchEvents) / p.pods, 2),
         missing: r.missing,
+        serve_cpu_s: round(cpuSeconds(serve.child.pid) - cpu0[0], 2),
+        controller_cpu_s: round(cpuSeconds(controller.child.pid) - cpu0[1], 2),
+        bench_cpu_s: round((here.user + here.system) / 1e6, 2),
       },
     };
   } finally {
@@ -162,6 +171,18 @@ function processMemory(pid: number | undefined): { rssMb: number; peakMb: number
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
+
+/** A process's CPU time (user + system) so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  // The fields after the command (which may hold spaces) start after its closing parenthesis.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / CLOCK_TICKS;
+}
+
+/** USER_HZ, 100 on Linux. */
+const CLOCK_TICKS = 100;
 
 interface Child {
   readonly child: ChildProcess;

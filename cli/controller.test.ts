@@ -1,27 +1,21 @@
 /**
- * `kovn controller` as processes against the API front (its HTTPS side and
- * description, in this process over a MemoryCluster): two replicas, one
+ * `kovn controller` as processes against `kovn sim serve --no-controller`
+ * (another process, the quickstart loaded), read and written here through
+ * the API source: two replicas, one
  * leads and reconciles, its /metrics parse as Prometheus text with
  * Kube-OVN's names and its stderr is JSON lines; the leader killed with -9
  * is replaced only once its lease has expired; a leader sent SIGTERM
  * releases the Lease and its standby takes over without waiting for expiry.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordOf } from '../controller/leader/record.ts';
-import {
-  type ApiServer,
-  renderKubeconfig,
-  selfSignedCertificate,
-  startApiServer,
-} from '../kube/apiserver/http/index.ts';
-import { MemoryCluster } from '../kube/cluster/memory.ts';
-import type { KubeObject } from '../kube/cluster/types.ts';
+import { connectApiSource } from '../kube/cluster/api/connect.ts';
+import type { ClusterSource, KubeObject } from '../kube/cluster/types.ts';
 import { parsePrometheusText, sampleValue } from '../kube/observe/testing/prom-text.ts';
 import { realClock } from '../kube/runtime/clock.ts';
-import { testDescription } from '../kube/apiserver/http/testing/description.ts';
 import { type Kovn, startKovn } from './testing/index.ts';
 
 const LEASE_MS = 4_000;
@@ -34,7 +28,6 @@ const ELECTION = [
   '250ms',
 ];
 const LEASE = { kind: 'Lease', namespace: 'kube-system', name: 'kovn-controller' };
-const TOKEN = 'controller-test';
 
 const until = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> => {
   const end = Date.now() + ms;
@@ -64,8 +57,8 @@ const logLines = (k: Kovn): Record<string, unknown>[] =>
 describe('kovn controller processes against the API front', () => {
   let tmp: string;
   let kubeconfig: string;
-  let cluster: MemoryCluster;
-  let api: ApiServer;
+  let serve: Kovn;
+  let cluster: ClusterSource;
   const procs: Kovn[] = [];
 
   const start = (identity: string): Kovn => {
@@ -84,24 +77,26 @@ describe('kovn controller processes against the API front', () => {
     ] === 'true' || undefined;
   const metricsAddress = (k: Kovn) =>
     logLines(k).find((l) => l.msg === 'serving metrics')?.address as string | undefined;
+  /** Pods the controller put on a subnet, by its annotation. */
+  const podsOn = async (subnet: string) =>
+    (await cluster.list('Pod')).items.filter(
+      (p) => p.metadata.annotations?.['ovn.kubernetes.io/logical_switch'] === subnet,
+    ).length;
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'kovn-ctl-test-'));
-    const tls = await selfSignedCertificate();
-    cluster = new MemoryCluster({ now: () => realClock.now() });
-    // The served kinds without schemas: the description side's own CRD checks have their tests.
-    const description = testDescription();
-    api = await startApiServer({ cluster, description, clock: realClock, random: Math.random, token: TOKEN, tls });
     kubeconfig = join(tmp, 'kubeconfig.yaml');
-    writeFileSync(kubeconfig, renderKubeconfig({ server: api.url, caCert: tls.cert, token: TOKEN }));
-    for (const name of ['default', 'kube-system'])
-      await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } });
-  });
+    serve = startKovn(
+      ['sim', 'serve', 'scenarios/quickstart.yaml', '--port', '0', '--kubeconfig-out', kubeconfig, '--no-controller'],
+      { tmp },
+    );
+    await until('serve wrote its kubeconfig', () => existsSync(kubeconfig) || undefined);
+    cluster = await connectApiSource({ kubeconfig, clock: realClock, random: Math.random });
+  }, 120_000);
   afterAll(async () => {
-    for (const k of procs) if (k.child.exitCode === null && k.child.signalCode === null) k.child.kill('SIGKILL');
-    await Promise.all(procs.map((k) => k.exited));
-    await api?.close();
+    for (const k of [...procs, serve])
+      if (k !== undefined && k.child.exitCode === null && k.child.signalCode === null) k.child.kill('SIGKILL');
+    await Promise.all([...procs, serve].filter((k) => k !== undefined).map((k) => k.exited));
     rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -111,13 +106,20 @@ describe('kovn controller processes against the API front', () => {
     const b = start('b');
     await cluster.create(pod('web-0'));
     await until('web-0 routed', () => routed('web-0'));
+    await until(
+      'every pod routed',
+      async () =>
+        (await cluster.list('Pod')).items.every(
+          (p) => p.metadata.annotations?.['ovn.kubernetes.io/routed'] === 'true',
+        ) || undefined,
+    );
 
     // a's scrape: Prometheus text with Kube-OVN's names.
     const addr = await until('a serving metrics', () => metricsAddress(a));
     const scrape = await (await fetch(`http://${addr}/metrics`)).text();
     const f = parsePrometheusText(scrape);
     const subnet = { subnet_name: 'ovn-default', protocol: 'IPv4', subnet_cidr: '10.16.0.0/16' };
-    expect(sampleValue(f, 'subnet_used_ip_count', subnet)).toBe(1);
+    expect(sampleValue(f, 'subnet_used_ip_count', subnet)).toBe(await podsOn('ovn-default'));
     expect(sampleValue(f, 'workqueue_adds_total', { name: 'Pod' })).toBeGreaterThan(0);
     expect(sampleValue(f, 'rest_client_requests_total', { method: 'PATCH', code: '200' })).toBeGreaterThan(0);
     expect(sampleValue(f, 'leader_election_master_status', { name: 'kovn-controller' })).toBe(1);

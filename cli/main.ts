@@ -10,6 +10,7 @@ import { registerController } from './controller.ts';
 import { registerDaemon } from './daemon.ts';
 import { registerSim, registerTrace } from './sim.ts';
 import { registerDifftest } from './difftest.ts';
+import { registerKo } from './ko.ts';
 import { shownLines } from './sim-output.ts';
 
 installLifecycle();
@@ -26,6 +27,7 @@ registerSim(program);
 registerTrace(program);
 registerBench(program);
 registerDifftest(program);
+registerKo(program);
 registerCni(program);
 registerController(program);
 registerDaemon(program, async () => new (await import('../node/netlink/index.ts')).RtNetlink());

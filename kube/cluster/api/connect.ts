@@ -16,6 +16,12 @@ export interface ConnectOptions extends ApiSourceOptions {
   readonly kubeconfig: string;
   /** The kubeconfig context (default: its current one). */
   readonly context?: string;
+  /**
+   * The API's address instead of the kubeconfig's (`kubectl --server`); with
+   * no kubeconfig (`kubeconfig` empty) a cluster of this address alone, no
+   * credentials.
+   */
+  readonly server?: string;
   readonly clock: Clock;
   /** Connections for requests (default 32). */
   readonly maxSockets?: number;
@@ -27,7 +33,10 @@ export interface ConnectOptions extends ApiSourceOptions {
  */
 export async function connectApiSource(opts: ConnectOptions): Promise<ApiClusterSource> {
   const kc = new KubeConfig();
-  if (opts.kubeconfig === 'in-cluster') {
+  if (opts.kubeconfig === '') {
+    if (opts.server === undefined) throw new TransportError('no-cluster', 'neither a kubeconfig nor a server given');
+    kc.loadFromClusterAndUser({ name: 'kovn', server: opts.server, skipTLSVerify: false }, { name: 'kovn' });
+  } else if (opts.kubeconfig === 'in-cluster') {
     kc.loadFromCluster();
     if (!kc.getCurrentCluster()?.server.match(/^https?:\/\/[^:]+:\d+/))
       throw new TransportError('no-cluster', 'in-cluster: KUBERNETES_SERVICE_HOST and _PORT are not set');
@@ -39,9 +48,23 @@ export async function connectApiSource(opts: ConnectOptions): Promise<ApiCluster
     }
   }
   if (opts.context !== undefined) kc.setCurrentContext(opts.context);
+  if (opts.server !== undefined && opts.kubeconfig !== '') withServer(kc, opts.server);
   const transport = await kubeConfigTransport(kc, {
     clock: opts.clock,
     ...(opts.maxSockets !== undefined ? { maxSockets: opts.maxSockets } : {}),
   });
   return new ApiClusterSource(transport, opts);
+}
+
+/** Points the current context's cluster at `server`, keeping its CA and user (what `kubectl --server` does). */
+function withServer(kc: KubeConfig, server: string): void {
+  const current = kc.getCurrentCluster();
+  if (current === null)
+    throw new TransportError('no-cluster', `--server ${server}: the kubeconfig has no current cluster`);
+  kc.loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.name === current.name ? { ...c, server } : c)),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
 }

@@ -1,0 +1,41 @@
+/**
+ * The cluster a command asks instead of reading files (`--kubeconfig FILE`
+ * and/or `--server URL`, which overrides the kubeconfig's server): the API
+ * source of kube/cluster/api, on the real clock and randomness of the
+ * composition root.
+ */
+import type { Command } from 'commander';
+import type { ApiClusterSource } from '../kube/cluster/api/source.ts';
+
+export interface ClusterFlags {
+  readonly kubeconfig?: string;
+  readonly server?: string;
+  readonly context?: string;
+}
+
+/** Adds `--kubeconfig`, `--server` and `--context` to a command. */
+export function clusterOptions(cmd: Command, what: string): Command {
+  return cmd
+    .option('--kubeconfig <file>', `${what} from the cluster this kubeconfig names (e.g. what kovn sim serve wrote)`)
+    .option('--server <url>', "the API server's address (overrides the kubeconfig's)")
+    .option('--context <name>', 'the kubeconfig context (default: its current one)');
+}
+
+/**
+ * The cluster the flags name, or undefined when they name none.
+ *
+ * @example const source = await openCluster({ kubeconfig: 'k.yaml' }); // then source.list('Pod')
+ */
+export async function openCluster(f: ClusterFlags): Promise<ApiClusterSource | undefined> {
+  if (f.kubeconfig === undefined && f.server === undefined) return undefined;
+  const { connectApiSource } = await import('../kube/cluster/api/connect.ts');
+  const { realClock } = await import('../kube/runtime/clock.ts');
+  return connectApiSource({
+    kubeconfig: f.kubeconfig ?? '',
+    ...(f.server !== undefined ? { server: f.server } : {}),
+    ...(f.context !== undefined ? { context: f.context } : {}),
+    clock: realClock,
+    random: Math.random,
+    component: 'kovn-ko',
+  });
+}

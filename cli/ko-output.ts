@@ -1,0 +1,113 @@
+/**
+ * What `kovn ko status`, `diagnose` and `trace` print: tables on a
+ * terminal, the same values as JSON with `--json`. Text from the cluster or
+ * the databases (names, addresses, ovn-trace's lines) is shown escaped.
+ */
+import type { MemberView, RaftProblem } from '../backends/ovn/control-plane/index.ts';
+import type { Diagnosis } from '../scenarios/ko/diagnose.ts';
+import type { KoTrace } from '../scenarios/ko/trace.ts';
+import { shown, shownLines } from './sim-output.ts';
+
+/** One database's cluster as `kovn ko status` reports it. */
+export interface DbStatus {
+  readonly db: string;
+  readonly members: readonly MemberView[];
+  readonly problems: readonly RaftProblem[];
+}
+
+/** Columns padded to their widest cell. */
+export function table(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function memberRow(v: MemberView): string[] {
+  if (v.kind === 'standalone') return [shown(v.ctl), '-', '-', 'standalone', '-', '-', '-', '-', '-'];
+  if (v.kind === 'unreachable') return [shown(v.ctl), '-', '-', 'unreachable', '-', '-', '-', '-', '-'];
+  const s = v.status;
+  return [
+    shown(v.ctl),
+    s.serverId,
+    shown(s.address),
+    s.role,
+    String(s.term),
+    s.leader,
+    `[${s.log.first}, ${s.log.last}]`,
+    `${s.notCommitted}/${s.notApplied}`,
+    String(s.servers.length),
+  ];
+}
+
+const problemLine = (p: RaftProblem) => `  ${p.code}: ${shown(p.path)}: ${shown(p.message)}`;
+
+/**
+ * @example statusLines([{ db: 'OVN_Northbound', members, problems: [] }]) // a table per database, then "healthy"
+ */
+export function statusLines(dbs: readonly DbStatus[]): string[] {
+  const out: string[] = [];
+  for (const d of dbs) {
+    if (out.length > 0) out.push('');
+    out.push(`${d.db}:`);
+    const head = ['MEMBER', 'SID', 'ADDRESS', 'ROLE', 'TERM', 'LEADER', 'LOG', 'UNCOMMITTED/UNAPPLIED', 'SERVERS'];
+    out.push(...table([head, ...d.members.map(memberRow)]).map((l) => `  ${l}`));
+    out.push(d.problems.length === 0 ? '  healthy' : `  ${d.problems.length} problem(s):`);
+    out.push(...d.problems.map(problemLine));
+  }
+  return out;
+}
+
+const ref = (o: { kind: string; namespace?: string; name: string } | undefined) =>
+  o === undefined ? '-' : shown(`${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`);
+
+/** Findings as a table, annotations after, raft last; a line saying what was compared. */
+export function diagnoseLines(d: Diagnosis): string[] {
+  const out: string[] = [];
+  if (d.rows.length > 0) {
+    const rows = d.rows.map((r) => [
+      r.code,
+      r.table,
+      shown(r.key),
+      ref(r.owner),
+      [...(r.fields ?? []), ...(r.alsoIn ?? []).map((a) => `also ${a.table} ${shown(a.key)}`)].join(', '),
+    ]);
+    out.push(...table([['FINDING', 'TABLE', 'ROW', 'OBJECT', 'DETAIL'], ...rows]));
+  }
+  for (const a of d.annotations) {
+    if (a.code === 'duplicate-address') {
+      out.push(`duplicate-address: ${shown(a.address)} claimed by ${a.owners.map(shown).join(', ')}`);
+      continue;
+    }
+    out.push(`annotation-disagrees: ${a.pod ? ref(a.pod) : shown(a.owner)}`);
+    for (const [src, rec] of Object.entries(a.records)) out.push(`  ${src}: ${shown(rec ?? '')}`);
+    for (const e of a.effects) out.push(`  would change ${e.table} ${shown(e.key)} (${(e.fields ?? []).join(', ')})`);
+  }
+  for (const [db, problems] of Object.entries(d.raft))
+    for (const p of problems) out.push(`raft ${db} ${p.code}: ${shown(p.path)}: ${shown(p.message)}`);
+  const n = d.rows.length + d.annotations.length + d.raft.nb.length + d.raft.sb.length;
+  out.push(
+    `${n === 0 ? 'no findings' : `${n} finding(s)`} (${d.checked.objects} objects, ${d.checked.rows} rows of kovn in NB)`,
+  );
+  return out;
+}
+
+/** The two verdicts side by side, then each side's trace. */
+export function koTraceLines(t: KoTrace, formatTrace: (s: NonNullable<KoTrace['sim']['trace']>['stages']) => string) {
+  const p = t.probe;
+  const label = `${p.from} -> ${p.to} ${p.protocol}${p.port !== undefined ? `/${p.port}` : ''}`;
+  const v = (allowed: boolean, reason?: string) => `${allowed ? 'allowed' : 'denied'}${reason ? ` (${reason})` : ''}`;
+  const out = [
+    shown(label),
+    `  simulator (the objects): ${shown(v(t.sim.allowed, t.sim.reason))}`,
+    `  ovn-trace (the live SB): ${shown(v(t.ovn.allowed, t.ovn.reason))}`,
+    `  ${t.agree ? 'agree' : 'DISAGREE: kovn ko diagnose says which rows differ from the objects'}`,
+  ];
+  if (t.sim.trace !== undefined) out.push('', 'simulator:', shownLines(formatTrace(t.sim.trace.stages)));
+  if (t.ovn.text !== undefined) out.push('', 'ovn-trace:', shownLines(t.ovn.text.trimEnd()));
+  return out;
+}

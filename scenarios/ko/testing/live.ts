@@ -1,0 +1,114 @@
+/**
+ * A live cluster for `kovn ko`'s tests: a scenario's objects in an
+ * in-memory cluster (its workload controllers running, EndpointSlices
+ * derived as the runner derives them) and the real controller over it
+ * writing to a local OVN control plane's NB, as `kovn sim serve --backend
+ * ovn` runs it. `settle` stops the controller once it has settled, so a
+ * test can break NB or an annotation by hand with nobody repairing it.
+ */
+import { type ControlPlane, startControlPlane } from '../../../backends/ovn/control-plane/index.ts';
+import { OvnBackend } from '../../../backends/ovn/nb/index.ts';
+import { settingsFromScenario } from '../../../controller/config.ts';
+import { Controller } from '../../../controller/controller.ts';
+import { settled } from '../../../controller/settle.ts';
+import type { MemoryCluster } from '../../../kube/cluster/memory.ts';
+import { realClock } from '../../../kube/runtime/clock.ts';
+import { seededRandomBytes } from '../../../model/ipam/index.ts';
+import { expandObjects } from '../../expand.ts';
+import { loadScenario } from '../../load.ts';
+import { syncSlices } from '../../slices.ts';
+
+export interface LiveCluster {
+  readonly cluster: MemoryCluster;
+  readonly cp: ControlPlane;
+  readonly backend: OvnBackend;
+  stop(): Promise<void>;
+}
+
+/**
+ * @example
+ * const live = await startLive('scenarios/quickstart.yaml', { northd: true });
+ * await runTool('ovn-nbctl', [`--db=${live.cp.nb.remote}`, 'lsp-del', 'debug.default']);
+ * await live.stop();
+ */
+export async function startLive(file: string, opts: { readonly northd: boolean }): Promise<LiveCluster> {
+  const s = loadScenario(file);
+  const settings = settingsFromScenario(s.cluster);
+  const ex = await expandObjects(
+    s.objects.map((o) => o.object),
+    {
+      ...(s.cluster.nodes !== undefined ? { nodes: s.cluster.nodes } : {}),
+      serviceCIDR: settings.serviceClusterIPRange,
+    },
+  );
+  const cp = await startControlPlane({ northd: opts.northd });
+  const backend = await OvnBackend.connect({ remotes: cp.nb.remote });
+  const controller = new Controller({
+    cluster: ex.cluster,
+    backend,
+    clock: realClock,
+    random: seededRandomBytes(1),
+    settings,
+  });
+  await controller.start();
+  await settled(controller);
+  await syncSlices(ex.cluster, new Set());
+  await settled(controller);
+  await controller.stop();
+  ex.workloads.stop();
+  return {
+    cluster: ex.cluster,
+    cp,
+    backend,
+    async stop() {
+      await backend.close();
+      await cp.stop();
+    },
+  };
+}
+
+/** The live cluster behind the API front, its kubeconfig in `dir`, and the ConfigMap `kovn ko` reads. */
+export interface ServedLive {
+  readonly kubeconfig: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `live.cluster` over HTTPS as `kovn sim serve` does (the describe
+ * side with kovn's CRDs, a self-signed certificate, a token) and writes
+ * ConfigMap kube-system/kovn-ovn naming its databases.
+ *
+ * @example const served = await serveLive(live, tmp); // kovn ko diagnose --kubeconfig served.kubeconfig
+ */
+export async function serveLive(live: LiveCluster, dir: string): Promise<ServedLive> {
+  const { createApiDescription } = await import('../../../kube/apiserver/describe/index.ts');
+  const http = await import('../../../kube/apiserver/http/index.ts');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const description = await createApiDescription(live.cluster, { crdFiles: ['deploy/crds'] });
+  const tls = await http.selfSignedCertificate();
+  const token = 'ko-test';
+  const api = await http.startApiServer({
+    cluster: live.cluster,
+    description,
+    clock: realClock,
+    random: () => 0.5,
+    token,
+    tls,
+  });
+  await live.cluster.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace: 'kube-system', name: 'kovn-ovn' },
+    data: { nb: live.cp.nb.remote, sb: live.cp.sb.remote, nbCtl: live.cp.nb.ctl, sbCtl: live.cp.sb.ctl },
+  } as Parameters<MemoryCluster['create']>[0]);
+  const kubeconfig = join(dir, 'kubeconfig.yaml');
+  writeFileSync(kubeconfig, http.renderKubeconfig({ server: api.url, caCert: tls.cert, token }));
+  return {
+    kubeconfig,
+    async close() {
+      await api.close();
+      description.close();
+    },
+  };
+}

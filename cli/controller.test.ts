@@ -6,11 +6,13 @@
  * Kube-OVN's names and its stderr is JSON lines; the leader killed with -9
  * is replaced only once its lease has expired; a leader sent SIGTERM
  * releases the Lease and its standby takes over without waiting for expiry.
+ * With `--backend ovn` the leader writes a local NB through `--nb`.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireOvn, runTool, startControlPlane } from '../backends/ovn/control-plane/index.ts';
 import { recordOf } from '../controller/leader/record.ts';
 import { connectApiSource } from '../kube/cluster/api/connect.ts';
 import type { ClusterSource, KubeObject } from '../kube/cluster/types.ts';
@@ -61,14 +63,25 @@ describe('kovn controller processes against the API front', () => {
   let cluster: ClusterSource;
   const procs: Kovn[] = [];
 
-  const start = (identity: string): Kovn => {
+  const startKovnWith = (identity: string, more: readonly string[]): Kovn => {
     const k = startKovn(
-      ['controller', '--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0', '--identity', identity, ...ELECTION],
+      [
+        'controller',
+        '--kubeconfig',
+        kubeconfig,
+        '--metrics-addr',
+        '127.0.0.1:0',
+        '--identity',
+        identity,
+        ...ELECTION,
+        ...more,
+      ],
       { tmp },
     );
     procs.push(k);
     return k;
   };
+  const start = (identity: string): Kovn => startKovnWith(identity, []);
   const holder = async () =>
     recordOf((await cluster.get(LEASE)) ?? { apiVersion: '', kind: '', metadata: { name: '' } });
   const routed = async (name: string) =>
@@ -163,9 +176,37 @@ describe('kovn controller processes against the API front', () => {
     await cluster.create(pod('web-2'));
     await until('web-2 routed by c', () => routed('web-2'));
 
+    c.child.kill('SIGTERM');
+    expect((await c.exited).code).toBe(143);
     // Every line of every process is a JSON object with a level and a message.
     for (const k of [a, b, c])
       for (const l of logLines(k))
         expect(l).toEqual(expect.objectContaining({ level: expect.any(String), msg: expect.any(String) }));
   }, 180_000);
+
+  it.skipIf(!requireOvn('kovn controller --backend ovn'))(
+    'with --backend ovn the leader writes the NB at --nb, and times its transactions as ovn-nb',
+    async () => {
+      const cp = await startControlPlane({ northd: false });
+      try {
+        const o = startKovnWith('o', ['--backend', 'ovn', '--nb', cp.nb.remote]);
+        await until('o leads', async () => (await holder()).holderIdentity === 'o' || undefined);
+        const nbctl = async (...args: string[]) =>
+          (await runTool('ovn-nbctl', [`--db=${cp.nb.remote}`, ...args])).stdout.trim();
+        await until(
+          'web-0 on ovn-default in the NB',
+          async () => (await nbctl('lsp-list', 'ovn-default').catch(() => '')).includes('web-0.default') || undefined,
+        );
+        const addr = await until('o serving metrics', () => metricsAddress(o));
+        const f = parsePrometheusText(await (await fetch(`http://${addr}/metrics`)).text());
+        const nb = { db: 'ovn-nb', method: 'transact', code: '0' };
+        expect(sampleValue(f, 'ovs_client_request_latency_milliseconds_count', nb)).toBeGreaterThan(0);
+        o.child.kill('SIGTERM');
+        expect((await o.exited).code).toBe(143);
+      } finally {
+        await cp.stop();
+      }
+    },
+    180_000,
+  );
 });

@@ -105,6 +105,15 @@ describe('controller replicas', () => {
       expect.objectContaining({ level: 'info', msg: 'started leading', kind: 'Lease', namespace: 'kube-system' }),
     );
     expect(b.lines).toContainEqual(expect.objectContaining({ msg: 'leader seen', leader: 'a' }));
+    // An Event on the Lease, as client-go's resource lock records it.
+    const events = (await cluster.list('Event', { namespace: 'kube-system' })).items;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        involvedObject: expect.objectContaining({ kind: 'Lease', name: 'kovn-controller' }),
+        reason: 'LeaderElection',
+        message: 'a became leader',
+      }),
+    );
   });
 
   it('a failing write is logged as a warning naming the object, and retried', async () => {

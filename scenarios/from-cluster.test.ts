@@ -1,47 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimBackend } from '../backends/sim/index.ts';
-import { settingsFromScenario } from '../controller/config.ts';
-import { Controller } from '../controller/controller.ts';
-import { settled } from '../controller/settle.ts';
-import { realClock } from '../kube/runtime/clock.ts';
-import { seededRandomBytes } from '../model/ipam/index.ts';
-import { type Expanded, expandObjects } from './expand.ts';
 import { scenarioFromCluster } from './from-cluster.ts';
 import { loadScenario } from './load.ts';
 import { runScenario, SimWorld } from './run.ts';
-import { syncSlices } from './slices.ts';
+import { startSimLive } from './ko/testing/live.ts';
 
 const QUICKSTART = 'scenarios/quickstart.yaml';
 
-/** The quickstart as a running cluster holds it: its controller (on the simulator) settled, then stopped. */
-async function runningQuickstart(): Promise<Expanded> {
-  const s = loadScenario(QUICKSTART);
-  const settings = settingsFromScenario(s.cluster);
-  const ex = await expandObjects(
-    s.objects.map((o) => o.object),
-    { nodes: s.cluster.nodes ?? 1, serviceCIDR: settings.serviceClusterIPRange, now: () => 1_700_000_000_000 },
-  );
-  const c = new Controller({
-    cluster: ex.cluster,
-    backend: new SimBackend(),
-    clock: realClock,
-    random: seededRandomBytes(7),
-    settings,
-  });
-  await c.start();
-  await settled(c);
-  await syncSlices(ex.cluster, new Set());
-  await settled(c);
-  await c.stop();
-  return ex;
-}
-
 describe("a scenario's probes over a running cluster's objects", () => {
-  let live: Expanded;
+  let live: Awaited<ReturnType<typeof startSimLive>>;
   beforeAll(async () => {
-    live = await runningQuickstart();
+    live = await startSimLive(QUICKSTART);
   });
-  afterAll(() => live?.workloads.stop());
+  afterAll(() => live?.stop());
 
   it("answers the quickstart's probes as the file does, the cluster's pods and addresses standing for its objects", async () => {
     const file = loadScenario(QUICKSTART);

@@ -13,6 +13,37 @@ export function registerBench(program: Command): void {
   registerNetlinkBench(bench);
   registerCniPluginBench(bench);
   registerCniBench(bench);
+  registerClusterBench(bench);
+}
+
+function registerClusterBench(bench: Command): void {
+  bench
+    .command('cluster')
+    .description(
+      'kubemark-style, through the API: sim serve, kovn controller in its own process over HTTPS, hollow nodes and ' +
+        'kubelets here; pods/s, create→routed p50/p99, controller RSS, API requests and watch events per pod',
+    )
+    .option('--nodes <n>', 'hollow nodes (default 200)', wholeNumber('--nodes', 1), 200)
+    .option('--pods <n>', 'pods created (default 10,000)', wholeNumber('--pods', 1), 10_000)
+    .option('--concurrency <n>', 'pod creates in flight (default 64)', wholeNumber('--concurrency', 1), 64)
+    .option('--controller-arg <arg...>', 'extra arguments of kovn controller')
+    .option('--json', 'print one JSON object')
+    .action(
+      async (opts: { nodes: number; pods: number; concurrency: number; controllerArg?: string[]; json?: boolean }) => {
+        const { runClusterBench } = await import('../bench/cluster.ts');
+        const { realClock } = await import('../kube/runtime/clock.ts');
+        const report = await runClusterBench({
+          nodes: opts.nodes,
+          pods: opts.pods,
+          concurrency: opts.concurrency,
+          ...(opts.controllerArg ? { controllerArgs: opts.controllerArg } : {}),
+          clock: realClock,
+          random: Math.random,
+          log: (line) => process.stderr.write(`bench cluster: ${line}\n`),
+        });
+        printReport(report, opts.json ?? false);
+      },
+    );
 }
 
 function registerNetlinkBench(bench: Command): void {

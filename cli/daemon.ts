@@ -1,17 +1,20 @@
 /**
  * `kovn daemon --node NAME`: the node agent behind the CNI plugin (Kube-OVN's
- * kube-ovn-cniserver), listening on a unix socket (node/daemon). Until kovn
- * has a Kubernetes API source (issue 20) its pods come from an in-memory
- * cluster: the lab, the tests and the podman test start the daemon in
- * process over theirs (node/daemon startNodeDaemon); here, from `--objects
- * FILE` (YAML documents: the Pods as the controller annotated them).
+ * kube-ovn-cniserver), listening on a unix socket (node/daemon). Its pods
+ * come from the cluster's API (`--kubeconfig FILE`, or `in-cluster` with the
+ * pod's service account): this node's only, by a field selector on
+ * `spec.nodeName`. Without it, from an in-memory cluster: `--objects FILE`
+ * (YAML documents: the Pods as the controller annotated them); the lab and
+ * the tests start the daemon in process over theirs (node/daemon
+ * startNodeDaemon).
  */
 import { readFile } from 'node:fs/promises';
 import { unlinkSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
+import { connectApiSource } from '../kube/cluster/api/connect.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
-import type { KubeObject } from '../kube/cluster/types.ts';
+import type { ClusterSource, KubeObject } from '../kube/cluster/types.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 import { DEFAULT_DAEMON_SOCKET } from '../node/cni/protocol.ts';
 import { DEFAULT_SERVICE_CIDR, type NodeSetupConfig, startNodeDaemon } from '../node/daemon/index.ts';
@@ -27,6 +30,7 @@ interface DaemonFlags {
   socket: string;
   ovsDb: string;
   objects?: string;
+  kubeconfig?: string;
   bridge: string;
   mtu: number;
   annotationTimeout: number;
@@ -73,15 +77,31 @@ export function setupOf(flags: DaemonFlags): NodeSetupConfig | undefined {
   };
 }
 
+/** The API at --kubeconfig, else the in-memory cluster of --objects (or an empty one). */
+async function clusterOf(flags: DaemonFlags, log: (line: string) => void): Promise<ClusterSource> {
+  if (flags.kubeconfig !== undefined) {
+    if (flags.objects !== undefined) throw new Error('--objects: not with --kubeconfig (the pods come from the API)');
+    return connectApiSource({
+      kubeconfig: flags.kubeconfig,
+      clock: realClock,
+      random: Math.random,
+      component: 'kube-ovn-cni',
+      onRetry: (kind, err, ms) => log(`watch ${kind}: ${(err as Error).message}; again in ${ms} ms`),
+    });
+  }
+  return flags.objects === undefined ? new MemoryCluster() : clusterFromFile(flags.objects);
+}
+
 async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
   const setup = setupOf(flags);
   const profile = flags.profile === undefined ? undefined : parseProfile(flags.profile, '--profile');
   if (profile !== undefined && !profile.ok) throw new Error(`--profile: ${profile.issue.message}`);
-  const cluster = flags.objects === undefined ? new MemoryCluster() : await clusterFromFile(flags.objects);
   const log = (line: string) => process.stderr.write(`kovn daemon: ${line}\n`);
+  const cluster = await clusterOf(flags, log);
   const d = await startNodeDaemon({
     node: flags.node,
     cluster,
+    podsOfNodeOnly: flags.kubeconfig !== undefined,
     netlink,
     ovsRemote: flags.ovsDb,
     socket: flags.socket,
@@ -124,13 +144,13 @@ export function registerDaemon(program: Command, netlink: () => Promise<Netlink>
   program
     .command('daemon')
     .description(
-      'the node agent behind the CNI plugin: wires pods into br-int from their annotations. Until kovn has a ' +
-        'Kubernetes API source (issue 20) it reads pods from an in-memory cluster: the lab and the tests run it in ' +
-        'process over theirs; here, from --objects FILE',
+      "the node agent behind the CNI plugin: wires pods into br-int from their annotations. It reads this node's " +
+        'pods from the API (--kubeconfig FILE, or in-cluster), else from an in-memory cluster (--objects FILE)',
     )
     .requiredOption('--node <name>', "this node's name")
     .option('--socket <path>', 'the unix socket the plugin calls', DEFAULT_DAEMON_SOCKET)
     .option('--ovs-db <remote>', 'the local Open_vSwitch database', DEFAULT_OVS_DB)
+    .option('--kubeconfig <file>', "the cluster's API: a kubeconfig file, or in-cluster (the service account)")
     .option('--objects <file>', 'YAML documents (Pods with their annotations) loaded into the in-memory cluster')
     .option('--bridge <name>', 'the integration bridge', 'br-int')
     .option('--mtu <n>', 'pod interface MTU', wholeNumber('--mtu', 68, 65535), 1400)

@@ -20,6 +20,7 @@ import { type ClusterFlags, clusterOptions, scenarioFor } from './cluster-source
 import { wholeNumber } from './options.ts';
 import { type Count, Progress } from './progress.ts';
 import { checkReportPath } from './report-path.ts';
+import { registerServe } from './serve.ts';
 import { resultJSON, resultsTable, shown, summaryLine, traceLines, warningLines } from './sim-output.ts';
 
 /** Notes (pods left out, ports not resolved) shown on stderr at most; the rest are counted. */
@@ -29,7 +30,7 @@ const MAX_NOTES_SHOWN = 30;
 export const STRICT_EXIT = 3;
 
 /** Kube-OVN's controller flags given on the command line, over the scenario's own settings. */
-function settingsOf(opts: Record<string, unknown>, base: ControllerSettings): ControllerSettings {
+export function settingsOf(opts: Record<string, unknown>, base: ControllerSettings): ControllerSettings {
   const flags: Record<string, string> = {};
   for (const flag of Object.values(SETTING_FLAGS)) {
     const v = opts[camel(flag)];
@@ -43,7 +44,7 @@ function settingsOf(opts: Record<string, unknown>, base: ControllerSettings): Co
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** The options every command that runs the controller takes: the MAC seed, --strict and kube-ovn-controller's flags. */
-function controllerOptions(cmd: Command): Command {
+export function controllerOptions(cmd: Command): Command {
   cmd.option('--seed <n>', 'MAC randomness seed', wholeNumber('--seed', 0, 2 ** 32 - 1), 1);
   cmd.option('--strict', `exit ${STRICT_EXIT} when there is any warning (something not acted on or refused)`);
   for (const flag of Object.values(SETTING_FLAGS)) cmd.option(`--${flag} <value>`, `kube-ovn-controller's --${flag}`);
@@ -184,6 +185,7 @@ export function registerSim(program: Command): void {
   registerRun(sim);
   registerConnectivity(sim);
   registerDemo(sim);
+  registerServe(sim);
 }
 
 function registerRun(sim: Command): void {

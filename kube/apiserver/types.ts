@@ -102,7 +102,11 @@ export interface ApiAnswer {
  */
 export interface ApiDescription {
   readonly catalog: Catalog;
-  discovery(path: string): ApiAnswer | undefined;
+  /**
+   * `accept` is the request's Accept header: /openapi/v2 answers gnostic's
+   * protobuf (what kubectl asks for) unless it asks for JSON only.
+   */
+  discovery(path: string, accept?: string): ApiAnswer | undefined;
   table(
     resource: ServedResource,
     objects: readonly KubeObject[],

@@ -79,4 +79,14 @@ describe('FaultyCluster', () => {
     c.release('Pod');
     expect(seen).toEqual(['ADDED a', 'DELETED a']);
   });
+
+  it('passes a watch scope (namespace and selectors) through to the cluster, never widening it', async () => {
+    const c = new FaultyCluster(new MemoryCluster());
+    const seen: string[] = [];
+    c.watch('Pod', '0', (e) => seen.push(e.object.metadata.name), undefined, { labelSelector: 'app=web' });
+    await c.create({ ...pod('web'), metadata: { name: 'web', namespace: 'default', labels: { app: 'web' } } });
+    await c.create(pod('other'));
+    await flush();
+    expect(seen).toEqual(['web']);
+  });
 });

@@ -22,6 +22,7 @@ import {
   refOf,
   type Watch,
   type WatchEvent,
+  type WatchOptions,
 } from './types.ts';
 
 /** The calls a fault can refuse (watch faults are `breakWatches` and `hold`). */
@@ -130,6 +131,7 @@ export class FaultyCluster implements ClusterSource {
     resourceVersion: string,
     onEvent: (e: WatchEvent) => void,
     onError?: (e: ClusterError) => void,
+    opts?: WatchOptions,
   ): Watch {
     let open: OpenWatch | undefined;
     const deliver = (e: WatchEvent) => {
@@ -143,7 +145,7 @@ export class FaultyCluster implements ClusterSource {
       if (open) this.watches.delete(open);
       onError?.(e);
     };
-    const inner = this.inner.watch(kind, resourceVersion, deliver, failed);
+    const inner = this.inner.watch(kind, resourceVersion, deliver, failed, opts);
     open = { kind, inner, onError, broken: false };
     this.watches.add(open);
     return {

@@ -10,10 +10,10 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { kindDef } from '../registry.ts';
 import type { Clock } from '../runtime/clock.ts';
-import { ClusterError, type ClusterErrorReason, type ClusterSource, type ObjectRef, refOf } from '../cluster/types.ts';
+import { ClusterError, type ClusterSource, type ObjectRef, refOf } from '../cluster/types.ts';
 
-/** The status code each ClusterError reason stands for. */
-const CODE: Readonly<Record<ClusterErrorReason, string>> = {
+/** The status code each ClusterError reason stands for (`Forbidden`: 403, as the API answers both 401 and 403 so). */
+const CODE: Readonly<Record<string, string>> = {
   NotFound: '404',
   AlreadyExists: '409',
   Conflict: '409',
@@ -23,7 +23,7 @@ const CODE: Readonly<Record<ClusterErrorReason, string>> = {
   Forbidden: '403',
 };
 
-const codeOf = (err: unknown): string => (err instanceof ClusterError ? CODE[err.reason] : '<error>');
+const codeOf = (err: unknown): string => (err instanceof ClusterError ? (CODE[err.reason] ?? '<error>') : '<error>');
 
 /**
  * The collection path of a kind, in a namespace when given (`/api/v1/namespaces/prod/pods`).

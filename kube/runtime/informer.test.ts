@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCluster } from '../cluster/memory.ts';
 import { FaultyCluster } from '../cluster/faults.ts';
-import { ClusterError, type KubeObject, keyOf, type Watch, type WatchEvent } from '../cluster/types.ts';
+import {
+  ClusterError,
+  type KubeObject,
+  keyOf,
+  type ListOptions,
+  type Watch,
+  type WatchEvent,
+} from '../cluster/types.ts';
 import { SimClock } from './clock.ts';
 import { Informer, InformerStoppedError } from './informer.ts';
 
@@ -343,5 +350,38 @@ describe('Informer', () => {
       expect(names(inf.byIndex('app', 'web'))).toEqual(['default/c', 'default/d']);
       expect(names(inf.byIndex('app', 'db'))).toEqual(['default/a']);
     });
+  });
+});
+
+describe('Informer selectors', () => {
+  it('asks its source to apply the namespace and selectors in both the list and the watch', async () => {
+    const c = new MemoryCluster();
+    const asked: unknown[] = [];
+    // The in-memory cluster refuses selectors: this source records them and passes the rest on.
+    const src = Object.assign(Object.create(c) as MemoryCluster, {
+      list: (kind: string, opts: ListOptions = {}) => {
+        asked.push(['list', opts]);
+        return c.list(kind, { ...(opts.namespace ? { namespace: opts.namespace } : {}) });
+      },
+      watch: (
+        kind: string,
+        rv: string,
+        onEvent: (e: WatchEvent) => void,
+        onError?: (e: ClusterError) => void,
+        opts: ListOptions = {},
+      ) => {
+        asked.push(['watch', opts]);
+        return c.watch(kind, rv, onEvent, onError);
+      },
+    });
+    const scope = { namespace: 'shop', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' };
+    const inf = new Informer(src, 'Pod', { clock: new SimClock(), ...scope });
+    await inf.start();
+    await settle();
+    expect(asked).toEqual([
+      ['list', scope],
+      ['watch', scope],
+    ]);
+    inf.stop();
   });
 });

@@ -25,7 +25,7 @@
  * kept in step with the cache, updated before any handler of the change
  * runs, so a handler reading `byIndex` sees the change it is told about.
  */
-import { type ClusterSource, type KubeObject, keyOf, type Watch } from '../cluster/types.ts';
+import { type ClusterSource, type KubeObject, keyOf, type ListOptions, type Watch } from '../cluster/types.ts';
 import { backoffMs } from './backoff.ts';
 import type { Clock } from './clock.ts';
 
@@ -43,6 +43,13 @@ export interface InformerOptions {
   readonly clock: Clock;
   /** Only objects of this namespace. */
   readonly namespace?: string;
+  /**
+   * Only objects these selectors match, applied by the source in its list
+   * and watch (the API's syntax; a source that cannot apply one refuses it,
+   * and the informer then retries and reports as for any failed list).
+   */
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
   /** Watch errors other than `Gone`, failed lists and handlers that throw. */
   readonly onError?: (err: unknown) => void;
   /** The first retry delay (default 800 ms), doubled per consecutive failure up to `maxRetryMs` (default 30 s). */
@@ -241,8 +248,7 @@ export class Informer {
     this.watch = undefined;
     let listed: Awaited<ReturnType<ClusterSource['list']>>;
     try {
-      const opts = this.opts.namespace !== undefined ? { namespace: this.opts.namespace } : {};
-      listed = await this.source.list(this.kind, opts);
+      listed = await this.source.list(this.kind, this.scope());
     } catch (err) {
       if (epoch !== this.epoch || this.stopped) return;
       this.report(err);
@@ -289,10 +295,26 @@ export class Informer {
     };
     this.watchSince = this.opts.clock.now();
     try {
-      this.watch = this.source.watch(this.kind, resourceVersion, (e) => this.deliver(epoch, e.type, e.object), failed);
+      this.watch = this.source.watch(
+        this.kind,
+        resourceVersion,
+        (e) => this.deliver(epoch, e.type, e.object),
+        failed,
+        this.scope(),
+      );
     } catch (err) {
       failed(err);
     }
+  }
+
+  /** The list and watch options: the namespace and selectors that are set. */
+  private scope(): ListOptions {
+    const { namespace, labelSelector, fieldSelector } = this.opts;
+    return {
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(labelSelector !== undefined ? { labelSelector } : {}),
+      ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+    };
   }
 
   private deliver(epoch: number, type: string, o: KubeObject): void {

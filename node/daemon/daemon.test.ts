@@ -17,7 +17,11 @@ import {
   runTool,
   startOvsdbServer,
 } from '../../backends/ovn/control-plane/index.ts';
+import { Registry } from 'prom-client';
+import { jsonLogger } from '../../kube/observe/log.ts';
+import { parsePrometheusText, sampleValue } from '../../kube/observe/testing/prom-text.ts';
 import { attachmentsOf } from './attachments.ts';
+import { daemonRequestObserver } from './metrics.ts';
 import { startNodeDaemon, type NodeDaemon } from './daemon.ts';
 import { listenDaemon } from './server.ts';
 import { call, sendLine } from './testing/client.ts';
@@ -61,6 +65,46 @@ describe.skipIf(!requireOvn('node/daemon'))('node daemon: socket and restart', (
       await d.close();
     }
     await expect(stat(sock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('times every plugin request into cni_op_latency_seconds and logs it naming the pod', async () => {
+    const registry = new Registry();
+    const lines: Record<string, unknown>[] = [];
+    const log = jsonLogger({ write: (l) => lines.push(JSON.parse(l)), now: () => 0, component: 'daemon' });
+    const d = await startNodeDaemon({
+      node: 'node1',
+      cluster: w.cluster,
+      netlink: w.netlink,
+      ovsRemote: w.remote,
+      socket: sock,
+      clock: w.clock,
+      wait: 'none',
+      onRequest: daemonRequestObserver({ registry, node: 'node1', log }),
+    });
+    try {
+      expect(await call(sock, request('STATUS', ''))).toEqual({ ok: true });
+      // CHECK of a container never attached: the daemon answers a CNI error.
+      const refused = await call(sock, request('CHECK', 'ghost', { podNamespace: 'nowhere' }));
+      expect(refused.ok).toBe(false);
+      const code = refused.ok ? -1 : refused.error.code;
+      const f = parsePrometheusText(await registry.metrics());
+      const ok = { node_name: 'node1', method: 'STATUS', status_code: '0' };
+      expect(sampleValue(f, 'cni_op_latency_seconds_count', ok)).toBe(1);
+      const failed = { node_name: 'node1', method: 'CHECK', status_code: String(code) };
+      expect(sampleValue(f, 'cni_op_latency_seconds_count', failed)).toBe(1);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          kind: 'Pod',
+          namespace: 'nowhere',
+          name: 'ghost',
+          command: 'CHECK',
+          code,
+        }),
+      );
+    } finally {
+      await d.close();
+    }
   });
 
   it('replaces a socket left by a daemon killed with -9, and refuses one another daemon listens on', async () => {

@@ -7,12 +7,13 @@
 import type { Timers } from '../../backends/ovn/ovsdb/index.ts';
 import type { ClusterSource } from '../../kube/cluster/types.ts';
 import type { Clock } from '../../kube/runtime/clock.ts';
-import { DEFAULT_DAEMON_SOCKET } from '../cni/protocol.ts';
+import { DEFAULT_DAEMON_SOCKET, type DaemonRequest, type DaemonResponse } from '../cni/protocol.ts';
 import type { Netlink } from '../netlink/types.ts';
 import { Vswitch } from '../ovs/index.ts';
 import { NodeAgent, type NodeAgentOptions } from './agent.ts';
 import type { Attachment } from './attachments.ts';
 import { NodeSetup, type NodeSetupConfig } from './node-setup.ts';
+import type { RequestObserver } from './metrics.ts';
 import { PodWatch } from './pod-watch.ts';
 import { type DaemonServer, listenDaemon } from './server.ts';
 
@@ -32,6 +33,15 @@ export interface NodeDaemonOptions extends Omit<NodeAgentOptions, 'vswitch' | 'p
    * the node is set up by someone else (the lab, the tests).
    */
   readonly setup?: NodeSetupConfig;
+  /**
+   * Read only this node's pods (a field selector on `spec.nodeName`, as
+   * Kube-OVN's cniserver's pod informer does), which the source must apply:
+   * the API does; the in-memory cluster refuses selectors, so the lab and
+   * the tests leave it off.
+   */
+  readonly podsOfNodeOnly?: boolean;
+  /** Told of every plugin request once answered, with how long it took on `clock` (metrics.ts). */
+  readonly onRequest?: RequestObserver;
 }
 
 export interface NodeDaemon {
@@ -43,6 +53,22 @@ export interface NodeDaemon {
   /** The node set-up, when asked for: resolves once it is done, rejects when it failed. */
   readonly setup: Promise<void>;
   close(): Promise<void>;
+}
+
+/** The agent's request handler, timed for `onRequest` when given. */
+function observed(agent: NodeAgent, opts: NodeDaemonOptions): (req: DaemonRequest) => Promise<DaemonResponse> {
+  const { onRequest, clock } = opts;
+  if (onRequest === undefined) return (req) => agent.handle(req);
+  return async (req) => {
+    const start = clock.now();
+    let res: DaemonResponse | undefined;
+    try {
+      res = await agent.handle(req);
+      return res;
+    } finally {
+      onRequest(req, res, clock.now() - start);
+    }
+  };
 }
 
 /**
@@ -57,7 +83,11 @@ export interface NodeDaemon {
 export async function startNodeDaemon(opts: NodeDaemonOptions): Promise<NodeDaemon> {
   const log = opts.log ?? (() => {});
   const vswitch = await Vswitch.open({ remote: opts.ovsRemote, ...(opts.timers ? { timers: opts.timers } : {}) });
-  const pods = new PodWatch(opts.cluster, { clock: opts.clock, onError: (e) => log(`pods: ${String(e)}`) });
+  const pods = new PodWatch(opts.cluster, {
+    clock: opts.clock,
+    onError: (e) => log(`pods: ${String(e)}`),
+    ...(opts.podsOfNodeOnly ? { fieldSelector: `spec.nodeName=${opts.node}` } : {}),
+  });
   let server: DaemonServer | undefined;
   const bridge = opts.bridge ?? 'br-int';
   const nodeSetup =
@@ -91,7 +121,7 @@ export async function startNodeDaemon(opts: NodeDaemonOptions): Promise<NodeDaem
     pods.onChange((pod, deleted) => {
       if (!deleted) agent.refreshBandwidth(pod).catch((e) => log(`bandwidth: ${String(e)}`));
     });
-    server = await listenDaemon(opts.socket ?? DEFAULT_DAEMON_SOCKET, (req) => agent.handle(req));
+    server = await listenDaemon(opts.socket ?? DEFAULT_DAEMON_SOCKET, observed(agent, opts));
     const s = server;
     const setup = nodeSetup?.run() ?? Promise.resolve();
     // Marked handled here: a caller that never awaits it still sees the failure in STATUS and the log.

@@ -11,6 +11,7 @@ export type { OvsWait } from './context.ts';
 export { DEFAULT_SERVICE_CIDR, NodeSetup, NodeSetupError, type NodeSetupConfig } from './node-setup.ts';
 export { startNodeDaemon, type NodeDaemon, type NodeDaemonOptions } from './daemon.ts';
 export { DaemonError } from './errors.ts';
+export { daemonRequestObserver, type RequestObserver } from './metrics.ts';
 export { KOVN_IDS, hostNicName } from './names.ts';
 export { cniResultOf, podLinkOf } from './pod-config.ts';
 export { PodWatch, type WaitResult } from './pod-watch.ts';

@@ -13,6 +13,8 @@ export interface PodWatchOptions {
   readonly clock: Clock;
   /** Watch and list failures (the informer retries them). */
   readonly onError?: (err: unknown) => void;
+  /** Only the pods this field selector matches (the daemon's: `spec.nodeName=<node>`), applied by the source. */
+  readonly fieldSelector?: string;
 }
 
 /** What a wait ends with: the value the predicate gave, or the pod as last seen when time ran out. */
@@ -40,6 +42,7 @@ export class PodWatch {
     this.#informer = new Informer(cluster, 'Pod', {
       clock: opts.clock,
       ...(opts.onError === undefined ? {} : { onError: opts.onError }),
+      ...(opts.fieldSelector === undefined ? {} : { fieldSelector: opts.fieldSelector }),
     });
     const wake = (o: KubeObject) => this.#wake(`${o.metadata.namespace ?? ''}/${o.metadata.name}`);
     this.#informer.addHandlers({ onAdd: wake, onUpdate: (_, o) => wake(o), onDelete: wake });

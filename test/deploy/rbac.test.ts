@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireOvn } from '../../backends/ovn/control-plane/index.ts';
 import { DEPLOY, ROOT, readManifests } from './manifests.ts';
-import { callSites, grantsOf, needsOf, unexercised } from './rbac.ts';
+import { callSites, compareAccess, formatAccess, grantsOf, needsOf, unexercised } from './rbac.ts';
 import type { ApiUse } from './recording-cluster.ts';
 import { controllerUses, daemonUses } from './runs.ts';
 
@@ -23,7 +23,8 @@ describe('RBAC of the controller', () => {
   });
 
   it('kovn-controller is granted exactly what the controller asks', () => {
-    expect(grantsOf(manifests, 'kube-system', 'kovn-controller')).toEqual(needsOf(uses));
+    const diff = compareAccess(grantsOf(manifests, 'kube-system', 'kovn-controller'), needsOf(uses));
+    expect(diff).toEqual({ ungranted: [], unused: [] });
   });
 
   it("every ClusterSource call of the controller's sources was made in the run", () => {
@@ -40,7 +41,8 @@ describe.skipIf(!requireOvn('deploy rbac: the node daemon'))('RBAC of the node d
   });
 
   it('kovn-daemon is granted exactly what the daemon asks', () => {
-    expect(grantsOf(manifests, 'kube-system', 'kovn-daemon')).toEqual(needsOf(uses));
+    const diff = compareAccess(grantsOf(manifests, 'kube-system', 'kovn-daemon'), needsOf(uses));
+    expect(diff).toEqual({ ungranted: [], unused: [] });
   });
 
   it("every ClusterSource call of the daemon's sources was made in the run", () => {
@@ -51,36 +53,46 @@ describe.skipIf(!requireOvn('deploy rbac: the node daemon'))('RBAC of the node d
 });
 
 describe('the RBAC comparison', () => {
-  it('a verb granted and never used, or used and never granted, shows as a difference', () => {
-    const role = (verbs: string[]) => [
-      { file: 'x', object: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'a', namespace: 'n' } } },
-      {
-        file: 'x',
-        object: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name: 'r' },
-          rules: [{ apiGroups: ['kubeovn.io'], resources: ['subnets', 'subnets/status'], verbs }],
-        },
-      },
-      {
-        file: 'x',
-        object: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: 'b' },
-          roleRef: { kind: 'ClusterRole', name: 'r' },
-          subjects: [{ kind: 'ServiceAccount', name: 'a', namespace: 'n' }],
-        },
-      },
+  it("a verb granted and never used, or used and never granted, or used outside a Role's namespace, shows", () => {
+    const rbac = (kind: string, name: string, extra: Record<string, unknown>) => ({
+      file: 'x',
+      object: { apiVersion: 'rbac.authorization.k8s.io/v1', kind, metadata: { name, namespace: 'n' }, ...extra },
+    });
+    const manifests = [
+      rbac('ClusterRole', 'r', {
+        rules: [{ apiGroups: ['kubeovn.io'], resources: ['subnets', 'subnets/status'], verbs: ['patch'] }],
+      }),
+      rbac('ClusterRoleBinding', 'b', {
+        roleRef: { kind: 'ClusterRole', name: 'r' },
+        subjects: [{ kind: 'ServiceAccount', name: 'a', namespace: 'n' }],
+      }),
+      rbac('Role', 'lease', { rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] }] }),
+      rbac('RoleBinding', 'lb', {
+        roleRef: { kind: 'Role', name: 'lease' },
+        subjects: [{ kind: 'ServiceAccount', name: 'a', namespace: 'n' }],
+      }),
     ];
-    const used = needsOf([{ kind: 'Subnet', verb: 'patch', subresource: 'status' }]);
-    expect(used).toEqual(['kubeovn.io subnets/status patch']);
-    expect(grantsOf(role(['patch']), 'n', 'a')).toEqual([
+    const grants = grantsOf(manifests, 'n', 'a');
+    expect(grants.map(formatAccess)).toEqual([
       'kubeovn.io subnets patch',
       'kubeovn.io subnets/status patch',
+      'coordination.k8s.io leases get in n',
     ]);
-    expect(grantsOf(role(['patch']), 'n', 'other')).toEqual([]);
+    expect(grantsOf(manifests, 'n', 'other')).toEqual([]);
+    const needs = needsOf([
+      { kind: 'Subnet', verb: 'patch', subresource: 'status' },
+      { kind: 'IP', verb: 'delete' },
+      { kind: 'Lease', verb: 'get', namespace: 'n' },
+      { kind: 'Lease', verb: 'get', namespace: 'elsewhere' },
+    ]);
+    expect(compareAccess(grants, needs)).toEqual({
+      ungranted: ['coordination.k8s.io leases get in elsewhere', 'kubeovn.io ips delete'],
+      unused: ['kubeovn.io subnets patch'],
+    });
+    expect(compareAccess(grants, needs.slice(0, 1).concat(needs[2]!, { ...needs[0]!, resource: 'subnets' }))).toEqual({
+      ungranted: [],
+      unused: [],
+    });
   });
 
   it('a call site the run never made is reported, with its kind and subresource', () => {

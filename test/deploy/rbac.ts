@@ -26,17 +26,28 @@ interface RbacObject {
   readonly rules?: readonly Rule[];
 }
 
-const line = (group: string, resource: string, verb: string) => `${group === '' ? 'core' : group} ${resource} ${verb}`;
+/** One `group resource verb`, within one namespace (a Role's grant; a namespaced request) or not. */
+export interface Access {
+  readonly group: string;
+  readonly resource: string;
+  readonly verb: string;
+  readonly namespace?: string;
+}
+
+export const formatAccess = (a: Access): string =>
+  `${a.group === '' ? 'core' : a.group} ${a.resource} ${a.verb}${a.namespace ? ` in ${a.namespace}` : ''}`;
+
+const sameRule = (a: Access, b: Access) => a.group === b.group && a.resource === b.resource && a.verb === b.verb;
 
 /**
- * Every `group resource verb` the roles bound to `namespace/name` grant (a
- * Role's lines carry `@namespace`), sorted.
+ * What the roles bound to the ServiceAccount `namespace/name` grant: a
+ * ClusterRole's grants in every namespace, a Role's in its binding's.
  *
- * @example grantsOf(manifests, 'kube-system', 'kovn-daemon') // ['core nodes list', ...]
+ * @example grantsOf(manifests, 'kube-system', 'kovn-daemon').map(formatAccess) // ['core nodes list', ...]
  */
-export function grantsOf(manifests: readonly ManifestObject[], namespace: string, name: string): string[] {
+export function grantsOf(manifests: readonly ManifestObject[], namespace: string, name: string): Access[] {
   const objs = manifests.map((m) => m.object as unknown as RbacObject);
-  const out = new Set<string>();
+  const out: Access[] = [];
   for (const b of objs.filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding')) {
     const bound = (b.subjects ?? []).some(
       (s) => s.kind === 'ServiceAccount' && s.name === name && s.namespace === namespace,
@@ -50,29 +61,40 @@ export function grantsOf(manifests: readonly ManifestObject[], namespace: string
         (o.kind === 'ClusterRole' || o.metadata.namespace === b.metadata.namespace),
     );
     if (role === undefined) throw new Error(`${b.kind} ${b.metadata.name}: no ${ref.kind} ${ref.name}`);
-    const where = b.kind === 'RoleBinding' ? `@${b.metadata.namespace}` : '';
+    const where = b.kind === 'RoleBinding' ? { namespace: b.metadata.namespace ?? 'default' } : {};
     for (const r of role.rules ?? []) {
       if (r.resourceNames !== undefined) throw new Error(`${role.metadata.name}: resourceNames are not compared`);
-      for (const g of r.apiGroups ?? [])
-        for (const res of r.resources ?? []) for (const v of r.verbs ?? []) out.add(line(g, res, v) + where);
+      for (const group of r.apiGroups ?? [])
+        for (const resource of r.resources ?? [])
+          for (const verb of r.verbs ?? []) out.push({ group, resource, verb, ...where });
     }
   }
-  return [...out].sort();
+  return out;
+}
+
+/** The accesses a run's uses are: their kinds' group and resource (`/status` for the subresource). */
+export function needsOf(uses: readonly ApiUse[]): Access[] {
+  return uses.map((u) => {
+    const d = kindDef(u.kind);
+    if (d === undefined) throw new Error(`${u.kind}: not a kind of the registry`);
+    const resource = `${d.plural}${u.subresource ? `/${u.subresource}` : ''}`;
+    return { group: d.group, resource, verb: u.verb, ...(u.namespace ? { namespace: u.namespace } : {}) };
+  });
 }
 
 /**
- * The `group resource verb` lines a run needs, from its uses; a kind in
- * `namespacedBy` (Lease) is needed in that namespace only (`@ns`), as a Role grants it.
+ * Where grants and needs differ: needs no grant covers (a ClusterRole's
+ * grant covers every namespace, a Role's its own), and grants no need uses.
+ * Both empty: the roles grant exactly what is used.
  */
-export function needsOf(uses: readonly ApiUse[], namespacedBy: Readonly<Record<string, string>> = {}): string[] {
-  const out = new Set<string>();
-  for (const u of uses) {
-    const d = kindDef(u.kind);
-    if (d === undefined) throw new Error(`${u.kind}: not a kind of the registry`);
-    const ns = namespacedBy[u.kind];
-    out.add(line(d.group, `${d.plural}${u.subresource ? `/${u.subresource}` : ''}`, u.verb) + (ns ? `@${ns}` : ''));
-  }
-  return [...out].sort();
+export function compareAccess(
+  grants: readonly Access[],
+  needs: readonly Access[],
+): { readonly ungranted: string[]; readonly unused: string[] } {
+  const covers = (g: Access, n: Access) => sameRule(g, n) && (g.namespace === undefined || g.namespace === n.namespace);
+  const ungranted = needs.filter((n) => !grants.some((g) => covers(g, n))).map(formatAccess);
+  const unused = grants.filter((g) => !needs.some((n) => covers(g, n))).map(formatAccess);
+  return { ungranted: [...new Set(ungranted)].sort(), unused: [...new Set(unused)].sort() };
 }
 
 /** A ClusterSource call written in a source file: the method and, when written literally, the kind. */

@@ -14,6 +14,7 @@ import type {
   WatchOptions,
 } from '../../kube/cluster/types.ts';
 import type { ClusterError } from '../../kube/cluster/types.ts';
+import type { EventSink } from '../../kube/cluster/api/events.ts';
 
 /** One kind of API request: `patch` of `Pod`, `update` of `Subnet/status`. */
 export interface ApiUse {
@@ -21,16 +22,23 @@ export interface ApiUse {
   readonly subresource?: 'status';
   /** The RBAC verb: get, list, watch, create, update, patch, delete. */
   readonly verb: string;
+  /** The namespace the request is in; absent for cluster-scoped objects and lists across namespaces. */
+  readonly namespace?: string;
 }
 
-export const formatUse = (u: ApiUse): string => `${u.kind}${u.subresource ? `/${u.subresource}` : ''} ${u.verb}`;
+export const formatUse = (u: ApiUse): string =>
+  `${u.kind}${u.subresource ? `/${u.subresource}` : ''} ${u.verb}${u.namespace ? ` in ${u.namespace}` : ''}`;
 
 /**
- * The verbs a ClusterSource method is sent as. `recordEvent` creates an Event
- * or, for a repeat of one (client-go's EventCorrelator, kovn's API source),
- * patches its count and lastTimestamp.
+ * The verbs `recordEvent` is sent as: the API source's EventRecorder creates
+ * an Event or, for a repeat of one (client-go's EventCorrelator), patches its
+ * count and lastTimestamp: the two methods of its EventSink, no more (the
+ * type below fails to compile when the sink gains one this list lacks).
  */
-const EVENT_VERBS = ['create', 'patch'] as const;
+const EVENT_VERBS = ['create', 'patch'] as const satisfies readonly (keyof EventSink)[];
+const EVENT_VERBS_COMPLETE: [Exclude<keyof EventSink, (typeof EVENT_VERBS)[number]>] extends [never] ? true : false =
+  true;
+void EVENT_VERBS_COMPLETE;
 
 /**
  * Wraps `inner`; `uses` holds every distinct request made through it.
@@ -46,17 +54,17 @@ export class RecordingCluster implements ClusterSource {
     return [...this.#seen.values()];
   }
 
-  #note(kind: string, verb: string, subresource?: 'status'): void {
-    const u: ApiUse = { kind, verb, ...(subresource ? { subresource } : {}) };
+  #note(kind: string, verb: string, namespace: string | undefined, subresource?: 'status'): void {
+    const u: ApiUse = { kind, verb, ...(subresource ? { subresource } : {}), ...(namespace ? { namespace } : {}) };
     this.#seen.set(formatUse(u), u);
   }
 
   list(kind: string, opts?: ListOptions) {
-    this.#note(kind, 'list');
+    this.#note(kind, 'list', opts?.namespace);
     return this.inner.list(kind, opts);
   }
   get(ref: ObjectRef) {
-    this.#note(ref.kind, 'get');
+    this.#note(ref.kind, 'get', ref.namespace);
     return this.inner.get(ref);
   }
   watch(
@@ -66,31 +74,31 @@ export class RecordingCluster implements ClusterSource {
     onError?: (e: ClusterError) => void,
     opts?: WatchOptions,
   ) {
-    this.#note(kind, 'watch');
+    this.#note(kind, 'watch', opts?.namespace);
     return this.inner.watch(kind, rv, onEvent, onError, opts);
   }
   create(obj: KubeObject) {
-    this.#note(obj.kind, 'create');
+    this.#note(obj.kind, 'create', obj.metadata.namespace);
     return this.inner.create(obj);
   }
   update(obj: KubeObject) {
-    this.#note(obj.kind, 'update');
+    this.#note(obj.kind, 'update', obj.metadata.namespace);
     return this.inner.update(obj);
   }
   updateStatus(obj: KubeObject) {
-    this.#note(obj.kind, 'update', 'status');
+    this.#note(obj.kind, 'update', obj.metadata.namespace, 'status');
     return this.inner.updateStatus(obj);
   }
   patch(ref: ObjectRef, patch: unknown, opts?: { readonly subresource?: 'status' }) {
-    this.#note(ref.kind, 'patch', opts?.subresource);
+    this.#note(ref.kind, 'patch', ref.namespace, opts?.subresource);
     return this.inner.patch(ref, patch, opts);
   }
   delete(ref: ObjectRef) {
-    this.#note(ref.kind, 'delete');
+    this.#note(ref.kind, 'delete', ref.namespace);
     return this.inner.delete(ref);
   }
   recordEvent(e: EventInput) {
-    for (const v of EVENT_VERBS) this.#note('Event', v);
+    for (const v of EVENT_VERBS) this.#note('Event', v, e.involved.namespace ?? 'default');
     return this.inner.recordEvent(e);
   }
 }

@@ -15,9 +15,11 @@ import {
   VSWITCH_SCHEMA,
 } from '../../backends/ovn/control-plane/index.ts';
 import { Controller } from '../../controller/controller.ts';
+import { Replica } from '../../controller/replica.ts';
 import { settled } from '../../controller/settle.ts';
 import { encodeNodeNetwork, encodePodNetwork } from '../../kube/annotations.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import { jsonLogger } from '../../kube/observe/log.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { kindDef } from '../../kube/registry.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
@@ -74,13 +76,62 @@ async function runOne(file: string): Promise<readonly ApiUse[]> {
   return rec.uses;
 }
 
+/** The Lease `kovn controller` campaigns for (deploy/rbac.yaml's Role is in its namespace). */
+export const CONTROLLER_LEASE = { namespace: 'kube-system', name: 'kovn-controller' };
+
+const until = async (what: string, cond: () => boolean): Promise<void> => {
+  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!cond()) throw new Error(`deploy rbac run: timed out waiting for ${what}`);
+};
+
 /**
- * Every request the controller made through the shipped scenarios.
+ * Two replicas as `kovn controller` runs them (short election timings):
+ * the first takes the Lease, the second campaigns, the first renews, then
+ * hands over on SIGTERM and the second takes the released Lease.
+ */
+async function runReplicas(): Promise<readonly ApiUse[]> {
+  const cluster = new MemoryCluster();
+  await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } });
+  const rec = new RecordingCluster(cluster);
+  const make = (identity: string) =>
+    new Replica({
+      cluster: rec,
+      openBackend: async () => new SimBackend(),
+      clock: realClock,
+      random: () => 0.5,
+      macRandom: seededRandomBytes(1),
+      lease: CONTROLLER_LEASE,
+      identity,
+      timing: { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 100 },
+      log: jsonLogger({ write: () => {}, now: () => 0, component: 'controller' }),
+      exit: () => {},
+    });
+  const a = make('a');
+  const b = make('b');
+  try {
+    a.start();
+    await until('a leads', () => a.state === 'running');
+    b.start();
+    // A few retry periods: b reads the Lease held, a renews it.
+    await new Promise((r) => setTimeout(r, 350));
+    await a.terminate();
+    await until('b leads', () => b.state === 'running');
+  } finally {
+    await a.terminate();
+    await b.terminate();
+  }
+  return rec.uses;
+}
+
+/**
+ * Every request the controller made: its replicas' election, and the
+ * controller through the shipped scenarios.
  *
- * @example (await controllerUses()).map(formatUse) // ['Pod list', 'Pod watch', 'Pod patch', ...]
+ * @example (await controllerUses()).map(formatUse) // ['Lease get in kube-system', 'Pod list', 'Pod patch in default', ...]
  */
 export async function controllerUses(): Promise<ApiUse[]> {
   const all = new Map<string, ApiUse>();
+  merge(all, await runReplicas());
   const files = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml'));
   for (const f of files) merge(all, await runOne(join(ROOT, 'scenarios', f)));
   return [...all.values()];

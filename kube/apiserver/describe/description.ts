@@ -11,6 +11,7 @@ import type { ClusterError, ClusterSource, KubeObject, Watch } from '../../clust
 import type { ApiAnswer, ApiDescription, FieldCause, ServedResource } from '../types.ts';
 import { createCatalog, type MutableCatalog } from './catalog.ts';
 import { discover } from './discovery.ts';
+import { cachedOpenApi } from './openapi/document.ts';
 import { renderTable } from './tables.ts';
 import { pruneObject, validateObject } from './validate.ts';
 
@@ -113,17 +114,31 @@ export async function createApiDescription(
     else refused.delete(o.metadata.name);
   };
   const watch = await followCrds(cluster, follow);
+  const openapi = cachedOpenApi(catalog);
   return {
     catalog,
     refusedCrds: () => refused,
     close: () => watch.stop(),
-    discovery: (path: string): ApiAnswer | undefined => discover(catalog, path),
+    discovery: (path: string, accept?: string): ApiAnswer | undefined =>
+      path.split('?')[0] === '/openapi/v2' ? openApiAnswer(openapi, accept) : discover(catalog, path),
     table: (r: ServedResource, objects: readonly KubeObject[], o) =>
       renderTable(r, objects, { ...o, ...(opts.now ? { now: opts.now } : {}) }),
     validate: (r: ServedResource, obj: KubeObject): readonly FieldCause[] =>
       r.kind === CRD_KIND && r.origin === 'builtin' ? catalog.checkCrd(obj) : validateObject(r, obj),
     prune: (r: ServedResource, obj: KubeObject): KubeObject => pruneObject(r, obj),
   };
+}
+
+/**
+ * /openapi/v2: protobuf unless the client asks for JSON and not protobuf;
+ * sent as application/octet-stream, as the API server does (Go's media-type
+ * parser refuses the `@` of the type kubectl asks for).
+ */
+function openApiAnswer(openapi: ReturnType<typeof cachedOpenApi>, accept: string | undefined): ApiAnswer {
+  const json = accept !== undefined && /json/.test(accept) && !/protobuf/.test(accept);
+  return json
+    ? { status: 200, body: openapi.json(), contentType: 'application/json' }
+    : { status: 200, body: openapi.protobuf(), contentType: 'application/octet-stream' };
 }
 
 /** Lists the cluster's CRDs, then watches them; a watch that falls too far behind lists again. */

@@ -149,6 +149,9 @@ describe('renderTable', () => {
       'Default',
     ]);
     expect(t.rows[0]?.cells).toEqual(['ovn-default', 'ovn', 'IPv4', '10.16.0.0/16', 65530, true]);
+    const odd = { ...subnet, spec: { provider: ['a', 'b'], protocol: 4, default: 'yes' }, status: {} };
+    const cells = (renderTable(catalog.byPath('kubeovn.io', 'v1', 'subnets')!, [odd], opts) as Table).rows[0]?.cells;
+    expect(cells).toEqual(['ovn-default', '["a","b"]', '4', null, null, null]);
     expect(t.rows[0]?.object).toEqual({
       kind: 'PartialObjectMetadata',
       apiVersion: 'meta.k8s.io/v1',

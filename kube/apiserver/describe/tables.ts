@@ -51,13 +51,30 @@ export function jsonPathValues(root: unknown, path: string): unknown[] {
   return values;
 }
 
-/** A CRD column's cell: the value (several joined as JSONPath prints them), a date as an age, null when absent. */
+/**
+ * A CRD column's cell as the API server's CRD table convertor makes it: the
+ * first value the path reaches; a string column prints it (arrays and
+ * objects as JSON), integer, number and boolean columns keep a value of
+ * their type (null otherwise), a date column is an age; null when absent.
+ */
 function crdCell(o: KubeObject, c: PrinterColumn, now: (() => number) | undefined): unknown {
   const values = jsonPathValues(o, c.jsonPath ?? '');
-  if (values.length === 0) return null;
-  if (c.type === 'date') return ageOf(values[0], now);
-  if (values.length === 1) return values[0];
-  return values.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(' ');
+  if (values.length === 0 || values[0] === null) return null;
+  const v = values[0];
+  switch (c.type) {
+    case 'string':
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v) ? v : null;
+    case 'number':
+      return typeof v === 'number' ? v : null;
+    case 'boolean':
+      return typeof v === 'boolean' ? v : null;
+    case 'date':
+      return ageOf(v, now);
+    default:
+      return null;
+  }
 }
 
 function printerOf(r: ServedResource): Printer {

@@ -89,6 +89,20 @@ describe('validateObject', () => {
     const loose = catalog.byPath('example.com', 'v1beta1', 'widgets')!;
     expect(validateObject(loose, o)).toEqual([]);
   });
+  it("leaves the root's apiVersion, kind and metadata to the API server, even when the schema declares metadata", () => {
+    const crd = subnetCrd();
+    const schema = (
+      crd.spec as { versions: { schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }[] }
+    ).versions[0]!.schema.openAPIV3Schema;
+    schema.properties.metadata = { type: 'object' };
+    schema.properties.kind = { type: 'string', enum: ['Other'] };
+    const c = createCatalog();
+    c.registerCrd(crd);
+    const r = c.byKind('kubeovn.io/v1', 'Subnet')!;
+    const o = subnet({ cidrBlock: '10.0.0.0/24' });
+    expect(validateObject(r, o)).toEqual([]);
+    expect(pruneObject(r, o)).toEqual(o);
+  });
 });
 
 describe('pruneObject', () => {

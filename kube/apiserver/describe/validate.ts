@@ -166,10 +166,15 @@ class Walk {
     const out: Record<string, unknown> = {};
     for (const k of keys) {
       const field = join(path, k);
+      // The server's own fields: typed and checked by the API server whatever the schema says of them.
+      if ((path === '' || embedded) && ROOT_FIELDS.has(k)) {
+        out[k] = v[k];
+        continue;
+      }
       const sub = schemaOf(props[k]) ?? (Object.hasOwn(props, k) ? {} : schemaOf(extra));
       if (v[k] === null && sub?.nullable !== true) continue;
       if (sub) out[k] = this.value(sub, v[k], field);
-      else if (keep || ((path === '' || embedded) && ROOT_FIELDS.has(k))) out[k] = v[k];
+      else if (keep) out[k] = v[k];
       else this.add('FieldValueUnknown', field, `unknown field "${field}"`);
     }
     return out;

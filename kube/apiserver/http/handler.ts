@@ -92,9 +92,11 @@ export class ApiHandler {
     if (HEALTH_PATHS.has(path)) return this.text(res, 200, 'ok');
     this.authenticate(req);
     if (path === '/kovn/stats') return this.json(res, 200, this.stats());
-    const found = (req.method === 'GET' || req.method === 'HEAD') && this.opts.description.discovery(path);
+    const found =
+      (req.method === 'GET' || req.method === 'HEAD') && this.opts.description.discovery(path, req.headers.accept);
     if (found) {
       this.count('discovery');
+      if (found.body instanceof Uint8Array) return this.bytes(res, found.status, found.body, found.contentType);
       return this.json(res, found.status, found.body, found.contentType);
     }
     const rp = parseResourcePath(path);
@@ -148,6 +150,9 @@ export class ApiHandler {
       const accept = acceptOf(req.headers.accept, query);
       return named ? this.get(res, ctx, accept) : this.list(res, ctx, accept);
     }
+    // `/watch/` paths are watches only: a write there would land on the collection they name.
+    if (path.watchPrefix)
+      throw new ApiError('MethodNotAllowed', `the server does not allow this method on a watch path (${method})`);
     const verb = verbOf(method, named, path.subresource);
     this.count(verb);
     this.allow(ctx, verb);
@@ -230,6 +235,12 @@ export class ApiHandler {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
+  }
+
+  /** Bytes as they are (/openapi/v2 in protobuf, which kubectl 1.20 reads). */
+  private bytes(res: ServerResponse, status: number, body: Uint8Array, contentType = 'application/octet-stream'): void {
+    res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': body.length });
+    res.end(body);
   }
 
   private text(res: ServerResponse, status: number, body: string): void {

@@ -25,7 +25,10 @@ beforeAll(async () => {
   await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
   api = await startApiServer({
     cluster,
-    description: testDescription({ unknownFields: ['spec.bogus'], invalidFields: ['spec.refuseMe'] }),
+    description: testDescription({
+      unknownFields: ['spec.bogus', 'metadata.name', 'metadata.labels', 'metadata.bogus', 'kind'],
+      invalidFields: ['spec.refuseMe'],
+    }),
     clock: realClock,
     random: () => 0.5,
     token: TOKEN,
@@ -75,6 +78,8 @@ describe('the API front over HTTPS', () => {
     expect((await c.call('GET', '/api/v1/namespaces/default/widgets')).status).toBe(404);
     expect((await c.call('GET', '/apis/nope.io/v1/things')).body).toMatchObject({ kind: 'Status', code: 404 });
     expect((await c.call('POST', '/api/v1/namespaces/default/pods/web')).status).toBe(405);
+    expect((await c.call('POST', '/api/v1/watch/namespaces/default/pods', pod('via-watch'))).status).toBe(405);
+    expect((await c.call('GET', '/api/v1/namespaces/default/pods/via-watch')).status).toBe(404);
     expect((await c.call('GET', '/api/v1/pods/web')).status).toBe(404);
     expect((await c.call('GET', '/api/v1/namespaces/default/configmaps/x/status')).status).toBe(404);
     const dup = pod('dup');
@@ -107,10 +112,19 @@ describe('the API front over HTTPS', () => {
     expect(bad.body.details.causes).toEqual([
       { reason: 'FieldValueInvalid', field: 'spec.refuseMe', message: 'Invalid value' },
     ]);
-    const odd = await c.call('POST', '/api/v1/namespaces/default/pods', { ...pod('odd'), spec: { bogus: 1 } });
+    const odd = await c.call('POST', '/api/v1/namespaces/default/pods', {
+      ...pod('odd'),
+      metadata: { name: 'odd', labels: { a: 'b' }, bogus: 1 },
+      spec: { bogus: 1 },
+    });
     expect(odd.status).toBe(201);
-    expect(odd.headers.warning).toBe('299 - "unknown field \\"spec.bogus\\""');
+    // A validator's word on ObjectMeta, apiVersion or kind is not acted on: they are the server's fields.
+    expect(odd.headers.warning).toBe(
+      '299 - "unknown field \\"spec.bogus\\"", 299 - "unknown field \\"metadata.bogus\\""',
+    );
     expect(odd.body.spec).toEqual({});
+    expect(odd.body.metadata).toMatchObject({ name: 'odd', labels: { a: 'b' } });
+    expect(odd.body.metadata.bogus).toBeUndefined();
     const strict = await c.call('POST', '/api/v1/namespaces/default/pods?fieldValidation=Strict', {
       ...pod('strict'),
       spec: { bogus: 1 },
@@ -339,5 +353,12 @@ describe('the API front over HTTPS', () => {
     expect(s.body.requests).toBeGreaterThan(10);
     expect(s.body.byVerb.create).toBeGreaterThan(3);
     expect(s.body.watchEvents).toBeGreaterThanOrEqual(4);
+    // Every watch above was closed by its client: none is left open on the server.
+    let open = s.body.watchesOpen;
+    for (let i = 0; i < 50 && open !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      open = (await c.call('GET', '/kovn/stats')).body.watchesOpen;
+    }
+    expect(open).toBe(0);
   });
 });

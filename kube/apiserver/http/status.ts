@@ -125,7 +125,7 @@ export const qualified = (r: ServedResource, name?: string): string => {
  * The Status of a cluster refusal on `resource`: NotFound 404, AlreadyExists
  * and Conflict 409, Invalid 422 (its field as the one cause; a selector the
  * cluster cannot apply is a 400, as the server answers a bad selector), Gone
- * 410, ServiceUnavailable 503.
+ * 410, ServiceUnavailable 503, Forbidden 403.
  *
  * @example apiErrorOf(new ClusterError('NotFound', ref, 'get Pod default/web: not found'), pods, 'web').httpStatus // 404
  */

@@ -11,7 +11,7 @@
 import { isPlainObject, jsonEqual } from '../../cluster/json.ts';
 import { ClusterError, type ClusterSource, type KubeObject, type ObjectRef } from '../../cluster/types.ts';
 import type { ApiDescription, FieldCause, ServedResource } from '../types.ts';
-import { withoutFields } from './fields.ts';
+import { fieldSteps, withoutFields } from './fields.ts';
 import { patchedObject } from './patch/index.ts';
 import type { ResourcePath } from './path.ts';
 import { type FieldValidation, fieldValidationOf } from './request.ts';
@@ -227,7 +227,10 @@ function shaped(ctx: VerbContext, body: unknown, verb: string): KubeObject {
 /** The object after validation: unknown fields pruned (warned, unless Ignore; refused with Strict), other causes 422. */
 function admit(ctx: VerbContext, obj: KubeObject): { object: KubeObject; warnings: string[] } {
   const mode: FieldValidation = fieldValidationOf(ctx.query);
-  const causes = ctx.description.validate(ctx.resource, obj);
+  // ObjectMeta, apiVersion and kind are the server's, typed, never a schema's to prune.
+  const causes = ctx.description
+    .validate(ctx.resource, obj)
+    .filter((c) => !(c.reason === 'FieldValueUnknown' && isServerField(c.field)));
   const unknown = causes.filter((c) => c.reason === 'FieldValueUnknown');
   const refused = mode === 'Strict' ? causes : causes.filter((c) => c.reason !== 'FieldValueUnknown');
   if (refused.length > 0) throw invalid(ctx, refused, obj.metadata.name);
@@ -239,6 +242,33 @@ function admit(ctx: VerbContext, obj: KubeObject): { object: KubeObject; warning
     ),
     warnings,
   };
+}
+
+/** The fields of ObjectMeta (metav1.ObjectMeta's JSON names). */
+const OBJECT_META: ReadonlySet<string> = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+/** `apiVersion`, `kind`, `metadata` and every ObjectMeta field (with what is inside it). */
+function isServerField(field: string): boolean {
+  const [first, second] = fieldSteps(field);
+  if (first === 'apiVersion' || first === 'kind') return second === undefined;
+  if (first !== 'metadata') return false;
+  return second === undefined || OBJECT_META.has(String(second));
 }
 
 function invalid(ctx: VerbContext, causes: readonly FieldCause[], name = ctx.path.name): ApiError {

@@ -42,13 +42,15 @@ export interface ApiSourceOptions {
   readonly pageSize?: number;
   /** Events' source component (default `kube-ovn-controller`). */
   readonly component?: string;
+  /** The shortest watch stream asked of the server, in seconds (default 300; each asks up to twice that). */
+  readonly watchTimeoutSeconds?: number;
   /** A watch retrying after a failure, with its delay: for logs. */
   readonly onRetry?: (kind: string, err: unknown, delayMs: number) => void;
 }
 
 /** What the source asked of the API: the bench reports it per pod. */
 export interface ApiSourceStats {
-  /** Requests sent (list pages, gets, writes), watch connections not counted. */
+  /** Requests sent: list pages, gets, writes, and watch connections (each a request to the server). */
   readonly requests: number;
   /** Watch events delivered (bookmarks not counted). */
   readonly watchEvents: number;
@@ -81,6 +83,18 @@ export class ApiClusterSource implements ClusterSource {
 
   stats(): ApiSourceStats {
     return { ...this.#stats };
+  }
+
+  /**
+   * A GET of a path outside the resources (`kubectl get --raw`): `/version`,
+   * `/kovn/stats`; the parsed JSON, or `ServiceUnavailable`/the Status's reason.
+   *
+   * @example const stats = await source.getRaw('/kovn/stats');
+   */
+  async getRaw(path: string): Promise<unknown> {
+    const res = await this.#send({ method: 'GET', path });
+    if (res.status !== 200) throw clusterErrorOf(res.status, res.body, { kind: '', name: path }, 'get');
+    return res.body;
   }
 
   /** Ends the connections (watches should be stopped first). */
@@ -135,6 +149,8 @@ export class ApiClusterSource implements ClusterSource {
       clock: this.#opts.clock,
       random: this.#opts.random,
       onDelivered: () => void this.#stats.watchEvents++,
+      onConnect: () => void this.#stats.requests++,
+      ...(this.#opts.watchTimeoutSeconds !== undefined ? { timeoutSeconds: this.#opts.watchTimeoutSeconds } : {}),
       ...(onRetry !== undefined ? { onRetry: (err: unknown, ms: number) => onRetry(kind, err, ms) } : {}),
     });
     w.start();

@@ -21,8 +21,10 @@ import type { ApiStream, Transport } from './transport.ts';
 
 export interface ApiWatchOptions {
   readonly clock: Clock;
-  /** In [0, 1): the jitter, and where in 5 to 10 minutes the server ends each stream. */
+  /** In [0, 1): the jitter, and where in `timeoutSeconds` to twice that the server ends each stream. */
   readonly random: () => number;
+  /** The shortest stream the server is asked for (default 300 s, client-go's minimum watch timeout). */
+  readonly timeoutSeconds?: number;
   /** First retry delay (default 800 ms), doubled per failure in a row up to `maxRetryMs` (default 30 s). */
   readonly retryMs?: number;
   readonly maxRetryMs?: number;
@@ -30,6 +32,8 @@ export interface ApiWatchOptions {
   readonly onRetry?: (err: unknown, delayMs: number) => void;
   /** Counts every event delivered (the source's statistics). */
   readonly onDelivered?: () => void;
+  /** Counts every connection asked for. */
+  readonly onConnect?: () => void;
 }
 
 type Rec = Readonly<Record<string, unknown>>;
@@ -86,6 +90,7 @@ export class ApiWatch implements Watch {
     if (this.#stopped) return;
     const epoch = ++this.#epoch;
     const started = this.opts.clock.now();
+    const timeout = this.opts.timeoutSeconds ?? 300;
     let delivered = false;
     const path =
       collectionPath(this.kind, this.scope.namespace) +
@@ -93,7 +98,7 @@ export class ApiWatch implements Watch {
         watch: '1',
         resourceVersion: this.#rv,
         allowWatchBookmarks: 'true',
-        timeoutSeconds: String(300 + Math.floor(this.opts.random() * 300)),
+        timeoutSeconds: String(Math.floor(timeout * (1 + this.opts.random()))),
         labelSelector: this.scope.labelSelector,
         fieldSelector: this.scope.fieldSelector,
       });
@@ -111,6 +116,7 @@ export class ApiWatch implements Watch {
       } else this.#retry(err ?? new Error(`watch ${this.kind.kind}: the stream ended at once`));
     };
     let start: Awaited<ReturnType<Transport['stream']>>;
+    this.opts.onConnect?.();
     try {
       start = await this.transport.stream(path, onObject, onEnd);
     } catch (err) {

@@ -1,0 +1,224 @@
+/**
+ * `kovn bench cluster`: kubemark's set-up with kovn's pieces, each in its
+ * own process as in a cluster. `kovn sim serve --no-controller
+ * --no-kubelet` is the API server (the in-memory cluster behind HTTPS);
+ * `kovn controller --kubeconfig` is the network controller, talking to it
+ * through the API source; this process is the cluster's users and its
+ * hollow kubelets (the simulated kubelet over the API source, for every
+ * hollow node), and creates the nodes and pods (./cluster-load.ts).
+ *
+ * Figures: pods_per_s (pods over the time from the first create to the last
+ * pod routed), ready_p50/p99_ms (a pod's create to its `routed` annotation
+ * seen through a watch), running_p99_ms (to Running, the kubelet's write),
+ * the controller process's RSS (now and its peak, /proc), API requests and
+ * watch events per pod as the API server counted them (`/kovn/stats`: every
+ * client's), and the controller's own requests per pod (the server's count
+ * less this process's). Before the timed run one pod is created and waited
+ * for, so the figures do not include the controller's start.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectApiSource } from '../kube/cluster/api/connect.ts';
+import type { ApiClusterSource } from '../kube/cluster/api/source.ts';
+import { SimKubelet } from '../kube/cluster/kubelet.ts';
+import type { Clock } from '../kube/runtime/clock.ts';
+import { REPO_ROOT } from '../node/bundle/index.ts';
+import { percentile } from './cni.ts';
+import { BENCH_NAMESPACE, createHollowNodes, hollowNodeName, runClusterLoad } from './cluster-load.ts';
+
+export interface ClusterBenchParams {
+  readonly nodes: number;
+  readonly pods: number;
+  /** Pod creates in flight (default 64). */
+  readonly concurrency?: number;
+  /** Extra arguments of `kovn controller` (after `--kubeconfig F`). */
+  readonly controllerArgs?: readonly string[];
+  readonly clock: Clock;
+  readonly random: () => number;
+  /** Progress lines (stderr). */
+  readonly log?: (line: string) => void;
+}
+
+export interface ClusterBenchReport {
+  name: 'cluster';
+  params: { nodes: number; pods: number; concurrency: number; node: string };
+  metrics: {
+    pods_per_s: number;
+    ready_p50_ms: number;
+    ready_p99_ms: number;
+    running_p99_ms: number;
+    controller_rss_mb: number;
+    controller_peak_rss_mb: number;
+    api_requests_per_pod: number;
+    controller_requests_per_pod: number;
+    watch_events_per_pod: number;
+    /** Pods not routed when the wait ended (0 for a complete run). */
+    missing: number;
+  };
+}
+
+/** The API front's counters (kube/apiserver/http ApiStats). */
+interface ServedStats {
+  readonly requests: number;
+  readonly watchEvents: number;
+}
+
+const round = (x: number, places = 1) => Math.round(x * 10 ** places) / 10 ** places;
+
+/**
+ * @example
+ * printReport(await runClusterBench({ nodes: 200, pods: 10_000, clock: realClock, random: Math.random }), true);
+ */
+export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBenchReport> {
+  const log = p.log ?? (() => {});
+  const dir = mkdtempSync(join(tmpdir(), 'kovn-bench-cluster-'));
+  const children: Child[] = [];
+  const sources: ApiClusterSource[] = [];
+  let kubelet: SimKubelet | undefined;
+  try {
+    const manifest = join(dir, 'bench.yaml');
+    writeFileSync(manifest, `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${BENCH_NAMESPACE}\n`);
+    const kubeconfig = join(dir, 'kubeconfig.yaml');
+    const serve = startChild('serve', [
+      ...['sim', 'serve', manifest, '--port', '0', '--kubeconfig-out', kubeconfig],
+      ...['--no-controller', '--no-kubelet'],
+    ]);
+    children.push(serve);
+    await waitFor(p.clock, 60_000, () => existsSync(kubeconfig), serve, 'the kubeconfig of sim serve');
+    log(`serve up (pid ${serve.child.pid})`);
+    const controller = startChild('controller', [
+      'controller',
+      '--kubeconfig',
+      kubeconfig,
+      ...(p.controllerArgs ?? []),
+    ]);
+    children.push(controller);
+    const connect = async () => {
+      const s = await connectApiSource({ kubeconfig, clock: p.clock, random: p.random, maxSockets: 64 });
+      sources.push(s);
+      return s;
+    };
+    const load = await connect();
+    kubelet = new SimKubelet(await connect(), {
+      clock: p.clock,
+      nodes: Array.from({ length: p.nodes }, (_, i) => hollowNodeName(i)),
+      workers: 32,
+    });
+    await kubelet.start();
+    await createHollowNodes(load, p.nodes);
+    log(`${p.nodes} hollow nodes; waiting for the controller`);
+    const now = () => performance.now();
+    const warm = await runClusterLoad(load, {
+      nodes: 1,
+      pods: 1,
+      prefix: 'warmup',
+      now,
+      clock: p.clock,
+      stallMs: 120_000,
+    });
+    if (warm.missing > 0) throw new Error(`the controller did not route a first pod in 120 s: ${controller.tail()}`);
+    const before = await served(load);
+    const ours = clientRequests(sources);
+    log(`controller ready; creating ${p.pods} pods`);
+    const concurrency = p.concurrency ?? 64;
+    const r = await runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock });
+    const after = await served(load);
+    const rss = processMemory(controller.child.pid);
+    const requests = after.requests - before.requests;
+    const controllerRequests = requests - (clientRequests(sources) - ours);
+    return {
+      name: 'cluster',
+      params: { nodes: p.nodes, pods: p.pods, concurrency, node: process.version },
+      metrics: {
+        pods_per_s: round((p.pods - r.missing) / (r.ms / 1000)),
+        ready_p50_ms: round(percentile(r.routedMs, 50)),
+        ready_p99_ms: round(percentile(r.routedMs, 99)),
+        running_p99_ms: round(percentile(r.runningMs, 99)),
+        controller_rss_mb: round(rss.rssMb),
+        controller_peak_rss_mb: round(rss.peakMb),
+        api_requests_per_pod: round(requests / p.pods, 2),
+        controller_requests_per_pod: round(controllerRequests / p.pods, 2),
+        watch_events_per_pod: round((after.watchEvents - before.watchEvents) / p.pods, 2),
+        missing: r.missing,
+      },
+    };
+  } finally {
+    await kubelet?.stop();
+    for (const s of sources) s.close();
+    for (const c of children.reverse()) await c.stop(p.clock);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function served(source: ApiClusterSource): Promise<ServedStats> {
+  const s = (await source.getRaw('/kovn/stats')) as Partial<ServedStats>;
+  if (typeof s.requests !== 'number' || typeof s.watchEvents !== 'number')
+    throw new Error(`/kovn/stats: no requests and watchEvents counts in ${JSON.stringify(s).slice(0, 200)}`);
+  return { requests: s.requests, watchEvents: s.watchEvents };
+}
+
+const clientRequests = (sources: readonly ApiClusterSource[]): number =>
+  sources.reduce((n, s) => n + s.stats().requests, 0);
+
+/** VmRSS and VmHWM (the peak) of a process, from /proc. */
+function processMemory(pid: number | undefined): { rssMb: number; peakMb: number } {
+  const status = pid === undefined ? '' : readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
+}
+
+interface Child {
+  readonly child: ChildProcess;
+  /** The end of its stderr, for an error message. */
+  tail(): string;
+  readonly exited: Promise<number | null>;
+  stop(clock: Clock): Promise<void>;
+}
+
+/** `kovn <args>` as its own node process (its pid is the process measured). */
+function startChild(name: string, args: readonly string[]): Child {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'cli/bin/kovn.js'), ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (err = (err + c).slice(-4_000)));
+  let done = false;
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      done = true;
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    tail: () => `kovn ${name}: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+    exited,
+    stop: async (clock) => {
+      if (done) return;
+      child.kill('SIGTERM');
+      let timer: unknown;
+      const killed = new Promise<void>((resolve) => {
+        timer = clock.setTimeout(() => {
+          if (!done) child.kill('SIGKILL');
+          resolve();
+        }, 10_000);
+      });
+      await Promise.race([exited, killed]);
+      clock.clearTimeout(timer);
+    },
+  };
+}
+
+/** Polls `ready` until it holds; fails when the child ends first or time runs out. */
+async function waitFor(clock: Clock, ms: number, ready: () => boolean, child: Child, what: string): Promise<void> {
+  let ended = false;
+  void child.exited.then(() => (ended = true));
+  for (let waited = 0; !ready(); waited += 100) {
+    if (ended) throw new Error(`waiting for ${what}: the process ended. ${child.tail()}`);
+    if (waited >= ms) throw new Error(`waiting for ${what}: nothing after ${ms} ms. ${child.tail()}`);
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, 100));
+  }
+}

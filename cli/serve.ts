@@ -12,6 +12,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import type { ControllerSettings } from '../controller/config.ts';
 import type { ApiServer } from '../kube/apiserver/http/index.ts';
 import type { MemoryCluster } from '../kube/cluster/memory.ts';
 import { realClock } from '../kube/runtime/clock.ts';
@@ -75,7 +76,7 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
       now: () => Date.now(),
     },
   );
-  const closers: (() => Promise<void> | void)[] = [() => sim.workloads.stop()];
+  const closers: Closers = [() => sim.workloads.stop()];
   const close = async () => {
     for (const c of closers.reverse()) await c();
   };
@@ -86,30 +87,7 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
       now: () => Date.now(),
     });
     closers.push(() => description.close());
-    if (opts.controller) {
-      const { Controller } = await import('../controller/controller.ts');
-      const { seededRandomBytes } = await import('../model/ipam/index.ts');
-      log(opts.backend === 'ovn' ? 'starting a local OVN control plane' : 'starting the simulator');
-      const b = await startServeBackend(opts.backend ?? 'sim');
-      closers.push(() => b.close());
-      if (b.ovn !== undefined) await publishOvnConfig(sim.cluster, b.ovn);
-      const controller = new Controller({
-        cluster: sim.cluster,
-        backend: b.backend,
-        clock: realClock,
-        random: seededRandomBytes(opts.seed),
-        settings,
-      });
-      closers.push(() => controller.stop());
-      log('controller starting');
-      await controller.start();
-    }
-    if (opts.kubelet !== false) {
-      const { SimKubelet } = await import('../kube/cluster/kubelet.ts');
-      const kubelet = new SimKubelet(sim.cluster, { clock: realClock });
-      closers.push(() => kubelet.stop());
-      await kubelet.start();
-    }
+    await startInside(sim.cluster, opts, settings, closers);
     closers.push(
       await followSlices(
         sim.cluster,
@@ -135,6 +113,42 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+type Closers = (() => Promise<void> | void)[];
+
+/** What runs inside serve beside the API: the controller on its backend, and the simulated kubelet. */
+async function startInside(
+  cluster: MemoryCluster,
+  opts: ServeOptions,
+  settings: ControllerSettings,
+  closers: Closers,
+): Promise<void> {
+  const log = opts.log ?? (() => {});
+  if (opts.controller) {
+    const { Controller } = await import('../controller/controller.ts');
+    const { seededRandomBytes } = await import('../model/ipam/index.ts');
+    log(opts.backend === 'ovn' ? 'starting a local OVN control plane' : 'starting the simulator');
+    const b = await startServeBackend(opts.backend ?? 'sim');
+    closers.push(() => b.close());
+    if (b.ovn !== undefined) await publishOvnConfig(cluster, b.ovn);
+    const controller = new Controller({
+      cluster,
+      backend: b.backend,
+      clock: realClock,
+      random: seededRandomBytes(opts.seed),
+      settings,
+    });
+    closers.push(() => controller.stop());
+    log('controller starting');
+    await controller.start();
+  }
+  if (opts.kubelet !== false) {
+    const { SimKubelet } = await import('../kube/cluster/kubelet.ts');
+    const kubelet = new SimKubelet(cluster, { clock: realClock });
+    closers.push(() => kubelet.stop());
+    await kubelet.start();
   }
 }
 
@@ -180,6 +194,11 @@ function writeAtomically(file: string, text: string): void {
   renameSync(tmp, file);
 }
 
+/**
+ * `kovn sim serve` under `kovn sim`.
+ *
+ * @example registerServe(program.command('sim'));
+ */
 export function registerServe(sim: Command): void {
   const cmd = sim
     .command('serve <files...>')

@@ -7,6 +7,9 @@
 import type { ApiDescription, ServedResource } from '../types.ts';
 import { NO_STRATEGIES, type StrategyLookup, strategiesFromOpenApi } from './patch/index.ts';
 
+/**
+ * @example new PatchStrategies(description).of(deployments)(['spec', 'template', 'spec', 'containers']) // { mergeKey: 'name' }
+ */
 export class PatchStrategies {
   private doc: unknown;
   private readonly byResource = new Map<string, StrategyLookup>();

@@ -87,6 +87,9 @@ export function refuseDryRun(query: URLSearchParams): void {
 /** `fieldValidation`: Warn (default: unknown fields pruned with a Warning), Ignore, or Strict (refused). */
 export type FieldValidation = 'Warn' | 'Ignore' | 'Strict';
 
+/**
+ * @example fieldValidationOf(new URLSearchParams('fieldValidation=Strict')) // 'Strict'
+ */
 export function fieldValidationOf(query: URLSearchParams): FieldValidation {
   const v = query.get('fieldValidation') ?? 'Warn';
   if (v === 'Warn' || v === 'Ignore' || v === 'Strict') return v;

@@ -40,6 +40,9 @@ export interface VerbAnswer {
 /** How many times a patch is recomputed when the object changed under it. */
 const PATCH_RETRIES = 5;
 
+/**
+ * @example groupVersion(deployments) // 'apps/v1'
+ */
 export const groupVersion = (r: ServedResource): string => (r.group === '' ? r.version : `${r.group}/${r.version}`);
 
 /** The ref of the object a path names (its name required). */
@@ -62,6 +65,11 @@ export async function onCluster<T>(ctx: VerbContext, f: () => Promise<T>, name?:
   }
 }
 
+/**
+ * The object the path names; 404 Status when it is not there.
+ *
+ * @example const pod = await getObject(ctx); // GET /api/v1/namespaces/prod/pods/web
+ */
 export async function getObject(ctx: VerbContext): Promise<KubeObject> {
   const obj = await onCluster(ctx, () => ctx.cluster.get(refOfPath(ctx)), ctx.path.name);
   if (obj === undefined)
@@ -81,12 +89,22 @@ export function listOptionsOf(ctx: VerbContext) {
   };
 }
 
+/**
+ * The objects in the request's namespace and selectors, with the version to watch from.
+ *
+ * @example const { items, resourceVersion } = await listObjects(ctx);
+ */
 export async function listObjects(
   ctx: VerbContext,
 ): Promise<{ items: readonly KubeObject[]; resourceVersion: string }> {
   return onCluster(ctx, () => ctx.cluster.list(ctx.resource.kind, listOptionsOf(ctx)));
 }
 
+/**
+ * POST: the body shaped to the path, `generateName` filled, admitted (validated, pruned) and created.
+ *
+ * @example const { status, body, warnings } = await createObject(ctx, pod); // status 201
+ */
 export async function createObject(ctx: VerbContext, body: unknown): Promise<VerbAnswer> {
   let obj = shaped(ctx, body, 'create');
   const meta = obj.metadata as { name?: string; generateName?: string };
@@ -97,6 +115,11 @@ export async function createObject(ctx: VerbContext, body: unknown): Promise<Ver
   return { status: 201, body: created, warnings: admitted.warnings };
 }
 
+/**
+ * PUT: the object (or its status, on the status subresource) replaced; Conflict on a stale resourceVersion.
+ *
+ * @example await updateObject(ctx, { ...pod, metadata: { ...pod.metadata, labels: { a: 'b' } } });
+ */
 export async function updateObject(ctx: VerbContext, body: unknown): Promise<VerbAnswer> {
   const obj = shaped(ctx, body, 'update');
   if (obj.metadata.name !== ctx.path.name)
@@ -109,6 +132,12 @@ export async function updateObject(ctx: VerbContext, body: unknown): Promise<Ver
   return { status: 200, body: stored, warnings: admitted.warnings };
 }
 
+/**
+ * PATCH: the patch applied to the current object as its media type says, stored as an update from the
+ * version it was computed on, computed again when the object changed meanwhile.
+ *
+ * @example await patchObject(ctx, 'application/merge-patch+json', { metadata: { labels: { a: 'b' } } });
+ */
 export async function patchObject(ctx: VerbContext, type: string, patch: unknown): Promise<VerbAnswer> {
   for (let attempt = 0; ; attempt++) {
     const current = await getObject(ctx);
@@ -135,6 +164,11 @@ export async function patchObject(ctx: VerbContext, type: string, patch: unknown
   }
 }
 
+/**
+ * DELETE: 200 with the object gone, 202 with it while finalizers hold it; DeleteOptions preconditions checked.
+ *
+ * @example await deleteObject(ctx, { preconditions: { uid } });
+ */
 export async function deleteObject(ctx: VerbContext, body: unknown): Promise<VerbAnswer> {
   const current = await getObject(ctx);
   const pre = isPlainObject(body) && isPlainObject(body['preconditions']) ? body['preconditions'] : {};
@@ -174,6 +208,9 @@ export async function deleteCollection(ctx: VerbContext): Promise<VerbAnswer> {
   return { status: 200, body: listBody(ctx.resource, deleted, resourceVersion), warnings: [] };
 }
 
+/**
+ * @example listBody(pods, items, '42') // { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '42' }, items }
+ */
 export function listBody(r: ServedResource, items: readonly KubeObject[], resourceVersion: string) {
   return { apiVersion: groupVersion(r), kind: r.listKind, metadata: { resourceVersion }, items };
 }

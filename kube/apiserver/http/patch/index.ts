@@ -20,6 +20,7 @@ export {
   strategiesFromOpenApi,
 } from './strategies.ts';
 
+/** The patch media types, as clients send them in Content-Type. */
 export const PATCH_TYPES = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',

@@ -111,6 +111,11 @@ export interface ApiDescription {
     resource: ServedResource,
     objects: readonly KubeObject[],
     opts: {
+      /**
+       * Informational: every column is sent whatever it says, as the API
+       * server does (kubectl 1.20 asks the same for `-o wide` and hides
+       * columns of priority > 0 itself).
+       */
       readonly wide: boolean;
       readonly includeObject: 'None' | 'Metadata' | 'Object';
       readonly resourceVersion: string;

@@ -125,8 +125,9 @@ export interface ApiDescription {
   /**
    * The object as it is stored: the fields `validate` reported as
    * `FieldValueUnknown` (and nulls of fields that are not nullable) removed,
-   * as an API server with fieldValidation=Warn prunes them. The object
-   * itself when its resource has no schema.
+   * as an API server with fieldValidation=Warn prunes them, and a CRD
+   * schema's defaults applied. The object itself when its resource has no
+   * schema.
    */
   prune?(resource: ServedResource, obj: KubeObject): KubeObject;
 }

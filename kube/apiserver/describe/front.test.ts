@@ -152,6 +152,17 @@ describe.skipIf(kubectl === undefined)('kubectl 1.20 through the API front with 
     expect(header?.split(/\s+/).slice(0, 6)).toEqual(['NAME', 'PROVIDER', 'VPC', 'VLAN', 'PROTOCOL', 'CIDR']);
     // Absent values are empty cells (null), which kubectl prints blank.
     expect(row?.split(/\s+/).slice(0, 3)).toEqual(['data', 'IPv4', '10.17.0.0/24']);
+    const vpc = {
+      apiVersion: 'kubeovn.io/v1',
+      kind: 'Vpc',
+      metadata: { name: 'v1' },
+      spec: { bfdPort: { ip: '10.255.255.255' } },
+    };
+    expect((await kc('apply', '-f', file('vpc.yaml', [vpc]))).out).toContain('vpc.kubeovn.io/v1 created');
+    // The CRD's default, applied as the API server applies it.
+    expect((await cluster.get({ kind: 'Vpc', name: 'v1' }))?.spec).toEqual({
+      bfdPort: { ip: '10.255.255.255', enabled: false },
+    });
     const refused = await kc('apply', '-f', file('s2.yaml', [{ ...subnet, metadata: { name: 'data2' } }]));
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain('unknown field "colour"');

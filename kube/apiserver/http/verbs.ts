@@ -235,13 +235,12 @@ function admit(ctx: VerbContext, obj: KubeObject): { object: KubeObject; warning
   const refused = mode === 'Strict' ? causes : causes.filter((c) => c.reason !== 'FieldValueUnknown');
   if (refused.length > 0) throw invalid(ctx, refused, obj.metadata.name);
   const warnings = mode === 'Warn' ? unknown.map((c) => `unknown field "${c.field}"`) : [];
-  return {
-    object: withoutFields(
-      obj,
-      unknown.map((c) => c.field),
-    ),
-    warnings,
-  };
+  const pruned = withoutFields(
+    obj,
+    unknown.map((c) => c.field),
+  );
+  // The description's own pruning also applies its schema's defaults, as the API server stores objects.
+  return { object: ctx.description.prune ? ctx.description.prune(ctx.resource, pruned) : pruned, warnings };
 }
 
 /** The fields of ObjectMeta (metav1.ObjectMeta's JSON names). */

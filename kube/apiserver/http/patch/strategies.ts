@@ -29,15 +29,18 @@ interface Rule extends FieldStrategy {
 const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
 
 const RULES: readonly Rule[] = [
-  { suffix: ['metadata', 'ownerReferences'], root: true, mergeKey: 'uid' },
-  { suffix: ['metadata', 'finalizers'], root: true, set: true },
+  // ObjectMeta's, wherever it is (a pod template's, a volume claim template's).
+  { suffix: ['metadata', 'ownerReferences'], mergeKey: 'uid' },
+  { suffix: ['metadata', 'finalizers'], set: true },
   ...CONTAINER_LISTS.map((c) => ({ suffix: [c], mergeKey: 'name' })),
   ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'ports'], mergeKey: 'containerPort' })),
   ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'env'], mergeKey: 'name' })),
   ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'volumeMounts'], mergeKey: 'mountPath' })),
   ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'volumeDevices'], mergeKey: 'devicePath' })),
   { suffix: ['volumes'], mergeKey: 'name', retainKeys: true },
-  { suffix: ['imagePullSecrets'], mergeKey: 'name' },
+  // A pod spec's (a ServiceAccount's imagePullSecrets are replaced; its secrets merge by name).
+  { suffix: ['spec', 'imagePullSecrets'], mergeKey: 'name' },
+  { suffix: ['secrets'], root: true, mergeKey: 'name' },
   { suffix: ['hostAliases'], mergeKey: 'ip' },
   { suffix: ['topologySpreadConstraints'], mergeKey: 'topologyKey' },
   { suffix: ['schedulingGates'], mergeKey: 'name' },
@@ -47,6 +50,8 @@ const RULES: readonly Rule[] = [
   // Node
   { suffix: ['spec', 'podCIDRs'], root: true, set: true },
   { suffix: ['status', 'addresses'], root: true, mergeKey: 'type' },
+  // Pod
+  { suffix: ['status', 'podIPs'], root: true, mergeKey: 'ip' },
   // Pod, Node, workloads
   { suffix: ['status', 'conditions'], root: true, mergeKey: 'type' },
   // Deployment, DaemonSet, StatefulSet: the update strategy is a union

@@ -51,9 +51,8 @@ async function closure(pkgs: readonly string[]): Promise<Set<string>> {
   while (queue.length > 0) {
     const p = queue.pop()!;
     if (seen.has(p)) continue;
-    // dpkg-query's own ${Field} format, not a template.
-    const format = ['-f=', '$', '{Depends},', '$', '{Pre-Depends}'].join('');
-    const q = await run('dpkg-query', ['-W', format, p]).catch(() => undefined);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${Field} format, not a template.
+    const q = await run('dpkg-query', ['-W', '-f=${Depends},${Pre-Depends}', p]).catch(() => undefined);
     if (q === undefined) continue;
     seen.add(p);
     for (const dep of q.stdout.split(','))

@@ -161,6 +161,47 @@ describe('controller replicas', () => {
     expect(a.exits).toEqual([]);
   });
 
+  it('SIGTERM while the leader is still opening its backend: the controller never starts, the backend is closed', async () => {
+    const cluster = new MemoryCluster();
+    await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } });
+    let open!: (b: SimBackend) => void;
+    const opening = new Promise<SimBackend>((resolve) => {
+      open = resolve;
+    });
+    const backend = new SimBackend();
+    let closed = false;
+    const close = backend.close.bind(backend);
+    backend.close = async () => {
+      closed = true;
+      await close();
+    };
+    const lines: Record<string, unknown>[] = [];
+    const r = new Replica({
+      cluster,
+      openBackend: () => opening,
+      clock: realClock,
+      random: () => 0.5,
+      macRandom: seededRandomBytes(1),
+      lease: LEASE,
+      identity: 'a',
+      timing: TIMING,
+      log: jsonLogger({ write: (l) => lines.push(JSON.parse(l)), now: () => 0, component: 'controller' }),
+      exit: () => {},
+    });
+    replicas.push(r);
+    r.start();
+    await until('a starting', () => r.state === 'starting');
+    await r.terminate();
+    expect(r.state).toBe('done');
+    open(backend);
+    await until('the backend closed', () => closed);
+    await cluster.create(pod('web-0'));
+    await new Promise((done) => setTimeout(done, 300));
+    expect(r.controller()).toBeUndefined();
+    expect(lines.some((l) => l.msg === 'controller started')).toBe(false);
+    expect(await annotated(cluster, 'web-0')).toBe(false);
+  });
+
   it('a leader that cannot renew stops its controller and ends its process; the standby takes over', async () => {
     const inner = new MemoryCluster();
     const cluster = new FaultyCluster(inner);

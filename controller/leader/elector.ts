@@ -80,6 +80,20 @@ export class ElectionTimeoutError extends Error {
   }
 }
 
+/**
+ * Throws ElectionConfigError unless 0 < retryPeriod < renewDeadline < leaseDuration (what keeps two
+ * leaders apart); the CLI checks its flags with it before it connects.
+ *
+ * @example checkTiming({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }, lease)
+ */
+export function checkTiming(t: ElectionTiming, lease: LeaseRef): void {
+  if (!(t.retryPeriodMs > 0 && t.renewDeadlineMs > t.retryPeriodMs && t.leaseDurationMs > t.renewDeadlineMs))
+    throw new ElectionConfigError(
+      `leader election of Lease ${lease.namespace}/${lease.name}: needs 0 < retryPeriod < renewDeadline ` +
+        `< leaseDuration, got ${t.retryPeriodMs} ms, ${t.renewDeadlineMs} ms, ${t.leaseDurationMs} ms`,
+    );
+}
+
 /** The last Lease version seen, and when this replica first saw it (its own clock). */
 interface Observed {
   readonly resourceVersion: string;
@@ -108,11 +122,7 @@ export class LeaderElector {
 
   constructor(private readonly opts: ElectorOptions) {
     const t = opts.timing ?? DEFAULT_TIMING;
-    if (!(t.retryPeriodMs > 0 && t.renewDeadlineMs > t.retryPeriodMs && t.leaseDurationMs > t.renewDeadlineMs))
-      throw new ElectionConfigError(
-        `leader election of Lease ${opts.lease.namespace}/${opts.lease.name}: needs 0 < retryPeriod < renewDeadline ` +
-          `< leaseDuration, got ${t.retryPeriodMs} ms, ${t.renewDeadlineMs} ms, ${t.leaseDurationMs} ms`,
-      );
+    checkTiming(t, opts.lease);
     this.timing = t;
   }
 

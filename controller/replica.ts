@@ -164,6 +164,7 @@ export class Replica {
             err,
           }),
         onCommit: (info) => o.log.debug('committed', { ...info }),
+        onReconciled: (kind, key) => o.log.debug('reconciled', { object: objectOf(kind, key) }),
       });
       this.running = c;
       // Terminating meanwhile: stopController waits for this start and stops what it started.

@@ -43,7 +43,7 @@ afterEach(async () => {
   for (const r of replicas.splice(0)) await r.terminate();
 });
 
-function replica(cluster: FaultyCluster | MemoryCluster, identity: string) {
+function replica(cluster: FaultyCluster | MemoryCluster, identity: string, level: 'debug' | 'info' = 'info') {
   const lines: Record<string, unknown>[] = [];
   const exits: number[] = [];
   const registry = new Registry();
@@ -56,7 +56,7 @@ function replica(cluster: FaultyCluster | MemoryCluster, identity: string) {
     lease: LEASE,
     identity,
     timing: TIMING,
-    log: jsonLogger({ write: (l) => lines.push(JSON.parse(l)), now: () => 0, component: 'controller' }),
+    log: jsonLogger({ write: (l) => lines.push(JSON.parse(l)), now: () => 0, component: 'controller', level }),
     registry,
     exit: (code) => exits.push(code),
   });
@@ -73,7 +73,7 @@ describe('controller replicas', () => {
   it('only the leader runs the controller; its scrape carries Kube-OVN metric names; its logs name objects', async () => {
     const cluster = new MemoryCluster();
     await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } });
-    const a = replica(cluster, 'a');
+    const a = replica(cluster, 'a', 'debug');
     const b = replica(cluster, 'b');
     a.r.start();
     await until('a leads and runs', () => a.r.state === 'running');
@@ -105,6 +105,10 @@ describe('controller replicas', () => {
       expect.objectContaining({ level: 'info', msg: 'started leading', kind: 'Lease', namespace: 'kube-system' }),
     );
     expect(b.lines).toContainEqual(expect.objectContaining({ msg: 'leader seen', leader: 'a' }));
+    // At debug level, a line per reconciled object naming it.
+    expect(a.lines).toContainEqual(
+      expect.objectContaining({ level: 'debug', msg: 'reconciled', kind: 'Pod', namespace: 'default', name: 'web-1' }),
+    );
     // An Event on the Lease, as client-go's resource lock records it.
     const events = (await cluster.list('Event', { namespace: 'kube-system' })).items;
     expect(events).toContainEqual(

@@ -39,3 +39,32 @@ export async function openCluster(f: ClusterFlags): Promise<ApiClusterSource | u
     component: 'kovn-ko',
   });
 }
+
+/**
+ * The scenario a command runs: the cluster's objects when the flags name a
+ * cluster (the file, if any, gives probes, steps and settings), else the
+ * files'. `load` reads the files; it is called only when there are some.
+ *
+ * @example const s = await scenarioFor(opts, [file], () => loadScenario(file));
+ */
+export async function scenarioFor(
+  f: ClusterFlags,
+  files: readonly string[],
+  load: () => import('../scenarios/load.ts').LoadedScenario,
+): Promise<import('../scenarios/load.ts').LoadedScenario> {
+  const source = await openCluster(f);
+  if (source === undefined) {
+    if (files.length === 0) throw new Error('give the scenario or manifests to read, or --kubeconfig / --server');
+    return load();
+  }
+  try {
+    const { scenarioFromCluster } = await import('../scenarios/from-cluster.ts');
+    return await scenarioFromCluster(
+      source,
+      f.server ?? f.kubeconfig ?? 'cluster',
+      files.length > 0 ? load() : undefined,
+    );
+  } finally {
+    source.close();
+  }
+}

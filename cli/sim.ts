@@ -16,6 +16,7 @@ import { type Warning, warningJSON } from '../kube/objects/warnings.ts';
 import type { ProbeIndex } from '../scenarios/probe.ts';
 import type { ProbeWorld } from '../scenarios/run.ts';
 import { DEFAULT_MAX_PAIRS } from '../scenarios/connectivity-plan.ts';
+import { type ClusterFlags, clusterOptions, scenarioFor } from './cluster-source.ts';
 import { wholeNumber } from './options.ts';
 import { type Count, Progress } from './progress.ts';
 import { checkReportPath } from './report-path.ts';
@@ -108,7 +109,7 @@ async function withWorld<T>(
 /** `kovn trace`: one probe of a scenario, stage by stage, and its reply. */
 export function registerTrace(program: Command): void {
   const cmd = program
-    .command('trace <scenario>')
+    .command('trace [scenario]')
     .description('one probe of a scenario, stage by stage (and its reply), in the state after a step')
     .requiredOption('--from <pod>', 'the probe source: ns/name, or an outside address')
     .requiredOption('--to <dest>', 'the destination: ns/name, svc/ns/name, a cluster IP or an outside address')
@@ -121,27 +122,30 @@ export function registerTrace(program: Command): void {
       'print {"verdict","outport"?,"stages":[...],"retransmission"?,"note"?,"reply"?,"ovnTrace"?,"ovnRetransmission"?,"unsure"?,"warnings":[...]}',
     );
   controllerOptions(cmd);
+  clusterOptions(cmd, 'the objects (the scenario, if given, for its steps and settings)');
   cmd.action(traceAction);
 }
 
-type TraceOptions = Record<string, unknown> & {
-  from: string;
-  to: string;
-  protocol: string;
-  port?: number;
-  step: number;
-  backend: string;
-  json?: boolean;
-  seed: number;
-  strict?: boolean;
-};
+type TraceOptions = Record<string, unknown> &
+  ClusterFlags & {
+    from: string;
+    to: string;
+    protocol: string;
+    port?: number;
+    step: number;
+    backend: string;
+    json?: boolean;
+    seed: number;
+    strict?: boolean;
+  };
 
-async function traceAction(file: string, opts: TraceOptions): Promise<void> {
+async function traceAction(file: string | undefined, opts: TraceOptions): Promise<void> {
   const { loadScenario } = await import('../scenarios/load.ts');
   const { traceScenario, traceReportJSON } = await import('../scenarios/trace.ts');
   checkBackend(opts.backend, false);
   const probe = traceProbe(opts);
-  const scenario = loadScenario(file);
+  const files = file === undefined ? [] : [file];
+  const scenario = await scenarioFor(opts, files, () => loadScenario(file!));
   const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
   const progress = progressOnStderr();
   const t = await withWorld(opts.backend, progress, (world) =>
@@ -199,16 +203,18 @@ function registerRun(sim: Command): void {
     )
     .option('--report <file>', 'also write the run as one self-contained HTML page (topology, results, traces)');
   controllerOptions(run);
+  clusterOptions(run, "the objects (the scenario's probes, steps and settings still from the file)");
   run.action(runAction);
 }
 
-type RunOptions = Record<string, unknown> & {
-  backend: string;
-  json?: boolean;
-  seed: number;
-  report?: string;
-  strict?: boolean;
-};
+type RunOptions = Record<string, unknown> &
+  ClusterFlags & {
+    backend: string;
+    json?: boolean;
+    seed: number;
+    report?: string;
+    strict?: boolean;
+  };
 
 async function runAction(file: string, opts: RunOptions): Promise<void> {
   const { loadScenario, requireProbes } = await import('../scenarios/load.ts');
@@ -218,7 +224,7 @@ async function runAction(file: string, opts: RunOptions): Promise<void> {
   if (opts.report) checkReportPath(opts.report, [file]);
   const progress = progressOnStderr();
   progress(`loading ${file}`);
-  const scenario = loadScenario(file);
+  const scenario = await scenarioFor(opts, [file], () => loadScenario(file));
   requireProbes(scenario, file);
   const settings = settingsOf(opts, settingsFromScenario(scenario.cluster));
   const { InventoryCollector, renderReport } = await import('../scenarios/report.ts');
@@ -262,7 +268,7 @@ async function runAction(file: string, opts: RunOptions): Promise<void> {
 
 function registerConnectivity(sim: Command): void {
   const conn = sim
-    .command('connectivity <manifests...>')
+    .command('connectivity [manifests...]')
     .description('every ordered pair of pods of plain manifests (files or folders), on the given or declared ports')
     .option('--ports <list>', "e.g. TCP/80,UDP/53,TCP/http (default: each destination's declared container ports)")
     .option(
@@ -286,19 +292,21 @@ function registerConnectivity(sim: Command): void {
       'print {"pairs":[{"from","to","protocol","port","allowed","reason"?,"unsure"?}],"warnings":[...]}, pair by pair',
     );
   controllerOptions(conn);
+  clusterOptions(conn, 'the objects (manifests, if given, only for their settings)');
   conn.action(connectivityAction);
 }
 
-type ConnectivityOptions = Record<string, unknown> & {
-  backend: string;
-  json?: boolean;
-  seed: number;
-  ports?: string;
-  from?: string;
-  to?: string;
-  maxPairs: number;
-  strict?: boolean;
-};
+type ConnectivityOptions = Record<string, unknown> &
+  ClusterFlags & {
+    backend: string;
+    json?: boolean;
+    seed: number;
+    ports?: string;
+    from?: string;
+    to?: string;
+    maxPairs: number;
+    strict?: boolean;
+  };
 
 async function connectivityAction(files: string[], opts: ConnectivityOptions): Promise<void> {
   const { loadManifests } = await import('../scenarios/load.ts');
@@ -309,8 +317,8 @@ async function connectivityAction(files: string[], opts: ConnectivityOptions): P
   const from = opts.from !== undefined ? c.parsePodFilter('--from', opts.from) : undefined;
   const to = opts.to !== undefined ? c.parsePodFilter('--to', opts.to) : undefined;
   const progress = progressOnStderr();
-  progress(`loading ${files.join(', ')}`);
-  const manifests = loadManifests(files);
+  progress(`loading ${files.join(', ') || 'the cluster'}`);
+  const manifests = await scenarioFor(opts, files, () => loadManifests(files));
   const settings = settingsOf(opts, settingsFromScenario(manifests.cluster));
   // Counted and refused above --max-pairs before the controller starts.
   const plan = await c.connectivityPlan(manifests, {

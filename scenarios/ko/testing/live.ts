@@ -67,9 +67,41 @@ export async function startLive(file: string, opts: { readonly northd: boolean }
   };
 }
 
+/**
+ * A scenario as a running cluster holds it without OVN: its controller on
+ * the simulator settled (addresses annotated, EndpointSlices derived), then
+ * stopped; the workload controllers stay (stop them with `stop`).
+ *
+ * @example const { cluster, stop } = await startSimLive('scenarios/quickstart.yaml');
+ */
+export async function startSimLive(file: string): Promise<{ cluster: MemoryCluster; stop(): void }> {
+  const { SimBackend } = await import('../../../backends/sim/index.ts');
+  const s = loadScenario(file);
+  const settings = settingsFromScenario(s.cluster);
+  const ex = await expandObjects(
+    s.objects.map((o) => o.object),
+    { nodes: s.cluster.nodes ?? 1, serviceCIDR: settings.serviceClusterIPRange, now: () => 1_700_000_000_000 },
+  );
+  const c = new Controller({
+    cluster: ex.cluster,
+    backend: new SimBackend(),
+    clock: realClock,
+    random: seededRandomBytes(7),
+    settings,
+  });
+  await c.start();
+  await settled(c);
+  await syncSlices(ex.cluster, new Set());
+  await settled(c);
+  await c.stop();
+  return { cluster: ex.cluster, stop: () => ex.workloads.stop() };
+}
+
 /** The live cluster behind the API front, its kubeconfig in `dir`, and the ConfigMap `kovn ko` reads. */
 export interface ServedLive {
   readonly kubeconfig: string;
+  /** The API's address. */
+  readonly url: string;
   close(): Promise<void>;
 }
 
@@ -80,7 +112,10 @@ export interface ServedLive {
  *
  * @example const served = await serveLive(live, tmp); // kovn ko diagnose --kubeconfig served.kubeconfig
  */
-export async function serveLive(live: LiveCluster, dir: string): Promise<ServedLive> {
+export async function serveLive(
+  live: Pick<LiveCluster, 'cluster'> & { readonly cp?: ControlPlane },
+  dir: string,
+): Promise<ServedLive> {
   const { createApiDescription } = await import('../../../kube/apiserver/describe/index.ts');
   const http = await import('../../../kube/apiserver/http/index.ts');
   const { writeFileSync } = await import('node:fs');
@@ -96,16 +131,19 @@ export async function serveLive(live: LiveCluster, dir: string): Promise<ServedL
     token,
     tls,
   });
-  await live.cluster.create({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { namespace: 'kube-system', name: 'kovn-ovn' },
-    data: { nb: live.cp.nb.remote, sb: live.cp.sb.remote, nbCtl: live.cp.nb.ctl, sbCtl: live.cp.sb.ctl },
-  } as Parameters<MemoryCluster['create']>[0]);
+  const cp = live.cp;
+  if (cp)
+    await live.cluster.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'kube-system', name: 'kovn-ovn' },
+      data: { nb: cp.nb.remote, sb: cp.sb.remote, nbCtl: cp.nb.ctl, sbCtl: cp.sb.ctl },
+    } as Parameters<MemoryCluster['create']>[0]);
   const kubeconfig = join(dir, 'kubeconfig.yaml');
   writeFileSync(kubeconfig, http.renderKubeconfig({ server: api.url, caCert: tls.cert, token }));
   return {
     kubeconfig,
+    url: api.url,
     async close() {
       await api.close();
       description.close();

@@ -8,7 +8,7 @@
  */
 import { type ControlPlane, startControlPlane } from '../../../backends/ovn/control-plane/index.ts';
 import { OvnBackend } from '../../../backends/ovn/nb/index.ts';
-import { settingsFromScenario } from '../../../controller/config.ts';
+import { type ControllerSettings, settingsFromScenario } from '../../../controller/config.ts';
 import { Controller } from '../../../controller/controller.ts';
 import { settled } from '../../../controller/settle.ts';
 import type { MemoryCluster } from '../../../kube/cluster/memory.ts';
@@ -20,6 +20,8 @@ import { syncSlices } from '../../slices.ts';
 
 export interface LiveCluster {
   readonly cluster: MemoryCluster;
+  /** The settings the cluster's controller ran with (the scenario's). */
+  readonly settings: ControllerSettings;
   readonly cp: ControlPlane;
   readonly backend: OvnBackend;
   stop(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startLive(file: string, opts: { readonly northd: boolean }
   ex.workloads.stop();
   return {
     cluster: ex.cluster,
+    settings,
     cp,
     backend,
     async stop() {

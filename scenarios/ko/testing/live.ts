@@ -15,7 +15,7 @@ import type { MemoryCluster } from '../../../kube/cluster/memory.ts';
 import { realClock } from '../../../kube/runtime/clock.ts';
 import { seededRandomBytes } from '../../../model/ipam/index.ts';
 import { expandObjects } from '../../expand.ts';
-import { loadScenario } from '../../load.ts';
+import { type LoadedScenario, loadScenario } from '../../load.ts';
 import { syncSlices } from '../../slices.ts';
 
 export interface LiveCluster {
@@ -33,8 +33,11 @@ export interface LiveCluster {
  * await runTool('ovn-nbctl', [`--db=${live.cp.nb.remote}`, 'lsp-del', 'debug.default']);
  * await live.stop();
  */
-export async function startLive(file: string, opts: { readonly northd: boolean }): Promise<LiveCluster> {
-  const s = loadScenario(file);
+export async function startLive(
+  file: string | LoadedScenario,
+  opts: { readonly northd: boolean },
+): Promise<LiveCluster> {
+  const s = typeof file === 'string' ? loadScenario(file) : file;
   const settings = settingsFromScenario(s.cluster);
   const ex = await expandObjects(
     s.objects.map((o) => o.object),

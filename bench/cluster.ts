@@ -56,6 +56,10 @@ export interface ClusterBenchReport {
     watch_events_per_pod: number;
     /** Pods not routed when the wait ended (0 for a complete run). */
     missing: number;
+    /** CPU time of each process during the timed run (where the time went). */
+    serve_cpu_s: number;
+    controller_cpu_s: number;
+    bench_cpu_s: number;
   };
 }
 
@@ -89,9 +93,7 @@ export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBen
     await waitFor(p.clock, 60_000, () => existsSync(kubeconfig), serve, 'the kubeconfig of sim serve');
     log(`serve up (pid ${serve.child.pid})`);
     const controller = startChild('controller', [
-      'controller',
-      '--kubeconfig',
-      kubeconfig,
+      ...['controller', '--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0'],
       ...(p.controllerArgs ?? []),
     ]);
     children.push(controller);
@@ -110,21 +112,19 @@ export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBen
     await createHollowNodes(load, p.nodes);
     log(`${p.nodes} hollow nodes; waiting for the controller`);
     const now = () => performance.now();
-    const warm = await runClusterLoad(load, {
-      nodes: 1,
-      pods: 1,
-      prefix: 'warmup',
-      now,
-      clock: p.clock,
-      stallMs: 120_000,
-    });
+    // A process that ends before the run does ends the bench, with its last words.
+    const alive = <T>(work: Promise<T>): Promise<T> => Promise.race([work, ...children.map((c) => c.died)]);
+    const warmup = { nodes: 1, pods: 1, prefix: 'warmup', now, clock: p.clock, stallMs: 120_000 };
+    const warm = await alive(runClusterLoad(load, warmup));
     if (warm.missing > 0) throw new Error(`the controller did not route a first pod in 120 s: ${controller.tail()}`);
     const before = await served(load);
     const ours = clientRequests(sources);
+    const cpu0 = [cpuSeconds(serve.child.pid), cpuSeconds(controller.child.pid), process.cpuUsage()] as const;
     log(`controller ready; creating ${p.pods} pods`);
     const concurrency = p.concurrency ?? 64;
-    const r = await runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock });
+    const r = await alive(runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock }));
     const after = await served(load);
+    const here = process.cpuUsage(cpu0[2]);
     const rss = processMemory(controller.child.pid);
     const requests = after.requests - before.requests;
     const controllerRequests = requests - (clientRequests(sources) - ours);
@@ -142,6 +142,9 @@ export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBen
         controller_requests_per_pod: round(controllerRequests / p.pods, 2),
         watch_events_per_pod: round((after.watchEvents - before.watchEvents) / p.pods, 2),
         missing: r.missing,
+        serve_cpu_s: round(cpuSeconds(serve.child.pid) - cpu0[0], 2),
+        controller_cpu_s: round(cpuSeconds(controller.child.pid) - cpu0[1], 2),
+        bench_cpu_s: round((here.user + here.system) / 1e6, 2),
       },
     };
   } finally {
@@ -169,11 +172,25 @@ function processMemory(pid: number | undefined): { rssMb: number; peakMb: number
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
+/** A process's CPU time (user + system) so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  // The fields after the command (which may hold spaces) start after its closing parenthesis.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / CLOCK_TICKS;
+}
+
+/** USER_HZ, 100 on Linux. */
+const CLOCK_TICKS = 100;
+
 interface Child {
   readonly child: ChildProcess;
   /** The end of its stderr, for an error message. */
   tail(): string;
   readonly exited: Promise<number | null>;
+  /** Rejects when the process ends before `stop` was asked for; never resolves. */
+  readonly died: Promise<never>;
   stop(clock: Clock): Promise<void>;
 }
 
@@ -186,17 +203,26 @@ function startChild(name: string, args: readonly string[]): Child {
   let err = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (err = (err + c).slice(-4_000)));
   let done = false;
+  let stopping = false;
+  const tail = () => `kovn ${name}: ${err.trim().split('\n').slice(-5).join(' | ')}`;
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
       done = true;
       resolve(code);
     }),
   );
+  const died = exited.then((code) => {
+    if (!stopping) throw new Error(`ended (exit ${code}) during the bench. ${tail()}`);
+    return new Promise<never>(() => {});
+  });
+  died.catch(() => {});
   return {
     child,
-    tail: () => `kovn ${name}: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+    tail,
     exited,
+    died,
     stop: async (clock) => {
+      stopping = true;
       if (done) return;
       child.kill('SIGTERM');
       let timer: unknown;

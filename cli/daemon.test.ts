@@ -20,6 +20,7 @@ import { encodePodNetwork } from '../kube/annotations.ts';
 import { NetnsFixture, ip, requireNetns } from '../node/netlink/testing.ts';
 import { call } from '../node/daemon/testing/client.ts';
 import { network, pod } from '../node/daemon/testing/world.ts';
+import { parsePrometheusText, sampleValue } from '../kube/observe/testing/prom-text.ts';
 import { startKovn } from './testing/index.ts';
 
 const enabled = requireOvn('kovn daemon') && requireNetns('kovn daemon');
@@ -62,6 +63,8 @@ describe.skipIf(!enabled)('kovn daemon', () => {
       objects,
       '--wait',
       'none',
+      '--metrics-addr',
+      '127.0.0.1:0',
     ];
     const k = startKovn(args, { tmp: dir });
     try {
@@ -77,6 +80,21 @@ describe.skipIf(!enabled)('kovn daemon', () => {
       expect(await vsctl('list-ports', 'br-int')).toBe(`${id}_h`);
       expect(await call(sock, { command: 'DEL', ...req })).toEqual({ ok: true });
       expect(await vsctl('list-ports', 'br-int')).toBe('');
+      // Its stderr is JSON lines; its metrics answer where it said, parsed as Prometheus text.
+      const lines = k
+        .stderr()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.every((l) => l.component === 'daemon' && l.node === 'n1')).toBe(true);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ msg: 'cni request', command: 'ADD', kind: 'Pod', namespace: 'default', name: 'web' }),
+      );
+      const addr = lines.find((l) => l.msg === 'serving metrics')?.address;
+      const f = parsePrometheusText(await (await fetch(`http://${addr}/metrics`)).text());
+      for (const method of ['ADD', 'DEL'])
+        expect(sampleValue(f, 'cni_op_latency_seconds_count', { node_name: 'n1', method, status_code: '0' })).toBe(1);
+      expect((await fetch(`http://${addr}/readyz`)).status).toBe(200);
     } finally {
       k.child.kill('SIGTERM');
       await k.exited;
@@ -93,9 +111,11 @@ describe.skipIf(!enabled)('kovn daemon', () => {
     expect(k.stderr()).toMatch(/--profile: "turbo" is not a datapath profile \(system, netdev, dpdk, hw-offload\)/);
   });
 
-  it('--help says where pods come from until there is an API source', async () => {
+  it('--help says where pods come from: the API, else an in-memory cluster', async () => {
     const k = startKovn(['daemon', '--help'], { tmp: dir });
     await k.closed;
-    expect(k.stdout().replace(/\s+/g, ' ')).toMatch(/Until kovn has a Kubernetes API source \(issue 20\)/);
+    expect(k.stdout().replace(/\s+/g, ' ')).toMatch(
+      /pods from the API \(--kubeconfig FILE, or in-cluster\), else from an in-memory cluster/,
+    );
   });
 });

@@ -12,12 +12,19 @@ import { readFile } from 'node:fs/promises';
 import { unlinkSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { connectApiSource } from '../kube/cluster/api/connect.ts';
 import { MemoryCluster } from '../kube/cluster/memory.ts';
 import type { ClusterSource, KubeObject } from '../kube/cluster/types.ts';
+import { jsonLogger, type Logger, parseListenAddress, startObserveServer } from '../kube/observe/index.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 import { DEFAULT_DAEMON_SOCKET } from '../node/cni/protocol.ts';
-import { DEFAULT_SERVICE_CIDR, type NodeSetupConfig, startNodeDaemon } from '../node/daemon/index.ts';
+import {
+  DEFAULT_SERVICE_CIDR,
+  daemonRequestObserver,
+  type NodeSetupConfig,
+  startNodeDaemon,
+} from '../node/daemon/index.ts';
 import type { Netlink } from '../node/netlink/types.ts';
 import { DATAPATH_PROFILES, parseProfile } from '../node/setup/index.ts';
 import { wholeNumber } from './options.ts';
@@ -42,6 +49,7 @@ interface DaemonFlags {
   systemId?: string;
   serviceCidr: string;
   nodeTimeout: number;
+  metricsAddr?: string;
 }
 
 /** The objects of a YAML (or JSON) file into a fresh in-memory cluster. */
@@ -77,6 +85,31 @@ export function setupOf(flags: DaemonFlags): NodeSetupConfig | undefined {
   };
 }
 
+/**
+ * /metrics (cni_op_latency_seconds and the process's), /healthz and /readyz
+ * (ready once the node set-up is done) on `addr`.
+ */
+async function observeDaemon(node: string, addr: string, logger: Logger) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  let setup: 'pending' | 'done' | 'failed' = 'pending';
+  const server = await startObserveServer({
+    registry,
+    ...parseListenAddress(addr),
+    healthz: () => (setup === 'failed' ? 'the node set-up failed' : undefined),
+    readyz: () => (setup === 'done' ? undefined : `the node set-up is ${setup}`),
+  });
+  logger.info('serving metrics', { address: server.address });
+  return {
+    onRequest: daemonRequestObserver({ registry, node, log: logger }),
+    started: (done: Promise<void>) =>
+      done.then(
+        () => void (setup = 'done'),
+        () => void (setup = 'failed'),
+      ),
+  };
+}
+
 /** The API at --kubeconfig, else the in-memory cluster of --objects (or an empty one). */
 async function clusterOf(flags: DaemonFlags, log: (line: string) => void): Promise<ClusterSource> {
   if (flags.kubeconfig !== undefined) {
@@ -96,9 +129,15 @@ async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
   const setup = setupOf(flags);
   const profile = flags.profile === undefined ? undefined : parseProfile(flags.profile, '--profile');
   if (profile !== undefined && !profile.ok) throw new Error(`--profile: ${profile.issue.message}`);
-  const log = (line: string) => process.stderr.write(`kovn daemon: ${line}\n`);
+  const logger = jsonLogger({ write: (l) => process.stderr.write(l), now: Date.now, component: 'daemon' }).with({
+    node: flags.node,
+  });
+  const log = (line: string) => logger.info(line);
   const cluster = await clusterOf(flags, log);
+  const observe =
+    flags.metricsAddr === undefined ? undefined : await observeDaemon(flags.node, flags.metricsAddr, logger);
   const d = await startNodeDaemon({
+    ...(observe ? { onRequest: observe.onRequest } : {}),
     node: flags.node,
     cluster,
     podsOfNodeOnly: flags.kubeconfig !== undefined,
@@ -122,7 +161,9 @@ async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
       // already gone
     }
   });
-  for (const a of d.swept) log(`swept ${a.namespace}/${a.pod} (${a.hostNic})`);
+  observe?.started(d.setup);
+  for (const a of d.swept)
+    logger.info('swept', { object: { kind: 'Pod', namespace: a.namespace, name: a.pod }, hostNic: a.hostNic });
   log(`node ${flags.node}: listening on ${flags.socket}`);
   // A set-up that fails ends the daemon (Kube-OVN's cniserver exits too): its supervisor starts it again.
   try {
@@ -174,6 +215,10 @@ export function registerDaemon(program: Command, netlink: () => Promise<Netlink>
       "the node set-up: how long to wait for the Node's join-port annotations",
       wholeNumber('--node-timeout', 1),
       60_000,
+    )
+    .option(
+      '--metrics-addr <host:port>',
+      '/metrics, /healthz and /readyz (Kube-OVN serves them on :10665); default none',
     )
     .option('--profile <name>', `the datapath profile (${DATAPATH_PROFILES.join(', ')}); default: read from conf.db`)
     .option(

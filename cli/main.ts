@@ -6,6 +6,7 @@ import { Command } from 'commander';
 import { installLifecycle } from './lifecycle.ts';
 import { registerBench } from './bench.ts';
 import { registerCni } from './cni.ts';
+import { registerController } from './controller.ts';
 import { registerDaemon } from './daemon.ts';
 import { registerSim, registerTrace } from './sim.ts';
 import { registerDifftest } from './difftest.ts';
@@ -28,6 +29,7 @@ registerBench(program);
 registerDifftest(program);
 registerKo(program);
 registerCni(program);
+registerController(program);
 registerDaemon(program, async () => new (await import('../node/netlink/index.ts')).RtNetlink());
 
 try {

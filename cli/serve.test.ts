@@ -8,8 +8,6 @@ import { kubectlBinary } from '../kube/apiserver/testing/clients.ts';
 import { type Serving, startServe } from './serve.ts';
 
 const run = promisify(execFile);
-/** Until the description side serves /openapi/v2, kubectl's client-side validation has nothing to read. */
-const APPLY = ['--validate=false'];
 const kubectl = kubectlBinary();
 let dir: string;
 let serving: Serving;
@@ -73,11 +71,11 @@ describe.skipIf(kubectl === undefined)('kovn sim serve with kubectl 1.20', () =>
       policy,
       'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: deny-all\n  namespace: data\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n',
     );
-    const applied = await k('apply', ...APPLY, '-f', policy);
+    const applied = await k('apply', '-f', policy);
     expect(applied.code, applied.stderr).toBe(0);
     // A second apply of a changed file is a strategic merge patch.
     writeFileSync(policy, readFileSync(policy, 'utf8').replace('[Ingress]', '[Ingress, Egress]'));
-    const again = await k('apply', ...APPLY, '-f', policy);
+    const again = await k('apply', '-f', policy);
     expect(again.stdout).toContain('configured');
     const np = JSON.parse((await k('get', 'networkpolicy', '-n', 'data', 'deny-all', '-o', 'json')).stdout);
     expect(np.spec.policyTypes).toEqual(['Ingress', 'Egress']);
@@ -132,9 +130,9 @@ describe.skipIf(kubectl === undefined)('kovn sim serve with kubectl 1.20', () =>
       { name: 'a', image: 'nginx:2', ports: [{ containerPort: 81 }], env: [{ name: 'Y', value: '3' }] },
     ];
     writeFileSync(file, manifest(v1, { keep: 'me', drop: 'me' }));
-    expect((await k('apply', ...APPLY, '-f', file)).code).toBe(0);
+    expect((await k('apply', '-f', file)).code).toBe(0);
     writeFileSync(file, manifest(v2, { keep: 'me' }));
-    const r = await k('apply', ...APPLY, '-f', file);
+    const r = await k('apply', '-f', file);
     expect(r.code, r.stderr).toBe(0);
     const got = JSON.parse((await k('get', 'deployment', 'smp', '-o', 'json')).stdout);
     expect(got.spec.template.spec.containers).toEqual(v2);
@@ -156,7 +154,7 @@ describe.skipIf(kubectl === undefined)('kovn sim serve with kubectl 1.20', () =>
         spec: { containers: [{ name: 'c', image: 'nginx' }] },
       }),
     );
-    expect((await k('create', ...APPLY, '-f', file)).code).toBe(0);
+    expect((await k('create', '-f', file)).code).toBe(0);
     const cm = JSON.parse((await k('get', 'configmap', 'made', '-o', 'json')).stdout);
     expect(cm.data).toEqual({ a: 'b' });
     expect((await k('delete', '-f', file)).code).toBe(0);

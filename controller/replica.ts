@@ -142,6 +142,7 @@ export class Replica {
     if (this.phase !== 'candidate') return;
     this.phase = 'starting';
     o.log.info('started leading', { object: leaseObject(o.lease), identity: o.identity });
+    void this.event('became leader');
     try {
       const inner = await o.openBackend();
       const backend = o.registry ? meteredBackend(inner, { registry: o.registry, clock: o.clock }) : inner;
@@ -183,10 +184,25 @@ export class Replica {
   /** Leadership lost: stop writing at once, and end the process (its supervisor restarts it). */
   private async lost(): Promise<void> {
     this.o.log.error('leader election lost', { object: leaseObject(this.o.lease) });
+    void this.event('stopped leading');
     this.failure = 'leader election lost';
     this.phase = 'done';
     await this.stopController();
     this.o.exit(1);
+  }
+
+  /** An Event on the Lease, as client-go's resource lock records one (reason LeaderElection). */
+  private async event(what: string): Promise<void> {
+    const { o } = this;
+    await o.cluster
+      .recordEvent({
+        involved: leaseObject(o.lease),
+        type: 'Normal',
+        reason: 'LeaderElection',
+        message: `${o.identity} ${what}`,
+        source: 'kube-ovn-controller',
+      })
+      .catch((err: unknown) => o.log.warn('event not recorded', { object: leaseObject(o.lease), err }));
   }
 
   /** Stops the controller, waiting at most STOP_GRACE_MS. */

@@ -17,6 +17,8 @@ describe('the Prometheus text reader the tests use', () => {
     );
     expect(f.get('a_total')!.samples[0]).toEqual({ name: 'a_total', labels: { x: 'q"uo\\te\n' }, value: 3 });
     expect(sampleValue(f, 'g', { y: '1' })).toBe(Number.POSITIVE_INFINITY);
+    // prom-client writes NaN as `Nan`; Prometheus reads special values in any case (Go's ParseFloat).
+    expect(sampleValue(parsePrometheusText('# TYPE g gauge\ng Nan\n'), 'g')).toBeNaN();
   });
 
   it.each([

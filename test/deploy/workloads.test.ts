@@ -19,6 +19,7 @@ import { ensurePluginBuilt } from '../../node/bundle/build.ts';
 import { BUNDLE_ENTRIES } from '../../node/bundle/entries.ts';
 import { checkConfig } from '../../node/cni/config.ts';
 import { DEPLOY, ROOT, readManifests } from './manifests.ts';
+import { grantsOf } from './rbac.ts';
 import { allContainers, commandLine, envValue, flagValue, hostPathOf, workloads } from './workloads.ts';
 
 const run = promisify(execFile);
@@ -139,6 +140,19 @@ describe('deploy/ workloads', () => {
       expect(c.readinessProbe?.httpGet, name).toEqual({ path: '/readyz', port });
       expect(c.ports?.map((p) => p.containerPort)).toContain(port);
     }
+  });
+
+  it("the controller's Lease is in its pod's namespace, where the leader-election Role grants leases", () => {
+    // kovn controller's --lease-namespace defaults to POD_NAMESPACE (its pod's, through the downward API).
+    const w = byName('kovn-controller');
+    const c = container('kovn-controller', 'kovn-controller');
+    expect(flagValue(commandLine(c), 'lease-namespace')).toBeUndefined();
+    const env = (c.env ?? []) as readonly { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+    expect(env.find((e) => e.name === 'POD_NAMESPACE')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
+    const grants = grantsOf(manifests, w.namespace, w.pod.serviceAccountName!).filter((g) => g.resource === 'leases');
+    expect(grants.map((g) => `${g.verb} in ${g.namespace}`).sort()).toEqual(
+      ['create', 'get', 'update'].map((v) => `${v} in ${w.namespace}`),
+    );
   });
 
   it('every pod runs as a ServiceAccount deploy/ defines', () => {

@@ -17,6 +17,7 @@ import type { ServedResource } from '../types.ts';
 export const SERVED_VERBS: readonly string[] = Object.freeze([
   'create',
   'delete',
+  'deletecollection',
   'get',
   'list',
   'patch',

@@ -58,8 +58,10 @@ export function createCatalog(): MutableCatalog {
       const { resources, causes } = readCrd(crd);
       const all = causes.length > 0 ? causes : clashes(resources, builtins, crds, crd.metadata.name);
       if (all.length > 0) return all;
+      // The same resources again (a CRD's status written) change nothing that discovery or /openapi/v2 says.
+      const before = crds.get(crd.metadata.name);
       crds.set(crd.metadata.name, resources);
-      changed();
+      if (JSON.stringify(before) !== JSON.stringify(resources)) changed();
       return [];
     },
     unregisterCrd(name: string): void {

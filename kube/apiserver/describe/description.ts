@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import type { ClusterError, ClusterSource, KubeObject, Watch } from '../../cluster/types.ts';
 import type { ApiAnswer, ApiDescription, FieldCause, ServedResource } from '../types.ts';
 import { createCatalog, type MutableCatalog } from './catalog.ts';
+import { crdStatusUpdate } from './crd-status.ts';
 import { discover } from './discovery.ts';
 import { cachedOpenApi } from './openapi/document.ts';
 import { renderTable } from './tables.ts';
@@ -41,6 +42,8 @@ export interface LiveApiDescription extends ApiDescription {
   readonly catalog: MutableCatalog;
   /** CRDs stored in the cluster that are not served, with why (a CRD written before a rule refused it). */
   refusedCrds(): ReadonlyMap<string, readonly FieldCause[]>;
+  /** CRDs whose status could not be written, with the error (none expected: the cluster is in process). */
+  statusErrors(): ReadonlyMap<string, unknown>;
   close(): void;
 }
 
@@ -95,6 +98,7 @@ export async function createApiDescription(
 ): Promise<LiveApiDescription> {
   const catalog = createCatalog();
   const refused = new Map<string, readonly FieldCause[]>();
+  const statusErrors = new Map<string, unknown>();
   for (const crd of readCrdFiles(opts.crdFiles ?? [])) {
     const causes = catalog.registerCrd(crd);
     if (causes.length > 0) {
@@ -112,21 +116,42 @@ export async function createApiDescription(
     const causes = catalog.registerCrd(o);
     if (causes.length > 0) refused.set(o.metadata.name, causes);
     else refused.delete(o.metadata.name);
+    const now = opts.now ? new Date(opts.now()).toISOString().replace(/\.\d+Z$/, 'Z') : undefined;
+    const status = crdStatusUpdate(o, causes, now);
+    if (status) void writeStatus(cluster, o, status, statusErrors);
   };
   const watch = await followCrds(cluster, follow);
   const openapi = cachedOpenApi(catalog);
   return {
     catalog,
     refusedCrds: () => refused,
+    statusErrors: () => statusErrors,
     close: () => watch.stop(),
     discovery: (path: string, accept?: string): ApiAnswer | undefined =>
       path.split('?')[0] === '/openapi/v2' ? openApiAnswer(openapi, accept) : discover(catalog, path),
     table: (r: ServedResource, objects: readonly KubeObject[], o) =>
       renderTable(r, objects, { ...o, ...(opts.now ? { now: opts.now } : {}) }),
     validate: (r: ServedResource, obj: KubeObject): readonly FieldCause[] =>
-      r.kind === CRD_KIND && r.origin === 'builtin' ? catalog.checkCrd(obj) : validateObject(r, obj),
+      r.kind === CRD_KIND && r.origin === 'builtin'
+        ? [...validateObject(r, obj), ...catalog.checkCrd(obj)]
+        : validateObject(r, obj),
     prune: (r: ServedResource, obj: KubeObject): KubeObject => pruneObject(r, obj),
   };
+}
+
+/** Writes a CRD's status; one deleted meanwhile needs none, any other failure is kept for `statusErrors`. */
+async function writeStatus(
+  cluster: ClusterSource,
+  crd: KubeObject,
+  status: unknown,
+  errors: Map<string, unknown>,
+): Promise<void> {
+  try {
+    await cluster.patch({ kind: CRD_KIND, name: crd.metadata.name }, { status }, { subresource: 'status' });
+    errors.delete(crd.metadata.name);
+  } catch (e) {
+    if ((e as ClusterError).reason !== 'NotFound') errors.set(crd.metadata.name, e);
+  }
 }
 
 /**

@@ -121,6 +121,37 @@ describe('createApiDescription', () => {
     d.close();
   });
 
+  it("writes a CRD's status as the API server does: established, or not with the reason", async () => {
+    const cluster = new MemoryCluster();
+    const d = await createApiDescription(cluster, { now: () => Date.parse('2026-01-01T00:00:00Z') });
+    let changes = 0;
+    d.catalog.onChange(() => changes++);
+    await cluster.create(widgetCrd());
+    for (let i = 0; i < 5; i++) await flush();
+    const crd = await cluster.get({ kind: 'CustomResourceDefinition', name: 'widgets.example.com' });
+    expect(crd?.status).toEqual({
+      conditions: [
+        expect.objectContaining({ type: 'NamesAccepted', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }),
+        expect.objectContaining({ type: 'Established', status: 'True', reason: 'InitialNamesAccepted' }),
+      ],
+      acceptedNames: (widgetCrd().spec as { names: unknown }).names,
+      storedVersions: ['v1'],
+    });
+    expect(changes).toBe(1);
+    // A CRD stored without validation (a scenario file) that the catalog refuses is not established.
+    await cluster.create({ ...widgetCrd(), metadata: { name: 'gadgets.example.com' } });
+    for (let i = 0; i < 5; i++) await flush();
+    const bad = await cluster.get({ kind: 'CustomResourceDefinition', name: 'gadgets.example.com' });
+    expect((bad!.status as { conditions: unknown[] }).conditions[1]).toMatchObject({
+      type: 'Established',
+      status: 'False',
+      message: expect.stringContaining('metadata.name'),
+    });
+    expect(d.refusedCrds().has('gadgets.example.com')).toBe(true);
+    expect(d.statusErrors().size).toBe(0);
+    d.close();
+  });
+
   it('validates a CustomResourceDefinition as the catalog would refuse it', async () => {
     const d = await createApiDescription(new MemoryCluster());
     const crdResource = d.catalog.byKind('apiextensions.k8s.io/v1', 'CustomResourceDefinition')!;

@@ -20,6 +20,7 @@ import { type ApiServer, startApiServer } from '../http/server.ts';
 import { selfSignedCertificate } from '../http/tls.ts';
 import { kubectlBinary } from '../testing/clients.ts';
 import { createApiDescription, type LiveApiDescription } from './description.ts';
+import { widgetCrd } from './testing/crds.ts';
 
 const run = promisify(execFile);
 const kubectl = kubectlBinary();
@@ -153,5 +154,36 @@ describe.skipIf(kubectl === undefined)('kubectl 1.20 through the API front with 
     const refused = await kc('apply', '-f', file('s2.yaml', [{ ...subnet, metadata: { name: 'data2' } }]));
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain('unknown field "colour"');
+  });
+
+  it('serves a CRD created through the API: its resources are discovered and its objects validated', async () => {
+    const crd = await kc('apply', '-f', file('crd.yaml', [widgetCrd()]));
+    expect(crd.out).toContain('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created');
+    const wait = await kc('wait', '--for', 'condition=established', '--timeout', '20s', 'crd/widgets.example.com');
+    expect(wait.out).toContain('condition met');
+    const widget = {
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w', namespace: 'shop' },
+      spec: { size: '50%' },
+    };
+    const created = await kc('apply', '-f', file('w.yaml', [widget]));
+    expect(created.err).toBe('');
+    expect(created.out).toContain('widget.example.com/w created');
+    const bad = await kc(
+      'apply',
+      '-f',
+      file('w2.yaml', [{ ...widget, metadata: { name: 'w2', namespace: 'shop' }, spec: { colour: 1 } }]),
+    );
+    expect(bad.err).toContain('unknown field "colour"');
+    const get = await kc('get', 'wd', '-n', 'shop');
+    expect(get.out.trim().split('\n')[0]?.split(/\s+/)).toEqual(['NAME', 'AGE']);
+    const refused = await kc(
+      'apply',
+      '-f',
+      file('c2.yaml', [{ ...widgetCrd(), metadata: { name: 'widget.example.com' } }]),
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain('metadata.name');
   });
 });

@@ -1,40 +1,17 @@
 /**
  * The columns `kubectl get` shows for the built-in kinds that have their own
  * printer in a 1.20 API server (pkg/printers/internalversion): Pod, Node,
- * Namespace, Service. Every other kind gets NAME and AGE (tables.ts).
+ * Namespace, Service; the workloads' (printers-workloads.ts) and the
+ * others' kovn serves (printers-config.ts). A kind without one gets NAME
+ * and AGE (GENERIC).
  * Cells are computed from the object as the server computes them, `<none>`
  * where it writes `<none>`.
  */
 import type { KubeObject } from '../../cluster/types.ts';
-import type { PrinterColumn } from '../types.ts';
 import { ageOf } from './age.ts';
-
-type Obj = Readonly<Record<string, unknown>>;
-const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
-const arr = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
-const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-const orNone = (s: string): string => (s === '' ? '<none>' : s);
-
-/** A kind's printer: its columns, and one row's cells (same order). */
-export interface Printer {
-  readonly columns: readonly PrinterColumn[];
-  cells(o: KubeObject, now: (() => number) | undefined): readonly unknown[];
-}
-
-const col = (name: string, type: string, priority: number, description: string, format?: string): PrinterColumn => ({
-  name,
-  type,
-  priority,
-  description,
-  ...(format ? { format } : {}),
-});
-const NAME = col('Name', 'string', 0, 'Name must be unique within a namespace.', 'name');
-const AGE = col(
-  'Age',
-  'string',
-  0,
-  'CreationTimestamp is a timestamp representing the server time when this object was created.',
-);
+import { CONFIG_PRINTERS } from './printers-config.ts';
+import { WORKLOAD_PRINTERS } from './printers-workloads.ts';
+import { AGE, arr, col, NAME, type Obj, obj, orNone, type Printer, text } from './printer-kit.ts';
 
 function podStatus(o: KubeObject): string {
   const status = obj(o.status);
@@ -191,12 +168,6 @@ const SERVICE: Printer = {
   },
 };
 
-/** NAME and AGE: what the API server prints for a kind without a printer of its own. */
-export const GENERIC: Printer = {
-  columns: [NAME, AGE],
-  cells: (o, now) => [o.metadata.name, ageOf(o.metadata.creationTimestamp, now)],
-};
-
 /**
  * The printers of the built-in kinds that have one.
  *
@@ -207,4 +178,6 @@ export const BUILTIN_PRINTERS: Readonly<Record<string, Printer>> = {
   Node: NODE,
   Namespace: NAMESPACE,
   Service: SERVICE,
+  ...WORKLOAD_PRINTERS,
+  ...CONFIG_PRINTERS,
 };

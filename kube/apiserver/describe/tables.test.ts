@@ -157,9 +157,102 @@ describe('renderTable', () => {
       apiVersion: 'meta.k8s.io/v1',
       metadata: subnet.metadata,
     });
-    const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', creationTimestamp: created } };
-    const g = renderTable(catalog.byPath('', 'v1', 'configmaps')!, [cm], { ...opts, includeObject: 'Object' }) as Table;
-    expect(g.rows[0]).toEqual({ cells: ['c', '5m'], object: cm });
+    const ip: KubeObject = {
+      apiVersion: 'kubeovn.io/v1',
+      kind: 'IP',
+      metadata: { name: 'c', creationTimestamp: created },
+    };
+    const g = renderTable(createCatalog().byPath('kubeovn.io', 'v1', 'ips')!, [ip], {
+      ...opts,
+      includeObject: 'Object',
+    }) as Table;
+    expect(g.columnDefinitions.map((c) => c.name)).toEqual(['Name', 'Age']);
+    expect(g.rows[0]).toEqual({ cells: ['c', '5m'], object: ip });
+  });
+});
+
+describe('the other built-in printers', () => {
+  const catalog = createCatalog();
+  const row = (plural: string, group: string, o: Record<string, unknown>): unknown[] => {
+    const r = catalog.all().find((x) => x.plural === plural && x.group === group)!;
+    const object = { metadata: { name: 'x', creationTimestamp: created }, ...o } as KubeObject;
+    return (renderTable(r, [object], opts) as Table).rows[0]!.cells;
+  };
+  const template = {
+    spec: {
+      containers: [
+        { name: 'a', image: 'i1' },
+        { name: 'b', image: 'i2' },
+      ],
+    },
+  };
+  const selector = {
+    matchLabels: { app: 'web' },
+    matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }],
+  };
+
+  it('prints workloads with their replica counts, containers, images and selectors', () => {
+    expect(
+      row('deployments', 'apps', {
+        spec: { replicas: 3, selector, template },
+        status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
+      }),
+    ).toEqual(['x', '2/3', 3, 2, '5m', 'a,b', 'i1,i2', 'app=web,tier in (a,b)']);
+    const ds = {
+      spec: { selector, template: { spec: { ...template.spec, nodeSelector: { 'kubernetes.io/os': 'linux' } } } },
+      status: { desiredNumberScheduled: 2, numberReady: 1 },
+    };
+    expect(row('daemonsets', 'apps', ds).slice(0, 8)).toEqual(['x', 2, 0, 1, 0, 0, 'kubernetes.io/os=linux', '5m']);
+    const job = {
+      spec: { template },
+      status: { succeeded: 1, startTime: '2026-01-01T00:56:00Z', completionTime: '2026-01-01T00:58:30Z' },
+    };
+    expect(row('jobs', 'batch', job).slice(0, 4)).toEqual(['x', '1/1', '2m30s', '5m']);
+  });
+
+  it('prints policies, slices, bindings, config and events', () => {
+    expect(row('networkpolicies', 'networking.k8s.io', { spec: { podSelector: {} } })).toEqual(['x', '<none>', '5m']);
+    const slice = {
+      addressType: 'IPv4',
+      ports: [{ port: 80 }],
+      endpoints: ['1', '2', '3', '4'].map((i) => ({ addresses: [`10.0.0.${i}`] })),
+    };
+    expect(row('endpointslices', 'discovery.k8s.io', slice)).toEqual([
+      'x',
+      'IPv4',
+      '80',
+      '10.0.0.1,10.0.0.2,10.0.0.3 + 1 more...',
+      '5m',
+    ]);
+    const binding = {
+      roleRef: { kind: 'ClusterRole', name: 'kovn' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kovn', namespace: 'kube-system' }],
+    };
+    expect(row('clusterrolebindings', 'rbac.authorization.k8s.io', binding)).toEqual([
+      'x',
+      'ClusterRole/kovn',
+      '5m',
+      '',
+      '',
+      'kube-system/kovn',
+    ]);
+    expect(row('configmaps', '', { data: { a: '1', b: '2' } })).toEqual(['x', 2, '5m']);
+    expect(row('customresourcedefinitions', 'apiextensions.k8s.io', {})).toEqual(['x', created]);
+    const event = {
+      type: 'Warning',
+      reason: 'AcquireAddressFailed',
+      message: 'no address ',
+      involvedObject: { kind: 'Pod', name: 'web-0' },
+      lastTimestamp: created,
+      count: 3,
+    };
+    expect(row('events', '', event).slice(0, 5)).toEqual([
+      '5m',
+      'Warning',
+      'AcquireAddressFailed',
+      'pod/web-0',
+      'no address',
+    ]);
   });
 });
 

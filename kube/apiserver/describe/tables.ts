@@ -10,7 +10,8 @@
 import type { KubeObject } from '../../cluster/types.ts';
 import type { PrinterColumn, ServedResource } from '../types.ts';
 import { ageOf } from './age.ts';
-import { BUILTIN_PRINTERS, GENERIC, type Printer } from './printers.ts';
+import { GENERIC, type Printer } from './printer-kit.ts';
+import { BUILTIN_PRINTERS } from './printers.ts';
 
 export interface TableOptions {
   readonly wide: boolean;

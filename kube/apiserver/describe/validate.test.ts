@@ -105,16 +105,56 @@ describe('validateObject', () => {
   });
 });
 
+describe('validateObject for built-in kinds', () => {
+  const pods = catalog.byPath('', 'v1', 'pods')!;
+  const pod = (spec: Record<string, unknown>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p' },
+    spec,
+  });
+
+  it('checks them against their OpenAPI definitions, following $refs', () => {
+    const ok = pod({ containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: 1, memory: '1Gi' } } }] });
+    expect(validateObject(pods, ok)).toEqual([]);
+    expect(causes(pods, pod({}))).toEqual([['FieldValueRequired', 'spec.containers']]);
+    expect(
+      causes(
+        pods,
+        pod({ containers: [{ name: 'c', ports: [{ containerPort: 'http', bogus: 1 }] }], hostNetwork: 'yes' }),
+      ),
+    ).toEqual([
+      ['FieldValueTypeInvalid', 'spec.containers[0].ports[0].containerPort'],
+      ['FieldValueUnknown', 'spec.containers[0].ports[0].bogus'],
+      ['FieldValueTypeInvalid', 'spec.hostNetwork'],
+    ]);
+  });
+
+  it('takes int-or-string ports either way and prunes unknown fields', () => {
+    const services = catalog.byPath('', 'v1', 'services')!;
+    const svc = (targetPort: unknown): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { ports: [{ port: 80, targetPort }], typo: true },
+    });
+    expect(causes(services, svc('http'))).toEqual([['FieldValueUnknown', 'spec.typo']]);
+    expect(causes(services, svc(8080))).toEqual([['FieldValueUnknown', 'spec.typo']]);
+    expect(causes(services, svc(true))[0]).toEqual(['FieldValueTypeInvalid', 'spec.ports[0].targetPort']);
+    expect(pruneObject(services, svc(8080)).spec).toEqual({ ports: [{ port: 80, targetPort: 8080 }] });
+  });
+});
+
 describe('pruneObject', () => {
   it('drops the unknown fields and non-nullable nulls, keeping everything else', () => {
     const o = subnet({ cidrBlock: '10.0.0.0/24', colour: 'red', gateway: null }, { extra: 1 });
     expect(pruneObject(subnets, o)).toEqual(subnet({ cidrBlock: '10.0.0.0/24' }));
   });
 
-  it('leaves an object of a resource without a schema as it is', () => {
-    const pods = catalog.byPath('', 'v1', 'pods')!;
-    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, whatever: 1 };
-    expect(pruneObject(pods, pod)).toBe(pod);
-    expect(validateObject(pods, pod)).toEqual([]);
+  it('leaves an object of a resource without a schema as it is (a kubeovn.io kind no CRD describes)', () => {
+    const ips = createCatalog().byPath('kubeovn.io', 'v1', 'ips')!;
+    const ip: KubeObject = { apiVersion: 'kubeovn.io/v1', kind: 'IP', metadata: { name: 'p' }, whatever: 1 };
+    expect(pruneObject(ips, ip)).toBe(ip);
+    expect(validateObject(ips, ip)).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@
 import type { KubeObject } from '../../cluster/types.ts';
 import type { FieldCause, ServedResource } from '../types.ts';
 import { formatProblem } from './formats.ts';
+import { BUILTIN_DEFINITIONS, KIND_MODELS } from './openapi/builtin.gen.ts';
 
 type Schema = Readonly<Record<string, unknown>>;
 type Obj = Readonly<Record<string, unknown>>;
@@ -37,24 +38,40 @@ function typeOf(v: unknown): string {
   return typeof v;
 }
 
-function typeMatches(s: Schema, v: unknown): boolean {
+const intOrString = (s: Schema): boolean => s['x-kubernetes-int-or-string'] === true || s.format === 'int-or-string';
+
+function typeMatches(s: Schema, v: unknown, lenient: boolean): boolean {
   const actual = typeOf(v);
-  if (s['x-kubernetes-int-or-string'] === true) return actual === 'integer' || actual === 'string';
+  if (intOrString(s)) return actual === 'integer' || actual === 'string';
   const want = s.type;
   if (typeof want !== 'string') return true;
+  if (lenient && want === 'string' && (actual === 'integer' || actual === 'number')) return true;
   return want === actual || (want === 'number' && actual === 'integer');
+}
+
+interface WalkOptions {
+  /** Definitions `$ref`s point to (`#/definitions/<name>`): the built-ins' v2 schemas. */
+  readonly definitions?: Readonly<Record<string, unknown>>;
+  /**
+   * A number where a string is declared is accepted: the built-ins' schemas
+   * (from client-node's models) say `string` for quantities (`cpu: 1`),
+   * which the API server reads from numbers too.
+   */
+  readonly lenientStrings?: boolean;
 }
 
 class Walk {
   readonly causes: FieldCause[] = [];
+  constructor(readonly opts: WalkOptions = {}) {}
   add(reason: string, field: string, message: string): void {
     this.causes.push({ reason, field, message });
   }
 
   /** Checks `v` at `path` and returns it with unknown fields and non-nullable nulls removed. */
-  value(s: Schema, v: unknown, path: string): unknown {
-    if (!typeMatches(s, v)) {
-      const want = s['x-kubernetes-int-or-string'] === true ? 'integer or string' : String(s.type);
+  value(schema: Schema, v: unknown, path: string): unknown {
+    const s = this.resolve(schema);
+    if (!typeMatches(s, v, this.opts.lenientStrings === true)) {
+      const want = intOrString(s) ? 'integer or string' : String(s.type);
       this.add('FieldValueTypeInvalid', path, `${path} in body must be of type ${want}: ${show(typeOf(v))}`);
       return v;
     }
@@ -63,6 +80,13 @@ class Walk {
     if (Array.isArray(v)) return this.array(s, v, path);
     if (isObj(v)) return this.object(s, v, path);
     return v;
+  }
+
+  /** A `$ref`'s definition (an unknown one constrains nothing). */
+  private resolve(s: Schema): Schema {
+    if (typeof s.$ref !== 'string') return s;
+    const name = s.$ref.replace(/^#\/definitions\//, '');
+    return schemaOf(this.opts.definitions?.[name]) ?? {};
   }
 
   private values(s: Schema, v: unknown, path: string): void {
@@ -85,7 +109,7 @@ class Walk {
     if (typeof s.pattern === 'string' && !safeRegExp(s.pattern)?.test(v)) {
       this.add('FieldValueInvalid', path, `${path} in body should match '${s.pattern}'`);
     }
-    const bad = typeof s.format === 'string' ? formatProblem(s.format, v) : undefined;
+    const bad = typeof s.format === 'string' && !intOrString(s) ? formatProblem(s.format, v) : undefined;
     if (bad) this.add('FieldValueInvalid', path, `${path} in body must be of type ${s.format}: ${show(v)}`);
   }
 
@@ -108,7 +132,7 @@ class Walk {
 
   private combinators(s: Schema, v: unknown, path: string): void {
     const passes = (sub: unknown): boolean => {
-      const w = new Walk();
+      const w = new Walk(this.opts);
       const ss = schemaOf(sub);
       if (ss) w.value(ss, v, path);
       return w.causes.filter((c) => c.reason !== 'FieldValueUnknown').length === 0;
@@ -127,7 +151,7 @@ class Walk {
 
   /** allOf members validate values; what they prune is the structural schema's business, not theirs. */
   private valueOnly(s: Schema, v: unknown, path: string): void {
-    const w = new Walk();
+    const w = new Walk(this.opts);
     w.value(s, v, path);
     this.causes.push(...w.causes.filter((c) => c.reason !== 'FieldValueUnknown'));
   }
@@ -149,7 +173,9 @@ class Walk {
   private object(s: Schema, v: Obj, path: string): Obj {
     const props = schemaOf(s.properties) ?? {};
     const extra = s.additionalProperties;
-    const keep = s['x-kubernetes-preserve-unknown-fields'] === true || extra === true;
+    // An untyped schema that declares no fields is any value (client-node's `any`: RawExtension, JSON).
+    const anything = s.type === undefined && s.properties === undefined && extra === undefined;
+    const keep = anything || s['x-kubernetes-preserve-unknown-fields'] === true || extra === true;
     const embedded = s['x-kubernetes-embedded-resource'] === true;
     for (const r of Array.isArray(s.required) ? s.required : []) {
       if (typeof r === 'string' && (v[r] === undefined || v[r] === null)) {
@@ -190,9 +216,10 @@ function safeRegExp(pattern: string): RegExp | undefined {
 }
 
 function walk(r: ServedResource, o: KubeObject): { causes: readonly FieldCause[]; pruned: KubeObject } {
-  const schema = schemaOf(r.schema);
+  const model = r.origin === 'builtin' ? KIND_MODELS[r.kind] : undefined;
+  const schema = model ? schemaOf(BUILTIN_DEFINITIONS[model]) : schemaOf(r.schema);
   if (!schema) return { causes: [], pruned: o };
-  const w = new Walk();
+  const w = new Walk(model ? { definitions: BUILTIN_DEFINITIONS, lenientStrings: true } : {});
   const pruned = w.value(schema, o, '') as KubeObject;
   return { causes: w.causes, pruned: { ...pruned, apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata } };
 }

@@ -12,6 +12,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ClusterSource } from '../../cluster/types.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { ApiDescription, ServedResource } from '../types.ts';
+import { writeList } from './list-stream.ts';
 import { parseResourcePath, type ResourcePath } from './path.ts';
 import { acceptOf, mediaType, readJsonBody, refuseDryRun, truthy, type AcceptInfo } from './request.ts';
 import { ApiError, qualified } from './status.ts';
@@ -39,6 +40,13 @@ export interface ApiHandlerOptions {
   readonly token?: string;
   /** BOOKMARK interval of watches that allow them (default 60 s, as the API server's). */
   readonly bookmarkIntervalMs?: number;
+  /**
+   * A watch whose client reads slower than events come is ended once this
+   * much is buffered for it (default 64 MiB), as the API server drops a
+   * watcher that cannot keep up: the client watches again from the last
+   * version it read, and memory does not grow with its backlog.
+   */
+  readonly maxWatchBufferBytes?: number;
 }
 
 /** What the front has served: the bench reads it at `/kovn/stats`. */
@@ -139,6 +147,7 @@ export class ApiHandler {
       return serveWatch(ctx, res, accept, {
         clock: this.opts.clock,
         bookmarkIntervalMs: this.opts.bookmarkIntervalMs ?? 60_000,
+        maxBufferedBytes: this.opts.maxWatchBufferBytes ?? 64 * 1024 * 1024,
         counters: {
           onEvent: () => void this.watchEvents++,
           onOpen: () => void this.watchesOpen++,
@@ -197,10 +206,12 @@ export class ApiHandler {
     this.count('list');
     this.allow(ctx, 'list');
     const { items, resourceVersion } = await listObjects(ctx);
-    const body = accept.table
-      ? ctx.description.table(ctx.resource, items, { wide: true, includeObject: accept.includeObject, resourceVersion })
-      : listBody(ctx.resource, items, resourceVersion);
-    this.json(res, 200, body);
+    if (!accept.table) {
+      const { items: _items, ...head } = listBody(ctx.resource, [], resourceVersion);
+      return writeList(res, head, items);
+    }
+    const opts = { wide: true, includeObject: accept.includeObject, resourceVersion };
+    this.json(res, 200, ctx.description.table(ctx.resource, items, opts));
   }
 
   /** 405 for a verb the resource does not list (as discovery says it). */

@@ -10,6 +10,6 @@
 export { ApiHandler, type ApiHandlerOptions, type ApiStats } from './handler.ts';
 export { renderKubeconfig, type KubeconfigInput } from './kubeconfig.ts';
 export { parseResourcePath, type ResourcePath } from './path.ts';
-export { type ApiServer, type ApiServerOptions, startApiServer } from './server.ts';
+export { type ApiServer, ApiServerError, type ApiServerOptions, startApiServer } from './server.ts';
 export { ApiError, statusBody, type StatusBody, type StatusReason } from './status.ts';
 export { selfSignedCertificate, TlsError, type TlsIdentity } from './tls.ts';

@@ -132,6 +132,35 @@ describe('the API front over HTTPS', () => {
     expect(strict.status).toBe(422);
   });
 
+  it('stores what the description prunes, never ObjectMeta, apiVersion or kind', async () => {
+    const api5 = await startApiServer({
+      cluster,
+      description: {
+        ...testDescription(),
+        // A pruner that drops too much: the server's own fields survive it.
+        prune: (_r, o) => ({ spec: {}, metadata: { annotations: o.metadata.annotations } }) as never,
+      },
+      clock: realClock,
+      random: () => 0,
+      tls,
+    });
+    try {
+      const r = await testClient(api5.url, tls.cert).call('POST', '/api/v1/namespaces/default/pods', {
+        ...pod('pruned', { a: 'b' }),
+        metadata: { name: 'pruned', labels: { a: 'b' }, annotations: { x: 'y' } },
+      });
+      expect(r.status).toBe(201);
+      expect(r.body).toMatchObject({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'pruned', namespace: 'default', labels: { a: 'b' }, annotations: { x: 'y' } },
+        spec: {},
+      });
+    } finally {
+      await api5.close();
+    }
+  });
+
   it('patches with JSON merge, strategic merge and JSON patch, and the status subresource', async () => {
     await c.call('POST', '/api/v1/namespaces/default/pods', pod('p'));
     const path = '/api/v1/namespaces/default/pods/p';
@@ -216,88 +245,6 @@ describe('the API front over HTTPS', () => {
     expect(m.body.metadata.labels).toEqual({ a: 'b' });
   });
 
-  it('streams watch events from a version, with the initial objects when none is given', async () => {
-    const list = await c.call('GET', '/api/v1/namespaces/default/configmaps');
-    const rv = list.body.metadata.resourceVersion;
-    const w = await c.watch(`/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}`);
-    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: '1' } };
-    await c.call('POST', '/api/v1/namespaces/default/configmaps', cm);
-    await c.call(
-      'PATCH',
-      '/api/v1/namespaces/default/configmaps/c1',
-      { data: { a: '2' } },
-      {
-        'content-type': 'application/merge-patch+json',
-      },
-    );
-    await c.call('DELETE', '/api/v1/namespaces/default/configmaps/c1');
-    const events = await w.take(3);
-    expect(events.map((e) => [e.type, e.object.data?.a])).toEqual([
-      ['ADDED', '1'],
-      ['MODIFIED', '2'],
-      ['DELETED', '2'],
-    ]);
-    w.close();
-    await c.call('POST', '/api/v1/namespaces/default/configmaps', { ...cm, metadata: { name: 'c2' } });
-    const fresh = await c.watch('/api/v1/namespaces/default/configmaps?watch=true');
-    expect(await fresh.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'c2' } } });
-    fresh.close();
-  });
-
-  it('ends a watch after timeoutSeconds, and a too-old version with an ERROR event carrying a 410 Status', async () => {
-    const small = new MemoryCluster({ historyLimit: 1 });
-    const api2 = await startApiServer({
-      cluster: small,
-      description: testDescription(),
-      clock: realClock,
-      random: () => 0,
-      tls,
-    });
-    try {
-      const c2 = testClient(api2.url, tls.cert);
-      for (const n of ['a', 'b', 'c'])
-        await c2.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
-      const old = await c2.watch('/api/v1/namespaces?watch=1&resourceVersion=1');
-      expect(await old.next()).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410 } });
-      expect(await old.next()).toBeUndefined();
-      const timed = await c2.watch('/api/v1/namespaces?watch=1&resourceVersion=3&timeoutSeconds=1');
-      expect(await timed.next()).toBeUndefined();
-    } finally {
-      await api2.close();
-    }
-  });
-
-  it('sends BOOKMARK events carrying the last version when the client allows them', async () => {
-    const api3 = await startApiServer({
-      cluster,
-      description: testDescription(),
-      clock: realClock,
-      random: () => 0,
-      tls,
-      bookmarkIntervalMs: 50,
-    });
-    try {
-      const c3 = testClient(api3.url, tls.cert);
-      const rv = (await c3.call('GET', '/api/v1/namespaces')).body.metadata.resourceVersion;
-      const w = await c3.watch(`/api/v1/namespaces?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true`);
-      await c3.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bm' } });
-      const added = await w.next();
-      expect(added.type).toBe('ADDED');
-      const bm = await w.next();
-      expect(bm).toEqual({
-        type: 'BOOKMARK',
-        object: {
-          kind: 'Namespace',
-          apiVersion: 'v1',
-          metadata: { resourceVersion: added.object.metadata.resourceVersion },
-        },
-      });
-      w.close();
-    } finally {
-      await api3.close();
-    }
-  });
-
   it('applies label and field selectors to lists and watches, and refuses an unsupported field with 400', async () => {
     for (const [n, app] of [
       ['s1', 'a'],
@@ -342,6 +289,19 @@ describe('the API front over HTTPS', () => {
     expect((await one.take(2)).map((e) => e.type)).toEqual(['MODIFIED', 'DELETED']);
     one.close();
     scoped.close();
+  });
+
+  it('refuses to start on a port in use, naming it', async () => {
+    await expect(
+      startApiServer({
+        cluster,
+        description: testDescription(),
+        clock: realClock,
+        random: () => 0,
+        tls,
+        port: api.port,
+      }),
+    ).rejects.toMatchObject({ code: 'ListenFailed', message: expect.stringContaining(`127.0.0.1:${api.port}`) });
   });
 
   it('answers a Table when the client asks as=Table, and counts requests and watch events', async () => {

@@ -8,6 +8,18 @@ import type { AddressInfo } from 'node:net';
 import { ApiHandler, type ApiHandlerOptions } from './handler.ts';
 import type { TlsIdentity } from './tls.ts';
 
+/** The listener could not start. */
+export class ApiServerError extends Error {
+  override readonly name = 'ApiServerError';
+  constructor(
+    readonly code: 'ListenFailed',
+    message: string,
+    options?: { readonly cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 export interface ApiServerOptions extends ApiHandlerOptions {
   readonly tls: TlsIdentity;
   /** Default 127.0.0.1. */
@@ -36,10 +48,15 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     handler.handle(req, res),
   );
   const host = opts.host ?? '127.0.0.1';
+  const port0 = opts.port ?? 0;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
+    const failed = (err: NodeJS.ErrnoException) => {
+      const why = err.code === 'EADDRINUSE' ? 'the address is in use (port 0 picks a free one)' : err.message;
+      reject(new ApiServerError('ListenFailed', `listening on ${host}:${port0}: ${why}`, { cause: err }));
+    };
+    server.once('error', failed);
+    server.listen(port0, host, () => {
+      server.off('error', failed);
       resolve();
     });
   });

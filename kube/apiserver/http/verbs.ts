@@ -235,13 +235,22 @@ function admit(ctx: VerbContext, obj: KubeObject): { object: KubeObject; warning
   const refused = mode === 'Strict' ? causes : causes.filter((c) => c.reason !== 'FieldValueUnknown');
   if (refused.length > 0) throw invalid(ctx, refused, obj.metadata.name);
   const warnings = mode === 'Warn' ? unknown.map((c) => `unknown field "${c.field}"`) : [];
-  return {
-    object: withoutFields(
-      obj,
-      unknown.map((c) => c.field),
-    ),
-    warnings,
-  };
+  const { description, resource } = ctx;
+  // The description prunes as its schema says (nulls of non-nullable fields too); without one, the unknown fields go.
+  const pruned = description.prune
+    ? description.prune(resource, obj)
+    : withoutFields(
+        obj,
+        unknown.map((c) => c.field),
+      );
+  return { object: withServerFields(obj, pruned), warnings };
+}
+
+/** `pruned` with the server's own fields as `obj` has them: apiVersion, kind and every ObjectMeta field. */
+function withServerFields(obj: KubeObject, pruned: KubeObject): KubeObject {
+  const meta: Record<string, unknown> = isPlainObject(pruned.metadata) ? { ...pruned.metadata } : {};
+  for (const [k, v] of Object.entries(obj.metadata)) if (OBJECT_META.has(k)) meta[k] = v;
+  return { ...pruned, apiVersion: obj.apiVersion, kind: obj.kind, metadata: meta as unknown as KubeObject['metadata'] };
 }
 
 /** The fields of ObjectMeta (metav1.ObjectMeta's JSON names). */

@@ -29,6 +29,8 @@ export interface WatchSettings {
   readonly clock: Clock;
   /** How often a BOOKMARK is sent when the client allows them. */
   readonly bookmarkIntervalMs: number;
+  /** The stream ends when more than this is waiting to be sent to a slow client. */
+  readonly maxBufferedBytes: number;
   readonly counters: WatchCounters;
 }
 
@@ -38,7 +40,7 @@ type Line = { readonly type: WatchEvent['type'] | 'BOOKMARK' | 'ERROR'; readonly
  * Serves a watch request until the client goes, the timeout passes or the
  * version is gone.
  *
- * @example await serveWatch(ctx, res, accept, { clock: realClock, bookmarkIntervalMs: 60_000, counters });
+ * @example await serveWatch(ctx, res, accept, { clock: realClock, bookmarkIntervalMs: 60_000, maxBufferedBytes: 2 ** 26, counters });
  */
 export async function serveWatch(
   ctx: VerbContext,
@@ -161,6 +163,11 @@ class WatchStream {
 
   private write(line: Line): void {
     this.res.write(`${JSON.stringify(line)}\n`);
+    // A client this far behind is dropped, its backlog with it (the connection closes at once, not after a drain).
+    if (this.res.writableLength > this.settings.maxBufferedBytes) {
+      this.end();
+      this.res.destroy();
+    }
   }
 
   private end(): void {

@@ -25,6 +25,8 @@ export interface ConnectOptions extends ApiSourceOptions {
   readonly clock: Clock;
   /** Connections for requests (default 32). */
   readonly maxSockets?: number;
+  /** `in-cluster`: a directory the service account's files are under (tests; default the root). */
+  readonly serviceAccountPrefix?: string;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function connectApiSource(opts: ConnectOptions): Promise<ApiCluster
     if (opts.server === undefined) throw new TransportError('no-cluster', 'neither a kubeconfig nor a server given');
     kc.loadFromClusterAndUser({ name: 'kovn', server: opts.server, skipTLSVerify: false }, { name: 'kovn' });
   } else if (opts.kubeconfig === 'in-cluster') {
-    kc.loadFromCluster();
+    kc.loadFromCluster(opts.serviceAccountPrefix);
     if (!kc.getCurrentCluster()?.server.match(/^https?:\/\/[^:]+:\d+/))
       throw new TransportError('no-cluster', 'in-cluster: KUBERNETES_SERVICE_HOST and _PORT are not set');
   } else {

@@ -3,7 +3,7 @@
  * serves) over HTTPS, in process: every verb of the ClusterSource contract,
  * selectors, watches with 410 Gone, events deduplicated on the server.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ let cluster: MemoryCluster;
 let api: ApiServer;
 let source: ApiClusterSource;
 let shortWatches: ApiClusterSource;
+let tlsCert: string;
 
 const pod = (name: string, node: string, labels: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -47,6 +48,7 @@ beforeAll(async () => {
   await cluster.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
   const description = await createApiDescription(cluster, { crdFiles: [], now: () => Date.now() });
   const tls = await selfSignedCertificate();
+  tlsCert = tls.cert;
   api = await startApiServer({
     ...{ cluster, description, clock: realClock, random: () => 0.5, token: 't0k', tls, port: 0 },
     bookmarkIntervalMs: 200,
@@ -148,6 +150,36 @@ describe('the API source against the API front', () => {
     w.stop();
     expect(seen).toEqual(['ADDED f', 'ADDED g']);
     expect(errors).toEqual([]);
+  });
+
+  it('in-cluster: the address from the environment, the token and CA from the service account’s files', async () => {
+    const root = join(dir, 'pod');
+    const sa = join(root, 'var/run/secrets/kubernetes.io/serviceaccount');
+    mkdirSync(sa, { recursive: true });
+    writeFileSync(join(sa, 'token'), 't0k');
+    writeFileSync(join(sa, 'ca.crt'), tlsCert);
+    writeFileSync(join(sa, 'namespace'), 'kube-system');
+    const saved = { host: process.env['KUBERNETES_SERVICE_HOST'], port: process.env['KUBERNETES_SERVICE_PORT'] };
+    process.env['KUBERNETES_SERVICE_HOST'] = '127.0.0.1';
+    process.env['KUBERNETES_SERVICE_PORT'] = String(api.port);
+    try {
+      const s = await connectApiSource({
+        kubeconfig: 'in-cluster',
+        serviceAccountPrefix: root,
+        clock: realClock,
+        random: Math.random,
+      });
+      expect((await s.get({ kind: 'Namespace', name: 'shop' }))?.metadata.name).toBe('shop');
+      s.close();
+    } finally {
+      for (const [k, v] of [
+        ['KUBERNETES_SERVICE_HOST', saved.host],
+        ['KUBERNETES_SERVICE_PORT', saved.port],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 
   it('an informer over the source fills its cache and follows the cluster', async () => {

@@ -4,7 +4,8 @@
  * take it: every sample belongs to a family declared by `# TYPE` (with the
  * `_bucket`, `_sum`, `_count` series of histograms and summaries), names
  * and label names are valid, label values are properly quoted and escaped,
- * values are numbers (`NaN`, `+Inf`, `-Inf` included), no series repeats,
+ * values are numbers (`NaN`, `+Inf`, `-Inf` included, in any case as Go's
+ * ParseFloat reads them), no series repeats,
  * and histogram buckets are cumulative and end with `le="+Inf"` equal to
  * `_count`. Anything else throws, naming the line.
  */
@@ -26,10 +27,13 @@ const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 
+/** A value as Prometheus reads it (Go's ParseFloat: special values in any case, as prom-client writes `Nan`). */
 function parseValue(s: string, at: string): number {
-  if (s === 'NaN') return Number.NaN;
-  if (s === '+Inf') return Number.POSITIVE_INFINITY;
-  if (s === '-Inf') return Number.NEGATIVE_INFINITY;
+  const special = s.toLowerCase();
+  if (special === 'nan') return Number.NaN;
+  if (special === '+inf' || special === 'inf' || special === '+infinity' || special === 'infinity')
+    return Number.POSITIVE_INFINITY;
+  if (special === '-inf' || special === '-infinity') return Number.NEGATIVE_INFINITY;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) throw new Error(`${at}: value ${JSON.stringify(s)}`);
   return Number(s);
 }

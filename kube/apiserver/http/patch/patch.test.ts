@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { mergePatch } from '../../../cluster/json.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { strategicMerge } from './strategic.ts';
 import { strategyOf } from './strategies.ts';
@@ -94,6 +96,30 @@ describe('strategic merge patch', () => {
     const before = structuredClone(deployment);
     strategicMerge(deployment, { metadata: { labels: { app: null } } });
     expect(deployment).toEqual(before);
+  });
+});
+
+describe('strategic merge without strategies is a JSON merge patch', () => {
+  // Keys that name no strategy anywhere (strategies.ts): lists under them are replaced, as RFC 7386 does.
+  const keyArb = fc.constantFrom('a', 'b', 'spec', 'data', 'rules', 'items');
+  const leaf = fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.boolean(), fc.constant(null));
+  const { value } = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      leaf,
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(keyArb, tie('value'), { maxKeys: 3 }),
+    ),
+  }));
+  const patchArb = fc.dictionary(keyArb, fc.oneof(value, fc.constant(null)), { maxKeys: 4 });
+
+  it('agrees with RFC 7386 on every object and patch', () => {
+    fc.assert(
+      fc.property(fc.dictionary(keyArb, value, { maxKeys: 4 }), patchArb, (doc, patch) => {
+        expect(strategicMerge(doc, patch)).toEqual(mergePatch(doc, patch));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -134,14 +134,17 @@ function reorder(out: Obj, field: string, order: unknown, path: readonly string[
     .map((e) => e.x);
 }
 
-/** A replaced value: whatever directives it carries mean nothing where it is written whole. */
+/**
+ * A replaced value, written whole as RFC 7386 writes a list (its nulls kept:
+ * they delete nothing there); whatever directives it carries mean nothing.
+ */
 function stripDirectives(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stripDirectives);
   if (!isPlainObject(v)) return v;
   const out: Obj = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === '$patch' || k === '$retainKeys' || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM)) continue;
-    if (x !== null) out[k] = stripDirectives(x);
+    out[k] = stripDirectives(x);
   }
   return out;
 }

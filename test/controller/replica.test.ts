@@ -8,17 +8,17 @@
  */
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SimBackend } from '../backends/sim/index.ts';
-import { seededRandomBytes } from '../model/ipam/index.ts';
-import { FaultyCluster } from '../kube/cluster/faults.ts';
-import { MemoryCluster } from '../kube/cluster/memory.ts';
-import type { KubeObject } from '../kube/cluster/types.ts';
-import { jsonLogger } from '../kube/observe/log.ts';
-import { parsePrometheusText, sampleValue } from '../kube/observe/testing/prom-text.ts';
-import { realClock } from '../kube/runtime/clock.ts';
-import { recordOf } from './leader/record.ts';
-import { Replica } from './replica.ts';
-import { settled } from './settle.ts';
+import { SimBackend } from '../../backends/sim/index.ts';
+import { seededRandomBytes } from '../../model/ipam/index.ts';
+import { FaultyCluster } from '../../kube/cluster/faults.ts';
+import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
+import { jsonLogger } from '../../kube/observe/log.ts';
+import { parsePrometheusText, sampleValue } from '../../kube/observe/testing/prom-text.ts';
+import { realClock } from '../../kube/runtime/clock.ts';
+import { recordOf } from '../../controller/leader/record.ts';
+import { Replica } from '../../controller/replica.ts';
+import { settled } from '../../controller/settle.ts';
 
 const TIMING = { leaseDurationMs: 1_500, renewDeadlineMs: 1_000, retryPeriodMs: 100 };
 const LEASE = { namespace: 'kube-system', name: 'kovn-controller' };
@@ -105,6 +105,15 @@ describe('controller replicas', () => {
       expect.objectContaining({ level: 'info', msg: 'started leading', kind: 'Lease', namespace: 'kube-system' }),
     );
     expect(b.lines).toContainEqual(expect.objectContaining({ msg: 'leader seen', leader: 'a' }));
+    // An Event on the Lease, as client-go's resource lock records it.
+    const events = (await cluster.list('Event', { namespace: 'kube-system' })).items;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        involvedObject: expect.objectContaining({ kind: 'Lease', name: 'kovn-controller' }),
+        reason: 'LeaderElection',
+        message: 'a became leader',
+      }),
+    );
   });
 
   it('a failing write is logged as a warning naming the object, and retried', async () => {

@@ -171,12 +171,18 @@ async function followSlices(
     const svc = meta.labels?.['kubernetes.io/service-name'];
     if (o['kind'] === 'EndpointSlice' && svc !== undefined) given.add(`${meta.namespace ?? 'default'}/${svc}`);
   }
+  // Without a Service there is no slice to keep, and the pods need not be read (a bench creates thousands).
+  const sync = async () => {
+    const services = await cluster.list('Service');
+    const slices = await cluster.list('EndpointSlice');
+    if (services.items.length > 0 || slices.items.length > 0) await syncSlices(cluster, given);
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = Promise.resolve();
   const schedule = () => {
     timer ??= setTimeout(() => {
       timer = undefined;
-      running = running.then(() => syncSlices(cluster, given)).catch(() => schedule());
+      running = running.then(() => sync()).catch(() => schedule());
     }, SLICE_DELAY_MS);
   };
   const watches = ['Pod', 'Service'].map((k) => cluster.watch(k, cluster.resourceVersion, schedule));

@@ -115,6 +115,29 @@ describe('the API front over HTTPS', () => {
     }
   });
 
+  it('deletes a collection in its namespace and selector only, answering the list it deleted', async () => {
+    const cm = (name: string, ns: string, labels: Record<string, string>) =>
+      c.call('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, labels },
+      });
+    await c.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dc' } });
+    await cm('dc-a', 'default', { dc: 'yes' });
+    await cm('dc-b', 'default', { dc: 'no' });
+    await cm('dc-c', 'dc', { dc: 'yes' });
+    const r = await c.call('DELETE', '/api/v1/namespaces/default/configmaps?labelSelector=dc%3Dyes');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ kind: 'ConfigMapList' });
+    expect(r.body.items.map((o: Json) => o.metadata.name)).toEqual(['dc-a']);
+    const left = async (ns: string) =>
+      (await c.call('GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=dc`)).body.items.map(
+        (o: Json) => o.metadata.name,
+      );
+    expect(await left('default')).toEqual(['dc-b']);
+    expect(await left('dc')).toEqual(['dc-c']);
+  });
+
   it('refuses an invalid object with a 422 naming the field, and prunes an unknown one with a Warning', async () => {
     const bad = await c.call('POST', '/api/v1/namespaces/default/pods', {
       ...pod('bad'),

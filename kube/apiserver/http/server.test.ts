@@ -115,6 +115,35 @@ describe('the API front over HTTPS', () => {
     }
   });
 
+  it('names by generateName, writes status by PUT on /status, holds a delete by finalizers and checks preconditions', async () => {
+    const made = await c.call('POST', '/api/v1/namespaces/default/pods', {
+      ...pod(''),
+      metadata: { generateName: 'gen-', finalizers: ['kovn.test/hold'] },
+    });
+    expect(made.status).toBe(201);
+    const name: string = made.body.metadata.name;
+    expect(name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    const path = `/api/v1/namespaces/default/pods/${name}`;
+    const st = await c.call('PUT', `${path}/status`, { ...made.body, status: { phase: 'Running' }, spec: {} });
+    expect(st.body.status).toEqual({ phase: 'Running' });
+    expect(st.body.spec.nodeName).toBe('n1');
+    const wrong = await c.call('DELETE', path, { preconditions: { uid: 'not-its-uid' } });
+    expect(wrong.body).toMatchObject({ reason: 'Conflict', code: 409 });
+    const held = await c.call('DELETE', path, { preconditions: { uid: made.body.metadata.uid } });
+    expect(held.status).toBe(202);
+    expect(held.body.metadata.deletionTimestamp).toEqual(expect.any(String));
+    const released = await c.call(
+      'PATCH',
+      path,
+      { metadata: { finalizers: null } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    expect(released.status).toBe(200);
+    expect((await c.call('GET', path)).status).toBe(404);
+  });
+
   it('deletes a collection in its namespace and selector only, answering the list it deleted', async () => {
     const cm = (name: string, ns: string, labels: Record<string, string>) =>
       c.call('POST', `/api/v1/namespaces/${ns}/configmaps`, {

@@ -194,6 +194,14 @@ describe('createApiDescription', () => {
     d.close();
   });
 
+  it('refuses CRD manifests it cannot read, naming the file', async () => {
+    await expect(createApiDescription(new MemoryCluster(), { crdFiles: ['/nonexistent/crds'] })).rejects.toMatchObject({
+      name: 'DescribeError',
+      code: 'CrdFileUnreadable',
+      message: expect.stringContaining('/nonexistent/crds'),
+    });
+  });
+
   it('validates a CustomResourceDefinition as the catalog would refuse it', async () => {
     const d = await createApiDescription(new MemoryCluster());
     const crdResource = d.catalog.byKind('apiextensions.k8s.io/v1', 'CustomResourceDefinition')!;

@@ -26,7 +26,10 @@ import { decodePodNetwork } from '../annotations.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { Informer } from '../runtime/informer.ts';
 import { WorkQueue } from '../runtime/queue.ts';
+import { apiTime } from './time.ts';
 import { ClusterError, type ClusterSource, type KubeObject, keyOf } from './types.ts';
+
+export { apiTime } from './time.ts';
 
 /** The part of a pod's status the kubelet writes (a JSON merge patch of `status`). */
 export interface KubeletPodStatus {
@@ -184,13 +187,6 @@ function sameStatus(current: Rec, next: KubeletPodStatus): boolean {
     ready(current) === ready(next)
   );
 }
-
-/**
- * A time as the API writes one (RFC 3339, whole seconds).
- *
- * @example apiTime(0) // '1970-01-01T00:00:00Z'
- */
-export const apiTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export interface SimKubeletOptions {
   /** Timestamps and the informers' and queue's retries. */

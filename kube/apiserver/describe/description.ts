@@ -4,6 +4,7 @@
  * the CustomResourceDefinition objects of the cluster (created through the
  * API or given in the loaded files), discovery, Tables and validation.
  */
+import { apiTime } from '../../cluster/time.ts';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -122,7 +123,7 @@ export async function createApiDescription(
     const causes = catalog.registerCrd(o);
     if (causes.length > 0) refused.set(o.metadata.name, causes);
     else refused.delete(o.metadata.name);
-    const now = opts.now ? new Date(opts.now()).toISOString().replace(/\.\d+Z$/, 'Z') : undefined;
+    const now = opts.now ? apiTime(opts.now()) : undefined;
     const status = crdStatusUpdate(o, causes, now);
     if (status) void writeStatus(cluster, o, status, statusErrors);
   };

@@ -84,7 +84,7 @@ describe('the simulated kubelet', () => {
     expect(
       ((s?.['conditions'] ?? []) as { type: string; status: string }[]).map((c) => `${c.type}=${c.status}`),
     ).toEqual(['Initialized=True', 'Ready=True', 'ContainersReady=True', 'PodScheduled=True']);
-    expect(w.k.stats()).toEqual({ writes: 1, failures: 0 });
+    expect(w.k.stats()).toEqual({ writes: 1, nodeWrites: 2, failures: 0 });
     expect(w.errors).toEqual([]);
   });
 
@@ -165,7 +165,34 @@ describe('the simulated kubelet', () => {
     await k.idle();
     expect(await c.get({ kind: 'Pod', namespace: 'shop', name: 'web' })).toBeUndefined();
     expect(errors).toEqual([]);
-    expect(k.stats()).toEqual({ writes: 0, failures: 0 });
+    expect(k.stats()).toEqual({ writes: 0, nodeWrites: 0, failures: 0 });
+  });
+});
+
+describe('the simulated kubelet and its nodes', () => {
+  it('reports its own nodes Ready once (other conditions kept), and leaves other nodes alone', async () => {
+    const clock = new SimClock(Date.UTC(2026, 0, 1));
+    const c = new MemoryCluster({ now: () => clock.now() });
+    const pressure = { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory' };
+    await c.create({ ...node('n1'), status: { conditions: [pressure] } });
+    await c.create(node('n2'));
+    const k = new SimKubelet(c, { clock, nodes: ['n1'] });
+    await k.start();
+    await clock.settle();
+    await k.idle();
+    await clock.settle();
+    const conditions = async (name: string) =>
+      ((await c.get({ kind: 'Node', name }))?.status as { conditions?: unknown[] } | undefined)?.conditions;
+    expect(await conditions('n1')).toEqual([
+      pressure,
+      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'KubeletReady' }),
+    ]);
+    expect(await conditions('n2')).toBeUndefined();
+    await c.patch({ kind: 'Node', name: 'n1' }, { metadata: { labels: { zone: 'a' } } });
+    await clock.settle();
+    await k.idle();
+    expect(k.stats().nodeWrites).toBe(1);
+    await k.stop();
   });
 });
 

@@ -26,7 +26,10 @@ import { decodePodNetwork } from '../annotations.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { Informer } from '../runtime/informer.ts';
 import { WorkQueue } from '../runtime/queue.ts';
+import { apiTime } from './time.ts';
 import { ClusterError, type ClusterSource, type KubeObject, keyOf } from './types.ts';
+
+export { apiTime } from './time.ts';
 
 /** The part of a pod's status the kubelet writes (a JSON merge patch of `status`). */
 export interface KubeletPodStatus {
@@ -185,13 +188,6 @@ function sameStatus(current: Rec, next: KubeletPodStatus): boolean {
   );
 }
 
-/**
- * A time as the API writes one (RFC 3339, whole seconds).
- *
- * @example apiTime(0) // '1970-01-01T00:00:00Z'
- */
-export const apiTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 export interface SimKubeletOptions {
   /** Timestamps and the informers' and queue's retries. */
   readonly clock: Clock;
@@ -204,8 +200,10 @@ export interface SimKubeletOptions {
 }
 
 export interface SimKubeletStats {
-  /** Status writes sent and accepted. */
+  /** Pod status writes sent and accepted. */
   readonly writes: number;
+  /** Node status writes (Ready reported) sent and accepted. */
+  readonly nodeWrites: number;
   /** Writes that failed (and were retried). */
   readonly failures: number;
 }
@@ -224,7 +222,7 @@ export class SimKubelet {
   readonly #mine: ((node: string) => boolean) | undefined;
   readonly #clock: Clock;
   readonly #workers: number;
-  readonly #stats = { writes: 0, failures: 0 };
+  readonly #stats = { writes: 0, nodeWrites: 0, failures: 0 };
 
   constructor(source: ClusterSource, opts: SimKubeletOptions) {
     this.#source = source;
@@ -250,6 +248,7 @@ export class SimKubelet {
     this.#pods.addHandlers({ onAdd: pod, onUpdate: (_, p) => pod(p) });
     // A node's address is its pods' hostIP: a node that gets one (or a new one) rewrites them.
     const node = (n: KubeObject): void => {
+      if (this.#mine === undefined || this.#mine(n.metadata.name)) this.#queue.add(`${NODE_KEY}${n.metadata.name}`);
       for (const p of this.#pods.byIndex('node', n.metadata.name)) pod(p);
     };
     this.#nodes.addHandlers({ onAdd: node, onUpdate: (_, n) => node(n) });
@@ -283,6 +282,7 @@ export class SimKubelet {
   }
 
   async #sync(key: string): Promise<void> {
+    if (key.startsWith(NODE_KEY)) return this.#syncNode(key.slice(NODE_KEY.length));
     const pod = this.#pods.get(key);
     if (pod === undefined || !this.#runs(pod)) return;
     const node = this.#nodes.get(str(rec(pod.spec)['nodeName']) ?? '');
@@ -301,4 +301,45 @@ export class SimKubelet {
       throw err;
     }
   }
+
+  /** A node of this kubelet reports Ready, as a kubelet's first status post does (its other conditions kept). */
+  async #syncNode(name: string): Promise<void> {
+    const node = this.#nodes.get(name);
+    if (node === undefined) return;
+    const conditions = nodeReadyConditions(node, apiTime(this.#clock.now()));
+    if (conditions === undefined) return;
+    try {
+      await this.#source.patch({ kind: 'Node', name }, { status: { conditions } }, { subresource: 'status' });
+      this.#stats.nodeWrites++;
+    } catch (err) {
+      if (err instanceof ClusterError && err.reason === 'NotFound') return;
+      throw err;
+    }
+  }
+}
+
+/** Queue keys of nodes (pod keys are `ns/name`, and a node's name has no colon). */
+const NODE_KEY = 'node:';
+
+/**
+ * A node's conditions with Ready set True, or undefined when it already is
+ * (a merge patch replaces the list, so the others are carried over).
+ *
+ * @example nodeReadyConditions(node, '2026-01-01T00:00:00Z')?.at(-1)?.reason // 'KubeletReady'
+ */
+export function nodeReadyConditions(node: KubeObject, now: string): Record<string, unknown>[] | undefined {
+  const current = rec(node.status)['conditions'];
+  const list = Array.isArray(current) ? current.map((c) => rec(c)) : [];
+  if (list.some((c) => c['type'] === 'Ready' && c['status'] === 'True')) return undefined;
+  return [
+    ...list.filter((c) => c['type'] !== 'Ready'),
+    {
+      type: 'Ready',
+      status: 'True',
+      reason: 'KubeletReady',
+      message: 'kubelet is posting ready status',
+      lastHeartbeatTime: now,
+      lastTransitionTime: now,
+    },
+  ];
 }

@@ -60,13 +60,13 @@ describe('MemoryCluster: create, get, list', () => {
       uid: 'uid-1',
       resourceVersion: '1',
       generation: 1,
-      creationTimestamp: '2024-01-01T00:00:00.000Z',
+      creationTimestamp: '2024-01-01T00:00:00Z',
     });
     expect(p.apiVersion).toBe('v1');
     expect(s.metadata).toMatchObject({
       uid: 'uid-2',
       resourceVersion: '2',
-      creationTimestamp: '2024-01-01T00:00:01.000Z',
+      creationTimestamp: '2024-01-01T00:00:01Z',
     });
     expect(p2.metadata.resourceVersion).toBe('3');
     expect(Number(p.metadata.resourceVersion)).toBeLessThan(Number(s.metadata.resourceVersion));
@@ -254,14 +254,14 @@ describe('MemoryCluster: delete and finalizers', () => {
     const w = record(c, 'Subnet', c.resourceVersion);
     await c.delete({ kind: 'Subnet', name: 's' });
     const deleting = await c.get({ kind: 'Subnet', name: 's' });
-    expect(deleting?.metadata.deletionTimestamp).toBe('2024-06-01T00:00:00.000Z');
+    expect(deleting?.metadata.deletionTimestamp).toBe('2024-06-01T00:00:00Z');
     // A second delete changes nothing.
     await c.delete({ kind: 'Subnet', name: 's' });
     expect(await c.get({ kind: 'Subnet', name: 's' })).toBe(deleting);
     // No new finalizers while deleting; the deletion timestamp cannot be removed.
     expect(await reasonOf(c.patch({ kind: 'Subnet', name: 's' }, { metadata: { finalizers: ['x'] } }))).toBe('Invalid');
     const one = await c.update({ ...deleting!, metadata: { ...deleting!.metadata, finalizers: ['kovn.io/b'] } });
-    expect(one.metadata.deletionTimestamp).toBe('2024-06-01T00:00:00.000Z');
+    expect(one.metadata.deletionTimestamp).toBe('2024-06-01T00:00:00Z');
     await c.patch({ kind: 'Subnet', name: 's' }, { metadata: { finalizers: null } });
     expect(await c.get({ kind: 'Subnet', name: 's' })).toBeUndefined();
     await flush();
@@ -369,8 +369,8 @@ describe('MemoryCluster: events', () => {
       message: 'no address',
       source: { component: 'kube-ovn-controller' },
       count: 2,
-      firstTimestamp: '2024-01-01T00:00:00.000Z',
-      lastTimestamp: '2024-01-01T00:00:05.000Z',
+      firstTimestamp: '2024-01-01T00:00:00Z',
+      lastTimestamp: '2024-01-01T00:00:05Z',
     });
     expect(pods[1]).toMatchObject({ count: 1, message: 'other', metadata: { name: 'web-0.2' } });
     const subnetEvents = c.events({ kind: 'Subnet', name: 's' });

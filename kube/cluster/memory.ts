@@ -28,6 +28,7 @@ import { API_VERSION, NAMESPACED } from '../registry.ts';
 import { dns1123Label, nameProblem } from './names.ts';
 import { compileSelectors, type ObjectFilter } from './selectors.ts';
 import { deepFreeze, isPlainObject, jsonEqual, mergePatch } from './json.ts';
+import { apiTime } from './time.ts';
 import {
   ClusterError,
   type ClusterSource,
@@ -529,7 +530,7 @@ export class MemoryCluster implements ClusterSource {
   }
 
   private timestamp(): string {
-    return new Date(this.now()).toISOString();
+    return apiTime(this.now());
   }
 }
 

@@ -4,6 +4,7 @@
  * the CustomResourceDefinition objects of the cluster (created through the
  * API or given in the loaded files), discovery, Tables and validation.
  */
+import { apiTime } from '../../cluster/time.ts';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -66,7 +67,13 @@ function expandFiles(paths: readonly string[]): string[] {
  */
 export function readCrdFiles(paths: readonly string[]): KubeObject[] {
   const out: KubeObject[] = [];
-  for (const file of expandFiles(paths)) {
+  let files: string[];
+  try {
+    files = expandFiles(paths);
+  } catch (e) {
+    throw new DescribeError('CrdFileUnreadable', `CRD manifests ${paths.join(', ')}: ${(e as Error).message}`, e);
+  }
+  for (const file of files) {
     let docs: unknown[];
     try {
       docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {
@@ -116,7 +123,7 @@ export async function createApiDescription(
     const causes = catalog.registerCrd(o);
     if (causes.length > 0) refused.set(o.metadata.name, causes);
     else refused.delete(o.metadata.name);
-    const now = opts.now ? new Date(opts.now()).toISOString().replace(/\.\d+Z$/, 'Z') : undefined;
+    const now = opts.now ? apiTime(opts.now()) : undefined;
     const status = crdStatusUpdate(o, causes, now);
     if (status) void writeStatus(cluster, o, status, statusErrors);
   };

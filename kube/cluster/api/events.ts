@@ -10,6 +10,7 @@
  * creates.
  */
 import type { Clock } from '../../runtime/clock.ts';
+import { apiTime } from '../time.ts';
 import { ClusterError, type EventInput, type KubeObject, type ObjectRef } from '../types.ts';
 
 /** The two writes the recorder makes (the API source's own). */
@@ -32,7 +33,6 @@ interface Sent {
 }
 
 /** RFC 3339 with whole seconds, as the API writes times. */
-const apiTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * @example

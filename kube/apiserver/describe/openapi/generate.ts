@@ -70,6 +70,7 @@ const PATCH_STRATEGIES: Readonly<Record<string, readonly [string, string?]>> = {
   'V1PodStatus.conditions': ['merge', 'type'],
   'V1ServiceAccount.secrets': ['merge', 'name'],
   'V1PodStatus.podIPs': ['merge', 'ip'],
+  'V1PodStatus.hostIPs': ['merge', 'ip'],
   'V1NodeSpec.podCIDRs': ['merge'],
   'V1NodeStatus.conditions': ['merge', 'type'],
   'V1NodeStatus.addresses': ['merge', 'type'],

@@ -42,6 +42,8 @@ export interface ClusterLoadResult {
   readonly runningMs: readonly number[];
   /** Pods created but not routed when the wait ended. */
   readonly missing: number;
+  /** From the first create sent to the last one answered. */
+  readonly createMs: number;
 }
 
 export const hollowNodeName = (i: number): string => `hollow-node-${i}`;
@@ -110,12 +112,14 @@ export async function runClusterLoad(source: ClusterSource, o: ClusterLoadOption
   pods.addHandlers({ onAdd: seen, onUpdate: (_, p) => seen(p) });
   await pods.start();
   const start = o.now();
+  let createMs = 0;
   try {
     await inParallel(o.pods, o.concurrency ?? 64, async (i) => {
       const name = `${o.prefix ?? 'bench'}-${i}`;
       sent.set(name, o.now());
       await source.create(benchPod(name, hollowNodeName(i % o.nodes)));
     });
+    createMs = o.now() - start;
     const stall = o.stallMs ?? 60_000;
     while (routed.size < o.pods && o.now() - progress < stall) {
       await new Promise<void>((resolve) => {
@@ -129,7 +133,7 @@ export async function runClusterLoad(source: ClusterSource, o: ClusterLoadOption
   } finally {
     pods.stop();
   }
-  return { ms: o.now() - start, routedMs, runningMs, missing: o.pods - routed.size };
+  return { ms: o.now() - start, routedMs, runningMs, missing: o.pods - routed.size, createMs };
 }
 
 function benchPod(name: string, node: string): KubeObject {

@@ -8,6 +8,7 @@
 import type { KubeObject } from '../../cluster/types.ts';
 import type { FieldCause, PrinterColumn, ServedResource } from '../types.ts';
 import { SERVED_VERBS } from './builtins.ts';
+import { structuralProblems } from './structural.ts';
 
 /** What a CRD gives: its resources (empty when refused) and its problems. */
 export interface CrdReading {
@@ -113,6 +114,7 @@ function checkVersions(versions: readonly unknown[], causes: FieldCause[]): void
     const schema = isObj(v.schema) ? v.schema.openAPIV3Schema : undefined;
     if (!isObj(schema)) causes.push(required(`${at}.schema.openAPIV3Schema`));
     else if (schema.type !== 'object') causes.push(invalid(`${at}.schema.openAPIV3Schema.type`, 'must be object'));
+    else causes.push(...structuralProblems(schema, `${at}.schema.openAPIV3Schema`));
   });
 }
 

@@ -66,7 +66,13 @@ function expandFiles(paths: readonly string[]): string[] {
  */
 export function readCrdFiles(paths: readonly string[]): KubeObject[] {
   const out: KubeObject[] = [];
-  for (const file of expandFiles(paths)) {
+  let files: string[];
+  try {
+    files = expandFiles(paths);
+  } catch (e) {
+    throw new DescribeError('CrdFileUnreadable', `CRD manifests ${paths.join(', ')}: ${(e as Error).message}`, e);
+  }
+  for (const file of files) {
     let docs: unknown[];
     try {
       docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => {

@@ -71,6 +71,36 @@ describe('catalog', () => {
     expect(c.registerCrd(netpol)).toMatchObject([{ field: 'spec.names', reason: 'FieldValueInvalid' }]);
     expect(c.byKind('networking.k8s.io/v1', 'NetworkPolicy')?.origin).toBe('builtin');
   });
+
+  it('refuses a schema that is not structural, as apiextensions.k8s.io/v1 does', () => {
+    const crd = widgetCrd();
+    const v1 = (crd.spec as { versions: { schema: { openAPIV3Schema: unknown } }[] }).versions[1]!;
+    v1.schema.openAPIV3Schema = {
+      type: 'object',
+      properties: {
+        spec: { properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
+        list: { type: 'array', items: [{ type: 'string' }] },
+        free: { 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    };
+    expect(createCatalog().registerCrd(crd)).toEqual([
+      {
+        reason: 'FieldValueRequired',
+        field: 'spec.versions[1].schema.openAPIV3Schema.properties[spec].type',
+        message: 'must not be empty for specified object fields',
+      },
+      {
+        reason: 'FieldValueForbidden',
+        field: 'spec.versions[1].schema.openAPIV3Schema.properties[spec]',
+        message: 'additionalProperties and properties are mutual exclusive',
+      },
+      {
+        reason: 'FieldValueForbidden',
+        field: 'spec.versions[1].schema.openAPIV3Schema.properties[list].items',
+        message: 'items must be a schema object and not an array',
+      },
+    ]);
+  });
 });
 
 describe('discovery', () => {
@@ -147,9 +177,29 @@ describe('createApiDescription', () => {
       status: 'False',
       message: expect.stringContaining('metadata.name'),
     });
+    expect((bad!.status as { acceptedNames: unknown }).acceptedNames).toEqual({ plural: '', kind: '' });
     expect(d.refusedCrds().has('gadgets.example.com')).toBe(true);
     expect(d.statusErrors().size).toBe(0);
     d.close();
+  });
+
+  it('answers /openapi/v2 in protobuf (what kubectl asks for, and by default) or in JSON when asked', async () => {
+    const d = await createApiDescription(new MemoryCluster());
+    const pb = d.discovery('/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+    expect(pb?.contentType).toBe('application/octet-stream');
+    expect(pb?.body).toBeInstanceOf(Uint8Array);
+    expect(d.discovery('/openapi/v2')?.body).toBeInstanceOf(Uint8Array);
+    const json = d.discovery('/openapi/v2', 'application/json');
+    expect(json).toMatchObject({ contentType: 'application/json', body: { swagger: '2.0' } });
+    d.close();
+  });
+
+  it('refuses CRD manifests it cannot read, naming the file', async () => {
+    await expect(createApiDescription(new MemoryCluster(), { crdFiles: ['/nonexistent/crds'] })).rejects.toMatchObject({
+      name: 'DescribeError',
+      code: 'CrdFileUnreadable',
+      message: expect.stringContaining('/nonexistent/crds'),
+    });
   });
 
   it('validates a CustomResourceDefinition as the catalog would refuse it', async () => {

@@ -94,8 +94,12 @@ describe.skipIf(!requireOvn('deploy: ovn-central start script'))('start-central.
       );
   });
 
-  it("a switch written through one member is compiled by northd and read through another's Southbound", async () => {
-    await runTool('ovn-nbctl', ['--no-leader-only', `--db=tcp:${IPS[2]}:6641`, 'ls-add', 'deploy-ls']);
+  it("a switch written through a follower is compiled by northd and read through another's Southbound", async () => {
+    // The Services reach any member: a follower forwards the transaction to the leader.
+    const roles = await Promise.all(members.map((m) => clusterStatus(m, 'nb')));
+    const follower = members[roles.findIndex((s) => /^Role: follower$/m.test(s))]!;
+    expect(follower, roles.join('\n')).toBeDefined();
+    await runTool('ovn-nbctl', ['--no-leader-only', `--db=tcp:${follower.ip}:6641`, 'ls-add', 'deploy-ls']);
     await vi.waitFor(
       async () => {
         const out = await runTool('ovn-sbctl', [

@@ -208,6 +208,30 @@ describe('deploy/ workloads', () => {
     }
   });
 
+  it("every workload's selector matches its pod template, and every Service selects some workload's pods", () => {
+    const templates = manifests
+      .filter((m) => m.object.kind === 'Deployment' || m.object.kind === 'DaemonSet')
+      .map((m) => {
+        const spec = m.object.spec as {
+          selector: { matchLabels: Record<string, string> };
+          template: { metadata: { labels: Record<string, string> } };
+        };
+        return { m, selector: spec.selector.matchLabels, labels: spec.template.metadata.labels };
+      });
+    for (const { m, selector, labels } of templates) expect(labels, m.object.metadata.name).toMatchObject(selector);
+    const services = manifests.filter((m) => m.object.kind === 'Service');
+    expect(services.length).toBeGreaterThanOrEqual(3);
+    for (const s of services) {
+      const selector = (s.object.spec as { selector: Record<string, string> }).selector;
+      const selected = templates.filter(
+        (t) =>
+          t.m.object.metadata.namespace === s.object.metadata.namespace &&
+          Object.entries(selector).every(([k, v]) => t.labels[k] === v),
+      );
+      expect(selected.length, s.object.metadata.name).toBe(1);
+    }
+  });
+
   it('every pod runs as a ServiceAccount deploy/ defines', () => {
     const accounts = manifests
       .filter((m) => m.object.kind === 'ServiceAccount')

@@ -139,15 +139,19 @@ describe('kovn controller processes against the API front', () => {
     expect(sampleValue(f, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect((await fetch(`http://${addr}/healthz`)).status).toBe(200);
     expect((await fetch(`http://${addr}/readyz`)).status).toBe(200);
-    const bAddr = await until('b serving metrics', () => metricsAddress(b));
-    const fb = parsePrometheusText(await (await fetch(`http://${bAddr}/metrics`)).text());
-    expect(sampleValue(fb, 'leader_election_master_status', { name: 'kovn-controller' })).toBe(0);
-
-    // kill -9: b waits the lease out, then leads and reconciles.
     await until(
       'b has seen a lead',
       () => logLines(b).some((l) => l.msg === 'leader seen' && l.leader === 'a') || undefined,
     );
+    const bAddr = await until('b serving metrics', () => metricsAddress(b));
+    const fb = parsePrometheusText(await (await fetch(`http://${bAddr}/metrics`)).text());
+    expect(sampleValue(fb, 'leader_election_master_status', { name: 'kovn-controller' })).toBe(0);
+    // The standby only reads: the Lease, every retry period. It has written nothing.
+    const writes = fb.get('rest_client_requests_total')!.samples.filter((x) => x.labels.method !== 'GET');
+    expect(writes).toEqual([]);
+    expect(sampleValue(fb, 'rest_client_requests_total', { method: 'GET', code: '200' })).toBeGreaterThan(0);
+
+    // kill -9: b waits the lease out, then leads and reconciles.
     a.child.kill('SIGKILL');
     expect((await a.exited).signal).toBe('SIGKILL');
     const lastRenew = (await holder()).renewTime;

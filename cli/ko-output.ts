@@ -105,9 +105,12 @@ export function koTraceLines(t: KoTrace, formatTrace: (s: NonNullable<KoTrace['s
     shown(label),
     `  simulator (the objects): ${shown(v(t.sim.allowed, t.sim.reason))}`,
     `  ovn-trace (the live SB): ${shown(v(t.ovn.allowed, t.ovn.reason))}`,
+    ...(t.ovn.note ? [`  note: ${shown(t.ovn.note)}`] : []),
     `  ${t.agree ? 'agree' : 'DISAGREE: kovn ko diagnose says which rows differ from the objects'}`,
   ];
   if (t.sim.trace !== undefined) out.push('', 'simulator:', shownLines(formatTrace(t.sim.trace.stages)));
   if (t.ovn.text !== undefined) out.push('', 'ovn-trace:', shownLines(t.ovn.text.trimEnd()));
+  if (t.ovn.retransmission !== undefined)
+    out.push('', 'ovn-trace (retransmission):', shownLines(t.ovn.retransmission.trimEnd()));
   return out;
 }

@@ -93,7 +93,9 @@ function registerPassthrough(ko: Command, name: 'nbctl' | 'sbctl'): void {
   const db = name === 'nbctl' ? 'nb' : 'sb';
   const cmd = ko
     .command(`${name} [args...]`)
-    .description(`ovn-${name} on the cluster's ${db.toUpperCase()} database (its options and commands after --)`)
+    .description(
+      `ovn-${name} on the cluster's ${db.toUpperCase()} database (ovn-${name}'s options before its command, or all after --)`,
+    )
     .allowUnknownOption();
   endpointOptions(cmd, false);
   cmd.action(async (args: string[], flags: KoFlags) => {
@@ -174,7 +176,7 @@ function registerKoTrace(ko: Command): void {
   const cmd = ko
     .command('trace <from> <to> <protocol> [port]')
     .description(
-      'one packet from a pod (ns/pod) to an IP or ns/pod: ovn-trace over the live SB beside the simulator over the objects',
+      'one packet from a pod (ns/pod) to an IP, ns/pod or svc/ns/name: ovn-trace over the live SB beside the simulator over the objects',
     );
   settingOptions(endpointOptions(cmd));
   cmd.action(async (from: string, to: string, protocol: string, port: string | undefined, flags: KoFlags) => {

@@ -93,6 +93,43 @@ function unanswered(r: PacketProbe, t: Pick<OvnTraceResult, 'outputs'>): boolean
   return !t.outputs.some((o) => o.generatedBy === undefined || o.outport === r.inport);
 }
 
+/** A probe's verdict on real OVN, with the traces it was read from. */
+export interface OvnAnswer extends TraceAnswer {
+  /** How the retransmission changed the verdict (set when one was traced). */
+  readonly note?: string;
+  readonly first: OvnTraceResult;
+  readonly retransmission?: OvnTraceResult;
+}
+
+/**
+ * A probe answered by ovn-trace through `prober` (any NB/SB: a world's own
+ * or a live cluster's): its first packet, and where that learned a
+ * load-balancer affinity and died, its retransmission (docs/architecture.md,
+ * Verdict), traced with what the learned flow loads
+ * (backends/ovn/trace/lb-affinity.ts). No retransmission where there is
+ * none to send: not TCP or SCTP, answered or forwarded, or no affinity
+ * learned (ovn-trace keeps no state: it would trace the same).
+ *
+ * @example (await ovnAnswer(prober, probe)).allowed
+ */
+export async function ovnAnswer(prober: Pick<OvnProber, 'trace'>, r: PacketProbe): Promise<OvnAnswer> {
+  const first = await prober.trace({ inport: r.inport, packet: r.packet });
+  const v = traceAnswer(r, first);
+  if (v.allowed || !isRetransmitted(r.packet) || !unanswered(r, first)) return { ...v, first };
+  const learned = learnedAffinity(first.stages);
+  if (learned === undefined) return { ...v, first };
+  const how = affinityRetrace(learned);
+  const again = await prober.trace({
+    inport: r.inport,
+    packet: r.packet,
+    registers: how.registers,
+    ...(how.lbBackend !== undefined ? { lbBackend: how.lbBackend } : {}),
+  });
+  const w = traceAnswer(r, again);
+  const note = retransmissionNote(r.packet, v.reason, { delivered: w.allowed, tracedWith: how.how });
+  return { ...w, note, first, retransmission: again };
+}
+
 export class OvnWorld implements ProbeWorld {
   private constructor(
     private readonly cp: ControlPlane,
@@ -120,47 +157,14 @@ export class OvnWorld implements ProbeWorld {
   }
 
   async answer(r: PacketProbe): Promise<{ allowed: boolean; reason?: string; note?: string }> {
-    const first = await this.backend.trace({ inport: r.inport, packet: r.packet });
-    const v = traceAnswer(r, first);
-    if (v.allowed) return v;
-    const again = await this.retransmission(r, first);
-    if (again === undefined) return v;
-    const w = traceAnswer(r, again.trace);
-    const note = retransmissionNote(r.packet, v.reason, { delivered: w.allowed, tracedWith: again.how });
-    return { ...w, note };
+    const { allowed, reason, note } = await ovnAnswer(this.backend, r);
+    return { allowed, ...(reason !== undefined ? { reason } : {}), ...(note !== undefined ? { note } : {}) };
   }
 
-  /**
-   * The retransmission of a first packet that learned an affinity and died
-   * (docs/architecture.md, Verdict): traced with what the learned flow loads
-   * (backends/ovn/trace/lb-affinity.ts). Undefined where there is none: not
-   * TCP or SCTP, answered or forwarded, or no affinity learned (ovn-trace
-   * keeps no state: it would trace the same).
-   */
-  private async retransmission(
-    r: PacketProbe,
-    first: OvnTraceResult,
-  ): Promise<{ trace: OvnTraceResult; how: string } | undefined> {
-    if (!isRetransmitted(r.packet) || !unanswered(r, first)) return undefined;
-    const learned = learnedAffinity(first.stages);
-    if (learned === undefined) return undefined;
-    const how = affinityRetrace(learned);
-    const trace = await this.backend.trace({
-      inport: r.inport,
-      packet: r.packet,
-      registers: how.registers,
-      ...(how.lbBackend !== undefined ? { lbBackend: how.lbBackend } : {}),
-    });
-    return { trace, how: how.how };
-  }
-
-  /** ovn-trace's text of the probe's first packet. */
   /** ovn-trace's text of the probe's first packet and of its retransmission, where answer() traced one. */
   async ovnTraces(r: PacketProbe): Promise<{ first: string; retransmission?: string }> {
-    const first = await this.backend.trace({ inport: r.inport, packet: r.packet });
-    if (traceAnswer(r, first).allowed) return { first: first.raw };
-    const again = (await this.retransmission(r, first))?.trace.raw;
-    return { first: first.raw, ...(again !== undefined ? { retransmission: again } : {}) };
+    const a = await ovnAnswer(this.backend, r);
+    return { first: a.first.raw, ...(a.retransmission !== undefined ? { retransmission: a.retransmission.raw } : {}) };
   }
 
   async close(): Promise<void> {

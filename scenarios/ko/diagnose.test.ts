@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireOvn, runTool } from '../../backends/ovn/control-plane/index.ts';
 import { annotationKey } from '../../kube/annotations.ts';
@@ -72,3 +73,27 @@ describe.skipIf(!requireOvn('kovn ko diagnose'))('diagnose a live NB against the
     expect(JSON.stringify(d)).not.toContain('someone-elses');
   });
 });
+
+describe.skipIf(!requireOvn('kovn ko diagnose, shipped scenarios'))(
+  'diagnose finds nothing where nothing was broken',
+  () => {
+    const files = readdirSync('scenarios')
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `scenarios/${f}`);
+    it.each(files)('%s', async (file) => {
+      const live = await startLive(file, { northd: false });
+      try {
+        const d = await diagnose({
+          cluster: live.cluster,
+          nb: await live.backend.read(),
+          clock: realClock,
+          settings: live.settings,
+        });
+        expect({ rows: d.rows, annotations: d.annotations }).toEqual({ rows: [], annotations: [] });
+        expect(d.checked.rows).toBeGreaterThan(0);
+      } finally {
+        await live.stop();
+      }
+    });
+  },
+);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireOvn, runTool } from '../../backends/ovn/control-plane/index.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { loadScenario } from '../load.ts';
+import { sessionAffinityScenario } from '../session-affinity.fixture.ts';
 import { koTrace } from './trace.ts';
 import { type LiveCluster, startLive } from './testing/live.ts';
 
@@ -72,3 +73,29 @@ describe.skipIf(!requireOvn('kovn ko trace'))(
     });
   },
 );
+
+describe.skipIf(!requireOvn('kovn ko trace, affinity'))('a first packet an affinity learn flow dropped', () => {
+  let live: LiveCluster;
+  beforeAll(async () => {
+    live = await startLive(sessionAffinityScenario(), { northd: true });
+  });
+  afterAll(async () => {
+    await live?.stop();
+  });
+
+  it('is answered on the ovn side by its retransmission, as the ovn backend answers it, and both agree', async () => {
+    const probe = { from: 'default/client', to: 'svc/shop/web', protocol: 'TCP' as const, port: 80, allowed: true };
+    const t = await koTrace(probe, {
+      cluster: live.cluster,
+      nb: live.cp.nb.remote,
+      sb: live.cp.sb.remote,
+      clock: realClock,
+      settings: live.settings,
+    });
+    expect(t.ovn.allowed).toBe(true);
+    expect(t.ovn.note).toMatch(/retransmi/);
+    expect(t.ovn.text).toContain('commit_lb_aff');
+    expect(t.ovn.retransmission).toBeDefined();
+    expect(t.agree).toBe(true);
+  });
+});

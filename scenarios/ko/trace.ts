@@ -9,9 +9,11 @@
  * the objects (`kovn ko diagnose` says which rows) or the simulator and OVN
  * disagreeing (OVN is right: docs/architecture.md).
  *
- * ovn-trace traces the first packet (ct new in every zone, as the ovn
- * backend of `kovn sim run` does); the simulator answers the whole probe
- * (the first packet, then the reply through the conntrack state it left).
+ * ovn-trace traces the first packet (ct new in every zone) and, where it
+ * learned a load-balancer affinity and died, its retransmission, as the ovn
+ * backend of `kovn sim run` does (ovn-world.ts, ovnAnswer); the simulator
+ * answers the whole probe (the first packet, then the reply through the
+ * conntrack state it left).
  */
 import { makeTempDir, removeTempDir } from '../../backends/ovn/control-plane/index.ts';
 import { OvnProber } from '../../backends/ovn/prober.ts';
@@ -20,7 +22,7 @@ import { DEFAULT_SETTINGS } from '../../controller/config.ts';
 import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
 import type { Clock } from '../../kube/runtime/clock.ts';
 import type { ScenarioProbe } from '../load.ts';
-import { traceAnswer } from '../ovn-world.ts';
+import { ovnAnswer } from '../ovn-world.ts';
 import { buildIndex, type ResolvedProbe, resolveProbe } from '../probe.ts';
 import { SimWorld, worldNetwork } from '../run.ts';
 import { type TraceReport, traceResolved } from '../trace-probe.ts';
@@ -45,8 +47,12 @@ export interface KoTrace {
   readonly probe: ScenarioProbe;
   /** The simulator's verdict over the objects, and its trace (absent when the probe resolved to no packet). */
   readonly sim: SideVerdict & { readonly trace?: TraceReport };
-  /** ovn-trace's verdict over the live SB, and its own text. */
-  readonly ovn: SideVerdict & { readonly text?: string };
+  /**
+   * ovn-trace's verdict over the live SB and its own text; where the first
+   * packet learned an affinity and died, the retransmission's verdict, its
+   * text and a note (as the ovn backend of `kovn sim run` answers).
+   */
+  readonly ovn: SideVerdict & { readonly text?: string; readonly retransmission?: string; readonly note?: string };
   readonly agree: boolean;
 }
 
@@ -92,9 +98,14 @@ async function ovnSide(r: ResolvedProbe & { kind: 'packet' }, opts: KoTraceOptio
       const nb = await prober.read();
       if (!nb.switchPort.has(r.inport) && !nb.routerPort.has(r.inport))
         return { allowed: false, reason: `the live NB has no port ${r.inport} (kovn ko diagnose says why)` };
-      const t = await prober.trace({ inport: r.inport, packet: r.packet });
-      const v = traceAnswer(r, t);
-      return { allowed: v.allowed, ...(v.reason ? { reason: v.reason } : {}), text: t.raw };
+      const a = await ovnAnswer(prober, r);
+      return {
+        allowed: a.allowed,
+        ...(a.reason ? { reason: a.reason } : {}),
+        ...(a.note ? { note: a.note } : {}),
+        text: a.first.raw,
+        ...(a.retransmission ? { retransmission: a.retransmission.raw } : {}),
+      };
     } finally {
       await prober.close();
     }

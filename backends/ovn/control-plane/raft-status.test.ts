@@ -75,6 +75,39 @@ describe('parseRaftStatus', () => {
     const lost: MemberView = { kind: 'clustered', ctl: '/x/c.ctl', status: { ...r.status, leader: 'unknown' } };
     expect(raftHealth([lost]).map((p) => p.code)).toEqual(['no-leader']);
   });
+
+  it("judges the leader's servers: silent past two election timers, or a log behind the committed part", () => {
+    const r = parseRaftStatus(FOLLOWER);
+    if (!r.ok) throw new Error('parse');
+    const server = (sid: string, lastMsgMs: number, matchIndex: number) => ({
+      sid,
+      address: `tcp:127.0.0.1:${sid}`,
+      self: false,
+      nextIndex: matchIndex + 1,
+      matchIndex,
+      lastMsgMs,
+    });
+    const leader: MemberView = {
+      kind: 'clustered',
+      ctl: '/x/l.ctl',
+      status: {
+        ...r.status,
+        role: 'leader',
+        leader: 'self',
+        log: { first: 2, last: 100 },
+        servers: [
+          { sid: 'aaaa', address: 'tcp:127.0.0.1:aaaa', self: true },
+          server('bbbb', 5, 99),
+          server('cccc', 2001, 99),
+          server('dddd', 5, 40),
+        ],
+      },
+    };
+    expect(raftHealth([leader]).map((p) => [p.code, p.path])).toEqual([
+      ['server-silent', 'tcp:127.0.0.1:cccc'],
+      ['lagging', 'tcp:127.0.0.1:dddd'],
+    ]);
+  });
 });
 
 describe.skipIf(!requireOvn('raft status'))('cluster/status of a real 3-member NB', () => {

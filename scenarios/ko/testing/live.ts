@@ -8,18 +8,20 @@
  */
 import { type ControlPlane, startControlPlane } from '../../../backends/ovn/control-plane/index.ts';
 import { OvnBackend } from '../../../backends/ovn/nb/index.ts';
-import { settingsFromScenario } from '../../../controller/config.ts';
+import { type ControllerSettings, settingsFromScenario } from '../../../controller/config.ts';
 import { Controller } from '../../../controller/controller.ts';
 import { settled } from '../../../controller/settle.ts';
 import type { MemoryCluster } from '../../../kube/cluster/memory.ts';
 import { realClock } from '../../../kube/runtime/clock.ts';
 import { seededRandomBytes } from '../../../model/ipam/index.ts';
 import { expandObjects } from '../../expand.ts';
-import { loadScenario } from '../../load.ts';
+import { type LoadedScenario, loadScenario } from '../../load.ts';
 import { syncSlices } from '../../slices.ts';
 
 export interface LiveCluster {
   readonly cluster: MemoryCluster;
+  /** The settings the cluster's controller ran with (the scenario's). */
+  readonly settings: ControllerSettings;
   readonly cp: ControlPlane;
   readonly backend: OvnBackend;
   stop(): Promise<void>;
@@ -31,8 +33,11 @@ export interface LiveCluster {
  * await runTool('ovn-nbctl', [`--db=${live.cp.nb.remote}`, 'lsp-del', 'debug.default']);
  * await live.stop();
  */
-export async function startLive(file: string, opts: { readonly northd: boolean }): Promise<LiveCluster> {
-  const s = loadScenario(file);
+export async function startLive(
+  file: string | LoadedScenario,
+  opts: { readonly northd: boolean },
+): Promise<LiveCluster> {
+  const s = typeof file === 'string' ? loadScenario(file) : file;
   const settings = settingsFromScenario(s.cluster);
   const ex = await expandObjects(
     s.objects.map((o) => o.object),
@@ -58,6 +63,7 @@ export async function startLive(file: string, opts: { readonly northd: boolean }
   ex.workloads.stop();
   return {
     cluster: ex.cluster,
+    settings,
     cp,
     backend,
     async stop() {

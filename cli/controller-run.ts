@@ -8,6 +8,7 @@
  * logs JSON lines on stderr. SIGTERM stops the controller and releases the
  * Lease before the process exits; losing the lead ends it with status 1.
  */
+import { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Backend } from '../backends/backend.ts';
 import { SETTING_FLAGS, settingsFromFlags } from '../controller/config.ts';
@@ -87,6 +88,16 @@ function backendOpener(flags: ControllerFlags, log: Logger): () => Promise<Backe
   };
 }
 
+/** The API server's host:port as the kubeconfig names it: the `host` label of the REST client metrics. */
+function apiHost(kubeconfig: string, context: string | undefined): string {
+  const kc = new KubeConfig();
+  if (kubeconfig === 'in-cluster') kc.loadFromCluster();
+  else kc.loadFromFile(kubeconfig);
+  if (context !== undefined) kc.setCurrentContext(context);
+  const server = kc.getCurrentCluster()?.server;
+  return server === undefined ? '' : new URL(server).host;
+}
+
 /**
  * Runs until a signal or the loss of the lead ends the process.
  *
@@ -114,7 +125,7 @@ export async function runController(flags: ControllerFlags): Promise<void> {
     component: 'kube-ovn-controller',
     onRetry: (kind, err, delayMs) => log.warn('watch failed, retrying', { kind, err, delayMs }),
   });
-  const cluster = meteredCluster(api, { registry, clock: realClock, host: kubeconfig });
+  const cluster = meteredCluster(api, { registry, clock: realClock, host: apiHost(kubeconfig, flags.context) });
   const replica = new Replica({
     cluster,
     openBackend,

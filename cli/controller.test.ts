@@ -8,7 +8,7 @@
  * releases the Lease and its standby takes over without waiting for expiry.
  * With `--backend ovn` the leader writes a local NB through `--nb`.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,20 +134,25 @@ describe('kovn controller processes against the API front', () => {
     const subnet = { subnet_name: 'ovn-default', protocol: 'IPv4', subnet_cidr: '10.16.0.0/16' };
     expect(sampleValue(f, 'subnet_used_ip_count', subnet)).toBe(await podsOn('ovn-default'));
     expect(sampleValue(f, 'workqueue_adds_total', { name: 'Pod' })).toBeGreaterThan(0);
-    expect(sampleValue(f, 'rest_client_requests_total', { method: 'PATCH', code: '200' })).toBeGreaterThan(0);
+    const host = new URL(JSON.parse(readFileSync(kubeconfig, 'utf8')).clusters[0].cluster.server).host;
+    expect(sampleValue(f, 'rest_client_requests_total', { method: 'PATCH', code: '200', host })).toBeGreaterThan(0);
     expect(sampleValue(f, 'leader_election_master_status', { name: 'kovn-controller' })).toBe(1);
     expect(sampleValue(f, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect((await fetch(`http://${addr}/healthz`)).status).toBe(200);
     expect((await fetch(`http://${addr}/readyz`)).status).toBe(200);
-    const bAddr = await until('b serving metrics', () => metricsAddress(b));
-    const fb = parsePrometheusText(await (await fetch(`http://${bAddr}/metrics`)).text());
-    expect(sampleValue(fb, 'leader_election_master_status', { name: 'kovn-controller' })).toBe(0);
-
-    // kill -9: b waits the lease out, then leads and reconciles.
     await until(
       'b has seen a lead',
       () => logLines(b).some((l) => l.msg === 'leader seen' && l.leader === 'a') || undefined,
     );
+    const bAddr = await until('b serving metrics', () => metricsAddress(b));
+    const fb = parsePrometheusText(await (await fetch(`http://${bAddr}/metrics`)).text());
+    expect(sampleValue(fb, 'leader_election_master_status', { name: 'kovn-controller' })).toBe(0);
+    // The standby only reads: the Lease, every retry period. It has written nothing.
+    const writes = fb.get('rest_client_requests_total')!.samples.filter((x) => x.labels.method !== 'GET');
+    expect(writes).toEqual([]);
+    expect(sampleValue(fb, 'rest_client_requests_total', { method: 'GET', code: '200' })).toBeGreaterThan(0);
+
+    // kill -9: b waits the lease out, then leads and reconciles.
     a.child.kill('SIGKILL');
     expect((await a.exited).signal).toBe('SIGKILL');
     const lastRenew = (await holder()).renewTime;

@@ -133,7 +133,7 @@ async function runDaemon(flags: DaemonFlags, netlink: Netlink): Promise<void> {
     node: flags.node,
   });
   const log = (line: string) => logger.info(line);
-  const cluster = await clusterOf(flags, log);
+  const cluster = await clusterOf(flags, (line) => logger.warn(line));
   const observe =
     flags.metricsAddr === undefined ? undefined : await observeDaemon(flags.node, flags.metricsAddr, logger);
   const d = await startNodeDaemon({

@@ -87,11 +87,14 @@ export function diagnoseLines(d: Diagnosis): string[] {
     for (const [src, rec] of Object.entries(a.records)) out.push(`  ${src}: ${shown(rec ?? '')}`);
     for (const e of a.effects) out.push(`  would change ${e.table} ${shown(e.key)} (${(e.fields ?? []).join(', ')})`);
   }
+  for (const w of d.refused)
+    out.push(`refused: ${ref({ kind: w.kind, namespace: w.namespace, name: w.name })} ${w.code}: ${shown(w.message)}`);
   for (const [db, problems] of Object.entries(d.raft))
     for (const p of problems) out.push(`raft ${db} ${p.code}: ${shown(p.path)}: ${shown(p.message)}`);
-  const n = d.rows.length + d.annotations.length + d.raft.nb.length + d.raft.sb.length;
+  const n = findings(d);
+  const extra = d.notActedOn.length > 0 ? `; ${d.notActedOn.length} field(s) read and not acted on, in --json` : '';
   out.push(
-    `${n === 0 ? 'no findings' : `${n} finding(s)`} (${d.checked.objects} objects, ${d.checked.rows} rows of kovn in NB)`,
+    `${n === 0 ? 'no findings' : `${n} finding(s)`} (${d.checked.objects} objects, ${d.checked.rows} rows of kovn in NB${extra})`,
   );
   return out;
 }
@@ -114,3 +117,7 @@ export function koTraceLines(t: KoTrace, formatTrace: (s: NonNullable<KoTrace['s
     out.push('', 'ovn-trace (retransmission):', shownLines(t.ovn.retransmission.trimEnd()));
   return out;
 }
+
+/** Findings that make `kovn ko diagnose` exit 1. */
+export const findings = (d: Diagnosis): number =>
+  d.rows.length + d.annotations.length + d.refused.length + d.raft.nb.length + d.raft.sb.length;

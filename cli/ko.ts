@@ -215,7 +215,11 @@ function koProbe(from: string, to: string, protocol: string, port: string | unde
   };
 }
 
-/** `kovn ko`. */
+/**
+ * `kovn ko` and its subcommands.
+ *
+ * @example registerKo(program); // kovn ko diagnose --kubeconfig k.yaml
+ */
 export function registerKo(program: Command): void {
   const ko = program.command('ko').description("kubectl-ko's subcommands: nbctl, sbctl, status, diagnose, trace");
   registerPassthrough(ko, 'nbctl');

@@ -151,6 +151,8 @@ type OwnerOf = (table: TableName, key: string) => ObjectRef | undefined;
 /**
  * The plan from the live rows to the wanted ones, as findings; a set that
  * differs only by listing missing rows is folded into those rows' findings.
+ *
+ * @example rowFindings(live, wanted, (t, k) => store.ownerOf(t, k)) // [{ code: 'missing-row', table: 'switchPort', ... }]
  */
 export function rowFindings(live: Topology, wanted: Topology, ownerOf: OwnerOf): RowFinding[] {
   const missing = new Map<string, RowRef[]>();

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireOvn, runTool } from '../../backends/ovn/control-plane/index.ts';
+import { memberView, raftHealth, requireOvn, runTool, startCluster } from '../../backends/ovn/control-plane/index.ts';
 import { annotationKey } from '../../kube/annotations.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
@@ -116,3 +116,28 @@ describe.skipIf(!requireOvn('kovn ko diagnose, shipped scenarios'))(
     });
   },
 );
+
+describe.skipIf(!requireOvn('kovn ko diagnose, clustered NB'))('diagnose on a 3-member clustered NB', () => {
+  it("reports the raft's problems beside the rows: none, then a member down", async () => {
+    const nb = await startCluster();
+    const live = await startLive('scenarios/quickstart.yaml', { northd: false, nb: nb.remotes });
+    try {
+      const raft = async () => ({
+        nb: raftHealth(await Promise.all(nb.members.map((m) => memberView(m.ctl, nb.dbName)))),
+        sb: [],
+      });
+      const run = async () =>
+        diagnose({ cluster: live.cluster, nb: await live.backend.read(), clock: realClock, raft: await raft() });
+      const healthy = await run();
+      expect({ rows: healthy.rows, raft: healthy.raft }).toEqual({ rows: [], raft: { nb: [], sb: [] } });
+      const follower = (await nb.leader()) === 0 ? 1 : 0;
+      await nb.kill(follower);
+      const down = await run();
+      expect(down.rows).toEqual([]);
+      expect(down.raft.nb.map((p) => [p.code, p.path])).toContainEqual(['unreachable', nb.members[follower]!.ctl]);
+    } finally {
+      await live.stop();
+      await nb.stop();
+    }
+  });
+});

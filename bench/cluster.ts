@@ -26,7 +26,13 @@ import { SimKubelet } from '../kube/cluster/kubelet.ts';
 import type { Clock } from '../kube/runtime/clock.ts';
 import { REPO_ROOT } from '../node/bundle/index.ts';
 import { percentile } from './cni.ts';
-import { BENCH_NAMESPACE, createHollowNodes, hollowNodeName, runClusterLoad } from './cluster-load.ts';
+import {
+  BENCH_NAMESPACE,
+  type ClusterLoadResult,
+  createHollowNodes,
+  hollowNodeName,
+  runClusterLoad,
+} from './cluster-load.ts';
 
 export interface ClusterBenchParams {
   readonly nodes: number;
@@ -78,81 +84,108 @@ const round = (x: number, places = 1) => Math.round(x * 10 ** places) / 10 ** pl
 export async function runClusterBench(p: ClusterBenchParams): Promise<ClusterBenchReport> {
   const log = p.log ?? (() => {});
   const dir = mkdtempSync(join(tmpdir(), 'kovn-bench-cluster-'));
-  const children: Child[] = [];
-  const sources: ApiClusterSource[] = [];
-  let kubelet: SimKubelet | undefined;
+  const run: Run = { children: [], sources: [] };
   try {
-    const manifest = join(dir, 'bench.yaml');
-    writeFileSync(manifest, `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${BENCH_NAMESPACE}\n`);
-    const kubeconfig = join(dir, 'kubeconfig.yaml');
-    const serve = startChild('serve', [
-      ...['sim', 'serve', manifest, '--port', '0', '--kubeconfig-out', kubeconfig],
-      ...['--no-controller', '--no-kubelet'],
-    ]);
-    children.push(serve);
-    await waitFor(p.clock, 60_000, () => existsSync(kubeconfig), serve, 'the kubeconfig of sim serve');
-    log(`serve up (pid ${serve.child.pid})`);
-    const controller = startChild('controller', [
-      ...['controller', '--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0'],
-      ...(p.controllerArgs ?? []),
-    ]);
-    children.push(controller);
+    const { serve, controller, kubeconfig } = await startProcesses(p, dir, run, log);
     const connect = async () => {
       const s = await connectApiSource({ kubeconfig, clock: p.clock, random: p.random, maxSockets: 64 });
-      sources.push(s);
+      run.sources.push(s);
       return s;
     };
     const load = await connect();
-    kubelet = new SimKubelet(await connect(), {
+    run.kubelet = new SimKubelet(await connect(), {
       clock: p.clock,
       nodes: Array.from({ length: p.nodes }, (_, i) => hollowNodeName(i)),
       workers: 32,
     });
-    await kubelet.start();
+    await run.kubelet.start();
     await createHollowNodes(load, p.nodes);
     log(`${p.nodes} hollow nodes; waiting for the controller`);
-    const now = () => performance.now();
     // A process that ends before the run does ends the bench, with its last words.
-    const alive = <T>(work: Promise<T>): Promise<T> => Promise.race([work, ...children.map((c) => c.died)]);
+    const alive = <T>(work: Promise<T>): Promise<T> => Promise.race([work, ...run.children.map((c) => c.died)]);
+    const now = () => performance.now();
     const warmup = { nodes: 1, pods: 1, prefix: 'warmup', now, clock: p.clock, stallMs: 120_000 };
     const warm = await alive(runClusterLoad(load, warmup));
     if (warm.missing > 0) throw new Error(`the controller did not route a first pod in 120 s: ${controller.tail()}`);
-    const before = await served(load);
-    const ours = clientRequests(sources);
-    const cpu0 = [cpuSeconds(serve.child.pid), cpuSeconds(controller.child.pid), process.cpuUsage()] as const;
     log(`controller ready; creating ${p.pods} pods`);
     const concurrency = p.concurrency ?? 64;
-    const r = await alive(runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock }));
-    const after = await served(load);
-    const here = process.cpuUsage(cpu0[2]);
-    const rss = processMemory(controller.child.pid);
-    const requests = after.requests - before.requests;
-    const controllerRequests = requests - (clientRequests(sources) - ours);
-    return {
-      name: 'cluster',
-      params: { nodes: p.nodes, pods: p.pods, concurrency, node: process.version },
-      metrics: {
-        pods_per_s: round((p.pods - r.missing) / (r.ms / 1000)),
-        ready_p50_ms: round(percentile(r.routedMs, 50)),
-        ready_p99_ms: round(percentile(r.routedMs, 99)),
-        running_p99_ms: round(percentile(r.runningMs, 99)),
-        controller_rss_mb: round(rss.rssMb),
-        controller_peak_rss_mb: round(rss.peakMb),
-        api_requests_per_pod: round(requests / p.pods, 2),
-        controller_requests_per_pod: round(controllerRequests / p.pods, 2),
-        watch_events_per_pod: round((after.watchEvents - before.watchEvents) / p.pods, 2),
-        missing: r.missing,
-        serve_cpu_s: round(cpuSeconds(serve.child.pid) - cpu0[0], 2),
-        controller_cpu_s: round(cpuSeconds(controller.child.pid) - cpu0[1], 2),
-        bench_cpu_s: round((here.user + here.system) / 1e6, 2),
-      },
-    };
+    const metrics = await measure(load, run, serve, controller, p.pods, () =>
+      alive(runClusterLoad(load, { nodes: p.nodes, pods: p.pods, concurrency, now, clock: p.clock })),
+    );
+    return { name: 'cluster', params: { nodes: p.nodes, pods: p.pods, concurrency, node: process.version }, metrics };
   } finally {
-    await kubelet?.stop();
-    for (const s of sources) s.close();
-    for (const c of children.reverse()) await c.stop(p.clock);
+    await run.kubelet?.stop();
+    for (const s of run.sources) s.close();
+    for (const c of run.children.reverse()) await c.stop(p.clock);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What the bench started, for the clean-up. */
+interface Run {
+  readonly children: Child[];
+  readonly sources: ApiClusterSource[];
+  kubelet?: SimKubelet;
+}
+
+/** `sim serve` (until its kubeconfig is written), then `kovn controller` against it. */
+async function startProcesses(
+  p: ClusterBenchParams,
+  dir: string,
+  run: Run,
+  log: (line: string) => void,
+): Promise<{ serve: Child; controller: Child; kubeconfig: string }> {
+  const manifest = join(dir, 'bench.yaml');
+  writeFileSync(manifest, `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${BENCH_NAMESPACE}\n`);
+  const kubeconfig = join(dir, 'kubeconfig.yaml');
+  const serve = startChild('serve', [
+    ...['sim', 'serve', manifest, '--port', '0', '--kubeconfig-out', kubeconfig],
+    ...['--no-controller', '--no-kubelet'],
+  ]);
+  run.children.push(serve);
+  await waitFor(p.clock, 60_000, () => existsSync(kubeconfig), serve, 'the kubeconfig of sim serve');
+  log(`serve up (pid ${serve.child.pid})`);
+  const controller = startChild('controller', [
+    ...['controller', '--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0'],
+    ...(p.controllerArgs ?? []),
+  ]);
+  run.children.push(controller);
+  return { serve, controller, kubeconfig };
+}
+
+/** The timed run and its figures: the server's counters, the processes' CPU and the controller's memory. */
+async function measure(
+  load: ApiClusterSource,
+  run: Run,
+  serve: Child,
+  controller: Child,
+  pods: number,
+  timed: () => Promise<ClusterLoadResult>,
+): Promise<ClusterBenchReport['metrics']> {
+  const before = await served(load);
+  const ours = clientRequests(run.sources);
+  const cpu0 = [cpuSeconds(serve.child.pid), cpuSeconds(controller.child.pid), process.cpuUsage()] as const;
+  const r = await timed();
+  const after = await served(load);
+  const here = process.cpuUsage(cpu0[2]);
+  const rss = processMemory(controller.child.pid);
+  const requests = after.requests - before.requests;
+  const controllerRequests = requests - (clientRequests(run.sources) - ours);
+  return {
+    pods_per_s: round((pods - r.missing) / (r.ms / 1000)),
+    ready_p50_ms: round(percentile(r.routedMs, 50)),
+    ready_p99_ms: round(percentile(r.routedMs, 99)),
+    running_p99_ms: round(percentile(r.runningMs, 99)),
+    controller_rss_mb: round(rss.rssMb),
+    controller_peak_rss_mb: round(rss.peakMb),
+    api_requests_per_pod: round(requests / pods, 2),
+    controller_requests_per_pod: round(controllerRequests / pods, 2),
+    watch_events_per_pod: round((after.watchEvents - before.watchEvents) / pods, 2),
+    missing: r.missing,
+    serve_cpu_s: round(cpuSeconds(serve.child.pid) - cpu0[0], 2),
+    controller_cpu_s: round(cpuSeconds(controller.child.pid) - cpu0[1], 2),
+    bench_cpu_s: round((here.user + here.system) / 1e6, 2),
+  };
 }
 
 async function served(source: ApiClusterSource): Promise<ServedStats> {

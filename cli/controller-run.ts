@@ -11,7 +11,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Backend } from '../backends/backend.ts';
 import { SETTING_FLAGS, settingsFromFlags } from '../controller/config.ts';
-import type { ElectionTiming } from '../controller/leader/elector.ts';
+import { checkTiming, type ElectionTiming } from '../controller/leader/elector.ts';
 import { Replica } from '../controller/replica.ts';
 import { connectApiSource } from '../kube/cluster/api/connect.ts';
 import {
@@ -98,6 +98,8 @@ export async function runController(flags: ControllerFlags): Promise<void> {
     throw new Error(`--log-level: expected debug, info, warn or error, got ${JSON.stringify(level)}`);
   const log = jsonLogger({ write: (l) => process.stderr.write(l), now: Date.now, component: 'controller', level });
   const timing = timingOf(flags);
+  const lease = { namespace: flags.leaseNamespace, name: flags.leaseName };
+  checkTiming(timing, lease);
   const settings = settingsOf(flags);
   const openBackend = backendOpener(flags, log);
   const listen = parseListenAddress(flags.metricsAddr);
@@ -119,7 +121,7 @@ export async function runController(flags: ControllerFlags): Promise<void> {
     clock: realClock,
     random: Math.random,
     macRandom: (out) => crypto.getRandomValues(out),
-    lease: { namespace: flags.leaseNamespace, name: flags.leaseName },
+    lease,
     identity: flags.identity,
     timing,
     settings,

@@ -210,3 +210,36 @@ describe('kovn controller processes against the API front', () => {
     180_000,
   );
 });
+
+describe('kovn controller refuses bad flags before it connects', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'kovn-ctl-flags-'));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it.each([
+    [
+      ['--leader-elect-renew-deadline', '20s'],
+      /needs 0 < retryPeriod < renewDeadline < leaseDuration, got 2000 ms, 20000 ms, 15000 ms/,
+    ],
+    [['--leader-elect-retry-period', 'soon'], /--leader-elect-retry-period: expected a duration such as 15s or 500ms/],
+    [['--backend', 'ovn'], /--backend ovn: needs --nb \(or OVN_NB_DB\)/],
+    [['--metrics-addr', '10660'], /--metrics-addr: "10660" is not host:port/],
+    [['--log-level', 'loud'], /--log-level: expected debug, info, warn or error/],
+  ])('%j', async (args, message) => {
+    const env = { ...process.env };
+    delete env.OVN_NB_DB;
+    const k = startKovn(['controller', '--kubeconfig', join(tmp, 'absent.yaml'), ...args], { tmp, env });
+    expect((await k.exited).code).toBe(1);
+    await k.closed;
+    expect(k.stderr()).toMatch(message);
+  });
+
+  it('names the kubeconfig it cannot read', async () => {
+    const k = startKovn(['controller', '--kubeconfig', join(tmp, 'absent.yaml')], { tmp });
+    expect((await k.exited).code).toBe(1);
+    await k.closed;
+    expect(k.stderr()).toMatch(/absent\.yaml/);
+  });
+});

@@ -21,6 +21,10 @@ import { NetnsFixture, ip, requireNetns } from '../node/netlink/testing.ts';
 import { call } from '../node/daemon/testing/client.ts';
 import { network, pod } from '../node/daemon/testing/world.ts';
 import { parsePrometheusText, sampleValue } from '../kube/observe/testing/prom-text.ts';
+import { createApiDescription } from '../kube/apiserver/describe/index.ts';
+import { renderKubeconfig, selfSignedCertificate, startApiServer } from '../kube/apiserver/http/index.ts';
+import { MemoryCluster } from '../kube/cluster/memory.ts';
+import { realClock } from '../kube/runtime/clock.ts';
 import { startKovn } from './testing/index.ts';
 
 const enabled = requireOvn('kovn daemon') && requireNetns('kovn daemon');
@@ -100,6 +104,48 @@ describe.skipIf(!enabled)('kovn daemon', () => {
       await k.exited;
     }
     await expect(stat(sock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('--kubeconfig: reads the pods of its node from the API (a pod of another node is not served)', async () => {
+    const cluster = new MemoryCluster();
+    await cluster.create({ ...pod('api-web', encodePodNetwork(network(9))), spec: { nodeName: 'n1' } });
+    await cluster.create({ ...pod('api-other', encodePodNetwork(network(10))), spec: { nodeName: 'n2' } });
+    const tls = await selfSignedCertificate();
+    const description = await createApiDescription(cluster, { crdFiles: [], now: () => Date.now() });
+    const api = await startApiServer({ cluster, description, clock: realClock, random: () => 0.5, token: 't', tls });
+    const kubeconfig = join(dir, 'api.yaml');
+    await writeFile(kubeconfig, renderKubeconfig({ server: api.url, caCert: tls.cert, token: 't' }));
+    const ns = await fx.netns();
+    const id = fx.linkName();
+    const sock = join(dir, 'kovn-api.sock');
+    const k = startKovn(
+      [
+        ...['daemon', '--node', 'n1', '--socket', sock, '--ovs-db', server.remote, '--kubeconfig', kubeconfig],
+        ...['--wait', 'none', '--annotation-timeout', '500', '--metrics-addr', '127.0.0.1:0'],
+      ],
+      { tmp: dir },
+    );
+    try {
+      await vi.waitFor(() => expect(k.stderr()).toMatch(/listening on/), { timeout: 30_000 });
+      const base = { cniVersion: '1.0.0', network: 'kovn', containerId: id, netns: ns.path, ifName: 'eth0' };
+      const req = (podName: string) => ({
+        command: 'ADD' as const,
+        ...base,
+        podName,
+        podNamespace: 'default',
+        provider: 'ovn',
+      });
+      expect(await call(sock, req('api-web'))).toMatchObject({
+        ok: true,
+        result: { ips: [{ address: '10.16.0.9/16' }] },
+      });
+      expect(await call(sock, req('api-other'))).toMatchObject({ ok: false });
+      expect(await call(sock, { ...req('api-web'), command: 'DEL' })).toEqual({ ok: true });
+    } finally {
+      k.child.kill('SIGTERM');
+      await k.exited;
+      await api.close();
+    }
   });
 
   it('refuses a profile it does not know, naming the profiles', async () => {

@@ -67,6 +67,8 @@ export interface ControllerOptions {
   readonly onError?: (kind: Kind, key: ObjectKey | undefined, err: unknown) => void;
   /** The handlers (default: handlers/index.ts); a test wraps one to watch what it is asked. */
   readonly handlers?: readonly Handler[];
+  /** A queue run of `key` finished without error (for debug logs naming the object). */
+  readonly onReconciled?: (kind: Kind, key: ObjectKey) => void;
   /** Where each kind's work queue reports (kube/observe workQueueMetrics: named by the kind). */
   readonly queueMetrics?: (kind: Kind) => QueueMetrics;
 }
@@ -392,6 +394,7 @@ export class Controller {
     try {
       const result = await h.reconcile(this.ctx, key);
       if (result?.requeueAfterMs !== undefined) q.addAfter(key, result.requeueAfterMs);
+      this.opts.onReconciled?.(h.kind, key);
     } finally {
       this.runs.delete(id);
     }

@@ -64,7 +64,7 @@ export class Replica {
   readonly elector: LeaderElector;
   private phase: ReplicaPhase = 'candidate';
   private running: Controller | undefined;
-  private starting: Promise<void> | undefined;
+  private backend: Backend | undefined;
   private failure: string | undefined;
 
   constructor(private readonly o: ReplicaOptions) {
@@ -75,9 +75,7 @@ export class Replica {
       lease: o.lease,
       identity: o.identity,
       ...(o.timing ? { timing: o.timing } : {}),
-      onStartedLeading: () => {
-        this.starting = this.lead();
-      },
+      onStartedLeading: () => void this.lead(),
       onStoppedLeading: (why) => {
         if (why === 'lost') void this.lost();
       },
@@ -130,7 +128,7 @@ export class Replica {
     if (this.phase === 'terminating' || this.phase === 'done') return;
     this.phase = 'terminating';
     this.o.log.info('terminating: stopping the controller, then releasing the lease');
-    await this.starting?.catch(() => {});
+    // A start under way is not waited for (opening the backend may hang): what it made is stopped here or by lead.
     await this.stopController();
     await this.elector.release();
     this.phase = 'done';
@@ -145,6 +143,12 @@ export class Replica {
     void this.event('became leader');
     try {
       const inner = await o.openBackend();
+      // Lost or terminating meanwhile: the controller must not start.
+      if (this.phase !== 'starting') {
+        await inner.close().catch(() => {});
+        return;
+      }
+      this.backend = inner;
       const backend = o.registry ? meteredBackend(inner, { registry: o.registry, clock: o.clock }) : inner;
       const queues = o.registry ? workQueueMetrics(o.registry) : undefined;
       const c = new Controller({
@@ -160,6 +164,7 @@ export class Replica {
             err,
           }),
         onCommit: (info) => o.log.debug('committed', { ...info }),
+        onReconciled: (kind, key) => o.log.debug('reconciled', { object: objectOf(kind, key) }),
       });
       this.running = c;
       // Terminating meanwhile: stopController waits for this start and stops what it started.
@@ -205,16 +210,21 @@ export class Replica {
       .catch((err: unknown) => o.log.warn('event not recorded', { object: leaseObject(o.lease), err }));
   }
 
-  /** Stops the controller, waiting at most STOP_GRACE_MS. */
+  /** Stops the controller and closes its backend, waiting at most STOP_GRACE_MS. */
   private async stopController(): Promise<void> {
     const c = this.running;
-    this.running = undefined;
-    if (c === undefined) return;
+    const backend = this.backend;
+    this.running = this.backend = undefined;
+    if (c === undefined && backend === undefined) return;
     let timer: unknown;
     const grace = new Promise<void>((resolve) => {
       timer = this.o.clock.setTimeout(resolve, STOP_GRACE_MS);
     });
-    await Promise.race([c.stop().catch((err: unknown) => this.o.log.warn('controller stop failed', { err })), grace]);
+    const stop = async () => {
+      await c?.stop().catch((err: unknown) => this.o.log.warn('controller stop failed', { err }));
+      await backend?.close().catch((err: unknown) => this.o.log.warn('backend close failed', { err }));
+    };
+    await Promise.race([stop(), grace]);
     this.o.clock.clearTimeout(timer);
   }
 }

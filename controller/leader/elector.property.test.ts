@@ -95,7 +95,7 @@ describe('leader election under faults', () => {
           terms += await run(count, ops, seed);
           runs++;
         }),
-        fcParams(60),
+        fcParams(200),
       );
       // Histories hand the lead over, not only elect once.
       expect(terms).toBeGreaterThan(runs);

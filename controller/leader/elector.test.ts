@@ -95,6 +95,46 @@ describe('LeaderElector', () => {
     expect(clock.now() - cutAt).toBeGreaterThan(15_000);
   });
 
+  it('release does not wait for a renewal that hangs: it gives up on it after a retry period and hands over', async () => {
+    const { clock, replicas, check, lease } = world();
+    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    a.elector.start();
+    await step(clock, 0, check);
+    b.elector.start();
+    await step(clock, 5_000, check);
+    // a's next renewal hangs for a minute before it reaches the API; then SIGTERM.
+    a.link.requestDelayMs = 60_000;
+    await step(clock, 2_000, check);
+    a.link.requestDelayMs = 0;
+    let released = false;
+    void a.elector.release().then(() => (released = true));
+    await step(clock, 2_000, check);
+    expect(released).toBe(true);
+    expect(a.acting).toBe(false);
+    await step(clock, 4_400, check);
+    expect(b.elector.isLeader()).toBe(true);
+    expect((await lease()).holderIdentity).toBe('r1');
+    // The hung renewal lands later and is refused: it carries the version it read before the release.
+    await step(clock, 60_000, check);
+    expect((await lease()).holderIdentity).toBe('r1');
+  });
+
+  it('a candidate whose request hangs tries again after the renew deadline, and takes over a released lease', async () => {
+    const { clock, replicas, check, lease } = world();
+    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    a.elector.start();
+    await step(clock, 0, check);
+    b.link.requestDelayMs = 120_000;
+    b.elector.start();
+    await step(clock, 1_000, check);
+    b.link.requestDelayMs = 0;
+    await a.elector.release();
+    // Without a bound, b would wait for its hung read (two minutes) before its next attempt.
+    await step(clock, 10_000 + 2 * 4_400, check);
+    expect(b.elector.isLeader()).toBe(true);
+    expect((await lease()).holderIdentity).toBe('r1');
+  });
+
   it('refuses timings that cannot keep two leaders apart', () => {
     const cluster = new MemoryCluster();
     const mk = (leaseDurationMs: number, renewDeadlineMs: number, retryPeriodMs: number) =>

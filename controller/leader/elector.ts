@@ -71,6 +71,29 @@ export class ElectionConfigError extends Error {
   readonly code = 'election-config';
 }
 
+/** An attempt on the Lease that had no answer within the renew deadline (reported to onError). */
+export class ElectionTimeoutError extends Error {
+  override readonly name = 'ElectionTimeoutError';
+  readonly code = 'election-timeout';
+  constructor(lease: LeaseRef, ms: number) {
+    super(`Lease ${lease.namespace}/${lease.name}: no answer within ${ms} ms; trying again`);
+  }
+}
+
+/**
+ * Throws ElectionConfigError unless 0 < retryPeriod < renewDeadline < leaseDuration (what keeps two
+ * leaders apart); the CLI checks its flags with it before it connects.
+ *
+ * @example checkTiming({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }, lease)
+ */
+export function checkTiming(t: ElectionTiming, lease: LeaseRef): void {
+  if (!(t.retryPeriodMs > 0 && t.renewDeadlineMs > t.retryPeriodMs && t.leaseDurationMs > t.renewDeadlineMs))
+    throw new ElectionConfigError(
+      `leader election of Lease ${lease.namespace}/${lease.name}: needs 0 < retryPeriod < renewDeadline ` +
+        `< leaseDuration, got ${t.retryPeriodMs} ms, ${t.renewDeadlineMs} ms, ${t.leaseDurationMs} ms`,
+    );
+}
+
 /** The last Lease version seen, and when this replica first saw it (its own clock). */
 interface Observed {
   readonly resourceVersion: string;
@@ -99,11 +122,7 @@ export class LeaderElector {
 
   constructor(private readonly opts: ElectorOptions) {
     const t = opts.timing ?? DEFAULT_TIMING;
-    if (!(t.retryPeriodMs > 0 && t.renewDeadlineMs > t.retryPeriodMs && t.leaseDurationMs > t.renewDeadlineMs))
-      throw new ElectionConfigError(
-        `leader election of Lease ${opts.lease.namespace}/${opts.lease.name}: needs 0 < retryPeriod < renewDeadline ` +
-          `< leaseDuration, got ${t.retryPeriodMs} ms, ${t.renewDeadlineMs} ms, ${t.leaseDurationMs} ms`,
-      );
+    checkTiming(t, opts.lease);
     this.timing = t;
   }
 
@@ -150,7 +169,9 @@ export class LeaderElector {
     const wasLeading = this.s === 'leading';
     if (this.s === 'idle' || this.s === 'candidate' || wasLeading) this.s = 'released';
     this.clearTimers();
-    await this.inFlight?.catch(() => {});
+    // A request that hangs is not waited for past a retry period: the release carries the version read,
+    // so whichever of the two writes lands second is refused.
+    if (this.inFlight !== undefined) await this.within(this.inFlight, this.timing.retryPeriodMs);
     if (wasLeading) this.opts.onStoppedLeading?.('released');
     // An attempt in flight may have just won the Lease for a candidate: given up too.
     const seen = this.observed;
@@ -186,15 +207,31 @@ export class LeaderElector {
   private async attempt(): Promise<void> {
     const sent = this.opts.clock.now();
     let won = false;
-    try {
-      won = await this.tryAcquireOrRenew(sent);
-    } catch (err) {
+    // An attempt that hangs is given up after the renew deadline (client-go's request timeout for its
+    // lock): its late success is not counted, which errs on the side of not leading.
+    const attempt = this.tryAcquireOrRenew(sent).catch((err: unknown) => {
       this.opts.onError?.(err);
-    }
+      return false;
+    });
+    const r = await this.within(attempt, this.timing.renewDeadlineMs);
+    if (r.done) won = r.value;
+    else this.opts.onError?.(new ElectionTimeoutError(this.opts.lease, this.timing.renewDeadlineMs));
     if (this.s !== 'candidate' && this.s !== 'leading') return;
     if (won) this.renewed(sent);
     const { retryPeriodMs } = this.timing;
     this.schedule(this.s === 'leading' ? retryPeriodMs : retryPeriodMs * (1 + JITTER * this.opts.random()));
+  }
+
+  /** `p`'s outcome if it settles within `ms` on the clock, else `{ done: false }` (p runs on, ignored). */
+  private async within<T>(p: Promise<T>, ms: number): Promise<{ done: true; value: T } | { done: false }> {
+    const { clock } = this.opts;
+    let timer: unknown;
+    const late = new Promise<{ done: false }>((resolve) => {
+      timer = clock.setTimeout(() => resolve({ done: false }), ms);
+    });
+    const r = await Promise.race([p.then((value) => ({ done: true as const, value })), late]);
+    clock.clearTimeout(timer);
+    return r;
   }
 
   /** A write sent at `sent` succeeded: leading until sent + renewDeadline. */

@@ -5,8 +5,10 @@
  * controller when it leads and exits when it stops leading.
  */
 export {
+  checkTiming,
   DEFAULT_TIMING,
   ElectionConfigError,
+  ElectionTimeoutError,
   type ElectionTiming,
   type ElectorOptions,
   type ElectorState,

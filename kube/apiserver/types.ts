@@ -111,6 +111,11 @@ export interface ApiDescription {
     resource: ServedResource,
     objects: readonly KubeObject[],
     opts: {
+      /**
+       * Informational: every column is sent whatever it says, as the API
+       * server does (kubectl 1.20 asks the same for `-o wide` and hides
+       * columns of priority > 0 itself).
+       */
       readonly wide: boolean;
       readonly includeObject: 'None' | 'Metadata' | 'Object';
       readonly resourceVersion: string;
@@ -120,8 +125,9 @@ export interface ApiDescription {
   /**
    * The object as it is stored: the fields `validate` reported as
    * `FieldValueUnknown` (and nulls of fields that are not nullable) removed,
-   * as an API server with fieldValidation=Warn prunes them. The object
-   * itself when its resource has no schema.
+   * as an API server with fieldValidation=Warn prunes them, and a CRD
+   * schema's defaults applied. The object itself when its resource has no
+   * schema.
    */
   prune?(resource: ServedResource, obj: KubeObject): KubeObject;
 }

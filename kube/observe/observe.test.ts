@@ -85,6 +85,29 @@ describe('work queue metrics', () => {
     // a and b waited 250 ms for the worker; b's retry was taken the moment its backoff ended.
     expect(sampleValue(f, 'workqueue_queue_duration_seconds_sum', l)).toBeCloseTo(0.5, 9);
     expect(sampleValue(f, 'workqueue_work_duration_seconds_count', l)).toBe(3);
+    expect(sampleValue(f, 'workqueue_unfinished_work_seconds', l)).toBe(0);
+  });
+
+  it('reports the work in progress at scrape time: its summed age and the oldest run', async () => {
+    const registry = new Registry();
+    const clock = new SimClock();
+    const q = new WorkQueue<string>({ clock, metrics: workQueueMetrics(registry)('Subnet') });
+    const release: (() => void)[] = [];
+    q.run(() => new Promise<void>((r) => release.push(r)), 2);
+    q.add('a');
+    await clock.settle();
+    clock.advance(3_000);
+    q.add('b');
+    await clock.settle();
+    clock.advance(1_000);
+    const f = parsePrometheusText(await registry.metrics());
+    const l = { name: 'Subnet' };
+    expect(sampleValue(f, 'workqueue_unfinished_work_seconds', l)).toBe(5);
+    expect(sampleValue(f, 'workqueue_longest_running_processor_seconds', l)).toBe(4);
+    for (const r of release) r();
+    await clock.settle();
+    const g = parsePrometheusText(await registry.metrics());
+    expect(sampleValue(g, 'workqueue_longest_running_processor_seconds', l)).toBe(0);
   });
 });
 

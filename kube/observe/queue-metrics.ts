@@ -3,7 +3,9 @@
  * controller-runtime registers them and Kube-OVN's Grafana board reads
  * them), per queue `name`: `workqueue_depth`, `workqueue_adds_total`,
  * `workqueue_queue_duration_seconds`, `workqueue_work_duration_seconds`,
- * `workqueue_retries_total`. The queue (kube/runtime/queue.ts) reports to
+ * `workqueue_retries_total`, and, read at each scrape from the runs in
+ * progress, `workqueue_unfinished_work_seconds` (their summed age) and
+ * `workqueue_longest_running_processor_seconds` (the oldest's). The queue (kube/runtime/queue.ts) reports to
  * a `QueueMetrics`; this file makes one over a prom-client registry.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -53,10 +55,39 @@ export function workQueueMetrics(registry: Registry): (name: string) => QueueMet
     labelNames: ['name'],
     registers,
   });
+  type Running = { readonly startTimes: () => Iterable<number>; readonly now: () => number };
+  const attached = new Map<string, Running>();
+  const ages = (r: Running): number[] => {
+    const now = r.now();
+    return [...r.startTimes()].map((t) => (now - t) / 1000);
+  };
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help: "How many seconds of work has done that is in progress and hasn't been observed by work_duration.",
+    labelNames: ['name'],
+    registers,
+    collect() {
+      for (const [name, r] of attached)
+        this.set(
+          { name },
+          ages(r).reduce((a, b) => a + b, 0),
+        );
+    },
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    labelNames: ['name'],
+    registers,
+    collect() {
+      for (const [name, r] of attached) this.set({ name }, Math.max(0, ...ages(r)));
+    },
+  });
   return (name) => {
     const labels = { name };
     depth.set(labels, 0);
     return {
+      attach: (running) => void attached.set(name, running),
       added: () => adds.inc(labels),
       depth: (n) => depth.set(labels, n),
       started: (waitedMs) => latency.observe(labels, waitedMs / 1000),

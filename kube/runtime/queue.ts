@@ -51,6 +51,8 @@ export interface QueueMetrics {
   started(waitedMs: number): void;
   finished(workedMs: number): void;
   retried(): void;
+  /** Handed, once, how to read the runs in progress: the clock times they started, and now. */
+  attach?(running: { readonly startTimes: () => Iterable<number>; readonly now: () => number }): void;
 }
 
 export interface WorkQueueStats {
@@ -97,6 +99,7 @@ export class WorkQueue<K = string> {
     this.id = opts.id ?? String;
     this.initialMs = opts.initialMs ?? 5;
     this.maxMs = opts.maxMs ?? 60_000;
+    opts.metrics?.attach?.({ startTimes: () => this.startedAt.values(), now: () => opts.clock.now() });
   }
 
   /**

@@ -43,7 +43,7 @@ afterEach(async () => {
   for (const r of replicas.splice(0)) await r.terminate();
 });
 
-function replica(cluster: FaultyCluster | MemoryCluster, identity: string) {
+function replica(cluster: FaultyCluster | MemoryCluster, identity: string, level: 'debug' | 'info' = 'info') {
   const lines: Record<string, unknown>[] = [];
   const exits: number[] = [];
   const registry = new Registry();
@@ -56,7 +56,7 @@ function replica(cluster: FaultyCluster | MemoryCluster, identity: string) {
     lease: LEASE,
     identity,
     timing: TIMING,
-    log: jsonLogger({ write: (l) => lines.push(JSON.parse(l)), now: () => 0, component: 'controller' }),
+    log: jsonLogger({ write: (l) => lines.push(JSON.parse(l)), now: () => 0, component: 'controller', level }),
     registry,
     exit: (code) => exits.push(code),
   });
@@ -73,7 +73,7 @@ describe('controller replicas', () => {
   it('only the leader runs the controller; its scrape carries Kube-OVN metric names; its logs name objects', async () => {
     const cluster = new MemoryCluster();
     await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } });
-    const a = replica(cluster, 'a');
+    const a = replica(cluster, 'a', 'debug');
     const b = replica(cluster, 'b');
     a.r.start();
     await until('a leads and runs', () => a.r.state === 'running');
@@ -105,6 +105,10 @@ describe('controller replicas', () => {
       expect.objectContaining({ level: 'info', msg: 'started leading', kind: 'Lease', namespace: 'kube-system' }),
     );
     expect(b.lines).toContainEqual(expect.objectContaining({ msg: 'leader seen', leader: 'a' }));
+    // At debug level, a line per reconciled object naming it.
+    expect(a.lines).toContainEqual(
+      expect.objectContaining({ level: 'debug', msg: 'reconciled', kind: 'Pod', namespace: 'default', name: 'web-1' }),
+    );
     // An Event on the Lease, as client-go's resource lock records it.
     const events = (await cluster.list('Event', { namespace: 'kube-system' })).items;
     expect(events).toContainEqual(
@@ -159,6 +163,47 @@ describe('controller replicas', () => {
     await cluster.create(pod('web-9'));
     await until('web-9 annotated by b', () => annotated(cluster, 'web-9'));
     expect(a.exits).toEqual([]);
+  });
+
+  it('SIGTERM while the leader is still opening its backend: the controller never starts, the backend is closed', async () => {
+    const cluster = new MemoryCluster();
+    await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } });
+    let open!: (b: SimBackend) => void;
+    const opening = new Promise<SimBackend>((resolve) => {
+      open = resolve;
+    });
+    const backend = new SimBackend();
+    let closed = false;
+    const close = backend.close.bind(backend);
+    backend.close = async () => {
+      closed = true;
+      await close();
+    };
+    const lines: Record<string, unknown>[] = [];
+    const r = new Replica({
+      cluster,
+      openBackend: () => opening,
+      clock: realClock,
+      random: () => 0.5,
+      macRandom: seededRandomBytes(1),
+      lease: LEASE,
+      identity: 'a',
+      timing: TIMING,
+      log: jsonLogger({ write: (l) => lines.push(JSON.parse(l)), now: () => 0, component: 'controller' }),
+      exit: () => {},
+    });
+    replicas.push(r);
+    r.start();
+    await until('a starting', () => r.state === 'starting');
+    await r.terminate();
+    expect(r.state).toBe('done');
+    open(backend);
+    await until('the backend closed', () => closed);
+    await cluster.create(pod('web-0'));
+    await new Promise((done) => setTimeout(done, 300));
+    expect(r.controller()).toBeUndefined();
+    expect(lines.some((l) => l.msg === 'controller started')).toBe(false);
+    expect(await annotated(cluster, 'web-0')).toBe(false);
   });
 
   it('a leader that cannot renew stops its controller and ends its process; the standby takes over', async () => {

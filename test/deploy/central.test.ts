@@ -129,4 +129,27 @@ describe.skipIf(!requireOvn('deploy: ovn-central start script'))('start-central.
     expect(await m.exited, m.output).toBe(0);
     for (const pid of before) expect(() => process.kill(pid, 0), `pid ${pid}`).toThrow();
   });
+
+  it('members restarted on their files rejoin the same clusters, the first (creator) one too, with the data', async () => {
+    members[2] = await startMember(dir, IPS[2]!);
+    const first = members[0]!;
+    process.kill(first.proc.pid!, 'SIGTERM');
+    expect(await first.exited, first.output).toBe(0);
+    members[0] = await startMember(dir, IPS[0]!);
+    const idOf = (s: string) => /^Cluster ID: \S+ \((\S+)\)$/m.exec(s)?.[1];
+    for (const db of ['nb', 'sb'] as const)
+      await vi.waitFor(
+        async () => {
+          const statuses = await Promise.all(members.map((m) => clusterStatus(m, db)));
+          const ids = new Set(statuses.map(idOf));
+          expect(ids.size, statuses.join('\n')).toBe(1);
+          expect([...ids][0]).toBeDefined();
+          for (const s of statuses) expect(s).toMatch(/^Status: cluster member$/m);
+          expect(statuses[0]).not.toMatch(/^Leader: unknown/m);
+        },
+        { timeout: 60_000, interval: 500 },
+      );
+    const switches = await runTool('ovn-nbctl', ['--no-leader-only', `--db=tcp:${IPS[0]}:6641`, 'ls-list']);
+    expect(switches.stdout).toContain('deploy-ls');
+  });
 });

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { REGISTRY } from '../../kube/registry.ts';
 import { loadScenario } from '../../scenarios/load.ts';
 import { DEPLOY, ROOT, readManifests } from './manifests.ts';
+import { settledObjects } from './runs.ts';
 import { readCrd, validateObject } from '../../kube/apiserver/describe/index.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 
@@ -86,6 +87,20 @@ describe('deploy/crds', () => {
   )('%s fits its CRD schema', (_, o) => {
     expect(resourceOf(o.kind)?.schema, `no CRD schema for ${o.kind}`).toBeDefined();
     expect(problems(o.kind, o.object)).toEqual([]);
+  });
+
+  it('what the controller writes (IP objects, the status of Vpcs and Subnets) fits the CRDs: nothing an API server would prune', async () => {
+    const written = await settledObjects(kubeovnKinds.map(([k]) => k));
+    const kinds = new Set(written.map((w) => w.object.kind));
+    expect([...kinds].sort()).toEqual(['IP', 'IPPool', 'Subnet', 'Vpc']);
+    expect(written.some((w) => w.object.kind === 'Subnet' && w.object.status !== undefined)).toBe(true);
+    expect(written.some((w) => w.object.kind === 'Vpc' && w.object.status !== undefined)).toBe(true);
+    const bad = written.flatMap((w) =>
+      problems(w.object.kind, w.object as unknown as Record<string, unknown>).map(
+        (p) => `${w.file}: ${w.object.kind}/${w.object.metadata.name}: ${p}`,
+      ),
+    );
+    expect([...new Set(bad)]).toEqual([]);
   });
 
   it('the validation catches an unknown field, a wrong type and a missing required field', () => {

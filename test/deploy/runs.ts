@@ -19,6 +19,7 @@ import { Replica } from '../../controller/replica.ts';
 import { settled } from '../../controller/settle.ts';
 import { encodeNodeNetwork, encodePodNetwork } from '../../kube/annotations.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
 import { jsonLogger } from '../../kube/observe/log.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { kindDef } from '../../kube/registry.ts';
@@ -38,8 +39,11 @@ const merge = (into: Map<string, ApiUse>, uses: readonly ApiUse[]) => {
   for (const u of uses) into.set(formatUse(u), u);
 };
 
+/** Called with the cluster each time the controller has settled (after its start and after each step). */
+type Observe = (cluster: MemoryCluster) => Promise<void>;
+
 /** One scenario: its objects, the controller started, each step applied, then everything deleted. */
-async function runOne(file: string): Promise<readonly ApiUse[]> {
+async function runOne(file: string, observe: Observe = async () => {}): Promise<readonly ApiUse[]> {
   const s = loadScenario(file);
   const sim = await expandObjects(
     s.objects.map((o) => o.object),
@@ -50,6 +54,7 @@ async function runOne(file: string): Promise<readonly ApiUse[]> {
   try {
     await c.start();
     await settled(c);
+    await observe(sim.cluster);
     for (const st of s.steps) {
       await applyObjects(
         sim,
@@ -58,6 +63,7 @@ async function runOne(file: string): Promise<readonly ApiUse[]> {
       );
       for (const d of st.delete) await deleteObject(sim, d);
       await settled(c);
+      await observe(sim.cluster);
     }
     for (const kind of TEARDOWN)
       for (const o of (await sim.cluster.list(kind)).items) {
@@ -132,9 +138,29 @@ async function runReplicas(): Promise<readonly ApiUse[]> {
 export async function controllerUses(): Promise<ApiUse[]> {
   const all = new Map<string, ApiUse>();
   merge(all, await runReplicas());
-  const files = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml'));
-  for (const f of files) merge(all, await runOne(join(ROOT, 'scenarios', f)));
+  for (const f of scenarioFiles()) merge(all, await runOne(f));
   return [...all.values()];
+}
+
+const scenarioFiles = () =>
+  readdirSync(join(ROOT, 'scenarios'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => join(ROOT, 'scenarios', f));
+
+/**
+ * The objects of `kinds` as the controller left them each time it settled
+ * in each shipped scenario (with the scenario's file), to check what it
+ * writes against what the API server would keep.
+ *
+ * @example (await settledObjects(['Subnet'])).find((o) => o.object.metadata.name === 'ovn-default')?.object.status
+ */
+export async function settledObjects(kinds: readonly string[]): Promise<{ file: string; object: KubeObject }[]> {
+  const out: { file: string; object: KubeObject }[] = [];
+  for (const file of scenarioFiles())
+    await runOne(file, async (cluster) => {
+      for (const kind of kinds) for (const object of (await cluster.list(kind)).items) out.push({ file, object });
+    });
+  return out;
 }
 
 /**

@@ -155,6 +155,59 @@ describe('deploy/ workloads', () => {
     );
   });
 
+  it("every $(VAR) of a command line is set: by the container's env, or as a Service of its namespace in deploy/", () => {
+    // The kubelet expands $(VAR) from the container's env and the Services' variables of the pod's
+    // namespace (<NAME>_SERVICE_HOST/_PORT, the name upper-cased, - as _); an unknown one stays literal.
+    const services = manifests.filter((m) => m.object.kind === 'Service');
+    const serviceVars = (ns: string) =>
+      services
+        .filter((s) => (s.object.metadata.namespace ?? 'default') === ns)
+        .flatMap((s) => {
+          const base = s.object.metadata.name.toUpperCase().replace(/-/g, '_');
+          return [`${base}_SERVICE_HOST`, `${base}_SERVICE_PORT`];
+        });
+    const refs: string[] = [];
+    for (const w of all)
+      for (const c of allContainers(w.pod)) {
+        const known = new Set([...(c.env ?? []).map((e) => e.name), ...serviceVars(w.namespace)]);
+        for (const arg of commandLine(c))
+          for (const m of arg.matchAll(/\$\((\w+)\)/g)) {
+            refs.push(m[1]!);
+            expect(known.has(m[1]!), `${w.name}/${c.name}: $(${m[1]}) in ${arg}`).toBe(true);
+          }
+      }
+    expect(new Set(refs)).toEqual(
+      new Set([
+        'OVN_NB_SERVICE_HOST',
+        'OVN_NB_SERVICE_PORT',
+        'OVN_SB_SERVICE_HOST',
+        'OVN_SB_SERVICE_PORT',
+        'NODE_NAME',
+        'POD_IP',
+      ]),
+    );
+  });
+
+  it("the ovn-nb and ovn-sb Services lead to the ports ovn-central listens on (the script's 6641, 6642)", () => {
+    const central = container('ovn-central', 'ovn-central');
+    const script = readFileSync(join(DEPLOY, 'scripts', 'start-central.sh'), 'utf8');
+    for (const [svc, port] of [
+      ['ovn-nb', 6641],
+      ['ovn-sb', 6642],
+    ] as const) {
+      const s = manifests.find((m) => m.object.kind === 'Service' && m.object.metadata.name === svc)!;
+      const spec = s.object.spec as { selector: Record<string, string>; ports: { port: number; targetPort: number }[] };
+      expect(spec.ports).toMatchObject([{ port, targetPort: port }]);
+      expect(central.ports?.map((p) => p.containerPort)).toContain(port);
+      expect(script).toContain(`remotes ${port}`);
+      const labels = (
+        manifests.find((m) => m.object.kind === 'Deployment' && m.object.metadata.name === 'ovn-central')!.object
+          .spec as { template: { metadata: { labels: Record<string, string> } } }
+      ).template.metadata.labels;
+      expect(labels).toMatchObject(spec.selector);
+    }
+  });
+
   it('every pod runs as a ServiceAccount deploy/ defines', () => {
     const accounts = manifests
       .filter((m) => m.object.kind === 'ServiceAccount')

@@ -61,7 +61,8 @@ export function crdStatusUpdate(crd: KubeObject, causes: readonly FieldCause[], 
   const version = typeof storage?.name === 'string' ? storage.name : undefined;
   const status = {
     conditions: next,
-    acceptedNames: causes.length === 0 ? obj(spec.names) : obj(current.acceptedNames),
+    // Never accepted: the API server's zero value, which clients that require plural and kind can read.
+    acceptedNames: causes.length === 0 ? obj(spec.names) : { plural: '', kind: '', ...obj(current.acceptedNames) },
     storedVersions: version && !stored.includes(version) ? [...stored, version] : stored,
   };
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -147,8 +147,20 @@ describe('createApiDescription', () => {
       status: 'False',
       message: expect.stringContaining('metadata.name'),
     });
+    expect((bad!.status as { acceptedNames: unknown }).acceptedNames).toEqual({ plural: '', kind: '' });
     expect(d.refusedCrds().has('gadgets.example.com')).toBe(true);
     expect(d.statusErrors().size).toBe(0);
+    d.close();
+  });
+
+  it('answers /openapi/v2 in protobuf (what kubectl asks for, and by default) or in JSON when asked', async () => {
+    const d = await createApiDescription(new MemoryCluster());
+    const pb = d.discovery('/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+    expect(pb?.contentType).toBe('application/octet-stream');
+    expect(pb?.body).toBeInstanceOf(Uint8Array);
+    expect(d.discovery('/openapi/v2')?.body).toBeInstanceOf(Uint8Array);
+    const json = d.discovery('/openapi/v2', 'application/json');
+    expect(json).toMatchObject({ contentType: 'application/json', body: { swagger: '2.0' } });
     d.close();
   });
 

@@ -18,12 +18,13 @@ import { realClock } from '../../runtime/clock.ts';
 import { renderKubeconfig } from '../http/kubeconfig.ts';
 import { type ApiServer, startApiServer } from '../http/server.ts';
 import { selfSignedCertificate } from '../http/tls.ts';
-import { kubectlBinary } from '../testing/clients.ts';
+import { kubectlBinary, pythonWithKubernetes } from '../testing/clients.ts';
 import { createApiDescription, type LiveApiDescription } from './description.ts';
 import { widgetCrd } from './testing/crds.ts';
 
 const run = promisify(execFile);
 const kubectl = kubectlBinary();
+const python = pythonWithKubernetes();
 const CRDS = join(import.meta.dirname, '../../../deploy/crds');
 
 describe.skipIf(kubectl === undefined)('kubectl 1.20 through the API front with the description', () => {
@@ -151,6 +152,17 @@ describe.skipIf(kubectl === undefined)('kubectl 1.20 through the API front with 
     expect(header?.split(/\s+/).slice(0, 6)).toEqual(['NAME', 'PROVIDER', 'VPC', 'VLAN', 'PROTOCOL', 'CIDR']);
     // Absent values are empty cells (null), which kubectl prints blank.
     expect(row?.split(/\s+/).slice(0, 3)).toEqual(['data', 'IPv4', '10.17.0.0/24']);
+    const vpc = {
+      apiVersion: 'kubeovn.io/v1',
+      kind: 'Vpc',
+      metadata: { name: 'v1' },
+      spec: { bfdPort: { ip: '10.255.255.255' } },
+    };
+    expect((await kc('apply', '-f', file('vpc.yaml', [vpc]))).out).toContain('vpc.kubeovn.io/v1 created');
+    // The CRD's default, applied as the API server applies it.
+    expect((await cluster.get({ kind: 'Vpc', name: 'v1' }))?.spec).toEqual({
+      bfdPort: { ip: '10.255.255.255', enabled: false },
+    });
     const refused = await kc('apply', '-f', file('s2.yaml', [{ ...subnet, metadata: { name: 'data2' } }]));
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain('unknown field "colour"');
@@ -186,4 +198,26 @@ describe.skipIf(kubectl === undefined)('kubectl 1.20 through the API front with 
     expect(refused.code).not.toBe(0);
     expect(refused.err).toContain('metadata.name');
   });
+
+  it.skipIf(python === undefined)(
+    "reads with Python's kubernetes client: version, groups, resources, CRDs with status",
+    async () => {
+      const script = [
+        'import sys',
+        'from kubernetes import client, config',
+        'config.load_kube_config(sys.argv[1])',
+        'print(client.VersionApi().get_code().minor)',
+        "print(','.join(g.name for g in client.ApisApi().get_api_versions().groups))",
+        "print(','.join(r.name for r in client.CoreV1Api().get_api_resources().resources))",
+        'for c in client.ApiextensionsV1Api().list_custom_resource_definition().items:',
+        "    print(c.metadata.name, c.status.accepted_names.kind, ','.join(x.type + '=' + x.status for x in c.status.conditions))",
+      ].join('\n');
+      const { stdout } = await run(python!, ['-c', script, join(dir, 'k.yaml')], { timeout: 30_000 });
+      const [minor, groups, core, ...crds] = stdout.trim().split('\n');
+      expect(minor).toBe('20');
+      expect(groups?.split(',')).toEqual(expect.arrayContaining(['apps', 'kubeovn.io', 'apiextensions.k8s.io']));
+      expect(core?.split(',')).toEqual(expect.arrayContaining(['pods', 'pods/status', 'nodes', 'configmaps']));
+      expect(crds).toContain('subnets.kubeovn.io Subnet NamesAccepted=True,Established=True');
+    },
+  );
 });

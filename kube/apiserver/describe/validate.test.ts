@@ -99,7 +99,7 @@ describe('validateObject', () => {
     const c = createCatalog();
     c.registerCrd(crd);
     const r = c.byKind('kubeovn.io/v1', 'Subnet')!;
-    const o = subnet({ cidrBlock: '10.0.0.0/24' });
+    const o = subnet({ cidrBlock: '10.0.0.0/24', natOutgoing: true });
     expect(validateObject(r, o)).toEqual([]);
     expect(pruneObject(r, o)).toEqual(o);
   });
@@ -146,9 +146,13 @@ describe('validateObject for built-in kinds', () => {
 });
 
 describe('pruneObject', () => {
-  it('drops the unknown fields and non-nullable nulls, keeping everything else', () => {
+  it('drops the unknown fields and non-nullable nulls, keeping everything else, and applies defaults', () => {
     const o = subnet({ cidrBlock: '10.0.0.0/24', colour: 'red', gateway: null }, { extra: 1 });
-    expect(pruneObject(subnets, o)).toEqual(subnet({ cidrBlock: '10.0.0.0/24' }));
+    expect(pruneObject(subnets, o)).toEqual(subnet({ cidrBlock: '10.0.0.0/24', natOutgoing: false }));
+    expect(pruneObject(subnets, subnet({ cidrBlock: '10.0.0.0/24', natOutgoing: true })).spec).toEqual({
+      cidrBlock: '10.0.0.0/24',
+      natOutgoing: true,
+    });
   });
 
   it('leaves an object of a resource without a schema as it is (a kubeovn.io kind no CRD describes)', () => {

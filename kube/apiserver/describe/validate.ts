@@ -11,7 +11,8 @@
  * the HTTP side turns them into Warning headers and stores the object
  * pruned (`pruneObject`), as an API server with fieldValidation=Warn does.
  * A null of a field that is not `nullable` is pruned too, as the API server
- * prunes it, and is no error. `apiVersion`, `kind` and `metadata` at the
+ * prunes it, and is no error; a declared field that is absent gets the
+ * schema's `default` in the stored object. `apiVersion`, `kind` and `metadata` at the
  * root are the API server's own and are not checked against the schema.
  */
 import type { KubeObject } from '../../cluster/types.ts';
@@ -203,6 +204,11 @@ class Walk {
       else if (keep) out[k] = v[k];
       else this.add('FieldValueUnknown', field, `unknown field "${field}"`);
     }
+    // CRD defaults, as the API server applies them to what it stores: a declared field that is absent gets its default.
+    for (const [k, p] of Object.entries(props)) {
+      const d = schemaOf(p)?.default;
+      if (d !== undefined && out[k] === undefined) out[k] = structuredClone(d);
+    }
     return out;
   }
 }
@@ -235,7 +241,7 @@ export function validateObject(r: ServedResource, o: KubeObject): readonly Field
 
 /**
  * The object as the API server stores it: fields the schema does not know,
- * and nulls of fields that are not nullable, removed.
+ * and nulls of fields that are not nullable, removed; defaults applied.
  *
  * @example pruneObject(subnets, { ...subnet, spec: { cidrBlock: '10.0.0.0/24', colour: 'red' } }).spec // { cidrBlock: ... }
  */

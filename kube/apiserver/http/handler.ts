@@ -13,6 +13,7 @@ import type { ClusterSource } from '../../cluster/types.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import type { ApiDescription, ServedResource } from '../types.ts';
 import { writeList } from './list-stream.ts';
+import { PatchStrategies } from './patch-strategies.ts';
 import { parseResourcePath, type ResourcePath } from './path.ts';
 import { acceptOf, mediaType, readJsonBody, refuseDryRun, truthy, type AcceptInfo } from './request.ts';
 import { ApiError, qualified } from './status.ts';
@@ -74,9 +75,11 @@ export class ApiHandler {
   private watchEvents = 0;
   private watchesOpen = 0;
   private readonly token: Buffer | undefined;
+  private readonly strategies: PatchStrategies;
 
   constructor(private readonly opts: ApiHandlerOptions) {
     this.token = opts.token !== undefined ? Buffer.from(`Bearer ${opts.token}`) : undefined;
+    this.strategies = new PatchStrategies(opts.description);
   }
 
   stats(): ApiStats {
@@ -95,7 +98,7 @@ export class ApiHandler {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://kovn.invalid');
+    const url = requestUrl(req.url);
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (HEALTH_PATHS.has(path)) return this.text(res, 200, 'ok');
     this.authenticate(req);
@@ -120,6 +123,7 @@ export class ApiHandler {
       path: rp,
       query: url.searchParams,
       random: this.opts.random,
+      strategies: () => this.strategies.of(resource),
     };
     await this.route(req, res, ctx);
   }
@@ -270,6 +274,18 @@ export class ApiHandler {
       return;
     }
     this.json(res, e.httpStatus, e.body());
+  }
+}
+
+/**
+ * The request target as a URL. Appended to an origin rather than resolved
+ * against one: a target starting `//` is a path here, not a host.
+ */
+function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(`https://kovn.invalid${target?.startsWith('/') ? target : `/${target ?? ''}`}`);
+  } catch (err) {
+    throw new ApiError('BadRequest', `the request target is not a URL path: ${target}`, undefined, { cause: err });
   }
 }
 

@@ -81,6 +81,8 @@ describe('the API front over HTTPS', () => {
     expect((await c.call('POST', '/api/v1/watch/namespaces/default/pods', pod('via-watch'))).status).toBe(405);
     expect((await c.call('GET', '/api/v1/namespaces/default/pods/via-watch')).status).toBe(404);
     expect((await c.call('GET', '/api/v1/pods/web')).status).toBe(404);
+    // A target starting with // is a path (found by robust.test.ts: it was read as a host, a 500).
+    expect((await c.call('GET', '//%2F')).body).toMatchObject({ kind: 'Status', code: 404 });
     expect((await c.call('GET', '/api/v1/namespaces/default/configmaps/x/status')).status).toBe(404);
     const dup = pod('dup');
     expect((await c.call('POST', '/api/v1/namespaces/default/pods', dup)).status).toBe(201);
@@ -101,6 +103,16 @@ describe('the API front over HTTPS', () => {
     );
     expect(notJson.status).toBe(415);
     expect((await c.call('POST', '/api/v1/namespaces/default/pods?dryRun=All', pod('dry'))).status).toBe(400);
+    // ObjectMeta decodes as the server's type or not at all.
+    for (const metadata of [
+      { name: 'm1', labels: { a: 1 } },
+      { name: 'm2', finalizers: 'x' },
+      { name: 'm3', ownerReferences: [{ name: 'o' }] },
+      { name: 4 },
+    ]) {
+      const r = await c.call('POST', '/api/v1/namespaces/default/pods', { ...pod('m'), metadata });
+      expect(r.body, JSON.stringify(metadata)).toMatchObject({ kind: 'Status', reason: 'BadRequest' });
+    }
   });
 
   it('refuses an invalid object with a 422 naming the field, and prunes an unknown one with a Warning', async () => {

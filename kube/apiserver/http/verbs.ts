@@ -11,8 +11,9 @@
 import { isPlainObject, jsonEqual } from '../../cluster/json.ts';
 import { ClusterError, type ClusterSource, type KubeObject, type ObjectRef } from '../../cluster/types.ts';
 import type { ApiDescription, FieldCause, ServedResource } from '../types.ts';
-import { fieldSteps, withoutFields } from './fields.ts';
-import { patchedObject } from './patch/index.ts';
+import { withoutFields } from './fields.ts';
+import { isObjectMetaField, isServerField, metaTypeProblem } from './object-meta.ts';
+import { patchedObject, type StrategyLookup } from './patch/index.ts';
 import type { ResourcePath } from './path.ts';
 import { type FieldValidation, fieldValidationOf } from './request.ts';
 import { ApiError, apiErrorOf, qualified } from './status.ts';
@@ -25,6 +26,8 @@ export interface VerbContext {
   readonly query: URLSearchParams;
   /** Randomness in [0, 1) for `generateName` suffixes. */
   readonly random: () => number;
+  /** The resource's patch strategies, for strategic merge patches (from the served /openapi/v2). */
+  readonly strategies: () => StrategyLookup;
 }
 
 /** An answer: the HTTP status, the object (or list) and the Warning texts. */
@@ -109,7 +112,10 @@ export async function updateObject(ctx: VerbContext, body: unknown): Promise<Ver
 export async function patchObject(ctx: VerbContext, type: string, patch: unknown): Promise<VerbAnswer> {
   for (let attempt = 0; ; attempt++) {
     const current = await getObject(ctx);
-    const computed = patchedObject(type, current, patch, { strategic: ctx.resource.strategicMerge });
+    const computed = patchedObject(type, current, patch, {
+      strategic: ctx.resource.strategicMerge,
+      strategies: ctx.strategies,
+    });
     const next = shaped(ctx, computed, 'patch');
     for (const [field, got, want] of [
       ['metadata.name', next.metadata.name, current.metadata.name],
@@ -204,6 +210,8 @@ function shaped(ctx: VerbContext, body: unknown, verb: string): KubeObject {
     );
   const meta = body['metadata'] ?? {};
   if (!isPlainObject(meta)) throw new ApiError('BadRequest', `${verb}: metadata must be an object`);
+  const badMeta = metaTypeProblem(meta);
+  if (badMeta !== undefined) throw new ApiError('BadRequest', `${verb}: ${badMeta}`);
   const ns = meta['namespace'];
   let namespace: string | undefined;
   if (resource.namespaced) {
@@ -249,35 +257,8 @@ function admit(ctx: VerbContext, obj: KubeObject): { object: KubeObject; warning
 /** `pruned` with the server's own fields as `obj` has them: apiVersion, kind and every ObjectMeta field. */
 function withServerFields(obj: KubeObject, pruned: KubeObject): KubeObject {
   const meta: Record<string, unknown> = isPlainObject(pruned.metadata) ? { ...pruned.metadata } : {};
-  for (const [k, v] of Object.entries(obj.metadata)) if (OBJECT_META.has(k)) meta[k] = v;
+  for (const [k, v] of Object.entries(obj.metadata)) if (isObjectMetaField(k)) meta[k] = v;
   return { ...pruned, apiVersion: obj.apiVersion, kind: obj.kind, metadata: meta as unknown as KubeObject['metadata'] };
-}
-
-/** The fields of ObjectMeta (metav1.ObjectMeta's JSON names). */
-const OBJECT_META: ReadonlySet<string> = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
-
-/** `apiVersion`, `kind`, `metadata` and every ObjectMeta field (with what is inside it). */
-function isServerField(field: string): boolean {
-  const [first, second] = fieldSteps(field);
-  if (first === 'apiVersion' || first === 'kind') return second === undefined;
-  if (first !== 'metadata') return false;
-  return second === undefined || OBJECT_META.has(String(second));
 }
 
 function invalid(ctx: VerbContext, causes: readonly FieldCause[], name = ctx.path.name): ApiError {

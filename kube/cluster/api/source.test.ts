@@ -117,6 +117,9 @@ describe('the API source: requests', () => {
     ]);
     expect((t.requests[3]!.body as { apiVersion: string }).apiVersion).toBe('networking.k8s.io/v1');
     expect((await failure(s.get({ kind: 'Widget', name: 'w' }))).reason).toBe('Invalid');
+    // Leader election's requests go on connections of their own; the rest share the pool.
+    await s.patch({ kind: 'Lease', namespace: 'kube-system', name: 'kovn-controller' }, { spec: {} });
+    expect(t.requests.map((r) => r.lane ?? '-')).toEqual(['-', '-', '-', '-', 'priority']);
   });
 });
 

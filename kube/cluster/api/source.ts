@@ -131,7 +131,7 @@ export class ApiClusterSource implements ClusterSource {
 
   async get(ref: ObjectRef): Promise<KubeObject | undefined> {
     const k = kindPath(ref.kind);
-    const res = await this.#send({ method: 'GET', path: objectPath(k, ref) });
+    const res = await this.#send({ method: 'GET', path: objectPath(k, ref), ...laneOf(k) });
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw clusterErrorOf(res.status, res.body, ref, 'get');
     return this.#typed(k, res.body);
@@ -186,7 +186,7 @@ export class ApiClusterSource implements ClusterSource {
 
   async delete(ref: ObjectRef): Promise<void> {
     const k = kindPath(ref.kind);
-    const res = await this.#send({ method: 'DELETE', path: objectPath(k, ref) });
+    const res = await this.#send({ method: 'DELETE', path: objectPath(k, ref), ...laneOf(k) });
     if (res.status !== 200 && res.status !== 202) throw clusterErrorOf(res.status, res.body, ref, 'delete');
   }
 
@@ -195,7 +195,7 @@ export class ApiClusterSource implements ClusterSource {
   }
 
   async #write(k: KindPath, ref: ObjectRef, verb: string, req: ApiRequest, created = 200): Promise<KubeObject> {
-    const res = await this.#send(req);
+    const res = await this.#send({ ...req, ...laneOf(k) });
     if (res.status !== 200 && res.status !== created) throw clusterErrorOf(res.status, res.body, ref, verb);
     return this.#typed(k, res.body);
   }
@@ -223,6 +223,11 @@ export class ApiClusterSource implements ClusterSource {
     } as KubeObject;
   }
 }
+
+/** Kinds whose requests go on connections of their own: leader election's (see ApiRequest.lane). */
+const PRIORITY_KINDS: ReadonlySet<string> = new Set(['Lease']);
+
+const laneOf = (k: KindPath): Pick<ApiRequest, 'lane'> => (PRIORITY_KINDS.has(k.kind) ? { lane: 'priority' } : {});
 
 function refIn(k: KindPath, obj: KubeObject): ObjectRef {
   const name = obj.metadata?.name;

@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { realClock } from '../../runtime/clock.ts';
 import { ClusterError, type WatchEvent } from '../types.ts';
 import { connectApiSource } from './connect.ts';
@@ -13,6 +13,7 @@ import { connectApiSource } from './connect.ts';
 let dir: string;
 let server: https.Server;
 let port: number;
+const held: (() => void)[] = [];
 const seen: { method: string; url: string; auth: string; type: string; body: string }[] = [];
 
 function cert(name: string): { key: string; cert: string } {
@@ -75,6 +76,12 @@ beforeAll(async () => {
         res.writeHead(code, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(o));
       };
+      if (req.url?.includes('/pods/slow-')) {
+        // Held until the test lets them go: requests in flight that take all the connections.
+        held.push(() => json(200, { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'slow' } }));
+        return;
+      }
+      if (req.url?.includes('/leases/')) return json(200, { kind: 'Lease', metadata: { name: 'kovn' } });
       if (req.headers.authorization !== 'Bearer s3cret')
         return json(401, { kind: 'Status', code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
       const url = new URL(req.url ?? '', 'https://x');
@@ -137,6 +144,21 @@ describe('the API source over HTTPS, configured from a kubeconfig by client-node
     const refused = await t.get({ kind: 'Node', name: 'n1' }).catch((e: unknown) => e);
     expect((refused as ClusterError).reason).toBe('Forbidden');
     t.close();
+  });
+
+  it('a Lease request is not queued behind requests that hold every connection (leader election keeps its deadline)', async () => {
+    const s = await connectApiSource({ kubeconfig: good, clock: realClock, random: () => 0, maxSockets: 2 });
+    const slow = [1, 2, 3, 4].map((i) => s.get({ kind: 'Pod', namespace: 'shop', name: `slow-${i}` }));
+    await vi.waitFor(() => expect(held.length).toBe(2));
+    const lease = await s.get({ kind: 'Lease', namespace: 'kube-system', name: 'kovn' });
+    expect(lease?.metadata.name).toBe('kovn');
+    // Answered while both connections were still taken and two requests waited for one.
+    expect(held.length).toBe(2);
+    while (held.length > 0) held.shift()!();
+    await vi.waitFor(() => expect(held.length).toBe(2));
+    while (held.length > 0) held.shift()!();
+    expect((await Promise.all(slow)).length).toBe(4);
+    s.close();
   });
 
   it('reads a watch stream line by line across chunks, keeping the bookmark’s version', async () => {

@@ -6,8 +6,9 @@
  * The real one takes the server, CA, client certificate and credentials
  * from `@kubernetes/client-node`'s KubeConfig (a kubeconfig file, or the
  * pod's service account in a cluster), and keeps its own connections: one
- * keep-alive pool for requests and another for watches, which hold their
- * connection for minutes and must not starve the requests. (client-node's
+ * keep-alive pool for requests, another for watches, which hold their
+ * connection for minutes and must not starve the requests, and a small one
+ * for the requests that must not wait behind the others (`lane`). (client-node's
  * own request path makes a new agent, so a new TLS connection, per call:
  * thousands of writes a second need reused connections.) Credentials are
  * read again every minute, so a rotated service-account token is picked up.
@@ -26,6 +27,13 @@ export interface ApiRequest {
   readonly body?: unknown;
   /** Default `application/json`; patches say which kind they are. */
   readonly contentType?: string;
+  /**
+   * `priority`: sent on connections of its own, never queued behind the
+   * others (leader election's Lease renewals: a controller with thousands of
+   * writes waiting must still renew within its deadline, as client-go gives
+   * the elector a client of its own).
+   */
+  readonly lane?: 'priority';
 }
 
 export interface ApiResponse {
@@ -109,6 +117,7 @@ export async function kubeConfigTransport(kc: KubeConfig, opts: KubeTransportOpt
     server,
     module: secure ? https : http,
     requests: make(opts.maxSockets ?? 32),
+    priority: make(4),
     watches: make(Number.POSITIVE_INFINITY),
     credentials: readCredentials,
     clock: opts.clock,
@@ -132,6 +141,7 @@ interface HttpTransportParts {
   readonly server: URL;
   readonly module: typeof http | typeof https;
   readonly requests: http.Agent;
+  readonly priority: http.Agent;
   readonly watches: http.Agent;
   readonly credentials: () => Promise<Credentials>;
   readonly clock: Clock;
@@ -152,7 +162,8 @@ class HttpTransport implements Transport {
     const headers = await this.#headers(req.body === undefined ? undefined : (req.contentType ?? 'application/json'));
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     return new Promise((resolve, reject) => {
-      const r = this.#p.module.request(this.#options(req.method, req.path, headers, this.#p.requests), (res) => {
+      const agent = req.lane === 'priority' ? this.#p.priority : this.#p.requests;
+      const r = this.#p.module.request(this.#options(req.method, req.path, headers, agent), (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parse(Buffer.concat(chunks).toString()) }));
@@ -215,6 +226,7 @@ class HttpTransport implements Transport {
 
   close(): void {
     this.#p.requests.destroy();
+    this.#p.priority.destroy();
     this.#p.watches.destroy();
   }
 

@@ -47,6 +47,7 @@ export function subnetCrd(): KubeObject {
                     vlan: { type: 'string', maxLength: 63 },
                     mtu: { type: 'integer', minimum: 68, maximum: 65535 },
                     private: { type: 'boolean' },
+                    natOutgoing: { type: 'boolean', default: false },
                     allowSubnets: { type: 'array', items: { type: 'string' } },
                     natOutgoingPolicyRules: {
                       type: 'array',

@@ -9,10 +9,16 @@ import { mergePatch } from '../../../cluster/json.ts';
 import { ApiError } from '../status.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { StrategicPatchError, strategicMerge } from './strategic.ts';
+import type { StrategyLookup } from './strategies.ts';
 
 export { applyJsonPatch, type JsonPatchProblem, type JsonPatchResult } from './json-patch.ts';
 export { StrategicPatchError, strategicMerge } from './strategic.ts';
-export { type FieldStrategy, strategyOf } from './strategies.ts';
+export {
+  type FieldStrategy,
+  NO_STRATEGIES,
+  type StrategyLookup,
+  strategiesFromOpenApi,
+} from './strategies.ts';
 
 export const PATCH_TYPES = {
   merge: 'application/merge-patch+json',
@@ -29,7 +35,11 @@ export function patchedObject(
   mediaType: string,
   current: unknown,
   patch: unknown,
-  opts: { readonly strategic: boolean },
+  opts: {
+    readonly strategic: boolean;
+    /** The kind's patch strategies (strategic merge only). */
+    readonly strategies?: () => StrategyLookup;
+  },
 ): unknown {
   switch (mediaType) {
     case PATCH_TYPES.merge:
@@ -49,7 +59,7 @@ export function patchedObject(
           'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json',
         );
       try {
-        return strategicMerge(current, patch);
+        return strategicMerge(current, patch, opts.strategies?.());
       } catch (err) {
         if (err instanceof StrategicPatchError)
           throw new ApiError('BadRequest', `the strategic merge patch is malformed: ${err.message}`, undefined, {

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { mergePatch } from '../../../cluster/json.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { strategicMerge } from './strategic.ts';
-import { strategyOf } from './strategies.ts';
+import { BUILTIN_DEFINITIONS } from '../../describe/openapi/builtin.gen.ts';
+import { strategiesFromOpenApi } from './strategies.ts';
+
+const DOC = { definitions: BUILTIN_DEFINITIONS };
+const strategiesOf = (group: string, kind: string) => strategiesFromOpenApi(DOC, { group, version: 'v1', kind })!;
+const DEPLOYMENT = strategiesOf('apps', 'Deployment');
+const SERVICE = strategiesOf('', 'Service');
 
 const deployment = {
   metadata: {
@@ -36,9 +42,11 @@ const deployment = {
 
 describe('strategic merge patch', () => {
   it('merges lists by their merge key, deep inside a pod template', () => {
-    const out = strategicMerge(deployment, {
-      spec: { template: { spec: { containers: [{ name: 'app', env: [{ name: 'B', value: '3' }] }] } } },
-    }) as typeof deployment;
+    const out = strategicMerge(
+      deployment,
+      { spec: { template: { spec: { containers: [{ name: 'app', env: [{ name: 'B', value: '3' }] }] } } } },
+      DEPLOYMENT,
+    ) as typeof deployment;
     const app = out.spec.template.spec.containers[0]!;
     expect(app.image).toBe('nginx:1');
     expect(app.env).toEqual([
@@ -49,19 +57,23 @@ describe('strategic merge patch', () => {
   });
 
   it('obeys $patch delete and replace, $setElementOrder, $deleteFromPrimitiveList and $retainKeys', () => {
-    const out = strategicMerge(deployment, {
-      metadata: { labels: { app: null, tier: 'x' } },
-      spec: {
-        strategy: { $retainKeys: ['type'], type: 'Recreate' },
-        template: {
-          spec: {
-            '$setElementOrder/containers': [{ name: 'side' }, { name: 'app' }],
-            containers: [{ name: 'app', ports: [{ containerPort: 80, $patch: 'delete' }] }],
-            volumes: [{ $patch: 'replace' }, { name: 'w', emptyDir: {} }],
+    const out = strategicMerge(
+      deployment,
+      {
+        metadata: { labels: { app: null, tier: 'x' } },
+        spec: {
+          strategy: { $retainKeys: ['type'], type: 'Recreate' },
+          template: {
+            spec: {
+              '$setElementOrder/containers': [{ name: 'side' }, { name: 'app' }],
+              containers: [{ name: 'app', ports: [{ containerPort: 80, $patch: 'delete' }] }],
+              volumes: [{ $patch: 'replace' }, { name: 'w', emptyDir: {} }],
+            },
           },
         },
       },
-    }) as typeof deployment;
+      DEPLOYMENT,
+    ) as typeof deployment;
     expect(out.metadata.labels).toEqual({ tier: 'x' });
     expect(out.spec.strategy).toEqual({ type: 'Recreate' });
     expect(out.spec.template.spec.containers.map((c) => c.name)).toEqual(['side', 'app']);
@@ -70,19 +82,27 @@ describe('strategic merge patch', () => {
   });
 
   it('treats the directive keys kubectl writes with a slash', () => {
-    const out = strategicMerge(deployment, {
-      metadata: { '$deleteFromPrimitiveList/finalizers': ['a'], finalizers: ['b'] },
-      spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'side' }, { name: 'app' }] } } },
-    }) as typeof deployment;
+    const out = strategicMerge(
+      deployment,
+      {
+        metadata: { '$deleteFromPrimitiveList/finalizers': ['a'], finalizers: ['b'] },
+        spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'side' }, { name: 'app' }] } } },
+      },
+      DEPLOYMENT,
+    ) as typeof deployment;
     expect(out.metadata.finalizers).toEqual(['b']);
     expect(out.spec.template.spec.containers.map((c) => c.name)).toEqual(['side', 'app']);
   });
 
   it('replaces lists without a strategy (a NetworkPolicy rule ports) and merges a Service spec.ports by port', () => {
-    expect(strategyOf(['spec', 'ingress', 'ports'])).toBeUndefined();
-    expect(strategyOf(['spec', 'ports'])?.mergeKey).toBe('port');
+    expect(strategiesOf('networking.k8s.io', 'NetworkPolicy')(['spec', 'ingress', 'ports'])).toBeUndefined();
+    expect(SERVICE(['spec', 'ports'])).toEqual({ mergeKey: 'port' });
+    expect(DEPLOYMENT(['spec', 'template', 'spec', 'volumes'])).toEqual({ mergeKey: 'name', retainKeys: true });
+    expect(DEPLOYMENT(['metadata', 'finalizers'])).toEqual({ set: true });
+    expect(DEPLOYMENT(['spec', 'strategy'])).toEqual({ retainKeys: true });
+    expect(strategiesFromOpenApi(DOC, { group: 'kubeovn.io', version: 'v1', kind: 'Subnet' })).toBeUndefined();
     const svc = { spec: { ports: [{ port: 80, targetPort: 8080 }] } };
-    expect(strategicMerge(svc, { spec: { ports: [{ port: 443, targetPort: 8443 }] } })).toEqual({
+    expect(strategicMerge(svc, { spec: { ports: [{ port: 443, targetPort: 8443 }] } }, SERVICE)).toEqual({
       spec: {
         ports: [
           { port: 80, targetPort: 8080 },
@@ -94,13 +114,13 @@ describe('strategic merge patch', () => {
 
   it('leaves its inputs untouched', () => {
     const before = structuredClone(deployment);
-    strategicMerge(deployment, { metadata: { labels: { app: null } } });
+    strategicMerge(deployment, { metadata: { labels: { app: null } } }, DEPLOYMENT);
     expect(deployment).toEqual(before);
   });
 });
 
 describe('strategic merge without strategies is a JSON merge patch', () => {
-  // Keys that name no strategy anywhere (strategies.ts): lists under them are replaced, as RFC 7386 does.
+  // Keys under which a Deployment's definition declares no strategy: lists there are replaced, as RFC 7386 does.
   const keyArb = fc.constantFrom('a', 'b', 'spec', 'data', 'rules', 'items');
   const leaf = fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.boolean(), fc.constant(null));
   const { value } = fc.letrec((tie) => ({
@@ -116,7 +136,7 @@ describe('strategic merge without strategies is a JSON merge patch', () => {
   it('agrees with RFC 7386 on every object and patch', () => {
     fc.assert(
       fc.property(fc.dictionary(keyArb, value, { maxKeys: 4 }), patchArb, (doc, patch) => {
-        expect(strategicMerge(doc, patch)).toEqual(mergePatch(doc, patch));
+        expect(strategicMerge(doc, patch, DEPLOYMENT)).toEqual(mergePatch(doc, patch));
       }),
       { numRuns: 500 },
     );

@@ -1,14 +1,13 @@
 /**
- * The patch strategies of the built-in kinds kovn serves, as their Go types
- * declare them (`patchStrategy:"merge" patchMergeKey:"name"` and
- * `retainKeys`): a list with a merge key is merged element by element, a
- * list of scalars with `merge` is a set, every other list is replaced. They
- * are found by the field's place, its path without list indexes, matched
- * from the end (`containers` is merged by name in a Pod's spec and in every
- * workload's pod template alike); a rule with `root` matches the whole path
- * only (a Service's `spec.ports` merges by port, a NetworkPolicy rule's
- * `ports` is replaced).
+ * The patch strategies of a built-in kind, as the served /openapi/v2 states
+ * them on its fields (`x-kubernetes-patch-strategy`: `merge`, `retainKeys`,
+ * `merge,retainKeys`; `x-kubernetes-patch-merge-key`): the same document
+ * kubectl reads to compute the strategic merge patches it sends, so client
+ * and server agree on how every list merges. A list with a merge key is
+ * merged element by element, a list of scalars with `merge` is a set, every
+ * other list is replaced.
  */
+import { isPlainObject } from '../../../cluster/json.ts';
 
 /** How a field is patched; no strategy (undefined) means a list is replaced as a whole. */
 export interface FieldStrategy {
@@ -20,50 +19,75 @@ export interface FieldStrategy {
   readonly retainKeys?: boolean;
 }
 
-interface Rule extends FieldStrategy {
-  readonly suffix: readonly string[];
-  /** The suffix is the whole path (a field of the object itself). */
-  readonly root?: boolean;
-}
+/** The strategy of the field at a path of keys (list indexes left out), for one kind. */
+export type StrategyLookup = (path: readonly string[]) => FieldStrategy | undefined;
 
-const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'];
+/** No strategies: every list is replaced (a kind the document does not describe). */
+export const NO_STRATEGIES: StrategyLookup = () => undefined;
 
-const RULES: readonly Rule[] = [
-  { suffix: ['metadata', 'ownerReferences'], root: true, mergeKey: 'uid' },
-  { suffix: ['metadata', 'finalizers'], root: true, set: true },
-  ...CONTAINER_LISTS.map((c) => ({ suffix: [c], mergeKey: 'name' })),
-  ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'ports'], mergeKey: 'containerPort' })),
-  ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'env'], mergeKey: 'name' })),
-  ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'volumeMounts'], mergeKey: 'mountPath' })),
-  ...CONTAINER_LISTS.map((c) => ({ suffix: [c, 'volumeDevices'], mergeKey: 'devicePath' })),
-  { suffix: ['volumes'], mergeKey: 'name', retainKeys: true },
-  { suffix: ['imagePullSecrets'], mergeKey: 'name' },
-  { suffix: ['hostAliases'], mergeKey: 'ip' },
-  { suffix: ['topologySpreadConstraints'], mergeKey: 'topologyKey' },
-  { suffix: ['schedulingGates'], mergeKey: 'name' },
-  { suffix: ['resourceClaims'], mergeKey: 'name' },
-  // Service
-  { suffix: ['spec', 'ports'], root: true, mergeKey: 'port' },
-  // Node
-  { suffix: ['spec', 'podCIDRs'], root: true, set: true },
-  { suffix: ['status', 'addresses'], root: true, mergeKey: 'type' },
-  // Pod, Node, workloads
-  { suffix: ['status', 'conditions'], root: true, mergeKey: 'type' },
-  // Deployment, DaemonSet, StatefulSet: the update strategy is a union
-  { suffix: ['spec', 'strategy'], root: true, retainKeys: true },
-  { suffix: ['spec', 'updateStrategy'], root: true, retainKeys: true },
-];
+type Schema = Record<string, unknown>;
 
 /**
- * The strategy of the field at `path` (keys only, list indexes left out).
+ * The lookup of the kind `gvk` in an OpenAPI v2 document: its definition is
+ * the one tagged `x-kubernetes-group-version-kind` with it; undefined when
+ * none is.
  *
- * @example strategyOf(['spec', 'template', 'spec', 'containers']) // { mergeKey: 'name' }
+ * @example strategiesFromOpenApi(doc, { group: '', version: 'v1', kind: 'Pod' })?.(['spec', 'containers']) // { mergeKey: 'name' }
  */
-export function strategyOf(path: readonly string[]): FieldStrategy | undefined {
-  for (const r of RULES) {
-    if (r.root ? path.length !== r.suffix.length : path.length < r.suffix.length) continue;
-    const off = path.length - r.suffix.length;
-    if (r.suffix.every((s, i) => path[off + i] === s)) return r;
+export function strategiesFromOpenApi(
+  doc: unknown,
+  gvk: { readonly group: string; readonly version: string; readonly kind: string },
+): StrategyLookup | undefined {
+  const definitions = isPlainObject(doc) && isPlainObject(doc['definitions']) ? doc['definitions'] : {};
+  const root = Object.values(definitions).find(
+    (d) =>
+      isPlainObject(d) &&
+      Array.isArray(d['x-kubernetes-group-version-kind']) &&
+      d['x-kubernetes-group-version-kind'].some(
+        (t: unknown) =>
+          isPlainObject(t) && t['group'] === gvk.group && t['version'] === gvk.version && t['kind'] === gvk.kind,
+      ),
+  );
+  if (!isPlainObject(root)) return undefined;
+  const memo = new Map<string, FieldStrategy | undefined>();
+  return (path) => {
+    const key = path.join('\u0000');
+    if (!memo.has(key)) memo.set(key, strategyAt(definitions, root, path));
+    return memo.get(key);
+  };
+}
+
+function strategyAt(definitions: Schema, root: Schema, path: readonly string[]): FieldStrategy | undefined {
+  let node: Schema | undefined = root;
+  for (const step of path) {
+    let at = deref(definitions, node);
+    if (at?.['type'] === 'array') at = deref(definitions, at['items']);
+    const props = at?.['properties'];
+    const next = isPlainObject(props) ? props[step] : undefined;
+    if (!isPlainObject(next)) return undefined;
+    node = next;
   }
-  return undefined;
+  return parseStrategy(node?.['x-kubernetes-patch-strategy'], node?.['x-kubernetes-patch-merge-key']);
+}
+
+/** A `$ref` to `#/definitions/<name>` followed (the extensions sit beside the `$ref`, read before this). */
+function deref(definitions: Schema, node: unknown): Schema | undefined {
+  if (!isPlainObject(node)) return undefined;
+  const ref = node['$ref'];
+  if (typeof ref !== 'string') return node;
+  const target = definitions[ref.replace(/^#\/definitions\//, '')];
+  return isPlainObject(target) ? target : undefined;
+}
+
+function parseStrategy(strategy: unknown, mergeKey: unknown): FieldStrategy | undefined {
+  if (typeof strategy !== 'string') return undefined;
+  const parts = strategy.split(',').map((s) => s.trim());
+  const merge = parts.includes('merge');
+  const retainKeys = parts.includes('retainKeys');
+  if (!merge && !retainKeys) return undefined;
+  return {
+    ...(merge && typeof mergeKey === 'string' ? { mergeKey } : {}),
+    ...(merge && typeof mergeKey !== 'string' ? { set: true } : {}),
+    ...(retainKeys ? { retainKeys: true } : {}),
+  };
 }

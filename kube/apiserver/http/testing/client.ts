@@ -19,6 +19,17 @@ export interface Reply {
 
 export interface TestClient {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /**
+   * One request with the body sent as given (any text); a response without
+   * a length (a watch stream) is read until it ends or for `streamMs`.
+   */
+  raw(
+    method: string,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    streamMs?: number,
+  ): Promise<Reply>;
   /** A watch stream: events as they come, and `close()`. */
   watch(path: string, headers?: Record<string, string>): Promise<WatchReader>;
 }
@@ -31,7 +42,10 @@ export function testClient(url: string, ca: string, token?: string): TestClient 
         ca,
         headers: {
           ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          // A length for every body: Node frames a GET or DELETE body by neither length nor chunks otherwise.
+          ...(body !== undefined
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+            : {}),
           ...headers,
         },
       });
@@ -44,6 +58,26 @@ export function testClient(url: string, ca: string, token?: string): TestClient 
       const res = await open(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
       const chunks: Buffer[] = [];
       for await (const c of res) chunks.push(c as Buffer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.statusCode ?? 0, headers: res.headers, body: parsed, text };
+    },
+    async raw(method, path, body, headers, streamMs = 300) {
+      const res = await open(method, path, headers, body);
+      const chunks: Buffer[] = [];
+      const streaming = res.headers['content-length'] === undefined;
+      const stop = streaming ? setTimeout(() => res.destroy(), streamMs) : undefined;
+      await new Promise<void>((resolve) => {
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', resolve);
+        res.on('close', resolve);
+      });
+      clearTimeout(stop);
       const text = Buffer.concat(chunks).toString('utf8');
       let parsed: unknown;
       try {

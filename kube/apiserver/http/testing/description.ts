@@ -9,6 +9,7 @@
 import type { KubeObject } from '../../../cluster/types.ts';
 import { REGISTRY } from '../../../registry.ts';
 import type { ApiDescription, Catalog, FieldCause, ServedResource } from '../../types.ts';
+import { BUILTIN_DEFINITIONS } from '../../describe/openapi/builtin.gen.ts';
 import { fieldSteps } from '../fields.ts';
 
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -60,7 +61,8 @@ export function testDescription(opts: TestDescriptionOptions = {}): ApiDescripti
   };
   return {
     catalog,
-    discovery: () => undefined,
+    discovery: (path) =>
+      path === '/openapi/v2' ? { status: 200, body: { swagger: '2.0', definitions: BUILTIN_DEFINITIONS } } : undefined,
     table: (_r, objects: readonly KubeObject[], o) => ({
       kind: 'Table',
       apiVersion: 'meta.k8s.io/v1',

@@ -13,7 +13,11 @@ export interface ClusterFlags {
   readonly context?: string;
 }
 
-/** Adds `--kubeconfig`, `--server` and `--context` to a command. */
+/**
+ * Adds `--kubeconfig`, `--server` and `--context` to a command.
+ *
+ * @example clusterOptions(program.command('run <scenario>'), 'the objects')
+ */
 export function clusterOptions(cmd: Command, what: string): Command {
   return cmd
     .option('--kubeconfig <file>', `${what} from the cluster this kubeconfig names (e.g. what kovn sim serve wrote)`)

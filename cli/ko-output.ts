@@ -15,7 +15,11 @@ export interface DbStatus {
   readonly problems: readonly RaftProblem[];
 }
 
-/** Columns padded to their widest cell. */
+/**
+ * Columns padded to their widest cell.
+ *
+ * @example table([['A', 'BB'], ['ccc', 'd']]) // ['A    BB', 'ccc  d']
+ */
 export function table(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
@@ -65,7 +69,11 @@ export function statusLines(dbs: readonly DbStatus[]): string[] {
 const ref = (o: { kind: string; namespace?: string; name: string } | undefined) =>
   o === undefined ? '-' : shown(`${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`);
 
-/** Findings as a table, annotations after, raft last; a line saying what was compared. */
+/**
+ * Findings as a table, annotations and refusals after, raft last; a line saying what was compared.
+ *
+ * @example diagnoseLines(await diagnose(...)).at(-1) // 'no findings (23 objects, 47 rows of kovn in NB)'
+ */
 export function diagnoseLines(d: Diagnosis): string[] {
   const out: string[] = [];
   if (d.rows.length > 0) {
@@ -87,16 +95,23 @@ export function diagnoseLines(d: Diagnosis): string[] {
     for (const [src, rec] of Object.entries(a.records)) out.push(`  ${src}: ${shown(rec ?? '')}`);
     for (const e of a.effects) out.push(`  would change ${e.table} ${shown(e.key)} (${(e.fields ?? []).join(', ')})`);
   }
+  for (const w of d.refused)
+    out.push(`refused: ${ref({ kind: w.kind, namespace: w.namespace, name: w.name })} ${w.code}: ${shown(w.message)}`);
   for (const [db, problems] of Object.entries(d.raft))
     for (const p of problems) out.push(`raft ${db} ${p.code}: ${shown(p.path)}: ${shown(p.message)}`);
-  const n = d.rows.length + d.annotations.length + d.raft.nb.length + d.raft.sb.length;
+  const n = findings(d);
+  const extra = d.notActedOn.length > 0 ? `; ${d.notActedOn.length} field(s) read and not acted on, in --json` : '';
   out.push(
-    `${n === 0 ? 'no findings' : `${n} finding(s)`} (${d.checked.objects} objects, ${d.checked.rows} rows of kovn in NB)`,
+    `${n === 0 ? 'no findings' : `${n} finding(s)`} (${d.checked.objects} objects, ${d.checked.rows} rows of kovn in NB${extra})`,
   );
   return out;
 }
 
-/** The two verdicts side by side, then each side's trace. */
+/**
+ * The two verdicts side by side, then each side's trace.
+ *
+ * @example koTraceLines(await koTrace(probe, opts), formatTrace)[3] // '  agree'
+ */
 export function koTraceLines(t: KoTrace, formatTrace: (s: NonNullable<KoTrace['sim']['trace']>['stages']) => string) {
   const p = t.probe;
   const label = `${p.from} -> ${p.to} ${p.protocol}${p.port !== undefined ? `/${p.port}` : ''}`;
@@ -114,3 +129,11 @@ export function koTraceLines(t: KoTrace, formatTrace: (s: NonNullable<KoTrace['s
     out.push('', 'ovn-trace (retransmission):', shownLines(t.ovn.retransmission.trimEnd()));
   return out;
 }
+
+/**
+ * Findings that make `kovn ko diagnose` exit 1.
+ *
+ * @example process.exitCode = findings(d) === 0 ? 0 : 1;
+ */
+export const findings = (d: Diagnosis): number =>
+  d.rows.length + d.annotations.length + d.refused.length + d.raft.nb.length + d.raft.sb.length;

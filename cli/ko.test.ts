@@ -37,6 +37,15 @@ describe.skipIf(!requireOvn('kovn ko'))('kovn ko against a served cluster with a
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['data', 'join', 'ovn-default']);
+    // Everything after -- is ovn-nbctl's, even an option kovn ko has too.
+    const dashed = await ko(
+      ['nbctl', '--nb', live.cp.nb.remote, '--', '--bare', '--columns=name', 'list', 'Logical_Router'],
+      tmp,
+    );
+    expect(dashed.stdout).toBe('ovn-cluster\n');
+    const theirs = await ko(['nbctl', '--nb', live.cp.nb.remote, '--', '--nb', 'show'], tmp);
+    expect(theirs.code).not.toBe(0);
+    expect(theirs.stderr).toMatch(/ovn-nbctl.*--nb/);
   });
 
   it('sbctl runs ovn-sbctl on the SB given by --sb, over the ConfigMap', async () => {

@@ -16,7 +16,7 @@ import type { Command } from 'commander';
 import { SETTING_FLAGS, settingsFromFlags } from '../controller/config.ts';
 import type { ClusterSource } from '../kube/cluster/types.ts';
 import { type ClusterFlags, clusterOptions, openCluster } from './cluster-source.ts';
-import { type DbStatus, diagnoseLines, koTraceLines, statusLines } from './ko-output.ts';
+import { type DbStatus, diagnoseLines, findings, koTraceLines, statusLines } from './ko-output.ts';
 import { wholeNumber } from './options.ts';
 
 type KoFlags = ClusterFlags & {
@@ -165,8 +165,7 @@ function registerDiagnose(ko: Command): void {
         await nb.close();
       }
     });
-    const n = d.rows.length + d.annotations.length + d.raft.nb.length + d.raft.sb.length;
-    process.exitCode = n === 0 ? 0 : 1;
+    process.exitCode = findings(d) === 0 ? 0 : 1;
     if (flags.json) process.stdout.write(`${JSON.stringify(d)}\n`);
     else print(diagnoseLines(d));
   });
@@ -216,7 +215,11 @@ function koProbe(from: string, to: string, protocol: string, port: string | unde
   };
 }
 
-/** `kovn ko`. */
+/**
+ * `kovn ko` and its subcommands.
+ *
+ * @example registerKo(program); // kovn ko diagnose --kubeconfig k.yaml
+ */
 export function registerKo(program: Command): void {
   const ko = program.command('ko').description("kubectl-ko's subcommands: nbctl, sbctl, status, diagnose, trace");
   registerPassthrough(ko, 'nbctl');

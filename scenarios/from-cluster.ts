@@ -15,7 +15,8 @@
  * run's own derivation would delete them as stale and derive none for their
  * Services.
  */
-import type { ClusterSource, KubeObject } from '../kube/cluster/types.ts';
+import { creationOrder } from '../controller/handlers/context.ts';
+import type { ClusterSource } from '../kube/cluster/types.ts';
 import { WATCHED_KINDS, WORKLOAD_KINDS } from '../kube/registry.ts';
 import type { LoadedObject, LoadedScenario } from './load.ts';
 
@@ -23,12 +24,6 @@ import type { LoadedObject, LoadedScenario } from './load.ts';
 const FIRST = ['Namespace', 'Node', 'Vpc', 'Subnet', 'IPPool'];
 
 const MANAGED_BY = 'endpointslice.kubernetes.io/managed-by';
-
-const byCreation = (a: KubeObject, b: KubeObject): number => {
-  const x = a.metadata.creationTimestamp ?? '';
-  const y = b.metadata.creationTimestamp ?? '';
-  return x < y ? -1 : x > y ? 1 : 0;
-};
 
 /**
  * @example
@@ -48,7 +43,7 @@ export async function scenarioFromCluster(
   const objects: LoadedObject[] = [];
   for (const kind of kinds) {
     const { items } = await source.list(kind);
-    for (const o of items.toSorted(byCreation)) {
+    for (const o of creationOrder(items)) {
       if (kind === 'EndpointSlice' && o.metadata.labels?.[MANAGED_BY] === 'kovn') continue;
       objects.push({
         object: o as unknown as Record<string, unknown>,

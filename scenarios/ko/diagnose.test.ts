@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireOvn, runTool } from '../../backends/ovn/control-plane/index.ts';
+import { memberView, raftHealth, requireOvn, runTool, startCluster } from '../../backends/ovn/control-plane/index.ts';
 import { annotationKey } from '../../kube/annotations.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
 import { realClock } from '../../kube/runtime/clock.ts';
 import { diagnose } from './diagnose.ts';
 import { type LiveCluster, startLive } from './testing/live.ts';
@@ -62,6 +63,20 @@ describe.skipIf(!requireOvn('kovn ko diagnose'))('diagnose a live NB against the
     ]);
   });
 
+  it('says which objects the controller refuses (they have no rows, and none are missing)', async () => {
+    await live.cluster.create({
+      apiVersion: 'kubeovn.io/v1',
+      kind: 'Subnet',
+      metadata: { name: 'clash' },
+      spec: { cidrBlock: '10.17.0.0/25' },
+    } as KubeObject);
+    const d = await diagnose({ cluster: live.cluster, nb: await live.backend.read(), clock: realClock });
+    expect(d.refused.map((w) => [w.kind, w.name])).toEqual([['Subnet', 'clash']]);
+    expect(d.refused[0]?.message).toContain('10.17.0.0/24');
+    expect(d.rows.filter((r) => r.owner?.name === 'clash')).toEqual([]);
+    await live.cluster.delete({ kind: 'Subnet', name: 'clash' });
+  });
+
   it('finds a row of ours no object explains, and never a row of another owner', async () => {
     const nbctl = (...args: string[]) => runTool('ovn-nbctl', [`--db=${live.cp.nb.remote}`, ...args]);
     await nbctl('ls-add', 'stray', '--', 'set', 'logical_switch', 'stray', 'external_ids:vendor=kovn');
@@ -89,7 +104,11 @@ describe.skipIf(!requireOvn('kovn ko diagnose, shipped scenarios'))(
           clock: realClock,
           settings: live.settings,
         });
-        expect({ rows: d.rows, annotations: d.annotations }).toEqual({ rows: [], annotations: [] });
+        expect({ rows: d.rows, annotations: d.annotations, refused: d.refused }).toEqual({
+          rows: [],
+          annotations: [],
+          refused: [],
+        });
         expect(d.checked.rows).toBeGreaterThan(0);
       } finally {
         await live.stop();
@@ -97,3 +116,28 @@ describe.skipIf(!requireOvn('kovn ko diagnose, shipped scenarios'))(
     });
   },
 );
+
+describe.skipIf(!requireOvn('kovn ko diagnose, clustered NB'))('diagnose on a 3-member clustered NB', () => {
+  it("reports the raft's problems beside the rows: none, then a member down", async () => {
+    const nb = await startCluster();
+    const live = await startLive('scenarios/quickstart.yaml', { northd: false, nb: nb.remotes });
+    try {
+      const raft = async () => ({
+        nb: raftHealth(await Promise.all(nb.members.map((m) => memberView(m.ctl, nb.dbName)))),
+        sb: [],
+      });
+      const run = async () =>
+        diagnose({ cluster: live.cluster, nb: await live.backend.read(), clock: realClock, raft: await raft() });
+      const healthy = await run();
+      expect({ rows: healthy.rows, raft: healthy.raft }).toEqual({ rows: [], raft: { nb: [], sb: [] } });
+      const follower = (await nb.leader()) === 0 ? 1 : 0;
+      await nb.kill(follower);
+      const down = await run();
+      expect(down.rows).toEqual([]);
+      expect(down.raft.nb.map((p) => [p.code, p.path])).toContainEqual(['unreachable', nb.members[follower]!.ctl]);
+    } finally {
+      await live.stop();
+      await nb.stop();
+    }
+  });
+});

@@ -16,6 +16,7 @@
 import type { RaftProblem } from '../../backends/ovn/control-plane/index.ts';
 import type { ControllerSettings } from '../../controller/config.ts';
 import type { ClusterSource, ObjectRef } from '../../kube/cluster/types.ts';
+import { warningJSON } from '../../kube/objects/warnings.ts';
 import type { Clock } from '../../kube/runtime/clock.ts';
 import { ownerKey } from '../../model/ipam/index.ts';
 import { plan, type TableName, type Topology } from '../../model/topology/index.ts';
@@ -67,6 +68,14 @@ export type AnnotationFinding =
 export interface Diagnosis {
   readonly rows: readonly RowFinding[];
   readonly annotations: readonly AnnotationFinding[];
+  /**
+   * Objects the controller refuses (a Subnet overlapping another, a policy
+   * that does not translate, an address that cannot be had): they have no
+   * rows, and none are missing for them.
+   */
+  readonly refused: readonly WarningJSON[];
+  /** What the controller reads and does not act on (fields, annotations): no fault, said for completeness. */
+  readonly notActedOn: readonly WarningJSON[];
   readonly raft: { readonly nb: readonly RaftProblem[]; readonly sb: readonly RaftProblem[] };
   /** What was compared: objects copied, rows of kovn read from NB. */
   readonly checked: { readonly objects: number; readonly rows: number };
@@ -113,9 +122,12 @@ export async function diagnose(opts: DiagnoseOptions): Promise<Diagnosis> {
     }
     for (const x of r.start.duplicates)
       annotations.push({ code: 'duplicate-address', address: x.address, owners: x.owners });
+    const warnings = r.controller.diagnostics.list();
     return {
       rows,
       annotations,
+      refused: warnings.filter((w) => !NOT_ACTED_ON.has(w.code)).map(warningJSON),
+      notActedOn: warnings.filter((w) => NOT_ACTED_ON.has(w.code)).map(warningJSON),
       raft: opts.raft ?? { nb: [], sb: [] },
       checked: { objects: r.copied, rows: rowCount(opts.nb) },
     };
@@ -126,11 +138,21 @@ export async function diagnose(opts: DiagnoseOptions): Promise<Diagnosis> {
 
 type Fields = Readonly<Record<string, unknown>>;
 
+type WarningJSON = ReturnType<typeof warningJSON>;
+
+/**
+ * The warning codes of what is read and not acted on (docs/architecture.md,
+ * Honest answers); every other code the controller reports is a refusal.
+ */
+const NOT_ACTED_ON = new Set(['UnknownField', 'UnsupportedField', 'UnsupportedAnnotation', 'LimitedField']);
+
 type OwnerOf = (table: TableName, key: string) => ObjectRef | undefined;
 
 /**
  * The plan from the live rows to the wanted ones, as findings; a set that
  * differs only by listing missing rows is folded into those rows' findings.
+ *
+ * @example rowFindings(live, wanted, (t, k) => store.ownerOf(t, k)) // [{ code: 'missing-row', table: 'switchPort', ... }]
  */
 export function rowFindings(live: Topology, wanted: Topology, ownerOf: OwnerOf): RowFinding[] {
   const missing = new Map<string, RowRef[]>();

@@ -11,9 +11,10 @@
 import { SimBackend } from '../../backends/sim/index.ts';
 import type { ControllerSettings } from '../../controller/config.ts';
 import { Controller, type StartReport } from '../../controller/controller.ts';
+import { creationOrder } from '../../controller/handlers/context.ts';
 import { settled } from '../../controller/settle.ts';
 import { MemoryCluster } from '../../kube/cluster/memory.ts';
-import type { ClusterSource, KubeObject } from '../../kube/cluster/types.ts';
+import type { ClusterSource } from '../../kube/cluster/types.ts';
 import { WATCHED_KINDS } from '../../kube/registry.ts';
 import type { Clock } from '../../kube/runtime/clock.ts';
 import { seededRandomBytes } from '../../model/ipam/index.ts';
@@ -46,15 +47,12 @@ export interface Replay {
 /** Kinds whose objects the others need first (subnets are ordered by creation). */
 const FIRST = ['Namespace', 'Node', 'Vpc', 'Subnet', 'IPPool'];
 
-const byCreation = (a: KubeObject, b: KubeObject): number => {
-  const x = a.metadata.creationTimestamp ?? '';
-  const y = b.metadata.creationTimestamp ?? '';
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-
 /**
  * Copies what the controller watches from `source` into a new in-memory
- * cluster (oldest first per kind, so creation order survives).
+ * cluster, per kind in the order the controller ranks objects by creation
+ * (timestamp, then resourceVersion: controller/handlers/context.ts), so
+ * that of two overlapping Subnets the copy refuses the one the cluster's
+ * controller refuses.
  *
  * @example const { cluster, copied } = await copyCluster(await openSource(...));
  */
@@ -64,7 +62,7 @@ export async function copyCluster(source: ClusterSource): Promise<{ cluster: Mem
   let copied = 0;
   for (const kind of kinds) {
     const { items } = await source.list(kind);
-    for (const o of items.toSorted(byCreation)) {
+    for (const o of creationOrder(items)) {
       await cluster.create(o);
       copied++;
     }

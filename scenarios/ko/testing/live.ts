@@ -35,7 +35,11 @@ export interface LiveCluster {
  */
 export async function startLive(
   file: string | LoadedScenario,
-  opts: { readonly northd: boolean },
+  opts: {
+    readonly northd: boolean;
+    /** Write to this NB instead of the control plane's (a clustered one; northd then compiles nothing of it). */
+    readonly nb?: string;
+  },
 ): Promise<LiveCluster> {
   const s = typeof file === 'string' ? loadScenario(file) : file;
   const settings = settingsFromScenario(s.cluster);
@@ -47,7 +51,7 @@ export async function startLive(
     },
   );
   const cp = await startControlPlane({ northd: opts.northd });
-  const backend = await OvnBackend.connect({ remotes: cp.nb.remote });
+  const backend = await OvnBackend.connect({ remotes: opts.nb ?? cp.nb.remote });
   const controller = new Controller({
     cluster: ex.cluster,
     backend,

@@ -192,7 +192,9 @@ export class MemoryCluster implements ClusterSource {
     if (!set) this.watchers.set(kind, (set = new Set()));
     set.add(w);
     if (w.queue.length > 0) this.schedule(w);
-    return { stop };
+    // Changes are queued to their watchers as they are stored: an empty queue has seen everything up to now.
+    const progress = (): string | undefined => (w.stopped || w.queue.length > 0 ? undefined : this.resourceVersion);
+    return { stop, progress };
   }
 
   async create(obj: KubeObject): Promise<KubeObject> {

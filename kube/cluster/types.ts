@@ -60,6 +60,13 @@ export interface ListResult {
 export interface Watch {
   /** Stops delivery; no event is delivered after it returns. */
   stop(): void;
+  /**
+   * The version up to which every event of this watch has been delivered,
+   * when the source knows it (etcd's progress notification): a BOOKMARK at
+   * it lets a quiet kind's watcher resume after other kinds changed. Absent
+   * or undefined: only the last delivered event's version is known.
+   */
+  progress?(): string | undefined;
 }
 
 /**

@@ -118,6 +118,42 @@ describe('watch and list streams of the API front', () => {
     }
   });
 
+  it("bookmarks a quiet kind's watch at the cluster's version, so it resumes after other kinds churn past the history", async () => {
+    const small = new MemoryCluster({ historyLimit: 5 });
+    const api5 = await startApiServer({
+      cluster: small,
+      description: testDescription(),
+      clock: realClock,
+      random: () => 0,
+      tls,
+      bookmarkIntervalMs: 50,
+    });
+    try {
+      const c5 = testClient(api5.url, tls.cert);
+      const rv = (await c5.call('GET', '/api/v1/namespaces')).body.metadata.resourceVersion;
+      const w = await c5.watch(`/api/v1/namespaces?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true`);
+      let last = '';
+      for (let i = 0; i < 20; i++) {
+        const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm${i}`, namespace: 'default' } };
+        last = (await c5.call('POST', '/api/v1/namespaces/default/configmaps', cm)).body.metadata.resourceVersion;
+      }
+      // A few bookmarks come while nothing of the kind changes; one of them must be at the cluster's version.
+      let bm = await w.next();
+      for (let i = 0; i < 5 && Number(bm.object.metadata.resourceVersion) < Number(last); i++) bm = await w.next();
+      expect(bm.type).toBe('BOOKMARK');
+      expect(Number(bm.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(last));
+      w.close();
+      // Resuming from the bookmark is not Gone, though the history no longer holds the namespaces' last change.
+      const again = await c5.watch(`/api/v1/namespaces?watch=1&resourceVersion=${bm.object.metadata.resourceVersion}`);
+      await c5.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'late' } });
+      const e = await again.next();
+      expect([e.type, e.object.metadata.name]).toEqual(['ADDED', 'late']);
+      again.close();
+    } finally {
+      await api5.close();
+    }
+  });
+
   it('drops a watch whose client does not read once its backlog passes the bound', async () => {
     const api4 = await startApiServer({
       cluster,

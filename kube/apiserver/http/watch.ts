@@ -67,7 +67,7 @@ export async function serveWatch(
   for (const o of initial?.items ?? []) stream.send({ type: 'ADDED', object: o });
   stream.onEnd(() => watch.stop());
   if (timeout !== undefined) stream.endAfter(timeout * 1000);
-  if (bookmarks) stream.bookmarkEvery(settings.bookmarkIntervalMs);
+  if (bookmarks) stream.bookmarkEvery(settings.bookmarkIntervalMs, () => watch.progress?.());
 }
 
 /** The cluster's watch; a refusal (a selector it cannot apply) thrown as a Status before any header is written. */
@@ -139,10 +139,12 @@ class WatchStream {
     this.timers.push(this.settings.clock.setTimeout(() => this.end(), ms));
   }
 
-  bookmarkEvery(ms: number): void {
+  /** BOOKMARKs at the cluster's progress when it knows it (all of this watch's events up to it sent), else at the last event's. */
+  bookmarkEvery(ms: number, progress: () => string | undefined): void {
     const tick = () => {
       if (this.ended) return;
       const r = this.ctx.resource;
+      this.lastVersion = progress() ?? this.lastVersion;
       this.write({
         type: 'BOOKMARK',
         object: { kind: r.kind, apiVersion: groupVersion(r), metadata: { resourceVersion: this.lastVersion } },

@@ -130,6 +130,9 @@ interface Run {
   kubelet?: SimKubelet;
 }
 
+/** The bench's pod network (a /9, as `bench controller` uses); `--controller-arg` may override it. */
+export const BENCH_DEFAULT_CIDR = '10.128.0.0/9';
+
 /** `sim serve` (until its kubeconfig is written), then `kovn controller` against it. */
 async function startProcesses(
   p: ClusterBenchParams,
@@ -149,6 +152,8 @@ async function startProcesses(
   log(`serve up (pid ${serve.child.pid})`);
   const controller = startChild('controller', [
     ...['controller', '--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0'],
+    // Room for 150k pods, as `bench controller` gives them: Kube-OVN's default /16 holds 65,533.
+    ...['--default-cidr', BENCH_DEFAULT_CIDR],
     ...(p.controllerArgs ?? []),
   ]);
   run.children.push(controller);

@@ -1,36 +1,19 @@
 /**
  * A small stand-in for the description side, for the HTTP side's own
- * tests: the registry's kinds as served resources (every verb, the status
- * subresource for the kinds that have a status), no discovery, a NAME
+ * tests: the description side's built-in resources, no discovery, a NAME
  * column Table, and a validator that reports only fields named in
  * `unknownFields` (as FieldValueUnknown) and `invalidFields` (as
  * FieldValueInvalid) when present, so the tests can drive each path.
  */
 import type { KubeObject } from '../../../cluster/types.ts';
-import { REGISTRY } from '../../../registry.ts';
 import type { ApiDescription, Catalog, FieldCause, ServedResource } from '../../types.ts';
+import { builtinResources } from '../../describe/builtins.ts';
 import { BUILTIN_DEFINITIONS } from '../../describe/openapi/builtin.gen.ts';
 import { fieldSteps } from '../fields.ts';
 
-const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
-const WITH_STATUS = new Set(['Pod', 'Node', 'Namespace', 'Service', 'Subnet', 'Vpc', 'IP', 'IPPool', 'Deployment']);
-
+/** The served resources: the description side's own built-in list (kube/apiserver/describe/builtins.ts). */
 export function testResources(): ServedResource[] {
-  return Object.entries(REGISTRY).map(([kind, d]) => ({
-    group: d.group,
-    version: d.version,
-    kind,
-    plural: d.plural,
-    singular: kind.toLowerCase(),
-    listKind: `${kind}List`,
-    namespaced: d.namespaced,
-    verbs: kind === 'Event' ? VERBS.filter((v) => v !== 'deletecollection') : VERBS,
-    shortNames: [],
-    categories: [],
-    statusSubresource: WITH_STATUS.has(kind),
-    strategicMerge: d.group !== 'kubeovn.io',
-    origin: 'builtin',
-  }));
+  return [...builtinResources()];
 }
 
 export interface TestDescriptionOptions {

@@ -1,17 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonWithKubernetes } from '../kube/apiserver/testing/clients.ts';
-import { type Serving, startServe } from './serve.ts';
+import { type ServedForTest, serveForTest } from './testing/serve.ts';
 
 const run = promisify(execFile);
 const python = pythonWithKubernetes();
-let dir: string;
-let serving: Serving;
-let kubeconfig: string;
+let served: ServedForTest;
 
 /**
  * Python's `kubernetes` client (Debian's python3-kubernetes) against the
@@ -50,24 +45,17 @@ except client.exceptions.ApiException as e:
 `;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kovn-serve-py-'));
-  kubeconfig = join(dir, 'kubeconfig.yaml');
-  serving = await startServe({
-    files: ['scenarios/quickstart.yaml'],
-    port: 0,
-    kubeconfigOut: kubeconfig,
-    controller: true,
-    seed: 1,
-  });
+  served = await serveForTest(['scenarios/quickstart.yaml'], 'kovn-serve-py-');
 });
 afterAll(async () => {
-  await serving?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await served?.close();
 });
 
 describe.skipIf(python === undefined)("kovn sim serve with Python's kubernetes client", () => {
   it('lists, watches and creates', async () => {
-    const r = await run(python!, ['-c', SCRIPT, kubeconfig], { env: { PATH: process.env.PATH ?? '', HOME: dir } });
+    const r = await run(python!, ['-c', SCRIPT, served.kubeconfig], {
+      env: { PATH: process.env.PATH ?? '', HOME: served.dir },
+    });
     const lines = r.stdout
       .trim()
       .split('\n')

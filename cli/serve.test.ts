@@ -1,30 +1,16 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBinary } from '../kube/apiserver/testing/clients.ts';
-import { type Serving, startServe } from './serve.ts';
+import type { Serving } from './serve.ts';
+import { type ServedForTest, serveForTest } from './testing/serve.ts';
 
-const run = promisify(execFile);
 const kubectl = kubectlBinary();
+let served: ServedForTest;
 let dir: string;
 let serving: Serving;
 let kubeconfig: string;
-
-/** kubectl 1.20 against the served cluster; never the host's own kubeconfig. */
-async function k(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const r = await run(kubectl!, ['--kubeconfig', kubeconfig, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: dir },
-    });
-    return { ...r, code: 0 };
-  } catch (e) {
-    const err = e as { stdout: string; stderr: string; code: number };
-    return { stdout: err.stdout, stderr: err.stderr, code: err.code };
-  }
-}
+const k = (...args: string[]) => served.kubectl(...args);
 
 /** Polls (real time: the controller and kubelet run on it) until `f` holds or 20 s pass. */
 async function eventually(f: () => Promise<boolean>): Promise<void> {
@@ -36,19 +22,11 @@ async function eventually(f: () => Promise<boolean>): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kovn-serve-test-'));
-  kubeconfig = join(dir, 'kubeconfig.yaml');
-  serving = await startServe({
-    files: ['scenarios/quickstart.yaml'],
-    port: 0,
-    kubeconfigOut: kubeconfig,
-    controller: true,
-    seed: 1,
-  });
+  served = await serveForTest(['scenarios/quickstart.yaml'], 'kovn-serve-test-');
+  ({ dir, serving, kubeconfig } = served);
 });
 afterAll(async () => {
-  await serving?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await served?.close();
 });
 
 describe.skipIf(kubectl === undefined)('kovn sim serve with kubectl 1.20', () => {
@@ -84,13 +62,8 @@ describe.skipIf(kubectl === undefined)('kovn sim serve with kubectl 1.20', () =>
     expect(patched.code, patched.stderr).toBe(0);
     const yaml = await k('get', 'subnet', 'data', '-o', 'yaml');
     expect(yaml.stdout).toMatch(/private: true/);
-    const watcher = run(
-      kubectl!,
-      ['--kubeconfig', kubeconfig, 'get', 'pods', '-n', 'data', '-w', '--request-timeout=3s'],
-      {
-        env: { PATH: process.env.PATH ?? '', HOME: dir },
-      },
-    ).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+    // Ends by its request timeout (an error exit), with what it watched on stdout.
+    const watcher = k('get', 'pods', '-n', 'data', '-w', '--request-timeout=3s');
     await new Promise((r) => setTimeout(r, 500));
     expect((await k('label', 'pod', '-n', 'data', 'db-0', 'extra-')).code).toBe(0);
     const deleted = await k('delete', 'networkpolicy', '-n', 'data', 'deny-all');

@@ -7,53 +7,30 @@
  * unknown); the CRDs serve their kinds with Kube-OVN's columns.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Serving, startServe } from '../../cli/serve.ts';
+import { type ServedForTest, serveForTest } from '../../cli/testing/serve.ts';
 import { kubectlBinary } from '../../kube/apiserver/testing/clients.ts';
 import { DEPLOY, ROOT, readManifests, yamlFiles } from './manifests.ts';
 
-const run = promisify(execFile);
+const _run = promisify(execFile);
 const kubectl = kubectlBinary();
 /** In the order docs/deploy.md gives. */
 const ORDER = ['crds', 'rbac.yaml', 'ovn-central.yaml', 'ovs-ovn.yaml', 'controller.yaml', 'node.yaml'];
 
 describe.skipIf(kubectl === undefined)('deploy/ applied with kubectl 1.20 to kovn sim serve', () => {
+  let served: ServedForTest;
   let dir: string;
-  let serving: Serving;
-  let kubeconfig: string;
-
-  /** kubectl against the served cluster, never the host's own kubeconfig; the exit code kept. */
-  async function k(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-    try {
-      const r = await run(kubectl!, ['--kubeconfig', kubeconfig, ...args], {
-        env: { PATH: process.env.PATH ?? '', HOME: dir },
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      return { ...r, code: 0 };
-    } catch (e) {
-      const err = e as { stdout: string; stderr: string; code: number };
-      return { stdout: err.stdout, stderr: err.stderr, code: err.code };
-    }
-  }
+  const k = (...args: string[]) => served.kubectl(...args);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kovn-deploy-apply-'));
-    kubeconfig = join(dir, 'kubeconfig.yaml');
-    serving = await startServe({
-      files: [join(ROOT, 'scenarios', 'quickstart.yaml')],
-      port: 0,
-      kubeconfigOut: kubeconfig,
-      controller: true,
-      seed: 1,
-    });
+    served = await serveForTest([join(ROOT, 'scenarios', 'quickstart.yaml')], 'kovn-deploy-apply-');
+    dir = served.dir;
   });
   afterAll(async () => {
-    await serving?.close();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   });
 
   it('every file of deploy/ is applied in the documented order', () => {

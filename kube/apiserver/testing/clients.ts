@@ -6,8 +6,9 @@
  * (python3-kubernetes). Under `KOVN_REQUIRE_OVN=1` (CI) a missing client is
  * a failure, never a skip.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { promisify } from 'node:util';
 
 export const DEFAULT_KUBECTL = '/var/cache/kovn/kubernetes-client/usr/bin/kubectl';
 export const PYTHON = '/usr/bin/python3';
@@ -43,4 +44,36 @@ export function pythonWithKubernetes(): string | undefined {
     );
   }
   return undefined;
+}
+
+export interface KubectlRun {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** kubectl's exit code (0: success). */
+  readonly code: number;
+}
+
+/**
+ * kubectl 1.20 against `kubeconfig`, never the host's own (HOME is `home`);
+ * a refusal is returned with its exit code, not thrown.
+ *
+ * @example const r = await runKubectl(kubeconfig, dir, ['get', 'pods', '-A']); // r.code === 0
+ */
+export async function runKubectl(kubeconfig: string, home: string, args: readonly string[]): Promise<KubectlRun> {
+  const kubectl = kubectlBinary();
+  if (kubectl === undefined) throw new Error('kubectl 1.20 is not installed (scripts/test-all.mjs unpacks it)');
+  try {
+    const r = await promisify(execFile)(kubectl, ['--kubeconfig', kubeconfig, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { ...r, code: 0 };
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; code?: number };
+    return {
+      stdout: err.stdout ?? '',
+      stderr: err.stderr ?? String(e),
+      code: typeof err.code === 'number' ? err.code : 1,
+    };
+  }
 }

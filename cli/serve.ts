@@ -15,6 +15,7 @@ import type { Command } from 'commander';
 import type { ControllerSettings } from '../controller/config.ts';
 import type { ApiServer } from '../kube/apiserver/http/index.ts';
 import type { MemoryCluster } from '../kube/cluster/memory.ts';
+import { formatWarning } from '../kube/objects/warnings.ts';
 import { realClock } from '../kube/runtime/clock.ts';
 import { wholeNumber } from './options.ts';
 import { publishOvnConfig, type ServeBackendName, startServeBackend } from './serve-backend.ts';
@@ -67,6 +68,8 @@ export async function startServe(opts: ServeOptions): Promise<Serving> {
   const { createApiDescription } = await import('../kube/apiserver/describe/index.ts');
   const { renderKubeconfig, selfSignedCertificate, startApiServer } = await import('../kube/apiserver/http/index.ts');
   const manifests = loadManifests(opts.files);
+  // What kovn does not act on is told at start, as `sim run` tells it with its answer.
+  for (const w of manifests.warnings) log(`not acted on: ${formatWarning(w)}`);
   const settings = settingsOf(opts.flags ?? {}, settingsFromScenario(manifests.cluster));
   const sim = await expandObjects(
     manifests.objects.map((o) => o.object),

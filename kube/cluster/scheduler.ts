@@ -15,6 +15,7 @@
  * are denied, as in a cluster. Preferences and inter-pod (anti-)affinity
  * are not honoured; the Pod's support table says so (kube/objects/support/pod.ts).
  */
+import { labelValue, requirementHolds } from './requirement.ts';
 import { isPlainObject } from './json.ts';
 
 type Obj = Readonly<Record<string, unknown>>;
@@ -56,29 +57,8 @@ export function schedNode(o: Obj): SchedNode {
   };
 }
 
-function requirementHolds(req: Obj, value: string | undefined): boolean {
-  const op = req.operator;
-  const values = list(req.values).filter((v): v is string => typeof v === 'string');
-  switch (op) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      const n = Number(value);
-      const bound = Number(values[0]);
-      if (value === undefined || !Number.isInteger(n) || !Number.isInteger(bound)) return false;
-      return op === 'Gt' ? n > bound : n < bound;
-    }
-    default:
-      // An operator the API server would refuse: nothing matches (the pod stays pending, never misplaced).
-      return false;
-  }
+function requirementOf(req: Obj, value: string | undefined): boolean {
+  return requirementHolds(req.operator, list(req.values), value);
 }
 
 function termHolds(term: Obj, node: SchedNode): boolean {
@@ -87,8 +67,8 @@ function termHolds(term: Obj, node: SchedNode): boolean {
   // An empty term matches no node (kube-scheduler's nodeaffinity).
   if (exprs.length === 0 && fields.length === 0) return false;
   return (
-    exprs.every((e) => typeof e.key === 'string' && requirementHolds(e, node.labels[e.key])) &&
-    fields.every((f) => f.key === 'metadata.name' && requirementHolds(f, node.name))
+    exprs.every((e) => typeof e.key === 'string' && requirementOf(e, labelValue(node.labels, e.key))) &&
+    fields.every((f) => f.key === 'metadata.name' && requirementOf(f, node.name))
   );
 }
 

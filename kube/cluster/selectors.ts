@@ -8,6 +8,7 @@
  * the kind does not support is a problem, as the server's 400 "field label
  * not supported": a source that cannot apply a selector refuses it.
  */
+import { labelValue, type RequirementOperator, requirementHolds } from './requirement.ts';
 import type { KubeObject, ListOptions } from './types.ts';
 
 /** Why a selector was refused: the query parameter and the message the server gives. */
@@ -198,17 +199,28 @@ function splitRequirements(text: string): string[] {
   return out.filter((s) => s.trim() !== '');
 }
 
-const labels = (o: KubeObject): Readonly<Record<string, string>> => o.metadata.labels ?? {};
+interface LabelRequirement {
+  readonly key: string;
+  readonly operator: RequirementOperator;
+  readonly values: readonly string[];
+}
 
-/** One requirement as a filter, or the message saying why it is not one. */
+/** One requirement as a filter (evaluated as node affinity's are: requirement.ts), or why it is not one. */
 function requirement(r: string): ObjectFilter | string {
+  const req = parseRequirement(r);
+  if (typeof req === 'string') return req;
+  return (o) => requirementHolds(req.operator, req.values, labelValue(o.metadata.labels ?? {}, req.key));
+}
+
+/** The syntax: `!key`, `key in (..)`, `key notin (..)`, `key=v`, `key==v`, `key!=v`, `key<n`, `key>n`, `key`. */
+function parseRequirement(r: string): LabelRequirement | string {
   const badKey = (k: string) =>
     `invalid label key "${k}": a label key is a name, optionally prefixed by a DNS subdomain`;
   const badValue = (v: string) =>
     `invalid label value "${v}": at most 63 characters of [A-Za-z0-9_.-], alphanumeric at both ends`;
   const checkValue = (v: string) => (VALUE.test(v) && v.length <= 63 ? undefined : badValue(v));
   let m = /^!\s*(\S+)$/.exec(r);
-  if (m) return KEY.test(m[1]!) ? (o) => !Object.hasOwn(labels(o), m![1]!) : badKey(m[1]!);
+  if (m) return KEY.test(m[1]!) ? { key: m[1]!, operator: 'DoesNotExist', values: [] } : badKey(m[1]!);
   m = /^(\S+?)\s+(in|notin)\s*\((.*)\)$/.exec(r);
   if (m) {
     const [, key, op, list] = m as unknown as [string, string, string, string];
@@ -216,10 +228,7 @@ function requirement(r: string): ObjectFilter | string {
     const values = list.split(',').map((v) => v.trim());
     const wrong = values.map(checkValue).find((x) => x !== undefined);
     if (wrong !== undefined) return wrong;
-    const set = new Set(values);
-    return op === 'in'
-      ? (o) => Object.hasOwn(labels(o), key) && set.has(labels(o)[key]!)
-      : (o) => !Object.hasOwn(labels(o), key) || !set.has(labels(o)[key]!);
+    return { key, operator: op === 'in' ? 'In' : 'NotIn', values };
   }
   m = /^([^=!<>\s]+)\s*(==|!=|=|<|>)\s*(\S*)$/.exec(r);
   if (m) {
@@ -227,16 +236,12 @@ function requirement(r: string): ObjectFilter | string {
     if (!KEY.test(key)) return badKey(key);
     if (op === '<' || op === '>') {
       if (!/^-?\d+$/.test(value)) return `invalid selector "${r}": ${op} takes an integer`;
-      const n = Number(value);
-      return (o) => {
-        const v = labels(o)[key];
-        return v !== undefined && /^-?\d+$/.test(v) && (op === '<' ? Number(v) < n : Number(v) > n);
-      };
+      return { key, operator: op === '<' ? 'Lt' : 'Gt', values: [value] };
     }
     const wrong = checkValue(value);
     if (wrong !== undefined) return wrong;
-    return op === '!=' ? (o) => labels(o)[key] !== value : (o) => labels(o)[key] === value;
+    return { key, operator: op === '!=' ? 'NotIn' : 'In', values: [value] };
   }
-  if (KEY.test(r)) return (o) => Object.hasOwn(labels(o), r);
+  if (KEY.test(r)) return { key: r, operator: 'Exists', values: [] };
   return `unable to parse requirement: "${r}"`;
 }

@@ -8,6 +8,7 @@ import { MemoryCluster } from '../../cluster/memory.ts';
 import { realClock } from '../../runtime/clock.ts';
 import { type ApiServer, startApiServer } from './server.ts';
 import { testDescription } from './testing/description.ts';
+import { withTestServer } from './testing/server.ts';
 import { type TestClient, testClient } from './testing/client.ts';
 import { selfSignedCertificate, type TlsIdentity } from './tls.ts';
 
@@ -66,15 +67,7 @@ describe('watch and list streams of the API front', () => {
 
   it('ends a watch after timeoutSeconds, and a too-old version with an ERROR event carrying a 410 Status', async () => {
     const small = new MemoryCluster({ historyLimit: 1 });
-    const api2 = await startApiServer({
-      cluster: small,
-      description: testDescription(),
-      clock: realClock,
-      random: () => 0,
-      tls,
-    });
-    try {
-      const c2 = testClient(api2.url, tls.cert);
+    await withTestServer(small, tls, {}, async (c2) => {
       for (const n of ['a', 'b', 'c'])
         await c2.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } });
       const old = await c2.watch('/api/v1/namespaces?watch=1&resourceVersion=1');
@@ -82,22 +75,11 @@ describe('watch and list streams of the API front', () => {
       expect(await old.next()).toBeUndefined();
       const timed = await c2.watch('/api/v1/namespaces?watch=1&resourceVersion=3&timeoutSeconds=1');
       expect(await timed.next()).toBeUndefined();
-    } finally {
-      await api2.close();
-    }
+    });
   });
 
   it('sends BOOKMARK events carrying the last version when the client allows them', async () => {
-    const api3 = await startApiServer({
-      cluster,
-      description: testDescription(),
-      clock: realClock,
-      random: () => 0,
-      tls,
-      bookmarkIntervalMs: 50,
-    });
-    try {
-      const c3 = testClient(api3.url, tls.cert);
+    await withTestServer(cluster, tls, { bookmarkIntervalMs: 50 }, async (c3) => {
       const rv = (await c3.call('GET', '/api/v1/namespaces')).body.metadata.resourceVersion;
       const w = await c3.watch(`/api/v1/namespaces?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true`);
       await c3.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bm' } });
@@ -113,23 +95,12 @@ describe('watch and list streams of the API front', () => {
         },
       });
       w.close();
-    } finally {
-      await api3.close();
-    }
+    });
   });
 
   it("bookmarks a quiet kind's watch at the cluster's version, so it resumes after other kinds churn past the history", async () => {
     const small = new MemoryCluster({ historyLimit: 5 });
-    const api5 = await startApiServer({
-      cluster: small,
-      description: testDescription(),
-      clock: realClock,
-      random: () => 0,
-      tls,
-      bookmarkIntervalMs: 50,
-    });
-    try {
-      const c5 = testClient(api5.url, tls.cert);
+    await withTestServer(small, tls, { bookmarkIntervalMs: 50 }, async (c5) => {
       const rv = (await c5.call('GET', '/api/v1/namespaces')).body.metadata.resourceVersion;
       const w = await c5.watch(`/api/v1/namespaces?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true`);
       let last = '';
@@ -149,22 +120,11 @@ describe('watch and list streams of the API front', () => {
       const e = await again.next();
       expect([e.type, e.object.metadata.name]).toEqual(['ADDED', 'late']);
       again.close();
-    } finally {
-      await api5.close();
-    }
+    });
   });
 
   it('drops a watch whose client does not read once its backlog passes the bound', async () => {
-    const api4 = await startApiServer({
-      cluster,
-      description: testDescription(),
-      clock: realClock,
-      random: () => 0,
-      tls,
-      maxWatchBufferBytes: 64 * 1024,
-    });
-    try {
-      const c4 = testClient(api4.url, tls.cert);
+    await withTestServer(cluster, tls, { maxWatchBufferBytes: 64 * 1024 }, async (c4, api4) => {
       const w = await c4.watch('/api/v1/namespaces?watch=1');
       w.res.pause();
       const big = 'x'.repeat(64 * 1024);
@@ -181,9 +141,7 @@ describe('watch and list streams of the API front', () => {
       }
       expect(open).toBe(0);
       w.close();
-    } finally {
-      await api4.close();
-    }
+    });
   });
 
   it('writes a list larger than its write chunks whole', async () => {

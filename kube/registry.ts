@@ -10,6 +10,8 @@
  */
 import type { KubeObject } from './cluster/types.ts';
 import {
+  decodeAdminNetworkPolicy,
+  decodeBaselineAdminNetworkPolicy,
   decodeEndpointSlice,
   decodeIP,
   decodeIPPool,
@@ -24,6 +26,8 @@ import {
 import type { Decoded } from './objects/meta.ts';
 import type { KindSupport } from './objects/support.ts';
 import {
+  ADMIN_NETWORK_POLICY_SUPPORT,
+  BASELINE_ADMIN_NETWORK_POLICY_SUPPORT,
   ENDPOINT_SLICE_SUPPORT,
   IP_SUPPORT,
   IPPOOL_SUPPORT,
@@ -96,6 +100,23 @@ export const REGISTRY = Object.freeze({
     role: 'watched',
     decode: decodeNetworkPolicy,
     support: NETWORK_POLICY_SUPPORT,
+  },
+  AdminNetworkPolicy: {
+    ...{ group: 'policy.networking.k8s.io', version: 'v1alpha1', plural: 'adminnetworkpolicies', namespaced: false },
+    role: 'watched',
+    decode: decodeAdminNetworkPolicy,
+    support: ADMIN_NETWORK_POLICY_SUPPORT,
+  },
+  BaselineAdminNetworkPolicy: {
+    ...{
+      group: 'policy.networking.k8s.io',
+      version: 'v1alpha1',
+      plural: 'baselineadminnetworkpolicies',
+      namespaced: false,
+    },
+    role: 'watched',
+    decode: decodeBaselineAdminNetworkPolicy,
+    support: BASELINE_ADMIN_NETWORK_POLICY_SUPPORT,
   },
   IP: { ...kubeovn('ips'), role: 'watched', decode: decodeIP, support: IP_SUPPORT },
   Event: { ...core('events', true), role: 'written' },

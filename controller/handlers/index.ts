@@ -4,6 +4,7 @@
  * (handler.ts). Listed in the order start-up reconciles them when their
  * `after` leaves a choice.
  */
+import { adminNetworkPolicyHandler, baselineAdminNetworkPolicyHandler } from './admin-network-policy.ts';
 import type { Handler } from './handler.ts';
 import { ippoolHandler } from './ippool.ts';
 import { namespaceHandler } from './namespace.ts';
@@ -23,4 +24,6 @@ export const HANDLERS: readonly Handler[] = [
   podHandler,
   serviceHandler,
   networkPolicyHandler,
+  adminNetworkPolicyHandler,
+  baselineAdminNetworkPolicyHandler,
 ];

@@ -92,13 +92,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
 
 /** Other kinds a Kube-OVN cluster acts on, by apiVersion group. */
 const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {
-  'policy.networking.k8s.io': {
-    AdminNetworkPolicy: { why: 'AdminNetworkPolicy is not modelled yet', scope: () => [{ kind: 'cluster' }] },
-    BaselineAdminNetworkPolicy: {
-      why: 'BaselineAdminNetworkPolicy is not modelled yet',
-      scope: () => [{ kind: 'cluster' }],
-    },
-  },
   'k8s.cni.cncf.io': {
     NetworkAttachmentDefinition: {
       why: 'attachment networks (Multus) are not modelled; probes use the primary interface',

@@ -16,6 +16,7 @@ import {
   SERVICE_SUPPORT,
 } from './support/index.ts';
 
+export * from './admin-network-policy.ts';
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';

@@ -10,6 +10,7 @@ import { namespaceHandler } from './namespace.ts';
 import { networkPolicyHandler } from './network-policy.ts';
 import { nodeHandler } from './node.ts';
 import { podHandler } from './pod.ts';
+import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
 import { vpcHandler } from './vpc.ts';
@@ -23,4 +24,5 @@ export const HANDLERS: readonly Handler[] = [
   podHandler,
   serviceHandler,
   networkPolicyHandler,
+  securityGroupHandler,
 ];

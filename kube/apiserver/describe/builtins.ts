@@ -48,6 +48,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   EndpointSlice: {},
   NetworkPolicy: { shortNames: ['netpol'] },
   IP: { shortNames: ['ip'] },
+  SecurityGroup: { shortNames: ['sg'], status: true },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

@@ -11,6 +11,7 @@ import { namespaceHandler } from './namespace.ts';
 import { networkPolicyHandler } from './network-policy.ts';
 import { nodeHandler } from './node.ts';
 import { podHandler } from './pod.ts';
+import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
 import { vpcHandler } from './vpc.ts';
@@ -26,4 +27,5 @@ export const HANDLERS: readonly Handler[] = [
   networkPolicyHandler,
   adminNetworkPolicyHandler,
   baselineAdminNetworkPolicyHandler,
+  securityGroupHandler,
 ];

@@ -78,9 +78,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
   IptablesDnatRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalIp, rec(o.status).v4ip) },
   VpcNatGateway: { why: 'VPC NAT gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
   VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  SecurityGroup: {
-    why: 'security groups are not modelled yet (the pods that name one in ovn.kubernetes.io/security_groups say so too)',
-  },
   ProviderNetwork: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
   Vlan: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
   QoSPolicy: { why: 'QoS changes no probe verdict' },

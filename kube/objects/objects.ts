@@ -20,6 +20,7 @@ export * from './admin-network-policy.ts';
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
+export * from './security-group.ts';
 
 export interface ContainerPort {
   readonly name?: string;

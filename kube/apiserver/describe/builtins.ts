@@ -50,6 +50,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   AdminNetworkPolicy: { shortNames: ['anp'], status: true },
   BaselineAdminNetworkPolicy: { shortNames: ['banp'], status: true },
   IP: { shortNames: ['ip'] },
+  SecurityGroup: { shortNames: ['sg'], status: true },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

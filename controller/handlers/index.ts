@@ -13,6 +13,8 @@ import { podHandler } from './pod.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
 import { vpcHandler } from './vpc.ts';
+import { vpcNatGatewayHandler } from './vpc-nat-gateway.ts';
+import { iptablesDnatHandler, iptablesEipHandler, iptablesFipHandler, iptablesSnatHandler } from './iptables-rules.ts';
 
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
@@ -23,4 +25,9 @@ export const HANDLERS: readonly Handler[] = [
   podHandler,
   serviceHandler,
   networkPolicyHandler,
+  vpcNatGatewayHandler,
+  iptablesEipHandler,
+  iptablesFipHandler,
+  iptablesSnatHandler,
+  iptablesDnatHandler,
 ];

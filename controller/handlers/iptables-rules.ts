@@ -21,7 +21,7 @@ import type { TranslateIssue } from '../translate/issues.ts';
 /** A problem found in an object: its field and why. */
 type Issue = Pick<TranslateIssue, 'field' | 'message'>;
 import { ALL, type Handler } from './handler.ts';
-import { blocking, type Ctx, creationOrder, describeIssues, sameJson } from './context.ts';
+import { blocking, type Ctx, describeIssues, sameJson } from './context.ts';
 
 type RuleKind = 'IptablesFIPRule' | 'IptablesSnatRule' | 'IptablesDnatRule';
 const RULE_KINDS: readonly RuleKind[] = ['IptablesFIPRule', 'IptablesSnatRule', 'IptablesDnatRule'];
@@ -115,6 +115,16 @@ function ruleFields(r: IptablesRuleView): Record<string, string> {
   }
 }
 
+/**
+ * Oldest first, then by name: the rule that keeps a contested EIP. Not the
+ * resourceVersion, which a status write moves (the first rule would lose its
+ * EIP to a newer one after its own status was written).
+ */
+function olderFirst(list: readonly KubeObject[]): KubeObject[] {
+  const key = (o: KubeObject) => `${o.metadata.creationTimestamp ?? ''}\u0000${o.metadata.name}`;
+  return [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
 export async function reconcileIptablesRule(ctx: Ctx, kind: RuleKind, name: string): Promise<void> {
   const o = ctx.cache(kind).get(name);
   if (o === undefined) {
@@ -125,7 +135,7 @@ export async function reconcileIptablesRule(ctx: Ctx, kind: RuleKind, name: stri
   const r = d.value;
   const eip = eipState(ctx, r.eip);
   const older: { rule: IptablesRuleView; ip: string }[] = [];
-  for (const x of creationOrder(ctx.cache(kind).list())) {
+  for (const x of olderFirst(ctx.cache(kind).list())) {
     if (x.metadata.name === name) break;
     const v = ctx.decode(x, decodeIptablesRule).value;
     const ip = eipState(ctx, v.eip).ip;

@@ -24,6 +24,7 @@ import {
   decodeSubnet,
   decodeVpc,
 } from './objects/objects.ts';
+import { decodeIptablesEIP, decodeIptablesRule, decodeVpcNatGateway } from './objects/vpc-nat-gateway.ts';
 import type { Decoded } from './objects/meta.ts';
 import type { KindSupport } from './objects/support.ts';
 import {
@@ -41,6 +42,13 @@ import {
   SUBNET_SUPPORT,
   VPC_SUPPORT,
 } from './objects/support/index.ts';
+import {
+  IPTABLES_DNAT_RULE_SUPPORT,
+  IPTABLES_EIP_SUPPORT,
+  IPTABLES_FIP_RULE_SUPPORT,
+  IPTABLES_SNAT_RULE_SUPPORT,
+  VPC_NAT_GATEWAY_SUPPORT,
+} from './objects/support/vpc-nat-gateway.ts';
 
 /** What kovn does with objects of a kind. */
 export type KindRole =
@@ -126,6 +134,37 @@ export const REGISTRY = Object.freeze({
     role: 'watched',
     decode: decodeSecurityGroup,
     support: SECURITY_GROUP_SUPPORT,
+  },
+  VpcNatGateway: {
+    ...kubeovn('vpc-nat-gateways'),
+    role: 'watched',
+    decode: decodeVpcNatGateway,
+    support: VPC_NAT_GATEWAY_SUPPORT,
+    owns: ['StatefulSet'],
+  },
+  IptablesEIP: {
+    ...kubeovn('iptables-eips'),
+    role: 'watched',
+    decode: decodeIptablesEIP,
+    support: IPTABLES_EIP_SUPPORT,
+  },
+  IptablesFIPRule: {
+    ...kubeovn('iptables-fip-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_FIP_RULE_SUPPORT,
+  },
+  IptablesSnatRule: {
+    ...kubeovn('iptables-snat-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_SNAT_RULE_SUPPORT,
+  },
+  IptablesDnatRule: {
+    ...kubeovn('iptables-dnat-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_DNAT_RULE_SUPPORT,
   },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },

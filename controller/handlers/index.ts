@@ -15,6 +15,8 @@ import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
 import { vpcHandler } from './vpc.ts';
+import { vpcNatGatewayHandler } from './vpc-nat-gateway.ts';
+import { iptablesDnatHandler, iptablesEipHandler, iptablesFipHandler, iptablesSnatHandler } from './iptables-rules.ts';
 
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
@@ -28,4 +30,9 @@ export const HANDLERS: readonly Handler[] = [
   adminNetworkPolicyHandler,
   baselineAdminNetworkPolicyHandler,
   securityGroupHandler,
+  vpcNatGatewayHandler,
+  iptablesEipHandler,
+  iptablesFipHandler,
+  iptablesSnatHandler,
+  iptablesDnatHandler,
 ];

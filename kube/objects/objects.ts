@@ -21,6 +21,7 @@ export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
 export * from './security-group.ts';
+export * from './vpc-nat-gateway.ts';
 
 export interface ContainerPort {
   readonly name?: string;

@@ -19,6 +19,8 @@ import {
   decodePod,
   decodeService,
   decodeSubnet,
+  decodeSwitchLBRule,
+  decodeVip,
   decodeVpc,
 } from './objects/objects.ts';
 import type { Decoded } from './objects/meta.ts';
@@ -33,6 +35,8 @@ import {
   POD_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
+  SWITCH_LB_RULE_SUPPORT,
+  VIP_SUPPORT,
   VPC_SUPPORT,
 } from './objects/support/index.ts';
 
@@ -98,6 +102,14 @@ export const REGISTRY = Object.freeze({
     support: NETWORK_POLICY_SUPPORT,
   },
   IP: { ...kubeovn('ips'), role: 'watched', decode: decodeIP, support: IP_SUPPORT },
+  Vip: { ...kubeovn('vips'), role: 'watched', decode: decodeVip, support: VIP_SUPPORT },
+  SwitchLBRule: {
+    ...kubeovn('switch-lb-rules'),
+    role: 'watched',
+    decode: decodeSwitchLBRule,
+    support: SWITCH_LB_RULE_SUPPORT,
+    owns: ['Service', 'EndpointSlice'],
+  },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },
   StatefulSet: { ...apps('statefulsets'), role: 'workload' },

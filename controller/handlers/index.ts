@@ -12,15 +12,19 @@ import { nodeHandler } from './node.ts';
 import { podHandler } from './pod.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
+import { switchLBRuleHandler } from './switch-lb-rule.ts';
+import { vipHandler } from './vip.ts';
 import { vpcHandler } from './vpc.ts';
 
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
   ippoolHandler,
+  vipHandler,
   vpcHandler,
   nodeHandler,
   namespaceHandler,
   podHandler,
   serviceHandler,
   networkPolicyHandler,
+  switchLBRuleHandler,
 ];

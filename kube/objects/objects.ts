@@ -19,6 +19,7 @@ import {
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
+export * from './services.ts';
 
 export interface ContainerPort {
   readonly name?: string;

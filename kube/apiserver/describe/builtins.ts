@@ -48,6 +48,8 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   EndpointSlice: {},
   NetworkPolicy: { shortNames: ['netpol'] },
   IP: { shortNames: ['ip'] },
+  Vip: { shortNames: ['vip'], status: true },
+  SwitchLBRule: { shortNames: ['slr'], status: true },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

@@ -14,6 +14,8 @@ import { POD_SUPPORT } from './pod.ts';
 import { SERVICE_SUPPORT } from './service.ts';
 import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
+import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
+import { VIP_SUPPORT } from './vip.ts';
 
 export {
   ENDPOINT_SLICE_SUPPORT,
@@ -26,4 +28,6 @@ export {
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
   VPC_SUPPORT,
+  SWITCH_LB_RULE_SUPPORT,
+  VIP_SUPPORT,
 };

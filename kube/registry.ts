@@ -22,6 +22,8 @@ import {
   decodeSecurityGroup,
   decodeService,
   decodeSubnet,
+  decodeSwitchLBRule,
+  decodeVip,
   decodeVpc,
 } from './objects/objects.ts';
 import { decodeIptablesEIP, decodeIptablesRule, decodeVpcNatGateway } from './objects/vpc-nat-gateway.ts';
@@ -40,6 +42,8 @@ import {
   SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
+  SWITCH_LB_RULE_SUPPORT,
+  VIP_SUPPORT,
   VPC_SUPPORT,
 } from './objects/support/index.ts';
 import {
@@ -165,6 +169,14 @@ export const REGISTRY = Object.freeze({
     role: 'watched',
     decode: decodeIptablesRule,
     support: IPTABLES_DNAT_RULE_SUPPORT,
+  },
+  Vip: { ...kubeovn('vips'), role: 'watched', decode: decodeVip, support: VIP_SUPPORT },
+  SwitchLBRule: {
+    ...kubeovn('switch-lb-rules'),
+    role: 'watched',
+    decode: decodeSwitchLBRule,
+    support: SWITCH_LB_RULE_SUPPORT,
+    owns: ['Service', 'EndpointSlice'],
   },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },

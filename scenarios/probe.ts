@@ -19,6 +19,7 @@ import { spoofed } from './probe-spoof.ts';
 import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { intoGateway, natAppliances } from './natgw.ts';
+import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -87,6 +88,8 @@ export function buildIndex(
     });
   }
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
+  const byIP = new Map<string, ProbePod>();
+  for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
   const services = new Map<string, ServiceInfo>();
   for (const o of objects.Service ?? []) {
     const s = decodeService(o).value;
@@ -98,13 +101,21 @@ export function buildIndex(
         if (sp.port === undefined) continue;
         const list = endpoints.get(sp.name ?? '') ?? [];
         for (const e of sl.endpoints) {
-          if (!e.ready || e.targetPod === undefined) continue;
-          list.push({ port: `${e.targetPod}.${s.namespace}`, targetPort: sp.port });
+          if (!e.ready) continue;
+          // An endpoint without a pod reference (a SwitchLBRule's `endpoints`): the pod holding its address.
+          const port =
+            e.targetPod !== undefined
+              ? `${e.targetPod}.${s.namespace}`
+              : e.addresses.map((a) => byIP.get(a)?.port).find((x) => x !== undefined);
+          if (port !== undefined) list.push({ port, targetPort: sp.port });
         }
         endpoints.set(sp.name ?? '', list);
       }
     }
-    services.set(key, { key, clusterIPs: s.clusterIPs, ports: s.ports, endpoints });
+    // A SwitchLBRule's Service is headless: its VIPs are in its annotation (controller/translate/switch-lb-rule.ts).
+    const slrVips = s.annotations[SWITCH_LB_VIP_ANNOTATION];
+    const clusterIPs = slrVips ? slrVips.split(',').map((v) => v.trim()) : s.clusterIPs;
+    services.set(key, { key, clusterIPs, ports: s.ports, endpoints });
   }
   const nodes = new Map<string, { port: string; mac: string; ip: string }>();
   for (const o of objects.Node ?? []) {

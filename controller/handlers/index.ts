@@ -14,6 +14,8 @@ import { podHandler } from './pod.ts';
 import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
+import { switchLBRuleHandler } from './switch-lb-rule.ts';
+import { vipHandler } from './vip.ts';
 import { vpcHandler } from './vpc.ts';
 import { vpcNatGatewayHandler } from './vpc-nat-gateway.ts';
 import { iptablesDnatHandler, iptablesEipHandler, iptablesFipHandler, iptablesSnatHandler } from './iptables-rules.ts';
@@ -21,6 +23,7 @@ import { iptablesDnatHandler, iptablesEipHandler, iptablesFipHandler, iptablesSn
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
   ippoolHandler,
+  vipHandler,
   vpcHandler,
   nodeHandler,
   namespaceHandler,
@@ -35,4 +38,5 @@ export const HANDLERS: readonly Handler[] = [
   iptablesFipHandler,
   iptablesSnatHandler,
   iptablesDnatHandler,
+  switchLBRuleHandler,
 ];

@@ -47,14 +47,6 @@ const NS = 'north-south for VPCs (EIPs, NAT) is not modelled yet';
 
 /** Kube-OVN's kinds (kubeovn.io/v1) kovn does not act on yet, and what each may change. */
 const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
-  Vip: {
-    why: 'virtual IPs are not reserved or programmed yet',
-    scope: (o) => addresses(rec(o.spec).v4ip, rec(o.spec).v6ip, rec(o.status).v4ip, rec(o.status).v6ip),
-  },
-  SwitchLBRule: {
-    why: 'switch load-balancer rules are not programmed yet',
-    scope: (o) => addresses(rec(o.spec).vip, rec(o.status).vip),
-  },
   RouterLBRule: { why: 'router load-balancer rules are not programmed yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
   OvnEip: {
     why: NS,

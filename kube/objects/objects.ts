@@ -22,6 +22,7 @@ export * from './meta.ts';
 export * from './network-policy.ts';
 export * from './security-group.ts';
 export * from './vpc-nat-gateway.ts';
+export * from './services.ts';
 
 export interface ContainerPort {
   readonly name?: string;

@@ -94,9 +94,13 @@ describe('deploy/crds', () => {
       'IptablesSnatRule',
       'SecurityGroup',
       'Subnet',
+      'SwitchLBRule',
+      'Vip',
       'Vpc',
       'VpcNatGateway',
     ]);
+    expect(written.some((w) => w.object.kind === 'Vip' && w.object.status !== undefined)).toBe(true);
+    expect(written.some((w) => w.object.kind === 'SwitchLBRule' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Subnet' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Vpc' && w.object.status !== undefined)).toBe(true);
     const bad = written.flatMap((w) =>

@@ -56,6 +56,8 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   IptablesFIPRule: { shortNames: ['fip'], status: true },
   IptablesSnatRule: { shortNames: ['snat'], status: true },
   IptablesDnatRule: { shortNames: ['dnat'], status: true },
+  Vip: { shortNames: ['vip'], status: true },
+  SwitchLBRule: { shortNames: ['slr'], status: true },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

@@ -16,6 +16,8 @@ import { SECURITY_GROUP_SUPPORT } from './security-group.ts';
 import { SERVICE_SUPPORT } from './service.ts';
 import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
+import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
+import { VIP_SUPPORT } from './vip.ts';
 
 export {
   ADMIN_NETWORK_POLICY_SUPPORT,
@@ -31,4 +33,6 @@ export {
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
   VPC_SUPPORT,
+  SWITCH_LB_RULE_SUPPORT,
+  VIP_SUPPORT,
 };

@@ -24,11 +24,13 @@ import { classifyKind } from '../kube/objects/kinds.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
 import { readJsonDocuments } from './kube-json.ts';
 import { type ReadDocument, readYamlDocuments } from './kube-yaml.ts';
+import { hostsOf, type ScenarioHost } from './hosts.ts';
 import { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
 import { isJsonFile, MANIFEST, ReadBudget, type ReadLimits, listManifestFiles } from './read-files.ts';
 
 export { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
 export { READ_LIMITS, type ReadLimits } from './read-files.ts';
+export type { ScenarioHost } from './hosts.ts';
 
 export type ProbeProtocol = 'TCP' | 'UDP' | 'SCTP' | 'ICMP';
 
@@ -92,6 +94,8 @@ export interface LoadedScenario {
   readonly cluster: ScenarioClusterSpec;
   readonly expect: readonly ScenarioProbe[];
   readonly steps: readonly ScenarioStep[];
+  /** Physical hosts on provider networks (`spec.hosts`; scenarios/hosts.ts): probes name them `host/<name>`. */
+  readonly hosts: readonly ScenarioHost[];
   /**
    * One `UnsupportedKind` warning per object not handled, with what a verdict
    * may depend on: the scenario's own objects here, each step's in the step.
@@ -101,7 +105,7 @@ export interface LoadedScenario {
 
 const PROTOCOLS: readonly string[] = ['TCP', 'UDP', 'SCTP', 'ICMP'];
 const SCENARIO_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec'];
-const SPEC_FIELDS = ['cluster', 'expect', 'steps'];
+const SPEC_FIELDS = ['cluster', 'hosts', 'expect', 'steps'];
 const CLUSTER_FIELDS = ['defaultSubnet', 'joinSubnet', 'serviceCIDR', 'nodes'];
 const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed', 'spoof', 'via', 'snat'];
 const STEP_FIELDS = ['apply', 'delete', 'expect'];
@@ -152,12 +156,14 @@ function onlyFields(ctx: DocCtx, v: Record<string, unknown>, allowed: readonly s
     if (!allowed.includes(k)) ctx.fail('shape', [...path, k], `unknown field (expected one of ${allowed.join(', ')})`);
 }
 
-function probeOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe {
+function probeOf(ctx: DocCtx, v: unknown, path: Path, hosts: ReadonlySet<string>): ScenarioProbe {
   if (!isPlainObject(v)) ctx.fail('shape', path, 'a probe is a mapping {from, to, protocol, port, allowed}');
   onlyFields(ctx, v, PROBE_FIELDS, path);
   for (const f of ['from', 'to'] as const)
     if (typeof v[f] !== 'string' || v[f] === '')
-      ctx.fail('shape', [...path, f], 'must be ns/pod, an IP or svc/ns/name');
+      ctx.fail('shape', [...path, f], 'must be ns/pod, an IP, svc/ns/name or host/name');
+    else if (v[f].startsWith('host/') && !hosts.has(v[f].slice(5)))
+      ctx.fail('shape', [...path, f], `no host ${v[f].slice(5)} in spec.hosts`);
   const protocol = v.protocol;
   if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol))
     ctx.fail('shape', [...path, 'protocol'], `must be one of ${PROTOCOLS.join(', ')}`);
@@ -201,10 +207,10 @@ function spoofOf(ctx: DocCtx, v: unknown, protocol: string, path: Path): ProbeSp
   return v as ProbeSpoof;
 }
 
-function probesOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe[] {
+function probesOf(ctx: DocCtx, v: unknown, path: Path, hosts: ReadonlySet<string>): ScenarioProbe[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) ctx.fail('shape', path, 'must be a list of probes');
-  return v.map((p, i) => probeOf(ctx, p, [...path, i]));
+  return v.map((p, i) => probeOf(ctx, p, [...path, i], hosts));
 }
 
 function clusterOf(ctx: DocCtx, v: unknown, path: Path): ScenarioClusterSpec {
@@ -282,6 +288,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
   let cluster: ScenarioClusterSpec = {};
   let expect: ScenarioProbe[] = [];
   let steps: ScenarioStep[] = [];
+  let hosts: ScenarioHost[] = [];
   if (acc.scenario) {
     const v = acc.scenario.value;
     const ctx: DocCtx = acc.scenario.ctx;
@@ -292,7 +299,9 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     if (!isPlainObject(spec)) ctx.fail('shape', ['spec'], 'must be a mapping');
     onlyFields(ctx, spec, SPEC_FIELDS, ['spec']);
     cluster = clusterOf(ctx, spec.cluster, ['spec', 'cluster']);
-    expect = probesOf(ctx, spec.expect, ['spec', 'expect']);
+    hosts = hostsOf(spec.hosts, (path, detail) => ctx.fail('shape', path, detail), ['spec', 'hosts']);
+    const names = new Set(hosts.map((h) => h.name));
+    expect = probesOf(ctx, spec.expect, ['spec', 'expect'], names);
     const rawSteps = spec.steps ?? [];
     if (!Array.isArray(rawSteps)) ctx.fail('shape', ['spec', 'steps'], 'must be a list');
     steps = rawSteps.map((s, i) => {
@@ -306,7 +315,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
       return {
         apply: apply.flatMap((o, j) => objectsOf(ctx, o, [...path, 'apply', j])),
         delete: del.map((r, j) => objectRef(ctx, r, [...path, 'delete', j])),
-        expect: probesOf(ctx, s.expect, [...path, 'expect']),
+        expect: probesOf(ctx, s.expect, [...path, 'expect'], names),
       };
     });
   }
@@ -342,6 +351,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     cluster,
     expect,
     steps: steps.map((s, i) => ({ ...s, apply: known(s.apply), warnings: stepWarnings[i]! })),
+    hosts,
     warnings,
   };
 }

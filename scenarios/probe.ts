@@ -14,8 +14,9 @@ import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import type { ScenarioProbe } from './load.ts';
+import type { ScenarioHost, ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
+import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -49,12 +50,15 @@ export interface ProbeIndex {
   readonly subnets: ReadonlyMap<string, { readonly router: string; readonly cidrs: readonly string[] }>;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
+  /** The scenario's physical hosts (`spec.hosts`). */
+  readonly hosts: readonly ScenarioHost[];
 }
 
 export function buildIndex(
   objects: { readonly [kind: string]: readonly KubeObject[] },
   topology: Topology,
   settings: ControllerSettings,
+  hosts: readonly ScenarioHost[] = [],
 ): ProbeIndex {
   const pods = new Map<string, ProbePod>();
   const pending = new Set<string>();
@@ -116,7 +120,7 @@ export function buildIndex(
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
     });
   }
-  return { pods, services, nodes, topology, settings, subnets, pending };
+  return { pods, services, nodes, topology, settings, subnets, pending, hosts };
 }
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
@@ -137,6 +141,8 @@ export type ResolvedProbe =
       readonly spoofed?: { readonly ip?: string; readonly mac?: string };
       /** A Service probe: each target (an endpoint's port) with the port it serves on (its target port). */
       readonly endpoints?: readonly { readonly port: string; readonly targetPort: number }[];
+      /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
+      readonly targetMac?: string;
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -178,7 +184,8 @@ type End =
   | { readonly kind: 'pod'; readonly pod: ProbePod; readonly ip?: string }
   | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
   | { readonly kind: 'cluster-ip'; readonly ip: string }
-  | { readonly kind: 'outside'; readonly ip: string };
+  | { readonly kind: 'outside'; readonly ip: string }
+  | { readonly kind: 'host'; readonly host: ScenarioHost; readonly ip?: string };
 
 function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End {
   if (text.startsWith('svc/')) {
@@ -192,11 +199,18 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
     }
     return { kind: 'service', svc };
   }
+  if (text.startsWith('host/')) {
+    const host = ix.hosts.find((h) => h.name === text.slice(5));
+    if (host === undefined) throw new ProbeError(`no host ${text.slice(5)} in spec.hosts`);
+    return { kind: 'host', host };
+  }
   if (tryParseIP(text) !== undefined) {
     // The source's own VPC first, then the VPCs it peers with (nearest first): where the address is routed.
     for (const v of vpc === undefined ? [undefined] : reachableVpcs(ix.topology, vpc))
       for (const pod of ix.pods.values())
         if (pod.ips.includes(text) && (v === undefined || pod.router === v)) return { kind: 'pod', pod, ip: text };
+    const host = ix.hosts.find((h) => h.ips.some((c) => c.split('/')[0] === text));
+    if (host !== undefined) return { kind: 'host', host, ip: text };
     for (const svc of ix.services.values())
       if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
     return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
@@ -267,7 +281,12 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   if (to.kind === 'pending')
     return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
-  const r = from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
+  const r =
+    from.kind === 'outside'
+      ? fromOutside(ix, e, from, to, n)
+      : from.kind === 'host'
+        ? fromHostProbe(ix, e, from.host, to, n)
+        : fromPod(ix, e, from.pod, to, n);
   return e.spoof === undefined || r.kind !== 'packet' ? r : spoofed(ix, r, e.spoof);
 }
 
@@ -281,7 +300,8 @@ function fromOutside(
   to: Exclude<End, Ended<'pending'>>,
   n: number,
 ): ResolvedProbe {
-  if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
+  if (to.kind === 'outside' || to.kind === 'host')
+    throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
   if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
   if (to.pod.router !== ix.settings.clusterRouter)
     return { kind: 'denied', reason: `${e.to} is in VPC ${to.pod.router}, unreachable from outside` };
@@ -316,7 +336,9 @@ function fromPod(
   n: number,
 ): ResolvedProbe {
   const gwMac = routerPortMac(ix.topology, src.router, src.subnet);
-  if (gwMac === '') return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
+  // A pod reaches a host on its own network without a router (an underlay subnet's physical gateway).
+  if (gwMac === '' && to.kind !== 'host' && !(to.kind === 'pod' && to.pod.subnet === src.subnet))
+    return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
   const pick = (ips: readonly string[]) => pickPair(src, ips);
   switch (to.kind) {
     case 'pod': {
@@ -333,6 +355,8 @@ function fromPod(
     }
     case 'service':
       return toService(e, src, to, gwMac, n);
+    case 'host':
+      return legProbe(e, podToHost(ix.topology, ix.subnets, src, gwMac, to.host, to.ip), n, src.port);
     case 'cluster-ip': {
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
@@ -387,4 +411,48 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     targets: [...new Set(eps.map((x) => x.port))],
     endpoints: eps,
   };
+}
+
+/** A host leg (probe-hosts.ts) as a resolved probe; `inport` for a leg from a pod. */
+function legProbe(e: ScenarioProbe, leg: HostLeg, n: number, inport?: string): ResolvedProbe {
+  if (leg.kind === 'denied') return leg;
+  return {
+    kind: 'packet',
+    inport: inport ?? leg.inport,
+    packet: packetFor(e, { ethSrc: leg.ethSrc, ethDst: leg.ethDst, src: leg.src, dst: leg.dst }, n),
+    targets: leg.targets,
+    ...(leg.targetMac !== undefined ? { targetMac: leg.targetMac } : {}),
+  };
+}
+
+/** A probe from a physical host: into OVN at a localnet port of its network (probe-hosts.ts). */
+function fromHostProbe(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  h: ScenarioHost,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe {
+  const leg = (dst: string, targets: readonly string[]) => fromHost(ix.topology, ix.hosts, ix.subnets, h, dst, targets);
+  switch (to.kind) {
+    case 'host':
+    case 'outside':
+      throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
+    case 'pod': {
+      const own = h.ips.map((c) => c.split('/')[0]!);
+      const dst = (to.ip !== undefined ? [to.ip] : to.pod.ips).find((ip) => own.some((a) => isV6(a) === isV6(ip)));
+      if (dst === undefined) return { kind: 'denied', reason: `host ${h.name} and ${e.to} share no address family` };
+      return legProbe(e, leg(dst, [to.pod.port]), n);
+    }
+    case 'service':
+      return { kind: 'denied', reason: `${e.to}: a Service's cluster IP is not served to a physical host` };
+    case 'cluster-ip': {
+      const gateway = [...ix.topology.routerPort.values()].some((rp) =>
+        rp.networks.some((x) => x.split('/')[0] === to.ip),
+      );
+      const r = legProbe(e, leg(to.ip, []), n);
+      if (e.protocol === 'ICMP' && gateway && r.kind === 'packet') return { ...r, routerAnswers: true };
+      return r.kind === 'denied' ? r : { kind: 'denied', reason: `no pod holds ${to.ip} and no Service serves it` };
+    }
+  }
 }

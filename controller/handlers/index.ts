@@ -13,6 +13,7 @@ import { podHandler } from './pod.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
 import { vpcHandler } from './vpc.ts';
+import { providerNetworkHandler, vlanHandler } from './provider-network.ts';
 
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
@@ -23,4 +24,6 @@ export const HANDLERS: readonly Handler[] = [
   podHandler,
   serviceHandler,
   networkPolicyHandler,
+  providerNetworkHandler,
+  vlanHandler,
 ];

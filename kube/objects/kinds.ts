@@ -81,8 +81,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
   SecurityGroup: {
     why: 'security groups are not modelled yet (the pods that name one in ovn.kubernetes.io/security_groups say so too)',
   },
-  ProviderNetwork: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
-  Vlan: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
   QoSPolicy: { why: 'QoS changes no probe verdict' },
   VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
   BgpConf: { why: 'BGP announcement is outside the cluster network' },

@@ -19,6 +19,7 @@ import {
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
+export * from './underlay.ts';
 
 export interface ContainerPort {
   readonly name?: string;

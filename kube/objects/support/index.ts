@@ -14,6 +14,7 @@ import { POD_SUPPORT } from './pod.ts';
 import { SERVICE_SUPPORT } from './service.ts';
 import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
+import { PROVIDER_NETWORK_SUPPORT, VLAN_SUPPORT } from './underlay.ts';
 
 export {
   ENDPOINT_SLICE_SUPPORT,
@@ -26,4 +27,6 @@ export {
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
   VPC_SUPPORT,
+  PROVIDER_NETWORK_SUPPORT,
+  VLAN_SUPPORT,
 };

@@ -15,6 +15,7 @@ import {
   type SimResult,
 } from '../sim/index.ts';
 import type { TraceStage } from '../sim/trace.ts';
+import { tryParseMAC } from '../model/addr/index.ts';
 import { l4ProtoOf, type Packet } from '../model/packet/index.ts';
 import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY } from '../model/packet/fields.ts';
 import { explainDrop } from './explain.ts';
@@ -72,8 +73,17 @@ export function retransmissionNote(
 }
 
 /** Where the probe's own packet (never a generated one) reached one of `targets`. */
-export function arrivalAt(r: SimResult, targets: readonly string[]): SimResult['outputs'][number] | undefined {
-  return r.outputs.find((o) => targets.includes(o.port) && o.generated === undefined);
+export function arrivalAt(
+  r: SimResult,
+  targets: readonly string[],
+  mac?: string,
+): SimResult['outputs'][number] | undefined {
+  // A host behind a localnet port takes only frames to its own MAC (what floods out is not for it).
+  const want = mac === undefined ? undefined : tryParseMAC(mac);
+  return r.outputs.find(
+    (o) =>
+      targets.includes(o.port) && o.generated === undefined && (want === undefined || o.packet['eth.dst'] === want),
+  );
 }
 
 /** A probe's packet sent, and sent again where the probe semantics retransmit it. */
@@ -97,11 +107,11 @@ export interface Sent {
  */
 export function send(net: SimNetwork, r: ResolvedProbe & { kind: 'packet' }, opts: { readonly trace: boolean }): Sent {
   const first = simulate(net, { inport: r.inport, packet: r.packet, trace: opts.trace });
-  const arrived = arrivalAt(first, r.targets);
+  const arrived = arrivalAt(first, r.targets, r.targetMac);
   if (arrived !== undefined || r.routerAnswers) return { first, ...(arrived ? { arrived } : {}) };
   const again = retransmission(net, { inport: r.inport, packet: r.packet, trace: opts.trace }, first);
   if (again === undefined) return { first };
-  const last = arrivalAt(again.result, r.targets);
+  const last = arrivalAt(again.result, r.targets, r.targetMac);
   const why = first.drop ? explainDrop(first.drop, net.topology) : undefined;
   return {
     first,

@@ -23,6 +23,8 @@ describe('handler declarations', () => {
       'Service',
       'NetworkPolicy',
       'SecurityGroup',
+      'ProviderNetwork',
+      'Vlan',
     ]);
     for (const x of HANDLERS) for (const k of x.after) expect(order.indexOf(k)).toBeLessThan(order.indexOf(x.kind));
   });

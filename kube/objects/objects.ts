@@ -23,6 +23,7 @@ export * from './network-policy.ts';
 export * from './security-group.ts';
 export * from './vpc-nat-gateway.ts';
 export * from './services.ts';
+export * from './underlay.ts';
 
 export interface ContainerPort {
   readonly name?: string;

@@ -92,10 +92,12 @@ describe('deploy/crds', () => {
       'IptablesEIP',
       'IptablesFIPRule',
       'IptablesSnatRule',
+      'ProviderNetwork',
       'SecurityGroup',
       'Subnet',
       'SwitchLBRule',
       'Vip',
+      'Vlan',
       'Vpc',
       'VpcNatGateway',
     ]);

@@ -11,13 +11,19 @@ import { namespaceHandler } from './namespace.ts';
 import { networkPolicyHandler } from './network-policy.ts';
 import { nodeHandler } from './node.ts';
 import { podHandler } from './pod.ts';
+import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
+import { switchLBRuleHandler } from './switch-lb-rule.ts';
+import { vipHandler } from './vip.ts';
 import { vpcHandler } from './vpc.ts';
+import { vpcNatGatewayHandler } from './vpc-nat-gateway.ts';
+import { iptablesDnatHandler, iptablesEipHandler, iptablesFipHandler, iptablesSnatHandler } from './iptables-rules.ts';
 
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
   ippoolHandler,
+  vipHandler,
   vpcHandler,
   nodeHandler,
   namespaceHandler,
@@ -26,4 +32,11 @@ export const HANDLERS: readonly Handler[] = [
   networkPolicyHandler,
   adminNetworkPolicyHandler,
   baselineAdminNetworkPolicyHandler,
+  securityGroupHandler,
+  vpcNatGatewayHandler,
+  iptablesEipHandler,
+  iptablesFipHandler,
+  iptablesSnatHandler,
+  iptablesDnatHandler,
+  switchLBRuleHandler,
 ];

@@ -123,11 +123,25 @@ function addressesChanged(o: KubeObject, old: KubeObject | undefined): boolean {
   return a.length !== b.length || a.some((x, i) => x?.type !== b[i]?.type || x?.address !== b[i]?.address);
 }
 
+/**
+ * Its `*.kubernetes.io/` annotations changed (Kube-OVN's kubeOvnAnnotationsChanged
+ * in pkg/controller/node.go): a Node replaced without them gets them back.
+ */
+function kubeOvnAnnotationsChanged(o: KubeObject, old: KubeObject | undefined): boolean {
+  const ours = (x: KubeObject | undefined) =>
+    Object.entries(x?.metadata.annotations ?? {})
+      .filter(([k]) => k.includes('.kubernetes.io/'))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const a = ours(o);
+  const b = ours(old);
+  return a.length !== b.length || a.some(([k, v], i) => b[i]![0] !== k || b[i]![1] !== v);
+}
+
 export const nodeHandler: Handler = {
   kind: 'Node',
   after: ['Subnet'],
   watches: [
-    { kind: 'Node', when: anyOf(specLabelsOrDeletion, addressesChanged) },
+    { kind: 'Node', when: anyOf(specLabelsOrDeletion, addressesChanged, kubeOvnAnnotationsChanged) },
     // Its distributed subnets' routes and policies.
     { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
     // Whether any policy exists decides its port group ACLs: a policy added or deleted only.

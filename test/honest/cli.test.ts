@@ -32,7 +32,6 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
       expect.arrayContaining([
         ['UnsupportedField', 'Subnet', '', 'under', 'spec.vlan'],
         ['UnsupportedField', 'Vpc', '', 'v1', 'spec.enableExternal'],
-        ['UnsupportedField', 'IPPool', '', 'p1', 'spec.enableAddressSet'],
         ['UnsupportedField', 'IP', '', 'ipobj', 'spec.attachIps'],
         ['UnsupportedKind', 'Vip', '', 'vip1', ''],
         [
@@ -55,13 +54,12 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
         ['UnsupportedAnnotation', 'Pod', 'default', 'rated', 'metadata.annotations[ovn.kubernetes.io/ingress_rate]'],
       ]),
     );
-    expect(out.warnings).toHaveLength(11);
+    expect(out.warnings).toHaveLength(10);
     for (const w of out.warnings) expect(w.message.length).toBeGreaterThan(10);
     const unsure = Object.fromEntries(out.results.map((x) => [`${x.from} ${x.to}`, x.unsure]));
     // May change the verdict: unsure, naming what.
     expect(unsure['default/plain u/u1']).toContain('Subnet under');
     expect(unsure['vv/v1p 10.60.0.1']).toContain('Vpc v1');
-    expect(unsure['default/plain pooled/pp']).toContain('IPPool p1');
     expect(unsure['default/plain default/ngw']).toContain('north_gateway');
     expect(unsure['quiet/q svc/default/local']).toContain('internalTrafficPolicy');
     expect(unsure['default/plain np/guarded']).toContain('NetworkPolicy np/lax');
@@ -69,6 +67,8 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
     // Changes no verdict (a rate, a Namespace annotation Kube-OVN reads elsewhere, an attachment address): sure.
     expect(unsure['default/plain default/rated']).toBeUndefined();
     expect(unsure['default/rated quiet/q']).toBeUndefined();
+    // Acted on (the pool, its address set): sure.
+    expect(unsure['default/plain pooled/pp']).toBeUndefined();
     expect(out.results.filter((x) => x.unsure === undefined).every((x) => x.ok)).toBe(true);
   });
 
@@ -91,7 +91,7 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
       '--json',
     ]);
     expect(t.code).toBe(3);
-    expect((JSON.parse(t.stdout) as { warnings: unknown[] }).warnings).toHaveLength(11);
+    expect((JSON.parse(t.stdout) as { warnings: unknown[] }).warnings).toHaveLength(10);
     // Without --strict the same trace is delivered: exit 0.
     const plain = await kovn([
       'trace',
@@ -106,15 +106,15 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
       '80',
     ]);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain('11 warnings');
+    expect(plain.stdout).toContain('10 warnings');
   });
 
   it('the terminal table and summary count the warnings and mark unsure probes', async () => {
     const file = tmp.file('table.yaml', ONE_OF_EACH);
     const r = await kovn(['sim', 'run', file]);
-    expect(r.stdout).toMatch(/^11 warnings: /m);
+    expect(r.stdout).toMatch(/^10 warnings: /m);
     expect(r.stdout).toMatch(/^UNSURE\s+0\s+default\/plain\s+u\/u1/m);
-    expect(r.stdout).toMatch(/2\/9 probes as expected on sim, 7 unsure, 11 warnings$/m);
+    expect(r.stdout).toMatch(/3\/9 probes as expected on sim, 6 unsure, 10 warnings$/m);
   });
 });
 

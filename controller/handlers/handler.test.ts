@@ -23,6 +23,7 @@ describe('handler declarations', () => {
       'Service',
       'NetworkPolicy',
       'SecurityGroup',
+      'QoSPolicy',
     ]);
     for (const x of HANDLERS) for (const k of x.after) expect(order.indexOf(k)).toBeLessThan(order.indexOf(x.kind));
   });

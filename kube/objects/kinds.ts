@@ -80,7 +80,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
   VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
   ProviderNetwork: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
   Vlan: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
-  QoSPolicy: { why: 'QoS changes no probe verdict' },
   VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
   BgpConf: { why: 'BGP announcement is outside the cluster network' },
   EvpnConf: { why: 'EVPN is outside the cluster network' },

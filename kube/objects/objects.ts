@@ -19,6 +19,7 @@ import {
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
+export * from './qos-policy.ts';
 export * from './security-group.ts';
 
 export interface ContainerPort {

@@ -84,7 +84,7 @@ describe('deploy/crds', () => {
   it('what the controller writes (IP objects, the status of Vpcs, Subnets and SecurityGroups) fits the CRDs: nothing an API server would prune', async () => {
     const written = await settledObjects(kubeovnKinds.map(([k]) => k));
     const kinds = new Set(written.map((w) => w.object.kind));
-    expect([...kinds].sort()).toEqual(['IP', 'IPPool', 'SecurityGroup', 'Subnet', 'Vpc']);
+    expect([...kinds].sort()).toEqual(['IP', 'IPPool', 'QoSPolicy', 'SecurityGroup', 'Subnet', 'Vpc']);
     expect(written.some((w) => w.object.kind === 'SecurityGroup' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Subnet' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Vpc' && w.object.status !== undefined)).toBe(true);

@@ -49,6 +49,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   NetworkPolicy: { shortNames: ['netpol'] },
   IP: { shortNames: ['ip'] },
   SecurityGroup: { shortNames: ['sg'], status: true },
+  QoSPolicy: { shortNames: ['qos'], status: true },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

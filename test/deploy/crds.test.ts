@@ -84,8 +84,24 @@ describe('deploy/crds', () => {
   it('what the controller writes (IP objects, the status of Vpcs, Subnets and SecurityGroups) fits the CRDs: nothing an API server would prune', async () => {
     const written = await settledObjects(kubeovnKinds.map(([k]) => k));
     const kinds = new Set(written.map((w) => w.object.kind));
-    expect([...kinds].sort()).toEqual(['IP', 'IPPool', 'QoSPolicy', 'SecurityGroup', 'Subnet', 'Vpc']);
     expect(written.some((w) => w.object.kind === 'SecurityGroup' && w.object.status !== undefined)).toBe(true);
+    expect([...kinds].sort()).toEqual([
+      'IP',
+      'IPPool',
+      'IptablesDnatRule',
+      'IptablesEIP',
+      'IptablesFIPRule',
+      'IptablesSnatRule',
+      'QoSPolicy',
+      'SecurityGroup',
+      'Subnet',
+      'SwitchLBRule',
+      'Vip',
+      'Vpc',
+      'VpcNatGateway',
+    ]);
+    expect(written.some((w) => w.object.kind === 'Vip' && w.object.status !== undefined)).toBe(true);
+    expect(written.some((w) => w.object.kind === 'SwitchLBRule' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Subnet' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Vpc' && w.object.status !== undefined)).toBe(true);
     const bad = written.flatMap((w) =>

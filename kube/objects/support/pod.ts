@@ -81,6 +81,10 @@ export const POD_SUPPORT: KindSupport = {
     acted(`${OVN}ip_pool`),
     acted(`${OVN}logical_switch`),
     acted(`${OVN}port_security`),
+    acted(
+      `${OVN}vpc_nat_gw`,
+      "a VPC NAT gateway's pod (written on its StatefulSet's template): the NAT appliance model sits behind its port",
+    ),
     output(`${OVN}allocated`),
     output(`${OVN}routed`),
     output(`${OVN}cidr`),

@@ -1,8 +1,8 @@
 /**
  * A scenario with, per kind, one field or annotation kovn does not act on (and
- * a kind it does not handle), and probes that touch each: 10 warnings, 6 of
- * the 9 probes unsure (the other three touch only what changes no verdict, or
- * the IPPool, whose fields are all acted on).
+ * a kind it does not handle), and probes that touch each: 9 warnings, 5 of
+ * the 9 probes unsure (the other four touch only what changes no verdict, or
+ * what is acted on: the IPPool's fields, the Vip).
  */
 import { join3, kubeovn, pod, scenarioDoc } from './run-yaml.ts';
 

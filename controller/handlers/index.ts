@@ -11,6 +11,7 @@ import { namespaceHandler } from './namespace.ts';
 import { networkPolicyHandler } from './network-policy.ts';
 import { nodeHandler } from './node.ts';
 import { podHandler } from './pod.ts';
+import { qosPolicyHandler } from './qos-policy.ts';
 import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
@@ -42,4 +43,5 @@ export const HANDLERS: readonly Handler[] = [
   switchLBRuleHandler,
   providerNetworkHandler,
   vlanHandler,
+  qosPolicyHandler,
 ];

@@ -93,6 +93,7 @@ describe('deploy/crds', () => {
       'IptablesFIPRule',
       'IptablesSnatRule',
       'ProviderNetwork',
+      'QoSPolicy',
       'SecurityGroup',
       'Subnet',
       'SwitchLBRule',

@@ -60,6 +60,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   IptablesDnatRule: { shortNames: ['dnat'], status: true },
   Vip: { shortNames: ['vip'], status: true },
   SwitchLBRule: { shortNames: ['slr'], status: true },
+  QoSPolicy: { shortNames: ['qos'], status: true },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

@@ -12,6 +12,7 @@ import { NAMESPACE_SUPPORT } from './namespace.ts';
 import { NETWORK_POLICY_SUPPORT } from './network-policy.ts';
 import { NODE_SUPPORT } from './node.ts';
 import { POD_SUPPORT } from './pod.ts';
+import { QOS_POLICY_SUPPORT } from './qos-policy.ts';
 import { SECURITY_GROUP_SUPPORT } from './security-group.ts';
 import { SERVICE_SUPPORT } from './service.ts';
 import { SUBNET_SUPPORT } from './subnet.ts';
@@ -30,6 +31,7 @@ export {
   NETWORK_POLICY_SUPPORT,
   NODE_SUPPORT,
   POD_SUPPORT,
+  QOS_POLICY_SUPPORT,
   SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,

@@ -151,7 +151,13 @@ export type ResolvedProbe =
        */
       readonly natGateway?:
         | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
-        | { readonly direction: 'ingress'; readonly appliance: NatAppliance; readonly stages: readonly TraceStage[] };
+        | {
+            readonly direction: 'ingress';
+            readonly appliance: NatAppliance;
+            readonly stages: readonly TraceStage[];
+            /** The packet as the outside host sent it (to the EIP), before the appliance. */
+            readonly outside: Packet;
+          };
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -459,6 +465,6 @@ function toEip(
     inport: app.port,
     packet: a.packet,
     targets: [pod.port],
-    natGateway: { direction: 'ingress', appliance: app, stages: a.stages },
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages, outside },
   };
 }

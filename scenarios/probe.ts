@@ -14,11 +14,13 @@ import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
+import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
 import type { ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
 import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { intoGateway, natAppliances } from './natgw.ts';
+import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -48,8 +50,11 @@ export interface ProbeIndex {
   readonly nodes: ReadonlyMap<string, { readonly port: string; readonly mac: string; readonly ip: string }>;
   readonly topology: Topology;
   readonly settings: ControllerSettings;
-  /** Subnet name → its router and CIDRs. */
-  readonly subnets: ReadonlyMap<string, { readonly router: string; readonly cidrs: readonly string[] }>;
+  /** Subnet name → its router, CIDRs and what its gateway node's masquerade reads. */
+  readonly subnets: ReadonlyMap<
+    string,
+    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput
+  >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
   /** VPC NAT gateways whose pod has its port, as appliances (scenarios/natgw.ts). */
@@ -87,6 +92,8 @@ export function buildIndex(
     });
   }
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
+  const byIP = new Map<string, ProbePod>();
+  for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
   const services = new Map<string, ServiceInfo>();
   for (const o of objects.Service ?? []) {
     const s = decodeService(o).value;
@@ -98,13 +105,21 @@ export function buildIndex(
         if (sp.port === undefined) continue;
         const list = endpoints.get(sp.name ?? '') ?? [];
         for (const e of sl.endpoints) {
-          if (!e.ready || e.targetPod === undefined) continue;
-          list.push({ port: `${e.targetPod}.${s.namespace}`, targetPort: sp.port });
+          if (!e.ready) continue;
+          // An endpoint without a pod reference (a SwitchLBRule's `endpoints`): the pod holding its address.
+          const port =
+            e.targetPod !== undefined
+              ? `${e.targetPod}.${s.namespace}`
+              : e.addresses.map((a) => byIP.get(a)?.port).find((x) => x !== undefined);
+          if (port !== undefined) list.push({ port, targetPort: sp.port });
         }
         endpoints.set(sp.name ?? '', list);
       }
     }
-    services.set(key, { key, clusterIPs: s.clusterIPs, ports: s.ports, endpoints });
+    // A SwitchLBRule's Service is headless: its VIPs are in its annotation (controller/translate/switch-lb-rule.ts).
+    const slrVips = s.annotations[SWITCH_LB_VIP_ANNOTATION];
+    const clusterIPs = slrVips ? slrVips.split(',').map((v) => v.trim()) : s.clusterIPs;
+    services.set(key, { key, clusterIPs, ports: s.ports, endpoints });
   }
   const nodes = new Map<string, { port: string; mac: string; ip: string }>();
   for (const o of objects.Node ?? []) {
@@ -113,12 +128,14 @@ export function buildIndex(
     if (!d.ok) continue;
     nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
-  const subnets = new Map<string, { router: string; cidrs: string[] }>();
+  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput>();
   for (const o of objects.Subnet ?? []) {
     const s = decodeSubnet(o).value;
     subnets.set(s.name, {
       router: s.vpc || settings.clusterRouter,
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
+      natOutgoing: s.natOutgoing,
+      natOutgoingPolicyRules: s.natOutgoingPolicyRules,
     });
   }
   const natGateways = natAppliances(objects, topology, pods, subnets);
@@ -288,6 +305,8 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   if (to.kind === 'pending')
     return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
+  if ((e.via !== undefined || e.snat !== undefined) && (from.kind !== 'pod' || to.kind !== 'outside'))
+    throw new ProbeError(`via and snat are for probes from a pod to an outside host (${e.from} → ${e.to})`);
   const r = from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
   return e.spoof === undefined || r.kind !== 'packet' ? r : spoofed(ix, r, e.spoof);
 }
@@ -395,14 +414,49 @@ function fromPod(
         };
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+      const other = masqueradeMismatch(ix, e, src, p);
+      if (other !== undefined) return { kind: 'denied', reason: other };
       return {
         kind: 'packet',
         inport: src.port,
         packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
-        targets: [...ix.nodes.values()].map((x) => x.port),
+        targets: exitPorts(ix, e),
       };
     }
   }
+}
+
+/** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */
+function exitPorts(ix: ProbeIndex, e: ScenarioProbe): string[] {
+  if (e.via === undefined) return [...ix.nodes.values()].map((x) => x.port);
+  const node = ix.nodes.get(e.via);
+  if (node === undefined) {
+    const near = closeNames(e.via, ix.nodes.keys());
+    throw new ProbeError(`via: no node ${e.via}${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}`);
+  }
+  return [node.port];
+}
+
+/**
+ * A probe's `snat` against what the gateway node's iptables do with the
+ * packet (controller/translate/subnet-gateway.ts nodeMasquerades, Kube-OVN's
+ * node agent): the reason it does not arrive as asked, or undefined. It
+ * depends on the subnet and the addresses only, so it is decided here, the
+ * same for every world; the worlds decide whether the packet gets there.
+ */
+function masqueradeMismatch(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  src: ProbePod,
+  p: { s: string; d: string },
+): string | undefined {
+  if (e.snat === undefined) return undefined;
+  const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
+  const d = nodeMasquerades(subnet, p.s, p.d);
+  if (d.snat === e.snat) return undefined;
+  return d.snat
+    ? `the gateway node masquerades ${p.s} → ${p.d} (Subnet ${src.subnet} ${d.by})`
+    : `the gateway node does not masquerade ${p.s} → ${p.d} (Subnet ${src.subnet} ${d.by})`;
 }
 
 /** A probe to a Service's cluster IP: to any of its ready endpoints of that port. */

@@ -9,7 +9,6 @@ import { ATTACHMENT, acted, ignored, NO_VERDICT, OVN, output } from './annotatio
 
 const field = (path: string, note?: string): FieldSupport => ({ path, state: 'acted', ...(note ? { note } : {}) });
 const QOS = "rates and netem are the node agent's (OVS QoS, tc), which changes no probe's verdict";
-const SG = 'security groups are not modelled yet';
 const VM = 'KubeVirt virtual machine handling is not modelled';
 
 /** Every constraint `ScheduleAnyway`: a preference, no pod is left pending. */
@@ -92,7 +91,10 @@ export const POD_SUPPORT: KindSupport = {
     output(`${OVN}gateway`),
     output(`${OVN}logical_router`),
     output(`${OVN}pod_nic_type`),
-    ignored(`${OVN}security_groups`, SG),
+    acted(
+      `${OVN}security_groups`,
+      "the pod's port joins each group's port group and address sets, and the deny-all group while one of them exists",
+    ),
     ignored(`${OVN}ip_family`, 'a single family on a dual-stack subnet is not honoured: the pod gets both'),
     ignored(`${OVN}vip`, 'Vip objects are not modelled yet'),
     ignored(`${OVN}aaps`, 'allowed address pairs are not modelled yet'),

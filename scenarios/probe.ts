@@ -172,7 +172,13 @@ export type ResolvedProbe =
        */
       readonly natGateway?:
         | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
-        | { readonly direction: 'ingress'; readonly appliance: NatAppliance; readonly stages: readonly TraceStage[] };
+        | {
+            readonly direction: 'ingress';
+            readonly appliance: NatAppliance;
+            readonly stages: readonly TraceStage[];
+            /** The packet as the outside host sent it (to the EIP), before the appliance. */
+            readonly outside: Packet;
+          };
       /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
       readonly targetMac?: string;
     }
@@ -537,9 +543,10 @@ function toEip(
     inport: app.port,
     packet: a.packet,
     targets: [pod.port],
-    natGateway: { direction: 'ingress', appliance: app, stages: a.stages },
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages, outside },
   };
 }
+
 /** A host leg (probe-hosts.ts) as a resolved probe; `inport` for a leg from a pod. */
 function legProbe(e: ScenarioProbe, leg: HostLeg, n: number, inport?: string): ResolvedProbe {
   if (leg.kind === 'denied') return leg;

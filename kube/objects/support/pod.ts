@@ -102,8 +102,11 @@ export const POD_SUPPORT: KindSupport = {
     ignored(`${OVN}north_gateway`, "a pod's own north gateway is not modelled yet"),
     ignored(`${OVN}routes`, "the pod's own routes are the node agent's, not modelled yet"),
     ignored(`${OVN}default_route`, "the pod's own routes are the node agent's, not modelled yet"),
-    ignored(`${OVN}eip`, "a pod's EIP (VPC NAT gateway) is not modelled yet"),
-    ignored(`${OVN}snat`, "a pod's SNAT (VPC NAT gateway) is not modelled yet"),
+    ignored(`${OVN}eip`, "a pod's EIP (OVN NAT on the cluster router, Kube-OVN's enable-eip-snat) is not modelled yet"),
+    ignored(
+      `${OVN}snat`,
+      "a pod's SNAT (OVN NAT on the cluster router, Kube-OVN's enable-eip-snat) is not modelled yet",
+    ),
     ignored(`${OVN}layer2_forward`, 'layer-2 forwarding of unknown addresses is not modelled yet'),
     acted(`${OVN}provider_network`, "written by the controller on an underlay subnet's pods (its Vlan's provider)"),
     acted(`${OVN}vlan_id`, "written by the controller on an underlay subnet's pods (its Vlan's id)"),

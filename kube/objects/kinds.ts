@@ -91,11 +91,6 @@ const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhan
       scope: () => [{ kind: 'cluster' }],
     },
   },
-  'k8s.cni.cncf.io': {
-    NetworkAttachmentDefinition: {
-      why: 'attachment networks (Multus) are not modelled; probes use the primary interface',
-    },
-  },
 };
 
 export interface KindVerdict {

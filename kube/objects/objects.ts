@@ -20,6 +20,7 @@ export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
 export * from './services.ts';
+export * from './attachment.ts';
 
 export interface ContainerPort {
   readonly name?: string;

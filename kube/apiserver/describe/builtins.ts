@@ -50,6 +50,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   IP: { shortNames: ['ip'] },
   Vip: { shortNames: ['vip'], status: true },
   SwitchLBRule: { shortNames: ['slr'], status: true },
+  NetworkAttachmentDefinition: { shortNames: ['net-attach-def'] },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

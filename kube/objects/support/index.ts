@@ -16,6 +16,7 @@ import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
 import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
 import { VIP_SUPPORT } from './vip.ts';
+import { NETWORK_ATTACHMENT_DEFINITION_SUPPORT } from './network-attachment-definition.ts';
 
 export {
   ENDPOINT_SLICE_SUPPORT,
@@ -30,4 +31,5 @@ export {
   VPC_SUPPORT,
   SWITCH_LB_RULE_SUPPORT,
   VIP_SUPPORT,
+  NETWORK_ATTACHMENT_DEFINITION_SUPPORT,
 };

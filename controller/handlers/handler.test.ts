@@ -23,6 +23,14 @@ describe('handler declarations', () => {
       'Pod',
       'Service',
       'NetworkPolicy',
+      'AdminNetworkPolicy',
+      'BaselineAdminNetworkPolicy',
+      'SecurityGroup',
+      'VpcNatGateway',
+      'IptablesEIP',
+      'IptablesFIPRule',
+      'IptablesSnatRule',
+      'IptablesDnatRule',
       'SwitchLBRule',
     ]);
     for (const x of HANDLERS) for (const k of x.after) expect(order.indexOf(k)).toBeLessThan(order.indexOf(x.kind));

@@ -8,8 +8,9 @@ import type { KubeObject } from '../cluster/types.ts';
 import { type Plain, Reader } from './decode.ts';
 import { type Decoded, type LabelSelector, type Meta, meta, objName, selectorOf } from './meta.ts';
 import { IP_SUPPORT, IPPOOL_SUPPORT, SUBNET_SUPPORT, VPC_SUPPORT } from './support/index.ts';
+import { decodeSubnetEgress, type SubnetEgressView } from './subnet-egress.ts';
 
-export interface SubnetView extends Meta {
+export interface SubnetView extends Meta, SubnetEgressView {
   readonly default: boolean;
   readonly vpc: string;
   readonly protocol: string;
@@ -88,6 +89,7 @@ export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
       acls,
       allowEWTraffic: r.bool(spec, 'allowEWTraffic', 'spec') ?? false,
       enableLb: r.bool(spec, 'enableLb', 'spec') ?? true,
+      ...decodeSubnetEgress(r, spec),
       ...(mtu !== undefined ? { mtu } : {}),
     },
     issues: r.issues,
@@ -204,3 +206,5 @@ export function decodeIP(o: KubeObject): Decoded<IPView> {
     issues: r.issues,
   };
 }
+
+export type { NatOutgoingPolicyRule, SubnetEgressView } from './subnet-egress.ts';

@@ -11,7 +11,17 @@ import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
 import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
-import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
+import {
+  attachmentProvider,
+  decodeEndpointSlice,
+  decodeNode,
+  decodePod,
+  decodeService,
+  decodeSubnet,
+  NETWORKS_ANNOTATION,
+  type PodView,
+  parseNetworks,
+} from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
@@ -95,6 +105,7 @@ export function buildIndex(
       router: net.logicalRouter ?? settings.clusterRouter,
     });
   }
+  for (const o of objects.Pod ?? []) addAttachments(pods, decodePod(o).value);
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
   const byIP = new Map<string, ProbePod>();
   for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
@@ -145,6 +156,40 @@ export function buildIndex(
   const natGateways = natAppliances(objects, topology, pods, subnets);
   return { pods, services, nodes, topology, settings, subnets, pending, natGateways, hosts };
 }
+
+/**
+ * A pod's attachment interfaces (Multus, kube-ovn type) as probe ends of their
+ * own, `<ns>/<pod>@<nad-ns>/<nad>`, from the annotations the controller wrote
+ * under the attachment's provider (controller/handlers/attachment.ts).
+ */
+function addAttachments(pods: Map<string, ProbePod>, p: PodView): void {
+  const text = p.annotations[NETWORKS_ANNOTATION];
+  if (!text || p.nodeName === '') return;
+  const parsed = parseNetworks(text, p.namespace);
+  if (!parsed.ok) return;
+  for (const sel of parsed.value) {
+    const provider = attachmentProvider(sel);
+    const d = decodePodNetwork(p.annotations, provider);
+    if (!d.ok) continue;
+    const key = attachmentEnd(p.namespace, p.name, sel);
+    pods.set(key, {
+      key,
+      namespace: p.namespace,
+      name: p.name,
+      labels: p.labels,
+      port: podPortName(p.name, p.namespace, provider),
+      mac: d.value.mac ?? '',
+      ips: d.value.ips,
+      node: p.nodeName,
+      subnet: d.value.logicalSwitch ?? '',
+      router: d.value.logicalRouter ?? '',
+    });
+  }
+}
+
+/** How a probe names a pod's attachment interface: `<ns>/<pod>@<nad-ns>/<nad>`. */
+export const attachmentEnd = (ns: string, pod: string, nad: { namespace: string; name: string }): string =>
+  `${ns}/${pod}@${nad.namespace}/${nad.name}`;
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
 export type ResolvedProbe =

@@ -32,6 +32,7 @@ import {
   decodePod,
   decodeSubnet,
   decodeVpc,
+  NETWORKS_ANNOTATION,
   type PodView,
   selects,
 } from '../../kube/objects/objects.ts';
@@ -44,6 +45,7 @@ import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
 import { physicalGateway, underlayPodAnnotations } from './subnet-underlay.ts';
+import { applyAttachments, releaseAttachments, resolveAttachments } from './attachment.ts';
 import {
   policiesFor,
   policyContributions,
@@ -52,6 +54,7 @@ import {
 } from './network-policy.ts';
 
 const A = (k: Parameters<typeof annotationKey>[1]) => annotationKey(OVN_PROVIDER, k);
+const NETWORKS_FIELD = `metadata.annotations[${NETWORKS_ANNOTATION}]`;
 
 /**
  * The subnets a namespace's pods go to, in order (Kube-OVN's handleAddNamespace):
@@ -122,6 +125,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ctx.report(owner, 'reconcile', []);
     // A hostNetwork pod holds nothing; one re-created under the name of a pod that had a port lets it go here.
     ctx.committer.delete(owner);
+    releaseAttachments(ctx, key);
     const ipObj = ctx.cache('IP').get(ipObjectName(name, ns));
     const sts = ipObj !== undefined && ctx.decode(ipObj, decodeIP).value.podType === 'StatefulSet';
     // A StatefulSet pod deleted (not finished) keeps its address for its successor.
@@ -159,6 +163,9 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
     throw new Error(`pod ${formatKey(key)}: ${why}`);
   }
+  // Its attachment networks (attachment.ts): one that cannot be resolved fails the whole pod, as in Kube-OVN.
+  const attachments = resolveAttachments(ctx, p);
+  if (!attachments.ok) return refuseAttachments(ctx, key, ref, attachments.field, attachments.message);
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
   const { ips: askedIps, mac: askedMac, ipPool, portSecurity } = decodeAddressRequest(p.annotations);
@@ -219,9 +226,12 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const member = { namespace: ns, labels: p.labels, port: port.name, ips };
   contributions.push(...policyContributions(ctx, member, policiesFor(ctx, ns)));
   contributions.push(...securityGroupContributions(ctx, port, alloc.securityGroups));
+  const attached = applyAttachments(ctx, key, o!, p, attachments.value);
+  if (!attached.ok) return refuseAttachments(ctx, key, ref, NETWORKS_FIELD, attached.message);
   ctx.committer.set(owner, { rows, contributions });
   ctx.enqueue('Subnet', { name: subnet });
   const want: Record<string, string | null> = {
+    ...attached.annotations,
     ...podAnnotations(alloc),
     [A('pod_nic_type')]: ctx.settings.podNicType,
   };
@@ -231,6 +241,28 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     await patchAnnotations(ctx, o!, want);
     await ensureIpObject(ctx, p, subnet, ips, mac, sts);
   });
+}
+
+/** A pod whose attachments cannot be had: no ports at all, an AcquireAddressFailed event, retried. */
+async function refuseAttachments(
+  ctx: Ctx,
+  key: ObjectKey,
+  ref: { kind: string; namespace: string; name: string; uid: string },
+  field: string,
+  message: string,
+): Promise<void> {
+  ctx.committer.delete({ kind: 'Pod', namespace: ref.namespace, name: ref.name });
+  releaseAttachments(ctx, key);
+  ctx.report(ref, 'reconcile', [
+    {
+      code: 'AcquireAddressFailed',
+      field,
+      message: `no address: ${message}`,
+      scope: [{ kind: 'pod', namespace: ref.namespace, name: ref.name }],
+    },
+  ]);
+  await ctx.event(ref, 'Warning', 'AcquireAddressFailed', message);
+  throw new Error(`pod ${formatKey(key)}: ${message}`);
 }
 
 async function ensureIpObject(
@@ -317,6 +349,16 @@ export const podHandler: Handler = {
         const ip = ctx.decode(e.object, decodeIP).value;
         return e.gone && ip.podName && ip.namespace ? [{ namespace: ip.namespace, name: ip.podName }] : [];
       },
+    },
+    // Its attachments' NetworkAttachmentDefinitions (attachment.ts).
+    {
+      kind: 'NetworkAttachmentDefinition',
+      map: (ctx) =>
+        ctx
+          .cache('Pod')
+          .list()
+          .filter((x) => x.metadata.annotations?.[NETWORKS_ANNOTATION])
+          .map(objectKey),
     },
     // Its namespace's labels decide its memberships in wider policies.
     { kind: 'Namespace', when: labelsChanged, map: (ctx, e) => podsOf(ctx, e.object.metadata.name) },

@@ -5,7 +5,7 @@
  * server they are the real scheduler's.
  */
 import { type FieldSupport, type KindSupport, zero } from '../support.ts';
-import { ATTACHMENT, acted, ignored, NO_VERDICT, OVN, output } from './annotations.ts';
+import { ATTACHMENT, ATTACHMENT_ACTED, acted, ignored, NO_VERDICT, OVN, output } from './annotations.ts';
 
 const field = (path: string, note?: string): FieldSupport => ({ path, state: 'acted', ...(note ? { note } : {}) });
 const QOS = "rates and netem are the node agent's (OVS QoS, tc), which changes no probe's verdict";
@@ -128,15 +128,15 @@ export const POD_SUPPORT: KindSupport = {
     ignored(`${OVN}vf_representor`, "SR-IOV is the node agent's", NO_VERDICT),
     ignored(`${OVN}chassis`, "the chassis binding is ovn-controller's", NO_VERDICT),
     ignored(`${OVN}generate-hash`, 'bookkeeping', NO_VERDICT),
-    ignored(
+    acted(
       'k8s.v1.cni.cncf.io/networks',
-      'attachment networks (Multus) are not modelled; probes use the primary interface',
-      NO_VERDICT,
+      'kube-ovn attachments: one more address and port each on the Subnet of provider <nad>.<ns>.ovn; probes name the interface <ns>/<pod>@<nad-ns>/<nad>; other CNI types are left to their CNI',
     ),
     ignored(
       'v1.multus-cni.io/default-network',
       'a Multus default network replaces the primary interface, which is not modelled',
     ),
+    ATTACHMENT_ACTED,
     ATTACHMENT,
   ],
 };

@@ -35,10 +35,10 @@ export const SUBNET_SUPPORT: KindSupport = {
     {
       path: 'spec.provider',
       state: 'limited',
-      note: 'only the ovn provider: a Subnet of an attachment network (Multus) is not modelled',
+      note: "ovn, and <nad>.<ns>.ovn: a kube-ovn attachment network's subnet (its pods' second interfaces); an IPAM-only provider <nad>.<ns> (macvlan, ipvlan) is not modelled",
       limitation: (v) =>
         typeof v === 'string' && v !== '' && v !== 'ovn' && !v.endsWith('.ovn')
-          ? `provider ${JSON.stringify(v)} is an attachment network's subnet (Multus), not modelled: kovn treats it as an overlay subnet`
+          ? `provider ${JSON.stringify(v)} is an IPAM-only attachment network's subnet (macvlan, ipvlan), not modelled: kovn treats it as an overlay subnet`
           : undefined,
     },
     acted('spec.gatewayType', '"" is distributed, as in Kube-OVN'),

@@ -81,4 +81,15 @@ describe('egress scenarios flip without their feature', () => {
       '0 edge/batch -> 192.0.2.7 UDP expected denied',
     ]);
   });
+
+  it('ip-family: without the annotation v6only has an IPv4 address', async () => {
+    const s = edited('ip-family.yaml', 'Pod', 'v6only', (o) => {
+      delete o.metadata?.annotations;
+    });
+    expect(await failing(s)).toEqual([
+      '0 mixed/v6only -> mixed/v4only TCP expected denied',
+      '0 mixed/v4only -> mixed/v6only UDP expected denied',
+      '0 mixed/v6only -> 10.71.0.1 ICMP expected denied',
+    ]);
+  });
 });

@@ -89,7 +89,10 @@ export const POD_SUPPORT: KindSupport = {
     output(`${OVN}logical_router`),
     output(`${OVN}pod_nic_type`),
     ignored(`${OVN}security_groups`, SG),
-    ignored(`${OVN}ip_family`, 'a single family on a dual-stack subnet is not honoured: the pod gets both'),
+    acted(
+      `${OVN}ip_family`,
+      'ipv4 or ipv6: on a dual-stack subnet the pod gets that family only; a subnet without it, another value or an ip_address of the other family refuse the pod (AcquireAddressFailed, ValidatePodNetworkFailed)',
+    ),
     ignored(`${OVN}vip`, 'Vip objects are not modelled yet'),
     ignored(`${OVN}aaps`, 'allowed address pairs are not modelled yet'),
     ignored(`${OVN}port_vips`, 'extra port addresses are not modelled yet'),

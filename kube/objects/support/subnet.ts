@@ -55,9 +55,18 @@ export const SUBNET_SUPPORT: KindSupport = {
       'spec.natOutgoing',
       "the SNAT is the gateway node's iptables rule in Kube-OVN (pkg/daemon/gateway_linux.go), modelled where a probe leaves the cluster (a probe's `snat`), the same on sim and ovn; the lab's nodes do not masquerade",
     ),
-    ignored('spec.externalEgressGateway', 'policy routing to an external egress gateway is not modelled yet'),
-    ignored('spec.policyRoutingPriority', 'used only with externalEgressGateway, which is not modelled yet'),
-    ignored('spec.policyRoutingTableID', 'used only with externalEgressGateway, which is not modelled yet'),
+    ignored(
+      'spec.externalEgressGateway',
+      "checked as Kube-OVN's validator checks it (not with natOutgoing, addresses of the subnet's families); the gateway node's policy routing to it (an ip rule and route of the node agent, no NB rows) is not modelled: a probe counts the packet out at the gateway node",
+    ),
+    ignored(
+      'spec.policyRoutingPriority',
+      "the node agent's ip rule priority for externalEgressGateway, whose routing is not modelled",
+    ),
+    ignored(
+      'spec.policyRoutingTableID',
+      "two subnets with externalEgressGateway may not share it (the later is refused, as Kube-OVN's checkSubnetConflict); the routing in it is not modelled",
+    ),
     ignored('spec.mtu', "the MTU is the node agent's; probes are small packets", { verdict: 'none' }),
     acted('spec.private'),
     acted('spec.allowSubnets'),

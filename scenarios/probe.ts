@@ -17,6 +17,10 @@ import type { ControllerSettings } from '../controller/config.ts';
 import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
 import type { ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
+import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
+import type { TraceStage } from '../sim/trace.ts';
+import { intoGateway, natAppliances } from './natgw.ts';
+import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -53,6 +57,8 @@ export interface ProbeIndex {
   >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
+  /** VPC NAT gateways whose pod has its port, as appliances (scenarios/natgw.ts). */
+  readonly natGateways: readonly NatAppliance[];
 }
 
 export function buildIndex(
@@ -86,6 +92,8 @@ export function buildIndex(
     });
   }
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
+  const byIP = new Map<string, ProbePod>();
+  for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
   const services = new Map<string, ServiceInfo>();
   for (const o of objects.Service ?? []) {
     const s = decodeService(o).value;
@@ -97,13 +105,21 @@ export function buildIndex(
         if (sp.port === undefined) continue;
         const list = endpoints.get(sp.name ?? '') ?? [];
         for (const e of sl.endpoints) {
-          if (!e.ready || e.targetPod === undefined) continue;
-          list.push({ port: `${e.targetPod}.${s.namespace}`, targetPort: sp.port });
+          if (!e.ready) continue;
+          // An endpoint without a pod reference (a SwitchLBRule's `endpoints`): the pod holding its address.
+          const port =
+            e.targetPod !== undefined
+              ? `${e.targetPod}.${s.namespace}`
+              : e.addresses.map((a) => byIP.get(a)?.port).find((x) => x !== undefined);
+          if (port !== undefined) list.push({ port, targetPort: sp.port });
         }
         endpoints.set(sp.name ?? '', list);
       }
     }
-    services.set(key, { key, clusterIPs: s.clusterIPs, ports: s.ports, endpoints });
+    // A SwitchLBRule's Service is headless: its VIPs are in its annotation (controller/translate/switch-lb-rule.ts).
+    const slrVips = s.annotations[SWITCH_LB_VIP_ANNOTATION];
+    const clusterIPs = slrVips ? slrVips.split(',').map((v) => v.trim()) : s.clusterIPs;
+    services.set(key, { key, clusterIPs, ports: s.ports, endpoints });
   }
   const nodes = new Map<string, { port: string; mac: string; ip: string }>();
   for (const o of objects.Node ?? []) {
@@ -122,7 +138,8 @@ export function buildIndex(
       natOutgoingPolicyRules: s.natOutgoingPolicyRules,
     });
   }
-  return { pods, services, nodes, topology, settings, subnets, pending };
+  const natGateways = natAppliances(objects, topology, pods, subnets);
+  return { pods, services, nodes, topology, settings, subnets, pending, natGateways };
 }
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
@@ -143,6 +160,15 @@ export type ResolvedProbe =
       readonly spoofed?: { readonly ip?: string; readonly mac?: string };
       /** A Service probe: each target (an endpoint's port) with the port it serves on (its target port). */
       readonly endpoints?: readonly { readonly port: string; readonly targetPort: number }[];
+      /**
+       * Through a VPC NAT gateway (scenarios/natgw.ts): `egress`, the targets are
+       * gateway pods' ports and the appliance continues from where the packet
+       * arrived; `ingress`, the appliance already took the outside packet to
+       * `packet` at the gateway's port (its stages come first in a trace).
+       */
+      readonly natGateway?:
+        | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
+        | { readonly direction: 'ingress'; readonly appliance: NatAppliance; readonly stages: readonly TraceStage[] };
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -289,6 +315,8 @@ function fromOutside(
   to: Exclude<End, Ended<'pending'>>,
   n: number,
 ): ResolvedProbe {
+  const viaGateway = toEip(ix, e, from, to, n);
+  if (viaGateway !== undefined) return viaGateway;
   if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
   if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
   if (to.pod.router !== ix.settings.clusterRouter)
@@ -361,6 +389,18 @@ function fromPod(
     case 'outside': {
       // A custom VPC leaves the cluster network only through its own gateway (enableExternal, a VPC NAT
       // gateway): kovn does not model those (a VPC or object with one is reported, its probes unsure).
+      const gateways = ix.natGateways.filter((g) => vpcOfGateway(ix, g) === src.router);
+      if (src.router !== ix.settings.clusterRouter && gateways.length > 0) {
+        const p = pick([to.ip]);
+        if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+        return {
+          kind: 'packet',
+          inport: src.port,
+          packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
+          targets: gateways.map((g) => g.port),
+          natGateway: { direction: 'egress', appliances: gateways },
+        };
+      }
       if (src.router !== ix.settings.clusterRouter)
         return {
           kind: 'denied',
@@ -429,5 +469,50 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
     targets: [...new Set(eps.map((x) => x.port))],
     endpoints: eps,
+  };
+}
+
+/** The VPC a gateway's pod is in (its port's subnet's router). */
+function vpcOfGateway(ix: ProbeIndex, g: NatAppliance): string | undefined {
+  for (const p of ix.pods.values()) if (p.port === g.port) return p.router;
+  return undefined;
+}
+
+/** A probe from an outside host to a NAT gateway's EIP: the appliance's DNAT, then OVN from the gateway's port. */
+function toEip(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  from: Ended<'outside'>,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe | undefined {
+  if (to.kind !== 'outside' && to.kind !== 'cluster-ip') return undefined;
+  const app = ix.natGateways.find((g) => g.rules.eips.some((x) => x.ip === to.ip));
+  if (app === undefined) return undefined;
+  // The outside's router hands the packet to the EIP's owner on net1: its MAC is the gateway's own there.
+  const outside = packetFor(
+    e,
+    { ethSrc: '02:00:00:00:00:01', ethDst: '02:00:00:00:00:02', src: from.ip, dst: to.ip },
+    n,
+  );
+  const a = intoGateway(app, outside);
+  if ('reason' in a) {
+    if (a.answered)
+      throw new ProbeError(`${e.to} is ${app.name}'s own address: probes to the gateway itself are not modelled`);
+    return { kind: 'denied', reason: a.reason };
+  }
+  const vpc = vpcOfGateway(ix, app);
+  const dst = a.packet['ip4.dst'];
+  const pod = [...ix.pods.values()].find(
+    (p) => p.router === vpc && p.ips.some((ip) => tryParseIP(ip)?.family === 4 && tryParseIP(ip)?.value === dst),
+  );
+  if (pod === undefined)
+    return { kind: 'denied', reason: `${app.name} DNATs ${e.to} to an address no pod of its VPC holds` };
+  return {
+    kind: 'packet',
+    inport: app.port,
+    packet: a.packet,
+    targets: [pod.port],
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages },
   };
 }

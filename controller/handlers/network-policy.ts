@@ -36,14 +36,14 @@ import { type Cache, type Ctx, describeIssues, NAMESPACE_INDEX } from './context
 import { ALL, type Handler } from './handler.ts';
 import { namespaceSubnets } from './pod.ts';
 
-interface Member extends PolicyPod {
+export interface Member extends PolicyPod {
   readonly view: PodView;
 }
 
 /** A pod as policies see it, memoized per pod object and lease (a storm decodes each pod once). */
 const memo = new WeakMap<KubeObject, { readonly lease: string; readonly member: Member | undefined }>();
 
-function memberOf(ctx: Ctx, o: KubeObject): Member | undefined {
+export function memberOf(ctx: Ctx, o: KubeObject): Member | undefined {
   const view = ctx.decode(o, decodePod).value;
   const lease = ctx.ipam.lookup(ownerKey(view.name, view.namespace));
   const id = lease === undefined ? '' : `${lease.v4}/${lease.v6}`;
@@ -62,7 +62,7 @@ function memberOf(ctx: Ctx, o: KubeObject): Member | undefined {
 }
 
 /** The pods of a namespace with an address, in key order. */
-function membersIn(ctx: Ctx, ns: string): Member[] {
+export function membersIn(ctx: Ctx, ns: string): Member[] {
   const out: Member[] = [];
   for (const o of ctx.cache('Pod').byIndex(NAMESPACE_INDEX, ns)) {
     const m = memberOf(ctx, o);

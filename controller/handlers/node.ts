@@ -9,6 +9,7 @@
 import { decodeAddressRequest, encodeNodeNetwork } from '../../kube/annotations.ts';
 import { formatMAC } from '../../model/addr/index.ts';
 import type { TableRow } from '../desired/store.ts';
+import { adminPolicyExists } from './admin-network-policy.ts';
 import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../../kube/objects/objects.ts';
 import { nodePort } from '../translate/names.ts';
 import { nodeRows } from '../translate/node.ts';
@@ -87,7 +88,10 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
     joinIps: ips,
     internalIps: n.internalIPs,
     distributedSubnets: distributedSubnets(ctx),
-    networkPolicyExists: networkPolicyExists(ctx),
+    // Kube-OVN counts NetworkPolicies only (node.go); its switches are stateful anyway through the
+    // kubernetes Service's VIP on every switch. kovn's scenarios may have no Service, and an ANP or BANP
+    // of Deny rules alone would drop the replies of allowed connections on a stateless switch.
+    networkPolicyExists: networkPolicyExists(ctx) || adminPolicyExists(ctx),
   });
   const rows: TableRow[] = [
     { table: 'switchPort', row: t.port },
@@ -142,6 +146,8 @@ export const nodeHandler: Handler = {
     { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
     // Whether any policy exists decides its port group ACLs: a policy added or deleted only.
     { kind: 'NetworkPolicy', when: () => false, map: () => ALL },
+    { kind: 'AdminNetworkPolicy', when: () => false, map: () => ALL },
+    { kind: 'BaselineAdminNetworkPolicy', when: () => false, map: () => ALL },
   ],
   indexes: [{ kind: 'Node', name: LEASE_INDEX, values: (_ctx, o) => [nodePort(o.metadata.name)] }],
   reconcile: (ctx, key) => reconcileNode(ctx, key.name),

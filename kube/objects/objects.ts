@@ -16,9 +16,13 @@ import {
   SERVICE_SUPPORT,
 } from './support/index.ts';
 
+export * from './admin-network-policy.ts';
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
+export * from './security-group.ts';
+export * from './vpc-nat-gateway.ts';
+export * from './services.ts';
 
 export interface ContainerPort {
   readonly name?: string;

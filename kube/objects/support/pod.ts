@@ -9,7 +9,6 @@ import { ATTACHMENT, acted, ignored, NO_VERDICT, OVN, output } from './annotatio
 
 const field = (path: string, note?: string): FieldSupport => ({ path, state: 'acted', ...(note ? { note } : {}) });
 const QOS = "rates and netem are the node agent's (OVS QoS, tc), which changes no probe's verdict";
-const SG = 'security groups are not modelled yet';
 const VM = 'KubeVirt virtual machine handling is not modelled';
 
 /** Every constraint `ScheduleAnyway`: a preference, no pod is left pending. */
@@ -82,13 +81,20 @@ export const POD_SUPPORT: KindSupport = {
     acted(`${OVN}ip_pool`),
     acted(`${OVN}logical_switch`),
     acted(`${OVN}port_security`),
+    acted(
+      `${OVN}vpc_nat_gw`,
+      "a VPC NAT gateway's pod (written on its StatefulSet's template): the NAT appliance model sits behind its port",
+    ),
     output(`${OVN}allocated`),
     output(`${OVN}routed`),
     output(`${OVN}cidr`),
     output(`${OVN}gateway`),
     output(`${OVN}logical_router`),
     output(`${OVN}pod_nic_type`),
-    ignored(`${OVN}security_groups`, SG),
+    acted(
+      `${OVN}security_groups`,
+      "the pod's port joins each group's port group and address sets, and the deny-all group while one of them exists",
+    ),
     acted(
       `${OVN}ip_family`,
       'ipv4 or ipv6: on a dual-stack subnet the pod gets that family only; a subnet without it, another value or an ip_address of the other family refuse the pod (AcquireAddressFailed, ValidatePodNetworkFailed)',

@@ -420,6 +420,28 @@ function fromPod(
   }
 }
 
+/**
+ * For a probe from a pod to an outside host that left the cluster network at
+ * `outport` (a node's join port): what that node does with it, as Kube-OVN's
+ * node agent would (kovn's model of its iptables, not OVN's), for a trace.
+ *
+ * @example egressNote(ix, { from: 'edge/app', to: '192.0.2.9', protocol: 'ICMP', allowed: true }, 'node-node-1')
+ *   // 'left the cluster network at node-node-1, whose node agent does not masquerade 10.97.0.2 → 192.0.2.9 (...)'
+ */
+export function egressNote(ix: ProbeIndex, e: ScenarioProbe, outport: string | undefined): string | undefined {
+  const src = ix.pods.get(e.from);
+  if (src === undefined || tryParseIP(e.to) === undefined || resolveEnd(ix, e.to, src.router).kind !== 'outside')
+    return undefined;
+  const node = [...ix.nodes.entries()].find(([, n]) => n.port === outport);
+  if (node === undefined) return undefined;
+  const p = pickPair(src, [e.to]);
+  if (p === undefined) return undefined;
+  const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
+  const d = nodeMasquerades(subnet, p.s, p.d);
+  const what = d.snat ? `masquerades ${p.s} → ${p.d} to the node's address` : `does not masquerade ${p.s} → ${p.d}`;
+  return `left the cluster network at ${outport} (node ${node[0]}), whose node agent ${what} (Subnet ${src.subnet} ${d.by}; Kube-OVN's node iptables, modelled by kovn, not part of OVN's trace)`;
+}
+
 /** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */
 function exitPorts(ix: ProbeIndex, e: ScenarioProbe): string[] {
   if (e.via === undefined) return [...ix.nodes.values()].map((x) => x.port);

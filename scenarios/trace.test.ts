@@ -136,3 +136,21 @@ describe.skipIf(!requireOvn('kovn trace on real OVN'))('kovn trace on real OVN',
     }
   });
 });
+
+describe('kovn trace: egress', () => {
+  it("names the node a probe to an outside host left by and whether that node's agent masquerades it", async () => {
+    const s = loadScenario(join(import.meta.dirname, 'nat-outgoing-policy.yaml'));
+    const fwd = await traceScenario(s, { from: 'edge/app', to: '192.0.2.9', protocol: 'ICMP', allowed: true });
+    expect(fwd.verdict).toBe('delivered');
+    expect(fwd.note).toMatch(
+      /^left the cluster network at node-node-1 \(node node-1\), whose node agent does not masquerade 10\.97\.0\.2 → 192\.0\.2\.9 \(Subnet edge natOutgoingPolicyRules\[0\] \(forward\);/,
+    );
+    const nat = await traceScenario(s, { from: 'edge/batch', to: '192.0.2.7', protocol: 'ICMP', allowed: true });
+    expect(nat.note).toMatch(
+      /at node-node-2 .* masquerades 10\.97\.0\.200 → 192\.0\.2\.7 .*natOutgoingPolicyRules\[1\] \(nat\)/,
+    );
+    // Inside the cluster: no such note.
+    const inside = await traceScenario(s, { from: 'edge/app', to: 'plain/p', protocol: 'ICMP', allowed: true });
+    expect(inside.note).toBeUndefined();
+  });
+});

@@ -19,12 +19,15 @@ import {
   decodeNetworkPolicy,
   decodeNode,
   decodePod,
+  decodeQoSPolicy,
   decodeSecurityGroup,
   decodeService,
   decodeSubnet,
   decodeSwitchLBRule,
   decodeVip,
   decodeVpc,
+  decodeProviderNetwork,
+  decodeVlan,
 } from './objects/objects.ts';
 import { decodeIptablesEIP, decodeIptablesRule, decodeVpcNatGateway } from './objects/vpc-nat-gateway.ts';
 import type { Decoded } from './objects/meta.ts';
@@ -39,12 +42,15 @@ import {
   NETWORK_POLICY_SUPPORT,
   NODE_SUPPORT,
   POD_SUPPORT,
+  QOS_POLICY_SUPPORT,
   SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
   SWITCH_LB_RULE_SUPPORT,
   VIP_SUPPORT,
   VPC_SUPPORT,
+  PROVIDER_NETWORK_SUPPORT,
+  VLAN_SUPPORT,
 } from './objects/support/index.ts';
 import {
   IPTABLES_DNAT_RULE_SUPPORT,
@@ -99,6 +105,13 @@ export const REGISTRY = Object.freeze({
   Vpc: { ...kubeovn('vpcs'), role: 'watched', decode: decodeVpc, support: VPC_SUPPORT },
   Subnet: { ...kubeovn('subnets'), role: 'watched', decode: decodeSubnet, support: SUBNET_SUPPORT },
   IPPool: { ...kubeovn('ippools'), role: 'watched', decode: decodeIPPool, support: IPPOOL_SUPPORT },
+  ProviderNetwork: {
+    ...kubeovn('provider-networks'),
+    role: 'watched',
+    decode: decodeProviderNetwork,
+    support: PROVIDER_NETWORK_SUPPORT,
+  },
+  Vlan: { ...kubeovn('vlans'), role: 'watched', decode: decodeVlan, support: VLAN_SUPPORT },
   Node: { ...core('nodes', false), role: 'watched', decode: decodeNode, support: NODE_SUPPORT },
   Namespace: { ...core('namespaces', false), role: 'watched', decode: decodeNamespace, support: NAMESPACE_SUPPORT },
   Pod: { ...core('pods', true), role: 'watched', decode: decodePod, support: POD_SUPPORT, owns: ['IP'] },
@@ -178,6 +191,7 @@ export const REGISTRY = Object.freeze({
     support: SWITCH_LB_RULE_SUPPORT,
     owns: ['Service', 'EndpointSlice'],
   },
+  QoSPolicy: { ...kubeovn('qos-policies'), role: 'watched', decode: decodeQoSPolicy, support: QOS_POLICY_SUPPORT },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },
   StatefulSet: { ...apps('statefulsets'), role: 'workload' },

@@ -130,4 +130,16 @@ describe('egress scenarios flip without their feature', () => {
       }),
     ).toEqual(['0 default/worker -> 203.0.113.20 ICMP expected allowed']);
   });
+
+  it('external-egress-gateway: legacy masquerading instead (natOutgoing, no gateway) flips its snat probes', async () => {
+    const s = edited('external-egress-gateway.yaml', 'Subnet', 'legacy', (o) => {
+      const spec = o.spec as Record<string, unknown>;
+      delete spec.externalEgressGateway;
+      spec.natOutgoing = true;
+    });
+    expect(await failing(s)).toEqual([
+      '0 legacy/app -> 198.51.100.30 TCP expected allowed',
+      '0 legacy/app -> 198.51.100.30 TCP expected denied',
+    ]);
+  });
 });

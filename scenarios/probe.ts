@@ -14,7 +14,12 @@ import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
+import {
+  type EgressGatewayInput,
+  egressGatewayRoute,
+  type NatOutgoingInput,
+  nodeMasquerades,
+} from '../controller/translate/subnet-gateway.ts';
 import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { intoGateway, natAppliances } from './natgw.ts';
@@ -54,7 +59,7 @@ export interface ProbeIndex {
   /** Subnet name → its router, CIDRs and what its gateway node's masquerade reads. */
   readonly subnets: ReadonlyMap<
     string,
-    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput
+    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput & EgressGatewayInput
   >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
@@ -132,7 +137,7 @@ export function buildIndex(
     if (!d.ok) continue;
     nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
-  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput>();
+  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput & EgressGatewayInput>();
   for (const o of objects.Subnet ?? []) {
     const s = decodeSubnet(o).value;
     subnets.set(s.name, {
@@ -140,6 +145,9 @@ export function buildIndex(
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
       natOutgoing: s.natOutgoing,
       natOutgoingPolicyRules: s.natOutgoingPolicyRules,
+      externalEgressGateway: s.externalEgressGateway,
+      policyRoutingPriority: s.policyRoutingPriority,
+      policyRoutingTableID: s.policyRoutingTableID,
     });
   }
   const natGateways = natAppliances(objects, topology, pods, subnets);
@@ -468,8 +476,11 @@ export function egressNote(ix: ProbeIndex, e: ScenarioProbe, outport: string | u
   if (p === undefined) return undefined;
   const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
   const d = nodeMasquerades(subnet, p.s, p.d);
-  const what = d.snat ? `masquerades ${p.s} → ${p.d} to the node's address` : `does not masquerade ${p.s} → ${p.d}`;
-  return `left the cluster network at ${outport} (node ${node[0]}), whose node agent ${what} (Subnet ${src.subnet} ${d.by}; Kube-OVN's node iptables, modelled by kovn, not part of OVN's trace)`;
+  const egw = 'externalEgressGateway' in subnet ? egressGatewayRoute(subnet, isV6(p.d) ? 6 : 4) : undefined;
+  const what = d.snat
+    ? `masquerades ${p.s} → ${p.d} to the node's address`
+    : `does not masquerade ${p.s} → ${p.d}${egw ? ` and routes it to ${egw}` : ''}`;
+  return `left the cluster network at ${outport} (node ${node[0]}), whose node agent ${what} (Subnet ${src.subnet} ${d.by}; Kube-OVN's node agent, its iptables and ip rules, modelled by kovn, not part of OVN's trace)`;
 }
 
 /** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */

@@ -154,3 +154,26 @@ describe('kovn trace: egress', () => {
     expect(inside.note).toBeUndefined();
   });
 });
+
+describe('kovn trace: external egress gateway', () => {
+  it('names the gateway the node routes to, by the ip rule and table of the Subnet; without it, none', async () => {
+    const s = loadScenario(join(import.meta.dirname, 'external-egress-gateway.yaml'));
+    const probe = { from: 'legacy/app', to: '198.51.100.30', protocol: 'ICMP', allowed: true } as const;
+    const t = await traceScenario(s, probe);
+    expect(t.note).toMatch(
+      /at node-node-1 .* does not masquerade 10\.110\.0\.2 → 198\.51\.100\.30 and routes it to the external egress gateway 192\.168\.0\.254 \(ip rule priority 1500, table 1000\)/,
+    );
+    const without = {
+      ...s,
+      objects: s.objects.map((o) => {
+        const doc = o.object as { kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> };
+        if (doc.kind !== 'Subnet' || doc.metadata?.name !== 'legacy') return o;
+        const copy = structuredClone(doc);
+        delete copy.spec?.externalEgressGateway;
+        return { ...o, object: copy };
+      }),
+    };
+    const u = await traceScenario(without, probe);
+    expect(u.note).toMatch(/does not masquerade 10\.110\.0\.2 → 198\.51\.100\.30 \(Subnet legacy natOutgoing false;/);
+  });
+});

@@ -13,6 +13,7 @@
 import { containsIP, formatIP, formatMAC, type IP, nthIP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
+import { annotationKey, OVN_PROVIDER } from '../../kube/annotations.ts';
 import { type KubeObject, objectKey } from '../../kube/cluster/types.ts';
 import { decodeNode, decodeSubnet } from '../../kube/objects/objects.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
@@ -373,6 +374,11 @@ async function writeStatus(
   await ctx.cluster.patch({ kind: 'Subnet', name }, { status }, { subresource: 'status' });
 }
 
+/** The node got (or changed) its join address: a centralized subnet's gateway is a next hop only with one. */
+const joinAddressChanged: ChangePredicate = (o, old) =>
+  old === undefined || o.metadata.annotations?.[JOIN_ADDRESS] !== old.metadata.annotations?.[JOIN_ADDRESS];
+const JOIN_ADDRESS = annotationKey(OVN_PROVIDER, 'ip_address');
+
 /** Kube-OVN's nodeReady changed (a new node counts, as labelsChanged counts it). */
 const nodeReadyChanged: ChangePredicate = (o, old) =>
   old === undefined || decodeNode(o).value.ready !== decodeNode(old).value.ready;
@@ -384,7 +390,7 @@ export const subnetHandler: Handler = {
     { kind: 'Subnet', when: specLabelsOrDeletion },
     { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
     // A new node, new labels (gatewayNodeSelectors) or readiness may change a centralized subnet's gateways.
-    { kind: 'Node', when: anyOf(labelsChanged, nodeReadyChanged), map: () => ALL },
+    { kind: 'Node', when: anyOf(labelsChanged, nodeReadyChanged, joinAddressChanged), map: () => ALL },
     // An underlay subnet's localnet port and validity follow its Vlan and ProviderNetwork.
     { kind: 'Vlan', map: () => ALL },
     { kind: 'ProviderNetwork', map: () => ALL },

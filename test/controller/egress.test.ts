@@ -210,3 +210,19 @@ describe('externalEgressGateway', () => {
     expect(await validated('second')).toMatch(/policy routing table ID 1000 is conflict with subnet first/);
   });
 });
+
+describe('a gateway node that comes later', () => {
+  it('becomes the next hop once it has its join address', async () => {
+    const { cluster, backend, c } = await setup([
+      node('n1'),
+      subnet('late', { cidrBlock: '10.104.0.0/24', gatewayType: 'centralized', gatewayNode: 'n9' }),
+    ]);
+    expect(await gatewayPolicies(backend, 'late')).toEqual([]);
+    await cluster.create(node('n9'));
+    await settled(c);
+    const ip = await joinIp(cluster, 'n9');
+    expect(ip).toMatch(/^100\.64\./);
+    expect((await gatewayPolicies(backend, 'late'))[0]?.nexthops).toEqual([ip]);
+    expect(await status(cluster, 'late')).toMatchObject({ activateGateway: 'n9' });
+  });
+});

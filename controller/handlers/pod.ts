@@ -113,6 +113,11 @@ function ipObjectName(pod: string, ns: string): string {
   return ownerKey(pod, ns);
 }
 
+/** The `ip_family` annotation (Kube-OVN's NormalizeIPFamily after ValidatePodNetwork). */
+function ipFamily(v: string): 4 | 6 | 'invalid' | undefined {
+  return v === '' ? undefined : v === 'ipv4' ? 4 : v === 'ipv6' ? 6 : 'invalid';
+}
+
 export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const { name } = key;
   const ns = key.namespace ?? 'default';
@@ -169,6 +174,14 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
   const { ips: askedIps, mac: askedMac, ipPool, portSecurity } = decodeAddressRequest(p.annotations);
+  const family = ipFamily(p.annotations[A('ip_family')] ?? '');
+  if (family === 'invalid') {
+    // Kube-OVN's ValidatePodNetwork: only lowercase ipv4 or ipv6; the pod is not handled (what it had stays).
+    const why = `${A('ip_family')}: ${JSON.stringify(p.annotations[A('ip_family')])} is not ipv4 or ipv6`;
+    failed(why);
+    await ctx.event(ref, 'Warning', 'ValidatePodNetworkFailed', why);
+    throw new Error(`pod ${formatKey(key)}: ${why}`);
+  }
   // A lease the pod was never annotated with (restored from its NB port: the controller that committed it
   // died before writing the annotations) binds it to nothing; in a subnet it no longer goes to, it is let go.
   const held = ctx.ipam.lookup(ipamOwner);
@@ -185,6 +198,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ...(askedMac ? { mac: askedMac } : {}),
     ...(ipPool ? { ipPool } : {}),
     ...(ordinal !== undefined ? { ordinal } : {}),
+    ...(family !== undefined ? { family } : {}),
   });
   if (!a.ok) {
     // A port whose lease is gone (its subnet's new spec dropped it) must not keep the address in NB.

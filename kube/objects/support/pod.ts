@@ -95,7 +95,10 @@ export const POD_SUPPORT: KindSupport = {
       `${OVN}security_groups`,
       "the pod's port joins each group's port group and address sets, and the deny-all group while one of them exists",
     ),
-    ignored(`${OVN}ip_family`, 'a single family on a dual-stack subnet is not honoured: the pod gets both'),
+    acted(
+      `${OVN}ip_family`,
+      'ipv4 or ipv6: on a dual-stack subnet the pod gets that family only; a subnet without it, another value or an ip_address of the other family refuse the pod (AcquireAddressFailed, ValidatePodNetworkFailed)',
+    ),
     ignored(`${OVN}vip`, 'Vip objects are not modelled yet'),
     ignored(`${OVN}aaps`, 'allowed address pairs are not modelled yet'),
     ignored(`${OVN}port_vips`, 'extra port addresses are not modelled yet'),

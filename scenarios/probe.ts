@@ -11,16 +11,32 @@ import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
 import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
-import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
+import {
+  attachmentProvider,
+  decodeEndpointSlice,
+  decodeNode,
+  decodePod,
+  decodeService,
+  decodeSubnet,
+  NETWORKS_ANNOTATION,
+  type PodView,
+  parseNetworks,
+} from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
-import type { ScenarioProbe } from './load.ts';
-import { spoofed } from './probe-spoof.ts';
+import {
+  type EgressGatewayInput,
+  egressGatewayRoute,
+  type NatOutgoingInput,
+  nodeMasquerades,
+} from '../controller/translate/subnet-gateway.ts';
 import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { intoGateway, natAppliances } from './natgw.ts';
 import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
+import type { ScenarioHost, ScenarioProbe } from './load.ts';
+import { spoofed } from './probe-spoof.ts';
+import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -53,18 +69,21 @@ export interface ProbeIndex {
   /** Subnet name → its router, CIDRs and what its gateway node's masquerade reads. */
   readonly subnets: ReadonlyMap<
     string,
-    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput
+    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput & EgressGatewayInput
   >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
   /** VPC NAT gateways whose pod has its port, as appliances (scenarios/natgw.ts). */
   readonly natGateways: readonly NatAppliance[];
+  /** The scenario's physical hosts (`spec.hosts`). */
+  readonly hosts: readonly ScenarioHost[];
 }
 
 export function buildIndex(
   objects: { readonly [kind: string]: readonly KubeObject[] },
   topology: Topology,
   settings: ControllerSettings,
+  hosts: readonly ScenarioHost[] = [],
 ): ProbeIndex {
   const pods = new Map<string, ProbePod>();
   const pending = new Set<string>();
@@ -91,6 +110,7 @@ export function buildIndex(
       router: net.logicalRouter ?? settings.clusterRouter,
     });
   }
+  for (const o of objects.Pod ?? []) addAttachments(pods, decodePod(o).value);
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
   const byIP = new Map<string, ProbePod>();
   for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
@@ -128,7 +148,7 @@ export function buildIndex(
     if (!d.ok) continue;
     nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
-  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput>();
+  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput & EgressGatewayInput>();
   for (const o of objects.Subnet ?? []) {
     const s = decodeSubnet(o).value;
     subnets.set(s.name, {
@@ -136,11 +156,48 @@ export function buildIndex(
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
       natOutgoing: s.natOutgoing,
       natOutgoingPolicyRules: s.natOutgoingPolicyRules,
+      externalEgressGateway: s.externalEgressGateway,
+      policyRoutingPriority: s.policyRoutingPriority,
+      policyRoutingTableID: s.policyRoutingTableID,
     });
   }
   const natGateways = natAppliances(objects, topology, pods, subnets);
-  return { pods, services, nodes, topology, settings, subnets, pending, natGateways };
+  return { pods, services, nodes, topology, settings, subnets, pending, natGateways, hosts };
 }
+
+/**
+ * A pod's attachment interfaces (Multus, kube-ovn type) as probe ends of their
+ * own, `<ns>/<pod>@<nad-ns>/<nad>`, from the annotations the controller wrote
+ * under the attachment's provider (controller/handlers/attachment.ts).
+ */
+function addAttachments(pods: Map<string, ProbePod>, p: PodView): void {
+  const text = p.annotations[NETWORKS_ANNOTATION];
+  if (!text || p.nodeName === '') return;
+  const parsed = parseNetworks(text, p.namespace);
+  if (!parsed.ok) return;
+  for (const sel of parsed.value) {
+    const provider = attachmentProvider(sel);
+    const d = decodePodNetwork(p.annotations, provider);
+    if (!d.ok) continue;
+    const key = attachmentEnd(p.namespace, p.name, sel);
+    pods.set(key, {
+      key,
+      namespace: p.namespace,
+      name: p.name,
+      labels: p.labels,
+      port: podPortName(p.name, p.namespace, provider),
+      mac: d.value.mac ?? '',
+      ips: d.value.ips,
+      node: p.nodeName,
+      subnet: d.value.logicalSwitch ?? '',
+      router: d.value.logicalRouter ?? '',
+    });
+  }
+}
+
+/** How a probe names a pod's attachment interface: `<ns>/<pod>@<nad-ns>/<nad>`. */
+export const attachmentEnd = (ns: string, pod: string, nad: { namespace: string; name: string }): string =>
+  `${ns}/${pod}@${nad.namespace}/${nad.name}`;
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
 export type ResolvedProbe =
@@ -168,7 +225,15 @@ export type ResolvedProbe =
        */
       readonly natGateway?:
         | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
-        | { readonly direction: 'ingress'; readonly appliance: NatAppliance; readonly stages: readonly TraceStage[] };
+        | {
+            readonly direction: 'ingress';
+            readonly appliance: NatAppliance;
+            readonly stages: readonly TraceStage[];
+            /** The packet as the outside host sent it (to the EIP), before the appliance. */
+            readonly outside: Packet;
+          };
+      /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
+      readonly targetMac?: string;
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -210,7 +275,8 @@ type End =
   | { readonly kind: 'pod'; readonly pod: ProbePod; readonly ip?: string }
   | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
   | { readonly kind: 'cluster-ip'; readonly ip: string }
-  | { readonly kind: 'outside'; readonly ip: string };
+  | { readonly kind: 'outside'; readonly ip: string }
+  | { readonly kind: 'host'; readonly host: ScenarioHost; readonly ip?: string };
 
 function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End {
   if (text.startsWith('svc/')) {
@@ -224,11 +290,18 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
     }
     return { kind: 'service', svc };
   }
+  if (text.startsWith('host/')) {
+    const host = ix.hosts.find((h) => h.name === text.slice(5));
+    if (host === undefined) throw new ProbeError(`no host ${text.slice(5)} in spec.hosts`);
+    return { kind: 'host', host };
+  }
   if (tryParseIP(text) !== undefined) {
     // The source's own VPC first, then the VPCs it peers with (nearest first): where the address is routed.
     for (const v of vpc === undefined ? [undefined] : reachableVpcs(ix.topology, vpc))
       for (const pod of ix.pods.values())
         if (pod.ips.includes(text) && (v === undefined || pod.router === v)) return { kind: 'pod', pod, ip: text };
+    const host = ix.hosts.find((h) => h.ips.some((c) => c.split('/')[0] === text));
+    if (host !== undefined) return { kind: 'host', host, ip: text };
     for (const svc of ix.services.values())
       if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
     return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
@@ -301,7 +374,12 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
   if ((e.via !== undefined || e.snat !== undefined) && (from.kind !== 'pod' || to.kind !== 'outside'))
     throw new ProbeError(`via and snat are for probes from a pod to an outside host (${e.from} → ${e.to})`);
-  const r = from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
+  const r =
+    from.kind === 'outside'
+      ? fromOutside(ix, e, from, to, n)
+      : from.kind === 'host'
+        ? fromHostProbe(ix, e, from.host, to, n)
+        : fromPod(ix, e, from.pod, to, n);
   return e.spoof === undefined || r.kind !== 'packet' ? r : spoofed(ix, r, e.spoof);
 }
 
@@ -317,7 +395,8 @@ function fromOutside(
 ): ResolvedProbe {
   const viaGateway = toEip(ix, e, from, to, n);
   if (viaGateway !== undefined) return viaGateway;
-  if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
+  if (to.kind === 'outside' || to.kind === 'host')
+    throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
   if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
   if (to.pod.router !== ix.settings.clusterRouter)
     return { kind: 'denied', reason: `${e.to} is in VPC ${to.pod.router}, unreachable from outside` };
@@ -352,7 +431,9 @@ function fromPod(
   n: number,
 ): ResolvedProbe {
   const gwMac = routerPortMac(ix.topology, src.router, src.subnet);
-  if (gwMac === '') return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
+  // A pod reaches a host on its own network without a router (an underlay subnet's physical gateway).
+  if (gwMac === '' && to.kind !== 'host' && !(to.kind === 'pod' && to.pod.subnet === src.subnet))
+    return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
   const pick = (ips: readonly string[]) => pickPair(src, ips);
   switch (to.kind) {
     case 'pod': {
@@ -369,6 +450,8 @@ function fromPod(
     }
     case 'service':
       return toService(e, src, to, gwMac, n);
+    case 'host':
+      return legProbe(e, podToHost(ix.topology, ix.subnets, src, gwMac, to.host, to.ip), n, src.port);
     case 'cluster-ip': {
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
@@ -418,6 +501,31 @@ function fromPod(
       };
     }
   }
+}
+
+/**
+ * For a probe from a pod to an outside host that left the cluster network at
+ * `outport` (a node's join port): what that node does with it, as Kube-OVN's
+ * node agent would (kovn's model of its iptables, not OVN's), for a trace.
+ *
+ * @example egressNote(ix, { from: 'edge/app', to: '192.0.2.9', protocol: 'ICMP', allowed: true }, 'node-node-1')
+ *   // 'left the cluster network at node-node-1, whose node agent does not masquerade 10.97.0.2 → 192.0.2.9 (...)'
+ */
+export function egressNote(ix: ProbeIndex, e: ScenarioProbe, outport: string | undefined): string | undefined {
+  const src = ix.pods.get(e.from);
+  if (src === undefined || tryParseIP(e.to) === undefined || resolveEnd(ix, e.to, src.router).kind !== 'outside')
+    return undefined;
+  const node = [...ix.nodes.entries()].find(([, n]) => n.port === outport);
+  if (node === undefined) return undefined;
+  const p = pickPair(src, [e.to]);
+  if (p === undefined) return undefined;
+  const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
+  const d = nodeMasquerades(subnet, p.s, p.d);
+  const egw = 'externalEgressGateway' in subnet ? egressGatewayRoute(subnet, isV6(p.d) ? 6 : 4) : undefined;
+  const what = d.snat
+    ? `masquerades ${p.s} → ${p.d} to the node's address`
+    : `does not masquerade ${p.s} → ${p.d}${egw ? ` and routes it to ${egw}` : ''}`;
+  return `left the cluster network at ${outport} (node ${node[0]}), whose node agent ${what} (Subnet ${src.subnet} ${d.by}; Kube-OVN's node agent, its iptables and ip rules, modelled by kovn, not part of OVN's trace)`;
 }
 
 /** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */
@@ -513,6 +621,50 @@ function toEip(
     inport: app.port,
     packet: a.packet,
     targets: [pod.port],
-    natGateway: { direction: 'ingress', appliance: app, stages: a.stages },
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages, outside },
   };
+}
+
+/** A host leg (probe-hosts.ts) as a resolved probe; `inport` for a leg from a pod. */
+function legProbe(e: ScenarioProbe, leg: HostLeg, n: number, inport?: string): ResolvedProbe {
+  if (leg.kind === 'denied') return leg;
+  return {
+    kind: 'packet',
+    inport: inport ?? leg.inport,
+    packet: packetFor(e, { ethSrc: leg.ethSrc, ethDst: leg.ethDst, src: leg.src, dst: leg.dst }, n),
+    targets: leg.targets,
+    ...(leg.targetMac !== undefined ? { targetMac: leg.targetMac } : {}),
+  };
+}
+
+/** A probe from a physical host: into OVN at a localnet port of its network (probe-hosts.ts). */
+function fromHostProbe(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  h: ScenarioHost,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe {
+  const leg = (dst: string, targets: readonly string[]) => fromHost(ix.topology, ix.hosts, ix.subnets, h, dst, targets);
+  switch (to.kind) {
+    case 'host':
+    case 'outside':
+      throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
+    case 'pod': {
+      const own = h.ips.map((c) => c.split('/')[0]!);
+      const dst = (to.ip !== undefined ? [to.ip] : to.pod.ips).find((ip) => own.some((a) => isV6(a) === isV6(ip)));
+      if (dst === undefined) return { kind: 'denied', reason: `host ${h.name} and ${e.to} share no address family` };
+      return legProbe(e, leg(dst, [to.pod.port]), n);
+    }
+    case 'service':
+      return { kind: 'denied', reason: `${e.to}: a Service's cluster IP is not served to a physical host` };
+    case 'cluster-ip': {
+      const gateway = [...ix.topology.routerPort.values()].some((rp) =>
+        rp.networks.some((x) => x.split('/')[0] === to.ip),
+      );
+      const r = legProbe(e, leg(to.ip, []), n);
+      if (e.protocol === 'ICMP' && gateway && r.kind === 'packet') return { ...r, routerAnswers: true };
+      return r.kind === 'denied' ? r : { kind: 'denied', reason: `no pod holds ${to.ip} and no Service serves it` };
+    }
+  }
 }

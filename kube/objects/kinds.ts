@@ -65,9 +65,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
     scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)],
   },
   VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  ProviderNetwork: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
-  Vlan: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
-  QoSPolicy: { why: 'QoS changes no probe verdict' },
   VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
   BgpConf: { why: 'BGP announcement is outside the cluster network' },
   EvpnConf: { why: 'EVPN is outside the cluster network' },
@@ -75,13 +72,7 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
 };
 
 /** Other kinds a Kube-OVN cluster acts on, by apiVersion group. */
-const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {
-  'k8s.cni.cncf.io': {
-    NetworkAttachmentDefinition: {
-      why: 'attachment networks (Multus) are not modelled; probes use the primary interface',
-    },
-  },
-};
+const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {};
 
 export interface KindVerdict {
   readonly handled: boolean;

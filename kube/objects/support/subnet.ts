@@ -12,8 +12,7 @@ const ignored = (path: string, note: string, extra: Partial<FieldSupport> = {}):
   ...extra,
 });
 
-const UNDERLAY = 'underlay networks (ProviderNetwork, Vlan, localnet ports) are not modelled yet';
-const U2O = 'underlay-to-overlay interconnection needs underlay subnets, which are not modelled yet';
+const U2O_ONLY = 'overlay-only routing (u2oFeatures) is not modelled: the default u2o policies are written';
 const DHCP =
   'DHCP_Options rows are not written; pods get their addresses from IPAM annotations, so no probe depends on them';
 
@@ -36,10 +35,10 @@ export const SUBNET_SUPPORT: KindSupport = {
     {
       path: 'spec.provider',
       state: 'limited',
-      note: 'only the ovn provider: a Subnet of an attachment network (Multus) is not modelled',
+      note: "ovn, and <nad>.<ns>.ovn: a kube-ovn attachment network's subnet (its pods' second interfaces); an IPAM-only provider <nad>.<ns> (macvlan, ipvlan) is not modelled",
       limitation: (v) =>
         typeof v === 'string' && v !== '' && v !== 'ovn' && !v.endsWith('.ovn')
-          ? `provider ${JSON.stringify(v)} is an attachment network's subnet (Multus), not modelled: kovn treats it as an overlay subnet`
+          ? `provider ${JSON.stringify(v)} is an IPAM-only attachment network's subnet (macvlan, ipvlan), not modelled: kovn treats it as an overlay subnet`
           : undefined,
     },
     acted('spec.gatewayType', '"" is distributed, as in Kube-OVN'),
@@ -55,15 +54,27 @@ export const SUBNET_SUPPORT: KindSupport = {
       'spec.natOutgoing',
       "the SNAT is the gateway node's iptables rule in Kube-OVN (pkg/daemon/gateway_linux.go), modelled where a probe leaves the cluster (a probe's `snat`), the same on sim and ovn; the lab's nodes do not masquerade",
     ),
-    ignored('spec.externalEgressGateway', 'policy routing to an external egress gateway is not modelled yet'),
-    ignored('spec.policyRoutingPriority', 'used only with externalEgressGateway, which is not modelled yet'),
-    ignored('spec.policyRoutingTableID', 'used only with externalEgressGateway, which is not modelled yet'),
+    acted(
+      'spec.externalEgressGateway',
+      "checked as Kube-OVN's validator checks it (not with natOutgoing, addresses of the subnet's families); Kube-OVN writes no NB rows for it: its node agent's policy routing to the gateway is modelled where the probe leaves the cluster (the gateway node, unmasqueraded; `kovn trace` names the gateway), the same on sim and ovn; the lab's nodes do not route to it",
+    ),
+    acted(
+      'spec.policyRoutingPriority',
+      "the node agent's ip rule priority for externalEgressGateway (named in the trace)",
+    ),
+    acted(
+      'spec.policyRoutingTableID',
+      "the node agent's routing table for externalEgressGateway (named in the trace); two subnets with externalEgressGateway may not share it (the later is refused, as Kube-OVN's checkSubnetConflict)",
+    ),
     ignored('spec.mtu', "the MTU is the node agent's; probes are small packets", { verdict: 'none' }),
     acted('spec.private'),
     acted('spec.allowSubnets'),
-    ignored('spec.vlan', UNDERLAY),
+    acted(
+      'spec.vlan',
+      "an underlay subnet: its switch gets the localnet port localnet.<subnet> (the Vlan's provider and id), and its gateway is the physical one unless logicalGateway or u2oInterconnection",
+    ),
     ignored('spec.vips', "the subnet's virtual IPs are not reserved or programmed yet"),
-    ignored('spec.logicalGateway', UNDERLAY),
+    acted('spec.logicalGateway', 'an underlay subnet keeps its router port and routes, as an overlay one'),
     ignored('spec.disableGatewayCheck', "the gateway check is the node agent's", { verdict: 'none' }),
     ignored('spec.disableInterConnection', 'OVN interconnection (OVN-IC) is not modelled yet', { verdict: 'none' }),
     ignored('spec.enableDHCP', DHCP, { verdict: 'none' }),
@@ -85,9 +96,12 @@ export const SUBNET_SUPPORT: KindSupport = {
       'spec.natOutgoingPolicyRules',
       "checked as Kube-OVN's validator does; their IDs in status.natOutgoingPolicyRules; the node's nat/forward marks decide a probe's `snat` (no NB rows: Kube-OVN writes none, its node agent does it in iptables)",
     ),
-    ignored('spec.u2oInterconnectionIP', U2O),
-    ignored('spec.u2oInterconnection', U2O),
-    ignored('spec.u2oFeatures', U2O),
+    acted('spec.u2oInterconnectionIP', 'allocated from the subnet when not given (status.u2oInterconnectionIP)'),
+    acted(
+      'spec.u2oInterconnection',
+      "the router port with the u2o address and Kube-OVN's default u2o policies (29400, 31000, 29000)",
+    ),
+    ignored('spec.u2oFeatures', U2O_ONLY),
     acted('spec.enableLb'),
     acted('spec.enableEcmp', "a centralized subnet's 29000 policy has every ready gateway node as a next hop"),
     ignored('spec.enableMulticastSnoop', 'multicast is not modelled; probes are unicast', { verdict: 'none' }),
@@ -96,6 +110,8 @@ export const SUBNET_SUPPORT: KindSupport = {
       'spec.routeTable',
       "the router port's route table is not set yet: routes of other tables do not apply to the subnet",
     ),
-    ignored('spec.nodeNetwork', UNDERLAY),
+    ignored('spec.nodeNetwork', "the node network of an underlay subnet's tunnel is the node agent's", {
+      verdict: 'none',
+    }),
   ],
 };

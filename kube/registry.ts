@@ -26,6 +26,8 @@ import {
   decodeSwitchLBRule,
   decodeVip,
   decodeVpc,
+  decodeProviderNetwork,
+  decodeVlan,
 } from './objects/objects.ts';
 import { decodeIptablesEIP, decodeIptablesRule, decodeVpcNatGateway } from './objects/vpc-nat-gateway.ts';
 import type { Decoded } from './objects/meta.ts';
@@ -47,6 +49,8 @@ import {
   SWITCH_LB_RULE_SUPPORT,
   VIP_SUPPORT,
   VPC_SUPPORT,
+  PROVIDER_NETWORK_SUPPORT,
+  VLAN_SUPPORT,
 } from './objects/support/index.ts';
 import {
   IPTABLES_DNAT_RULE_SUPPORT,
@@ -101,6 +105,13 @@ export const REGISTRY = Object.freeze({
   Vpc: { ...kubeovn('vpcs'), role: 'watched', decode: decodeVpc, support: VPC_SUPPORT },
   Subnet: { ...kubeovn('subnets'), role: 'watched', decode: decodeSubnet, support: SUBNET_SUPPORT },
   IPPool: { ...kubeovn('ippools'), role: 'watched', decode: decodeIPPool, support: IPPOOL_SUPPORT },
+  ProviderNetwork: {
+    ...kubeovn('provider-networks'),
+    role: 'watched',
+    decode: decodeProviderNetwork,
+    support: PROVIDER_NETWORK_SUPPORT,
+  },
+  Vlan: { ...kubeovn('vlans'), role: 'watched', decode: decodeVlan, support: VLAN_SUPPORT },
   Node: { ...core('nodes', false), role: 'watched', decode: decodeNode, support: NODE_SUPPORT },
   Namespace: { ...core('namespaces', false), role: 'watched', decode: decodeNamespace, support: NAMESPACE_SUPPORT },
   Pod: { ...core('pods', true), role: 'watched', decode: decodePod, support: POD_SUPPORT, owns: ['IP'] },

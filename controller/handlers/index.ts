@@ -20,6 +20,7 @@ import { vipHandler } from './vip.ts';
 import { vpcHandler } from './vpc.ts';
 import { vpcNatGatewayHandler } from './vpc-nat-gateway.ts';
 import { iptablesDnatHandler, iptablesEipHandler, iptablesFipHandler, iptablesSnatHandler } from './iptables-rules.ts';
+import { providerNetworkHandler, vlanHandler } from './provider-network.ts';
 
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
@@ -40,5 +41,7 @@ export const HANDLERS: readonly Handler[] = [
   iptablesSnatHandler,
   iptablesDnatHandler,
   switchLBRuleHandler,
+  providerNetworkHandler,
+  vlanHandler,
   qosPolicyHandler,
 ];

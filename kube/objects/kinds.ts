@@ -65,8 +65,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
     scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)],
   },
   VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  ProviderNetwork: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
-  Vlan: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
   VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
   BgpConf: { why: 'BGP announcement is outside the cluster network' },
   EvpnConf: { why: 'EVPN is outside the cluster network' },

@@ -24,6 +24,7 @@ export * from './qos-policy.ts';
 export * from './security-group.ts';
 export * from './vpc-nat-gateway.ts';
 export * from './services.ts';
+export * from './underlay.ts';
 
 export interface ContainerPort {
   readonly name?: string;

@@ -47,7 +47,7 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
           'NetworkPolicy',
           'np',
           'lax',
-          'metadata.annotations[ovn.kubernetes.io/network_policy_enforcement]',
+          'metadata.annotations[ovn.kubernetes.io/network_policy_for]',
         ],
         ['UnsupportedAnnotation', 'Pod', 'default', 'ngw', 'metadata.annotations[ovn.kubernetes.io/north_gateway]'],
         ['UnsupportedAnnotation', 'Pod', 'default', 'rated', 'metadata.annotations[ovn.kubernetes.io/ingress_rate]'],

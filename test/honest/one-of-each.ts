@@ -18,7 +18,7 @@ export const ONE_OF_EACH = join3(
   'apiVersion: v1\nkind: Namespace\nmetadata: {name: quiet, annotations: {ovn.kubernetes.io/network_policy_enforcement: lax}}\n',
   'apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {ovn.kubernetes.io/tunnel_interface: eth1}}\n',
   'apiVersion: v1\nkind: Service\nmetadata: {name: local, namespace: default}\nspec: {selector: {app: plain}, internalTrafficPolicy: Local, ports: [{port: 80}]}\n',
-  'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: lax, namespace: np, annotations: {ovn.kubernetes.io/network_policy_enforcement: lax}}\nspec: {podSelector: {matchLabels: {app: guarded}}, ingress: [{}]}\n',
+  'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: lax, namespace: np, annotations: {ovn.kubernetes.io/network_policy_for: np/attach}}\nspec: {podSelector: {matchLabels: {app: guarded}}, ingress: [{}]}\n',
   pod('u1', 'u'),
   pod('v1p', 'vv'),
   pod('pp', 'pooled', 'annotations: {ovn.kubernetes.io/ip_pool: p1}'),

@@ -41,6 +41,8 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   Vpc: { shortNames: ['vpc'], status: true },
   Subnet: { shortNames: ['subnet'], status: true },
   IPPool: { shortNames: ['ippool'], status: true },
+  ProviderNetwork: { shortNames: ['pn'], status: true },
+  Vlan: { shortNames: ['vlan'], status: true },
   Node: { shortNames: ['no'], status: true },
   Namespace: { shortNames: ['ns'], status: true },
   Pod: { shortNames: ['po'], categories: ALL, status: true },

@@ -19,6 +19,7 @@ import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
 import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
 import { VIP_SUPPORT } from './vip.ts';
+import { PROVIDER_NETWORK_SUPPORT, VLAN_SUPPORT } from './underlay.ts';
 
 export {
   ADMIN_NETWORK_POLICY_SUPPORT,
@@ -37,4 +38,6 @@ export {
   VPC_SUPPORT,
   SWITCH_LB_RULE_SUPPORT,
   VIP_SUPPORT,
+  PROVIDER_NETWORK_SUPPORT,
+  VLAN_SUPPORT,
 };

@@ -10,6 +10,8 @@
  */
 import type { KubeObject } from './cluster/types.ts';
 import {
+  decodeAdminNetworkPolicy,
+  decodeBaselineAdminNetworkPolicy,
   decodeEndpointSlice,
   decodeIP,
   decodeIPPool,
@@ -17,15 +19,22 @@ import {
   decodeNetworkPolicy,
   decodeNode,
   decodePod,
+  decodeQoSPolicy,
+  decodeSecurityGroup,
   decodeService,
   decodeSubnet,
+  decodeSwitchLBRule,
+  decodeVip,
   decodeVpc,
   decodeProviderNetwork,
   decodeVlan,
 } from './objects/objects.ts';
+import { decodeIptablesEIP, decodeIptablesRule, decodeVpcNatGateway } from './objects/vpc-nat-gateway.ts';
 import type { Decoded } from './objects/meta.ts';
 import type { KindSupport } from './objects/support.ts';
 import {
+  ADMIN_NETWORK_POLICY_SUPPORT,
+  BASELINE_ADMIN_NETWORK_POLICY_SUPPORT,
   ENDPOINT_SLICE_SUPPORT,
   IP_SUPPORT,
   IPPOOL_SUPPORT,
@@ -33,12 +42,23 @@ import {
   NETWORK_POLICY_SUPPORT,
   NODE_SUPPORT,
   POD_SUPPORT,
+  QOS_POLICY_SUPPORT,
+  SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
+  SWITCH_LB_RULE_SUPPORT,
+  VIP_SUPPORT,
   VPC_SUPPORT,
   PROVIDER_NETWORK_SUPPORT,
   VLAN_SUPPORT,
 } from './objects/support/index.ts';
+import {
+  IPTABLES_DNAT_RULE_SUPPORT,
+  IPTABLES_EIP_SUPPORT,
+  IPTABLES_FIP_RULE_SUPPORT,
+  IPTABLES_SNAT_RULE_SUPPORT,
+  VPC_NAT_GATEWAY_SUPPORT,
+} from './objects/support/vpc-nat-gateway.ts';
 
 /** What kovn does with objects of a kind. */
 export type KindRole =
@@ -108,7 +128,70 @@ export const REGISTRY = Object.freeze({
     decode: decodeNetworkPolicy,
     support: NETWORK_POLICY_SUPPORT,
   },
+  AdminNetworkPolicy: {
+    ...{ group: 'policy.networking.k8s.io', version: 'v1alpha1', plural: 'adminnetworkpolicies', namespaced: false },
+    role: 'watched',
+    decode: decodeAdminNetworkPolicy,
+    support: ADMIN_NETWORK_POLICY_SUPPORT,
+  },
+  BaselineAdminNetworkPolicy: {
+    ...{
+      group: 'policy.networking.k8s.io',
+      version: 'v1alpha1',
+      plural: 'baselineadminnetworkpolicies',
+      namespaced: false,
+    },
+    role: 'watched',
+    decode: decodeBaselineAdminNetworkPolicy,
+    support: BASELINE_ADMIN_NETWORK_POLICY_SUPPORT,
+  },
   IP: { ...kubeovn('ips'), role: 'watched', decode: decodeIP, support: IP_SUPPORT },
+  SecurityGroup: {
+    ...kubeovn('security-groups'),
+    role: 'watched',
+    decode: decodeSecurityGroup,
+    support: SECURITY_GROUP_SUPPORT,
+  },
+  VpcNatGateway: {
+    ...kubeovn('vpc-nat-gateways'),
+    role: 'watched',
+    decode: decodeVpcNatGateway,
+    support: VPC_NAT_GATEWAY_SUPPORT,
+    owns: ['StatefulSet'],
+  },
+  IptablesEIP: {
+    ...kubeovn('iptables-eips'),
+    role: 'watched',
+    decode: decodeIptablesEIP,
+    support: IPTABLES_EIP_SUPPORT,
+  },
+  IptablesFIPRule: {
+    ...kubeovn('iptables-fip-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_FIP_RULE_SUPPORT,
+  },
+  IptablesSnatRule: {
+    ...kubeovn('iptables-snat-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_SNAT_RULE_SUPPORT,
+  },
+  IptablesDnatRule: {
+    ...kubeovn('iptables-dnat-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_DNAT_RULE_SUPPORT,
+  },
+  Vip: { ...kubeovn('vips'), role: 'watched', decode: decodeVip, support: VIP_SUPPORT },
+  SwitchLBRule: {
+    ...kubeovn('switch-lb-rules'),
+    role: 'watched',
+    decode: decodeSwitchLBRule,
+    support: SWITCH_LB_RULE_SUPPORT,
+    owns: ['Service', 'EndpointSlice'],
+  },
+  QoSPolicy: { ...kubeovn('qos-policies'), role: 'watched', decode: decodeQoSPolicy, support: QOS_POLICY_SUPPORT },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },
   StatefulSet: { ...apps('statefulsets'), role: 'workload' },

@@ -48,6 +48,18 @@ export interface ScenarioProbe {
    * address's owner).
    */
   readonly spoof?: ProbeSpoof;
+  /**
+   * To an outside host: the node whose join port the packet must leave the
+   * cluster network by (a centralized subnet's active gateway, a distributed
+   * subnet's own node); leaving by another node does not count as arriving.
+   */
+  readonly via?: string;
+  /**
+   * To an outside host: whether the gateway node masquerades the packet
+   * (natOutgoing and natOutgoingPolicyRules, as Kube-OVN's node iptables
+   * decide); the other answer does not count as arriving.
+   */
+  readonly snat?: boolean;
 }
 
 export interface ProbeSpoof {
@@ -95,7 +107,7 @@ const PROTOCOLS: readonly string[] = ['TCP', 'UDP', 'SCTP', 'ICMP'];
 const SCENARIO_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec'];
 const SPEC_FIELDS = ['cluster', 'hosts', 'expect', 'steps'];
 const CLUSTER_FIELDS = ['defaultSubnet', 'joinSubnet', 'serviceCIDR', 'nodes'];
-const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed', 'spoof'];
+const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed', 'spoof', 'via', 'snat'];
 const STEP_FIELDS = ['apply', 'delete', 'expect'];
 
 type Path = readonly (string | number)[];
@@ -156,7 +168,10 @@ function probeOf(ctx: DocCtx, v: unknown, path: Path, hosts: ReadonlySet<string>
   if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol))
     ctx.fail('shape', [...path, 'protocol'], `must be one of ${PROTOCOLS.join(', ')}`);
   if (typeof v.allowed !== 'boolean') ctx.fail('shape', [...path, 'allowed'], 'must be true or false');
-  const spoof = v.spoof === undefined ? {} : { spoof: spoofOf(ctx, v.spoof, protocol, [...path, 'spoof']) };
+  const spoof = {
+    ...(v.spoof === undefined ? {} : { spoof: spoofOf(ctx, v.spoof, protocol, [...path, 'spoof']) }),
+    ...egressOf(ctx, v, path),
+  };
   if (protocol === 'ICMP') {
     if (v.port !== undefined) ctx.fail('shape', [...path, 'port'], 'ICMP probes have no port');
     return { from: v.from as string, to: v.to as string, protocol, allowed: v.allowed, ...spoof };
@@ -166,6 +181,18 @@ function probeOf(ctx: DocCtx, v: unknown, path: Path, hosts: ReadonlySet<string>
     ctx.fail('shape', [...path, 'port'], 'must be a port number 1..65535');
   const protocolOf = protocol as ProbeProtocol;
   return { from: v.from as string, to: v.to as string, protocol: protocolOf, port, allowed: v.allowed, ...spoof };
+}
+
+/** A probe's `via` (a node's name) and `snat` (true or false), for probes to outside hosts. */
+function egressOf(ctx: DocCtx, v: Record<string, unknown>, path: Path): { via?: string; snat?: boolean } {
+  if (v.via !== undefined && (typeof v.via !== 'string' || v.via === ''))
+    ctx.fail('shape', [...path, 'via'], "must be a node's name");
+  if (v.snat !== undefined && typeof v.snat !== 'boolean')
+    ctx.fail('shape', [...path, 'snat'], 'must be true or false');
+  return {
+    ...(v.via === undefined ? {} : { via: v.via as string }),
+    ...(v.snat === undefined ? {} : { snat: v.snat as boolean }),
+  };
 }
 
 function spoofOf(ctx: DocCtx, v: unknown, protocol: string, path: Path): ProbeSpoof {

@@ -14,6 +14,11 @@ import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
+import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
+import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
+import type { TraceStage } from '../sim/trace.ts';
+import { intoGateway, natAppliances } from './natgw.ts';
+import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
 import type { ScenarioHost, ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
 import { closeNames, packetFor, reachableVpcs } from './probe-util.ts';
@@ -47,10 +52,15 @@ export interface ProbeIndex {
   readonly nodes: ReadonlyMap<string, { readonly port: string; readonly mac: string; readonly ip: string }>;
   readonly topology: Topology;
   readonly settings: ControllerSettings;
-  /** Subnet name → its router and CIDRs. */
-  readonly subnets: ReadonlyMap<string, { readonly router: string; readonly cidrs: readonly string[] }>;
+  /** Subnet name → its router, CIDRs and what its gateway node's masquerade reads. */
+  readonly subnets: ReadonlyMap<
+    string,
+    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput
+  >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
+  /** VPC NAT gateways whose pod has its port, as appliances (scenarios/natgw.ts). */
+  readonly natGateways: readonly NatAppliance[];
   /** The scenario's physical hosts (`spec.hosts`). */
   readonly hosts: readonly ScenarioHost[];
 }
@@ -87,6 +97,8 @@ export function buildIndex(
     });
   }
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
+  const byIP = new Map<string, ProbePod>();
+  for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
   const services = new Map<string, ServiceInfo>();
   for (const o of objects.Service ?? []) {
     const s = decodeService(o).value;
@@ -98,13 +110,21 @@ export function buildIndex(
         if (sp.port === undefined) continue;
         const list = endpoints.get(sp.name ?? '') ?? [];
         for (const e of sl.endpoints) {
-          if (!e.ready || e.targetPod === undefined) continue;
-          list.push({ port: `${e.targetPod}.${s.namespace}`, targetPort: sp.port });
+          if (!e.ready) continue;
+          // An endpoint without a pod reference (a SwitchLBRule's `endpoints`): the pod holding its address.
+          const port =
+            e.targetPod !== undefined
+              ? `${e.targetPod}.${s.namespace}`
+              : e.addresses.map((a) => byIP.get(a)?.port).find((x) => x !== undefined);
+          if (port !== undefined) list.push({ port, targetPort: sp.port });
         }
         endpoints.set(sp.name ?? '', list);
       }
     }
-    services.set(key, { key, clusterIPs: s.clusterIPs, ports: s.ports, endpoints });
+    // A SwitchLBRule's Service is headless: its VIPs are in its annotation (controller/translate/switch-lb-rule.ts).
+    const slrVips = s.annotations[SWITCH_LB_VIP_ANNOTATION];
+    const clusterIPs = slrVips ? slrVips.split(',').map((v) => v.trim()) : s.clusterIPs;
+    services.set(key, { key, clusterIPs, ports: s.ports, endpoints });
   }
   const nodes = new Map<string, { port: string; mac: string; ip: string }>();
   for (const o of objects.Node ?? []) {
@@ -113,15 +133,18 @@ export function buildIndex(
     if (!d.ok) continue;
     nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
-  const subnets = new Map<string, { router: string; cidrs: string[] }>();
+  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput>();
   for (const o of objects.Subnet ?? []) {
     const s = decodeSubnet(o).value;
     subnets.set(s.name, {
       router: s.vpc || settings.clusterRouter,
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
+      natOutgoing: s.natOutgoing,
+      natOutgoingPolicyRules: s.natOutgoingPolicyRules,
     });
   }
-  return { pods, services, nodes, topology, settings, subnets, pending, hosts };
+  const natGateways = natAppliances(objects, topology, pods, subnets);
+  return { pods, services, nodes, topology, settings, subnets, pending, natGateways, hosts };
 }
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
@@ -142,6 +165,21 @@ export type ResolvedProbe =
       readonly spoofed?: { readonly ip?: string; readonly mac?: string };
       /** A Service probe: each target (an endpoint's port) with the port it serves on (its target port). */
       readonly endpoints?: readonly { readonly port: string; readonly targetPort: number }[];
+      /**
+       * Through a VPC NAT gateway (scenarios/natgw.ts): `egress`, the targets are
+       * gateway pods' ports and the appliance continues from where the packet
+       * arrived; `ingress`, the appliance already took the outside packet to
+       * `packet` at the gateway's port (its stages come first in a trace).
+       */
+      readonly natGateway?:
+        | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
+        | {
+            readonly direction: 'ingress';
+            readonly appliance: NatAppliance;
+            readonly stages: readonly TraceStage[];
+            /** The packet as the outside host sent it (to the EIP), before the appliance. */
+            readonly outside: Packet;
+          };
       /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
       readonly targetMac?: string;
       /** The physical host (`spec.hosts`) the probe goes from or to. */
@@ -232,6 +270,8 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   if (to.kind === 'pending')
     return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
+  if ((e.via !== undefined || e.snat !== undefined) && (from.kind !== 'pod' || to.kind !== 'outside'))
+    throw new ProbeError(`via and snat are for probes from a pod to an outside host (${e.from} → ${e.to})`);
   const r =
     from.kind === 'outside'
       ? fromOutside(ix, e, from, to, n)
@@ -251,6 +291,8 @@ function fromOutside(
   to: Exclude<End, Ended<'pending'>>,
   n: number,
 ): ResolvedProbe {
+  const viaGateway = toEip(ix, e, from, to, n);
+  if (viaGateway !== undefined) return viaGateway;
   if (to.kind === 'outside' || to.kind === 'host')
     throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
   if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
@@ -328,6 +370,18 @@ function fromPod(
     case 'outside': {
       // A custom VPC leaves the cluster network only through its own gateway (enableExternal, a VPC NAT
       // gateway): kovn does not model those (a VPC or object with one is reported, its probes unsure).
+      const gateways = ix.natGateways.filter((g) => vpcOfGateway(ix, g) === src.router);
+      if (src.router !== ix.settings.clusterRouter && gateways.length > 0) {
+        const p = pick([to.ip]);
+        if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+        return {
+          kind: 'packet',
+          inport: src.port,
+          packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
+          targets: gateways.map((g) => g.port),
+          natGateway: { direction: 'egress', appliances: gateways },
+        };
+      }
       if (src.router !== ix.settings.clusterRouter)
         return {
           kind: 'denied',
@@ -335,14 +389,49 @@ function fromPod(
         };
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+      const other = masqueradeMismatch(ix, e, src, p);
+      if (other !== undefined) return { kind: 'denied', reason: other };
       return {
         kind: 'packet',
         inport: src.port,
         packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
-        targets: [...ix.nodes.values()].map((x) => x.port),
+        targets: exitPorts(ix, e),
       };
     }
   }
+}
+
+/** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */
+function exitPorts(ix: ProbeIndex, e: ScenarioProbe): string[] {
+  if (e.via === undefined) return [...ix.nodes.values()].map((x) => x.port);
+  const node = ix.nodes.get(e.via);
+  if (node === undefined) {
+    const near = closeNames(e.via, ix.nodes.keys());
+    throw new ProbeError(`via: no node ${e.via}${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}`);
+  }
+  return [node.port];
+}
+
+/**
+ * A probe's `snat` against what the gateway node's iptables do with the
+ * packet (controller/translate/subnet-gateway.ts nodeMasquerades, Kube-OVN's
+ * node agent): the reason it does not arrive as asked, or undefined. It
+ * depends on the subnet and the addresses only, so it is decided here, the
+ * same for every world; the worlds decide whether the packet gets there.
+ */
+function masqueradeMismatch(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  src: ProbePod,
+  p: { s: string; d: string },
+): string | undefined {
+  if (e.snat === undefined) return undefined;
+  const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
+  const d = nodeMasquerades(subnet, p.s, p.d);
+  if (d.snat === e.snat) return undefined;
+  return d.snat
+    ? `the gateway node masquerades ${p.s} → ${p.d} (Subnet ${src.subnet} ${d.by})`
+    : `the gateway node does not masquerade ${p.s} → ${p.d} (Subnet ${src.subnet} ${d.by})`;
 }
 
 /** A probe to a Service's cluster IP: to any of its ready endpoints of that port. */
@@ -361,6 +450,51 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
     targets: [...new Set(eps.map((x) => x.port))],
     endpoints: eps,
+  };
+}
+
+/** The VPC a gateway's pod is in (its port's subnet's router). */
+function vpcOfGateway(ix: ProbeIndex, g: NatAppliance): string | undefined {
+  for (const p of ix.pods.values()) if (p.port === g.port) return p.router;
+  return undefined;
+}
+
+/** A probe from an outside host to a NAT gateway's EIP: the appliance's DNAT, then OVN from the gateway's port. */
+function toEip(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  from: Ended<'outside'>,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe | undefined {
+  if (to.kind !== 'outside' && to.kind !== 'cluster-ip') return undefined;
+  const app = ix.natGateways.find((g) => g.rules.eips.some((x) => x.ip === to.ip));
+  if (app === undefined) return undefined;
+  // The outside's router hands the packet to the EIP's owner on net1: its MAC is the gateway's own there.
+  const outside = packetFor(
+    e,
+    { ethSrc: '02:00:00:00:00:01', ethDst: '02:00:00:00:00:02', src: from.ip, dst: to.ip },
+    n,
+  );
+  const a = intoGateway(app, outside);
+  if ('reason' in a) {
+    if (a.answered)
+      throw new ProbeError(`${e.to} is ${app.name}'s own address: probes to the gateway itself are not modelled`);
+    return { kind: 'denied', reason: a.reason };
+  }
+  const vpc = vpcOfGateway(ix, app);
+  const dst = a.packet['ip4.dst'];
+  const pod = [...ix.pods.values()].find(
+    (p) => p.router === vpc && p.ips.some((ip) => tryParseIP(ip)?.family === 4 && tryParseIP(ip)?.value === dst),
+  );
+  if (pod === undefined)
+    return { kind: 'denied', reason: `${app.name} DNATs ${e.to} to an address no pod of its VPC holds` };
+  return {
+    kind: 'packet',
+    inport: app.port,
+    packet: a.packet,
+    targets: [pod.port],
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages, outside },
   };
 }
 

@@ -31,6 +31,7 @@ import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolvePro
 import { unsureIndex, unsureReason } from './unsure.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
 import { Warnings } from './run-warnings.ts';
+import { egressVerdict, NAT_GATEWAY_KINDS } from './natgw.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -107,7 +108,9 @@ export class SimWorld implements ProbeWorld {
   async ready(): Promise<void> {
     this.net = await worldNetwork(this);
   }
-  async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }> {
+  async answer(
+    r: ResolvedProbe & { kind: 'packet' },
+  ): Promise<{ allowed: boolean; reason?: string; note?: string; unsure?: string }> {
     const net = this.net ?? this.backend.network();
     // No trace: only the drop and the outputs are read here (a traced rerun explains a packet that went elsewhere).
     const s = send(net, r, { trace: false });
@@ -133,6 +136,11 @@ export class SimWorld implements ProbeWorld {
       });
       return { allowed: false, reason: explainElsewhere(traced, net.topology, went, r.targets), ...note };
     }
+    // Past a NAT gateway's port the appliance model decides; the reply path back through OVN is still OVN's.
+    const gw = egressVerdict(r, arrived.port, arrived.packet);
+    if (gw !== undefined && !gw.allowed)
+      return { allowed: false, reason: gw.reason ?? 'denied', ...(gw.unsure ? { unsure: gw.unsure } : {}), ...note };
+    if (gw !== undefined && !gw.needsReplyPath) return { allowed: true, ...note };
     // A spoofed probe's reply goes to the address's owner: its verdict is the first packet delivered.
     if (r.spoofed !== undefined) return { allowed: true, ...note };
     const c = probeConnection(net, {
@@ -295,7 +303,10 @@ class ScenarioRun {
 
   /** Answers a step's probes against the state it converged to. */
   async probeStep(step: number, list: Iterable<ScenarioProbe>, total: number): Promise<void> {
-    const objects = await byKind(this.cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
+    const objects = await byKind(this.cluster, [
+      ...['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy'],
+      ...NAT_GATEWAY_KINDS,
+    ]);
     const topology = await this.opts.world.backend.read();
     const ix = buildIndex(objects, topology, this.settings, this.s.hosts);
     // What the controller does not act on now, with what the run itself could not take.

@@ -21,6 +21,7 @@ import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY } from '../model/packet/fields.ts';
 import { explainDrop } from './explain.ts';
 import type { ScenarioProbe } from './load.ts';
 import type { ResolvedProbe } from './probe.ts';
+import { egressVerdict } from './natgw.ts';
 
 export interface TracedPacket {
   readonly verdict: 'delivered' | 'dropped';
@@ -138,11 +139,13 @@ export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packe
     return traced(s.first, net, back?.port);
   }
   const arrived = s.arrived;
-  const first: TraceReport = {
+  const base: TraceReport = {
     ...traced(s.first, net, s.again === undefined ? arrived?.port : undefined),
     ...(s.again !== undefined ? { retransmission: traced(s.again.result, net, arrived?.port), note: s.note! } : {}),
   };
-  if (arrived === undefined) return first;
+  const { report: first, stopped } = withGateway(r, base, arrived);
+  // Past a NAT gateway the appliance may have stopped it (its reply is then not traced).
+  if (arrived === undefined || stopped) return first;
   const state = (s.again?.result ?? s.first).conntrack;
   if (e.protocol === 'UDP') return first;
   const answer = replyTo(arrived.packet);
@@ -150,4 +153,27 @@ export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packe
   const back = simulate(net, { inport: arrived.port, packet: answer, conntrack: state, trace: true });
   const home = back.outputs.find((o) => o.port === r.inport && o.generated === undefined);
   return { ...first, reply: traced(back, net, home?.port) };
+}
+
+/**
+ * A trace through a VPC NAT gateway: the appliance model's stages before
+ * OVN's (ingress: the outside packet's DNAT) or after them (egress: from the
+ * gateway pod's port on), each stage's datapath naming the appliance.
+ */
+function withGateway(
+  r: ResolvedProbe & { kind: 'packet' },
+  t: TraceReport,
+  arrived: { readonly port: string; readonly packet: Packet } | undefined,
+): { readonly report: TraceReport; readonly stopped: boolean } {
+  const g = r.natGateway;
+  if (g === undefined) return { report: t, stopped: false };
+  if (g.direction === 'ingress') return { report: { ...t, stages: [...g.stages, ...t.stages] }, stopped: false };
+  const v = arrived === undefined ? undefined : egressVerdict(r, arrived.port, arrived.packet);
+  if (v === undefined) return { report: t, stopped: false };
+  const report: TraceReport = {
+    ...t,
+    stages: [...t.stages, ...v.stages],
+    ...(v.allowed ? {} : { verdict: 'dropped' as const, reason: v.unsure ?? v.reason ?? 'denied' }),
+  };
+  return { report, stopped: !v.allowed };
 }

@@ -16,14 +16,25 @@ describe('handler declarations', () => {
     expect(order).toEqual([
       'Subnet',
       'IPPool',
+      'Vip',
       'Vpc',
       'Node',
       'Namespace',
       'Pod',
       'Service',
       'NetworkPolicy',
+      'AdminNetworkPolicy',
+      'BaselineAdminNetworkPolicy',
+      'SecurityGroup',
+      'VpcNatGateway',
+      'IptablesEIP',
+      'IptablesFIPRule',
+      'IptablesSnatRule',
+      'IptablesDnatRule',
+      'SwitchLBRule',
       'ProviderNetwork',
       'Vlan',
+      'QoSPolicy',
     ]);
     for (const x of HANDLERS) for (const k of x.after) expect(order.indexOf(k)).toBeLessThan(order.indexOf(x.kind));
   });

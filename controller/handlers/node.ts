@@ -9,6 +9,7 @@
 import { decodeAddressRequest, encodeNodeNetwork } from '../../kube/annotations.ts';
 import { formatMAC } from '../../model/addr/index.ts';
 import type { TableRow } from '../desired/store.ts';
+import { adminPolicyExists } from './admin-network-policy.ts';
 import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../../kube/objects/objects.ts';
 import { nodePort } from '../translate/names.ts';
 import { nodeRows } from '../translate/node.ts';
@@ -90,7 +91,10 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
     joinIps: ips,
     internalIps: n.internalIPs,
     distributedSubnets: distributedSubnets(ctx),
-    networkPolicyExists: networkPolicyExists(ctx),
+    // Kube-OVN counts NetworkPolicies only (node.go); its switches are stateful anyway through the
+    // kubernetes Service's VIP on every switch. kovn's scenarios may have no Service, and an ANP or BANP
+    // of Deny rules alone would drop the replies of allowed connections on a stateless switch.
+    networkPolicyExists: networkPolicyExists(ctx) || adminPolicyExists(ctx),
   });
   const rows: TableRow[] = [
     { table: 'switchPort', row: t.port },
@@ -122,15 +126,31 @@ function addressesChanged(o: KubeObject, old: KubeObject | undefined): boolean {
   return a.length !== b.length || a.some((x, i) => x?.type !== b[i]?.type || x?.address !== b[i]?.address);
 }
 
+/**
+ * Its `*.kubernetes.io/` annotations changed (Kube-OVN's kubeOvnAnnotationsChanged
+ * in pkg/controller/node.go): a Node replaced without them gets them back.
+ */
+function kubeOvnAnnotationsChanged(o: KubeObject, old: KubeObject | undefined): boolean {
+  const ours = (x: KubeObject | undefined) =>
+    Object.entries(x?.metadata.annotations ?? {})
+      .filter(([k]) => k.includes('.kubernetes.io/'))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const a = ours(o);
+  const b = ours(old);
+  return a.length !== b.length || a.some(([k, v], i) => b[i]![0] !== k || b[i]![1] !== v);
+}
+
 export const nodeHandler: Handler = {
   kind: 'Node',
   after: ['Subnet'],
   watches: [
-    { kind: 'Node', when: anyOf(specLabelsOrDeletion, addressesChanged) },
+    { kind: 'Node', when: anyOf(specLabelsOrDeletion, addressesChanged, kubeOvnAnnotationsChanged) },
     // Its distributed subnets' routes and policies.
     { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
     // Whether any policy exists decides its port group ACLs: a policy added or deleted only.
     { kind: 'NetworkPolicy', when: () => false, map: () => ALL },
+    { kind: 'AdminNetworkPolicy', when: () => false, map: () => ALL },
+    { kind: 'BaselineAdminNetworkPolicy', when: () => false, map: () => ALL },
   ],
   indexes: [{ kind: 'Node', name: LEASE_INDEX, values: (_ctx, o) => [nodePort(o.metadata.name)] }],
   reconcile: (ctx, key) => reconcileNode(ctx, key.name),

@@ -23,7 +23,7 @@
 import { formatMAC, tryParseIP } from '../../model/addr/index.ts';
 import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
 import { formatKey, type ObjectKey, objectKey } from '../../kube/cluster/types.ts';
-import { labelsChanged } from '../../kube/runtime/changes.ts';
+import { deletionChanged, labelsChanged } from '../../kube/runtime/changes.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeIP,
@@ -38,6 +38,8 @@ import {
 import { podNodeMemberships } from '../translate/node.ts';
 import { OVN_PROVIDER, annotationKey, decodeAddressRequest } from '../../kube/annotations.ts';
 import { podAnnotations, podPortRow } from '../translate/pod.ts';
+import { podSecurityGroups, SECURITY_GROUPS_ANNOTATION } from '../translate/security-group.ts';
+import { SECURITY_GROUP_INDEX, securityGroupContributions } from './security-group.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
@@ -201,6 +203,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     cidrs: subnetCidrs(cfg),
     gateways: subnetGateways(cfg),
     portSecurity,
+    securityGroups: podSecurityGroups(p.annotations[SECURITY_GROUPS_ANNOTATION]),
   };
   const port = podPortRow(alloc);
   const rows: TableRow[] = [{ table: 'switchPort', row: port }];
@@ -215,6 +218,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     : [];
   const member = { namespace: ns, labels: p.labels, port: port.name, ips };
   contributions.push(...policyContributions(ctx, member, policiesFor(ctx, ns)));
+  contributions.push(...securityGroupContributions(ctx, port, alloc.securityGroups));
   ctx.committer.set(owner, { rows, contributions });
   ctx.enqueue('Subnet', { name: subnet });
   const want: Record<string, string | null> = {
@@ -316,6 +320,12 @@ export const podHandler: Handler = {
     },
     // Its namespace's labels decide its memberships in wider policies.
     { kind: 'Namespace', when: labelsChanged, map: (ctx, e) => podsOf(ctx, e.object.metadata.name) },
+    // A security group created or deleted: the pods naming it join or leave the deny-all group.
+    {
+      kind: 'SecurityGroup',
+      when: deletionChanged,
+      map: (ctx, e) => [...ctx.cache('Pod').byIndex(SECURITY_GROUP_INDEX, e.object.metadata.name)].map(objectKey),
+    },
     // The pods that can be members of a policy, before or after its change, recompute their memberships.
     {
       kind: 'NetworkPolicy',
@@ -326,6 +336,11 @@ export const podHandler: Handler = {
     },
   ],
   indexes: [
+    {
+      kind: 'Pod',
+      name: SECURITY_GROUP_INDEX,
+      values: (_ctx, o) => podSecurityGroups(o.metadata.annotations?.[SECURITY_GROUPS_ANNOTATION]),
+    },
     {
       kind: 'Pod',
       name: LEASE_INDEX,

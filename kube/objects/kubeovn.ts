@@ -8,8 +8,9 @@ import type { KubeObject } from '../cluster/types.ts';
 import { type Plain, Reader } from './decode.ts';
 import { type Decoded, type LabelSelector, type Meta, meta, objName, selectorOf } from './meta.ts';
 import { IP_SUPPORT, IPPOOL_SUPPORT, SUBNET_SUPPORT, VPC_SUPPORT } from './support/index.ts';
+import { decodeSubnetEgress, type SubnetEgressView } from './subnet-egress.ts';
 
-export interface SubnetView extends Meta {
+export interface SubnetView extends Meta, SubnetEgressView {
   readonly default: boolean;
   readonly vpc: string;
   readonly protocol: string;
@@ -94,6 +95,7 @@ export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
       acls,
       allowEWTraffic: r.bool(spec, 'allowEWTraffic', 'spec') ?? false,
       enableLb: r.bool(spec, 'enableLb', 'spec') ?? true,
+      ...decodeSubnetEgress(r, spec),
       ...(mtu !== undefined ? { mtu } : {}),
       vlan: r.str(spec, 'vlan', 'spec') ?? '',
       logicalGateway: r.bool(spec, 'logicalGateway', 'spec') ?? false,
@@ -168,6 +170,8 @@ export interface IPPoolView extends Meta {
   readonly subnet: string;
   readonly ips: readonly string[];
   readonly namespaces: readonly string[];
+  /** Kube-OVN keeps an address set of the pool's addresses (named after it) for ACL and policy matches. */
+  readonly enableAddressSet: boolean;
 }
 
 export function decodeIPPool(o: KubeObject): Decoded<IPPoolView> {
@@ -180,6 +184,7 @@ export function decodeIPPool(o: KubeObject): Decoded<IPPoolView> {
       subnet: r.str(spec, 'subnet', 'spec') ?? '',
       ips: r.strs(spec, 'ips', 'spec') ?? [],
       namespaces: r.strs(spec, 'namespaces', 'spec') ?? [],
+      enableAddressSet: r.bool(spec, 'enableAddressSet', 'spec') ?? false,
     },
     issues: r.issues,
   };
@@ -214,3 +219,5 @@ export function decodeIP(o: KubeObject): Decoded<IPView> {
     issues: r.issues,
   };
 }
+
+export type { NatOutgoingPolicyRule, SubnetEgressView } from './subnet-egress.ts';

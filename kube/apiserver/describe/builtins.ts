@@ -49,7 +49,18 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   Service: { shortNames: ['svc'], categories: ALL, status: true },
   EndpointSlice: {},
   NetworkPolicy: { shortNames: ['netpol'] },
+  AdminNetworkPolicy: { shortNames: ['anp'], status: true },
+  BaselineAdminNetworkPolicy: { shortNames: ['banp'], status: true },
   IP: { shortNames: ['ip'] },
+  SecurityGroup: { shortNames: ['sg'], status: true },
+  VpcNatGateway: { shortNames: ['vpc-nat-gw'], status: true },
+  IptablesEIP: { shortNames: ['eip'], status: true },
+  IptablesFIPRule: { shortNames: ['fip'], status: true },
+  IptablesSnatRule: { shortNames: ['snat'], status: true },
+  IptablesDnatRule: { shortNames: ['dnat'], status: true },
+  Vip: { shortNames: ['vip'], status: true },
+  SwitchLBRule: { shortNames: ['slr'], status: true },
+  QoSPolicy: { shortNames: ['qos'], status: true },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },
@@ -68,7 +79,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
 };
 
 /** Groups whose kinds are CRDs in a real cluster: JSON merge patches only, as the API server allows for custom resources. */
-const CUSTOM_GROUPS: ReadonlySet<string> = new Set(['kubeovn.io']);
+const CUSTOM_GROUPS: ReadonlySet<string> = new Set(['kubeovn.io', 'policy.networking.k8s.io']);
 
 /**
  * The built-in resources, in registry order.

@@ -12,6 +12,7 @@ import { runScenario, SimWorld } from './run.ts';
 
 const FILE = join(import.meta.dirname, 'underlay.yaml');
 const U2O = join(import.meta.dirname, 'u2o-interconnection.yaml');
+const LOGICAL = join(import.meta.dirname, 'logical-gateway.yaml');
 
 /** The scenario with every Subnet's spec changed by `f`. */
 function withSubnets(s: LoadedScenario, f: (spec: Record<string, unknown>) => Record<string, unknown>): LoadedScenario {
@@ -42,5 +43,14 @@ describe('the underlay scenarios flip without their features', () => {
     expect(keys.map((k) => on.get(k))).toEqual([true, true]);
     const off = await verdicts(withSubnets(s, ({ u2oInterconnection: _u, ...spec }) => spec));
     expect(keys.map((k) => off.get(k))).toEqual([false, false]);
+  });
+
+  it('logical-gateway.yaml without logicalGateway: underlay/web no longer reaches default/client, nor the pod the host', async () => {
+    const s = loadScenario(LOGICAL);
+    const keys = ['0 underlay/web default/client TCP/80', '0 default/client host/db-server TCP/5432'];
+    const before = await verdicts(s);
+    expect(keys.map((k) => before.get(k))).toEqual([true, true]);
+    const after = await verdicts(withSubnets(s, ({ logicalGateway: _l, ...spec }) => spec));
+    expect(keys.map((k) => after.get(k))).toEqual([false, false]);
   });
 });

@@ -35,6 +35,13 @@ import {
   SUBNET_SUPPORT,
   VPC_SUPPORT,
 } from './objects/support/index.ts';
+import { decodeOvnDnatRule, decodeOvnEip, decodeOvnFip, decodeOvnSnatRule } from './objects/ovn-nat.ts';
+import {
+  OVN_DNAT_RULE_SUPPORT,
+  OVN_EIP_SUPPORT,
+  OVN_FIP_SUPPORT,
+  OVN_SNAT_RULE_SUPPORT,
+} from './objects/support/ovn-nat.ts';
 
 /** What kovn does with objects of a kind. */
 export type KindRole =
@@ -98,6 +105,20 @@ export const REGISTRY = Object.freeze({
     support: NETWORK_POLICY_SUPPORT,
   },
   IP: { ...kubeovn('ips'), role: 'watched', decode: decodeIP, support: IP_SUPPORT },
+  OvnEip: { ...kubeovn('ovn-eips'), role: 'watched', decode: decodeOvnEip, support: OVN_EIP_SUPPORT },
+  OvnFip: { ...kubeovn('ovn-fips'), role: 'watched', decode: decodeOvnFip, support: OVN_FIP_SUPPORT },
+  OvnSnatRule: {
+    ...kubeovn('ovn-snat-rules'),
+    role: 'watched',
+    decode: decodeOvnSnatRule,
+    support: OVN_SNAT_RULE_SUPPORT,
+  },
+  OvnDnatRule: {
+    ...kubeovn('ovn-dnat-rules'),
+    role: 'watched',
+    decode: decodeOvnDnatRule,
+    support: OVN_DNAT_RULE_SUPPORT,
+  },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },
   StatefulSet: { ...apps('statefulsets'), role: 'workload' },

@@ -13,7 +13,20 @@ const h = (kind: Handler['kind'], after: Handler['kind'][]): Handler => ({
 describe('handler declarations', () => {
   it('start each kind after the kinds it reads', () => {
     const order = startOrder(HANDLERS).map((x) => x.kind);
-    expect(order).toEqual(['Subnet', 'IPPool', 'Vpc', 'Node', 'Namespace', 'Pod', 'Service', 'NetworkPolicy']);
+    expect(order).toEqual([
+      'Subnet',
+      'IPPool',
+      'Vpc',
+      'Node',
+      'Namespace',
+      'Pod',
+      'Service',
+      'NetworkPolicy',
+      'OvnEip',
+      'OvnFip',
+      'OvnSnatRule',
+      'OvnDnatRule',
+    ]);
     for (const x of HANDLERS) for (const k of x.after) expect(order.indexOf(k)).toBeLessThan(order.indexOf(x.kind));
   });
 

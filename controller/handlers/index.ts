@@ -9,6 +9,10 @@ import { ippoolHandler } from './ippool.ts';
 import { namespaceHandler } from './namespace.ts';
 import { networkPolicyHandler } from './network-policy.ts';
 import { nodeHandler } from './node.ts';
+import { ovnDnatRuleHandler } from './ovn-dnat-rule.ts';
+import { ovnEipHandler } from './ovn-eip.ts';
+import { ovnFipHandler } from './ovn-fip.ts';
+import { ovnSnatRuleHandler } from './ovn-snat-rule.ts';
 import { podHandler } from './pod.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
@@ -23,4 +27,8 @@ export const HANDLERS: readonly Handler[] = [
   podHandler,
   serviceHandler,
   networkPolicyHandler,
+  ovnEipHandler,
+  ovnFipHandler,
+  ovnSnatRuleHandler,
+  ovnDnatRuleHandler,
 ];

@@ -268,6 +268,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       : [],
     defaultVpc: vpc === ctx.settings.clusterRouter,
     centralizedGateways: centralizedGateways(ctx, s),
+    routeTable: s.routeTable,
   });
   const rows: TableRow[] = [
     { table: 'switch', row: t.value.switch },

@@ -65,6 +65,8 @@ export interface SubnetInput {
    * per node (node.ts).
    */
   readonly centralizedGateways?: readonly string[];
+  /** `spec.routeTable`: the router port's options:route_table (Kube-OVN's reconcileRouteTableForSubnet). */
+  readonly routeTable?: string;
 }
 
 export interface SubnetRows {
@@ -113,7 +115,7 @@ export function subnetRows(input: SubnetInput): Translation<SubnetRows> {
     mac: input.gatewayMac,
     networks,
     gatewayChassis: [],
-    options: {},
+    options: input.routeTable ? { route_table: input.routeTable } : {},
     externalIds: { subnet: name },
   };
   const switchPort: LogicalSwitchPort = {

@@ -56,22 +56,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
     scope: (o) => addresses(rec(o.spec).vip, rec(o.status).vip),
   },
   RouterLBRule: { why: 'router load-balancer rules are not programmed yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  OvnEip: {
-    why: NS,
-    scope: (o) => addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Ip, rec(o.status).v6Ip),
-  },
-  OvnFip: {
-    why: NS,
-    scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)],
-  },
-  OvnSnatRule: {
-    why: NS,
-    scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4IpCidr, rec(o.spec).v6IpCidr)],
-  },
-  OvnDnatRule: {
-    why: NS,
-    scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)],
-  },
   IptablesEIP: { why: NS, scope: (o) => addresses(rec(o.spec).v4ip, rec(o.spec).v6ip, rec(o.status).ip) },
   IptablesFIPRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalIp, rec(o.status).v4ip) },
   IptablesSnatRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalCIDR, rec(o.status).v4ip) },

@@ -30,6 +30,8 @@ export interface SubnetView extends Meta {
   readonly allowEWTraffic: boolean;
   readonly enableLb: boolean;
   readonly mtu?: number;
+  /** The route table of the subnet's router port ('' the main one). */
+  readonly routeTable: string;
 }
 
 export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
@@ -89,6 +91,7 @@ export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
       allowEWTraffic: r.bool(spec, 'allowEWTraffic', 'spec') ?? false,
       enableLb: r.bool(spec, 'enableLb', 'spec') ?? true,
       ...(mtu !== undefined ? { mtu } : {}),
+      routeTable: r.str(spec, 'routeTable', 'spec') ?? '',
     },
     issues: r.issues,
   };
@@ -107,6 +110,10 @@ export interface VpcView extends Meta {
   }[];
   readonly policyRoutes: readonly { priority?: number; match?: string; action?: string; nextHopIP?: string }[];
   readonly vpcPeerings: readonly { readonly remoteVpc: string; readonly localConnectIP: string }[];
+  /** North-south over OVN's own NAT (controller/handlers/vpc-external.ts). */
+  readonly enableExternal: boolean;
+  readonly extraExternalSubnets: readonly string[];
+  readonly enableBfd: boolean;
 }
 
 export function decodeVpc(o: KubeObject): Decoded<VpcView> {
@@ -149,6 +156,9 @@ export function decodeVpc(o: KubeObject): Decoded<VpcView> {
       staticRoutes,
       policyRoutes,
       vpcPeerings,
+      enableExternal: r.bool(spec, 'enableExternal', 'spec') ?? false,
+      extraExternalSubnets: r.strs(spec, 'extraExternalSubnets', 'spec') ?? [],
+      enableBfd: r.bool(spec, 'enableBfd', 'spec') ?? false,
     },
     issues: r.issues,
   };

@@ -81,10 +81,19 @@ describe('deploy/crds', () => {
     expect(problems(o.kind, o.object)).toEqual([]);
   });
 
-  it('what the controller writes (IP objects, the status of Vpcs and Subnets) fits the CRDs: nothing an API server would prune', async () => {
+  it('what the controller writes (IP objects, the status of Vpcs and Subnets, OVN NAT specs and statuses) fits the CRDs: nothing an API server would prune', async () => {
     const written = await settledObjects(kubeovnKinds.map(([k]) => k));
     const kinds = new Set(written.map((w) => w.object.kind));
-    expect([...kinds].sort()).toEqual(['IP', 'IPPool', 'Subnet', 'Vpc']);
+    expect([...kinds].sort()).toEqual([
+      'IP',
+      'IPPool',
+      'OvnDnatRule',
+      'OvnEip',
+      'OvnFip',
+      'OvnSnatRule',
+      'Subnet',
+      'Vpc',
+    ]);
     expect(written.some((w) => w.object.kind === 'Subnet' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Vpc' && w.object.status !== undefined)).toBe(true);
     const bad = written.flatMap((w) =>

@@ -10,6 +10,8 @@
  */
 import type { KubeObject } from './cluster/types.ts';
 import {
+  decodeAdminNetworkPolicy,
+  decodeBaselineAdminNetworkPolicy,
   decodeEndpointSlice,
   decodeIP,
   decodeIPPool,
@@ -17,13 +19,21 @@ import {
   decodeNetworkPolicy,
   decodeNode,
   decodePod,
+  decodeSecurityGroup,
   decodeService,
   decodeSubnet,
+  decodeSwitchLBRule,
+  decodeVip,
   decodeVpc,
+  decodeProviderNetwork,
+  decodeVlan,
 } from './objects/objects.ts';
+import { decodeIptablesEIP, decodeIptablesRule, decodeVpcNatGateway } from './objects/vpc-nat-gateway.ts';
 import type { Decoded } from './objects/meta.ts';
 import type { KindSupport } from './objects/support.ts';
 import {
+  ADMIN_NETWORK_POLICY_SUPPORT,
+  BASELINE_ADMIN_NETWORK_POLICY_SUPPORT,
   ENDPOINT_SLICE_SUPPORT,
   IP_SUPPORT,
   IPPOOL_SUPPORT,
@@ -31,10 +41,22 @@ import {
   NETWORK_POLICY_SUPPORT,
   NODE_SUPPORT,
   POD_SUPPORT,
+  SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
+  SWITCH_LB_RULE_SUPPORT,
+  VIP_SUPPORT,
   VPC_SUPPORT,
+  PROVIDER_NETWORK_SUPPORT,
+  VLAN_SUPPORT,
 } from './objects/support/index.ts';
+import {
+  IPTABLES_DNAT_RULE_SUPPORT,
+  IPTABLES_EIP_SUPPORT,
+  IPTABLES_FIP_RULE_SUPPORT,
+  IPTABLES_SNAT_RULE_SUPPORT,
+  VPC_NAT_GATEWAY_SUPPORT,
+} from './objects/support/vpc-nat-gateway.ts';
 import { decodeOvnDnatRule, decodeOvnEip, decodeOvnFip, decodeOvnSnatRule } from './objects/ovn-nat.ts';
 import {
   OVN_DNAT_RULE_SUPPORT,
@@ -88,6 +110,13 @@ export const REGISTRY = Object.freeze({
   Vpc: { ...kubeovn('vpcs'), role: 'watched', decode: decodeVpc, support: VPC_SUPPORT },
   Subnet: { ...kubeovn('subnets'), role: 'watched', decode: decodeSubnet, support: SUBNET_SUPPORT },
   IPPool: { ...kubeovn('ippools'), role: 'watched', decode: decodeIPPool, support: IPPOOL_SUPPORT },
+  ProviderNetwork: {
+    ...kubeovn('provider-networks'),
+    role: 'watched',
+    decode: decodeProviderNetwork,
+    support: PROVIDER_NETWORK_SUPPORT,
+  },
+  Vlan: { ...kubeovn('vlans'), role: 'watched', decode: decodeVlan, support: VLAN_SUPPORT },
   Node: { ...core('nodes', false), role: 'watched', decode: decodeNode, support: NODE_SUPPORT },
   Namespace: { ...core('namespaces', false), role: 'watched', decode: decodeNamespace, support: NAMESPACE_SUPPORT },
   Pod: { ...core('pods', true), role: 'watched', decode: decodePod, support: POD_SUPPORT, owns: ['IP'] },
@@ -104,7 +133,69 @@ export const REGISTRY = Object.freeze({
     decode: decodeNetworkPolicy,
     support: NETWORK_POLICY_SUPPORT,
   },
+  AdminNetworkPolicy: {
+    ...{ group: 'policy.networking.k8s.io', version: 'v1alpha1', plural: 'adminnetworkpolicies', namespaced: false },
+    role: 'watched',
+    decode: decodeAdminNetworkPolicy,
+    support: ADMIN_NETWORK_POLICY_SUPPORT,
+  },
+  BaselineAdminNetworkPolicy: {
+    ...{
+      group: 'policy.networking.k8s.io',
+      version: 'v1alpha1',
+      plural: 'baselineadminnetworkpolicies',
+      namespaced: false,
+    },
+    role: 'watched',
+    decode: decodeBaselineAdminNetworkPolicy,
+    support: BASELINE_ADMIN_NETWORK_POLICY_SUPPORT,
+  },
   IP: { ...kubeovn('ips'), role: 'watched', decode: decodeIP, support: IP_SUPPORT },
+  SecurityGroup: {
+    ...kubeovn('security-groups'),
+    role: 'watched',
+    decode: decodeSecurityGroup,
+    support: SECURITY_GROUP_SUPPORT,
+  },
+  VpcNatGateway: {
+    ...kubeovn('vpc-nat-gateways'),
+    role: 'watched',
+    decode: decodeVpcNatGateway,
+    support: VPC_NAT_GATEWAY_SUPPORT,
+    owns: ['StatefulSet'],
+  },
+  IptablesEIP: {
+    ...kubeovn('iptables-eips'),
+    role: 'watched',
+    decode: decodeIptablesEIP,
+    support: IPTABLES_EIP_SUPPORT,
+  },
+  IptablesFIPRule: {
+    ...kubeovn('iptables-fip-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_FIP_RULE_SUPPORT,
+  },
+  IptablesSnatRule: {
+    ...kubeovn('iptables-snat-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_SNAT_RULE_SUPPORT,
+  },
+  IptablesDnatRule: {
+    ...kubeovn('iptables-dnat-rules'),
+    role: 'watched',
+    decode: decodeIptablesRule,
+    support: IPTABLES_DNAT_RULE_SUPPORT,
+  },
+  Vip: { ...kubeovn('vips'), role: 'watched', decode: decodeVip, support: VIP_SUPPORT },
+  SwitchLBRule: {
+    ...kubeovn('switch-lb-rules'),
+    role: 'watched',
+    decode: decodeSwitchLBRule,
+    support: SWITCH_LB_RULE_SUPPORT,
+    owns: ['Service', 'EndpointSlice'],
+  },
   OvnEip: { ...kubeovn('ovn-eips'), role: 'watched', decode: decodeOvnEip, support: OVN_EIP_SUPPORT },
   OvnFip: { ...kubeovn('ovn-fips'), role: 'watched', decode: decodeOvnFip, support: OVN_FIP_SUPPORT },
   OvnSnatRule: {

@@ -129,7 +129,14 @@ async function write(cluster: MemoryCluster, o: KubeObject, opts: ApplyOptions):
   const have = await cluster.get(refOf(o));
   if (have === undefined) return cluster.create(o);
   if (o.kind === 'Namespace' && !opts.written?.has(o.metadata.name)) return undefined;
-  return cluster.update({ ...keepBinding(o, have), metadata: { ...o.metadata, resourceVersion: undefined } });
+  const updated = await cluster.update({
+    ...keepBinding(o, have),
+    metadata: { ...o.metadata, resourceVersion: undefined },
+  });
+  // A Node or Pod written with a status gets it, as its kubelet would report it (a node going NotReady).
+  if ((o.kind === 'Node' || o.kind === 'Pod') && o.status !== undefined)
+    return cluster.updateStatus({ ...updated, status: o.status });
+  return updated;
 }
 
 /**

@@ -58,6 +58,7 @@ export async function scenarioFromCluster(
     cluster: file?.cluster ?? {},
     expect: file?.expect ?? [],
     steps: file?.steps ?? [],
+    hosts: file?.hosts ?? [],
     warnings: [],
   };
 }

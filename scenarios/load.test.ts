@@ -115,6 +115,17 @@ spec:
     expect(unknown).toMatchObject({ field: 'spec.expect[0].spoof.port' });
   });
 
+  it('a probe to an outside host may name the node it leaves by (via) and whether it is masqueraded (snat)', () => {
+    const probe = (p: string) =>
+      `apiVersion: kovn.io/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n  expect:\n  - ${p}\n`;
+    const ok = text(probe('{from: a/b, to: 1.1.1.1, protocol: ICMP, allowed: true, via: n1, snat: false}'));
+    expect(ok.expect[0]).toMatchObject({ via: 'n1', snat: false });
+    const via = failure(probe('{from: a/b, to: 1.1.1.1, protocol: ICMP, allowed: true, via: 3}'));
+    expect(via).toMatchObject({ field: 'spec.expect[0].via' });
+    const snat = failure(probe('{from: a/b, to: 1.1.1.1, protocol: ICMP, allowed: true, snat: "no"}'));
+    expect(snat).toMatchObject({ field: 'spec.expect[0].snat' });
+  });
+
   it('a missing path is a read error naming it', () => {
     expect(() => loadScenario('/nonexistent/scenario.yaml')).toThrow(ScenarioLoadError);
   });

@@ -24,11 +24,13 @@ import { classifyKind } from '../kube/objects/kinds.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
 import { readJsonDocuments } from './kube-json.ts';
 import { type ReadDocument, readYamlDocuments } from './kube-yaml.ts';
+import { hostsOf, type ScenarioHost } from './hosts.ts';
 import { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
 import { isJsonFile, MANIFEST, ReadBudget, type ReadLimits, listManifestFiles } from './read-files.ts';
 
 export { type ScenarioLoadErrorCode, ScenarioLoadError, type Source } from './load-error.ts';
 export { READ_LIMITS, type ReadLimits } from './read-files.ts';
+export type { ScenarioHost } from './hosts.ts';
 
 export type ProbeProtocol = 'TCP' | 'UDP' | 'SCTP' | 'ICMP';
 
@@ -46,6 +48,18 @@ export interface ScenarioProbe {
    * address's owner).
    */
   readonly spoof?: ProbeSpoof;
+  /**
+   * To an outside host: the node whose join port the packet must leave the
+   * cluster network by (a centralized subnet's active gateway, a distributed
+   * subnet's own node); leaving by another node does not count as arriving.
+   */
+  readonly via?: string;
+  /**
+   * To an outside host: whether the gateway node masquerades the packet
+   * (natOutgoing and natOutgoingPolicyRules, as Kube-OVN's node iptables
+   * decide); the other answer does not count as arriving.
+   */
+  readonly snat?: boolean;
 }
 
 export interface ProbeSpoof {
@@ -80,6 +94,8 @@ export interface LoadedScenario {
   readonly cluster: ScenarioClusterSpec;
   readonly expect: readonly ScenarioProbe[];
   readonly steps: readonly ScenarioStep[];
+  /** Physical hosts on provider networks (`spec.hosts`; scenarios/hosts.ts): probes name them `host/<name>`. */
+  readonly hosts: readonly ScenarioHost[];
   /**
    * One `UnsupportedKind` warning per object not handled, with what a verdict
    * may depend on: the scenario's own objects here, each step's in the step.
@@ -89,9 +105,9 @@ export interface LoadedScenario {
 
 const PROTOCOLS: readonly string[] = ['TCP', 'UDP', 'SCTP', 'ICMP'];
 const SCENARIO_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec'];
-const SPEC_FIELDS = ['cluster', 'expect', 'steps'];
+const SPEC_FIELDS = ['cluster', 'hosts', 'expect', 'steps'];
 const CLUSTER_FIELDS = ['defaultSubnet', 'joinSubnet', 'serviceCIDR', 'nodes'];
-const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed', 'spoof'];
+const PROBE_FIELDS = ['from', 'to', 'protocol', 'port', 'allowed', 'spoof', 'via', 'snat'];
 const STEP_FIELDS = ['apply', 'delete', 'expect'];
 
 type Path = readonly (string | number)[];
@@ -140,17 +156,22 @@ function onlyFields(ctx: DocCtx, v: Record<string, unknown>, allowed: readonly s
     if (!allowed.includes(k)) ctx.fail('shape', [...path, k], `unknown field (expected one of ${allowed.join(', ')})`);
 }
 
-function probeOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe {
+function probeOf(ctx: DocCtx, v: unknown, path: Path, hosts: ReadonlySet<string>): ScenarioProbe {
   if (!isPlainObject(v)) ctx.fail('shape', path, 'a probe is a mapping {from, to, protocol, port, allowed}');
   onlyFields(ctx, v, PROBE_FIELDS, path);
   for (const f of ['from', 'to'] as const)
     if (typeof v[f] !== 'string' || v[f] === '')
-      ctx.fail('shape', [...path, f], 'must be ns/pod, an IP or svc/ns/name');
+      ctx.fail('shape', [...path, f], 'must be ns/pod, an IP, svc/ns/name or host/name');
+    else if (v[f].startsWith('host/') && !hosts.has(v[f].slice(5)))
+      ctx.fail('shape', [...path, f], `no host ${v[f].slice(5)} in spec.hosts`);
   const protocol = v.protocol;
   if (typeof protocol !== 'string' || !PROTOCOLS.includes(protocol))
     ctx.fail('shape', [...path, 'protocol'], `must be one of ${PROTOCOLS.join(', ')}`);
   if (typeof v.allowed !== 'boolean') ctx.fail('shape', [...path, 'allowed'], 'must be true or false');
-  const spoof = v.spoof === undefined ? {} : { spoof: spoofOf(ctx, v.spoof, protocol, [...path, 'spoof']) };
+  const spoof = {
+    ...(v.spoof === undefined ? {} : { spoof: spoofOf(ctx, v.spoof, protocol, [...path, 'spoof']) }),
+    ...egressOf(ctx, v, path),
+  };
   if (protocol === 'ICMP') {
     if (v.port !== undefined) ctx.fail('shape', [...path, 'port'], 'ICMP probes have no port');
     return { from: v.from as string, to: v.to as string, protocol, allowed: v.allowed, ...spoof };
@@ -160,6 +181,18 @@ function probeOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe {
     ctx.fail('shape', [...path, 'port'], 'must be a port number 1..65535');
   const protocolOf = protocol as ProbeProtocol;
   return { from: v.from as string, to: v.to as string, protocol: protocolOf, port, allowed: v.allowed, ...spoof };
+}
+
+/** A probe's `via` (a node's name) and `snat` (true or false), for probes to outside hosts. */
+function egressOf(ctx: DocCtx, v: Record<string, unknown>, path: Path): { via?: string; snat?: boolean } {
+  if (v.via !== undefined && (typeof v.via !== 'string' || v.via === ''))
+    ctx.fail('shape', [...path, 'via'], "must be a node's name");
+  if (v.snat !== undefined && typeof v.snat !== 'boolean')
+    ctx.fail('shape', [...path, 'snat'], 'must be true or false');
+  return {
+    ...(v.via === undefined ? {} : { via: v.via as string }),
+    ...(v.snat === undefined ? {} : { snat: v.snat as boolean }),
+  };
 }
 
 function spoofOf(ctx: DocCtx, v: unknown, protocol: string, path: Path): ProbeSpoof {
@@ -174,10 +207,10 @@ function spoofOf(ctx: DocCtx, v: unknown, protocol: string, path: Path): ProbeSp
   return v as ProbeSpoof;
 }
 
-function probesOf(ctx: DocCtx, v: unknown, path: Path): ScenarioProbe[] {
+function probesOf(ctx: DocCtx, v: unknown, path: Path, hosts: ReadonlySet<string>): ScenarioProbe[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) ctx.fail('shape', path, 'must be a list of probes');
-  return v.map((p, i) => probeOf(ctx, p, [...path, i]));
+  return v.map((p, i) => probeOf(ctx, p, [...path, i], hosts));
 }
 
 function clusterOf(ctx: DocCtx, v: unknown, path: Path): ScenarioClusterSpec {
@@ -255,6 +288,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
   let cluster: ScenarioClusterSpec = {};
   let expect: ScenarioProbe[] = [];
   let steps: ScenarioStep[] = [];
+  let hosts: ScenarioHost[] = [];
   if (acc.scenario) {
     const v = acc.scenario.value;
     const ctx: DocCtx = acc.scenario.ctx;
@@ -265,7 +299,9 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     if (!isPlainObject(spec)) ctx.fail('shape', ['spec'], 'must be a mapping');
     onlyFields(ctx, spec, SPEC_FIELDS, ['spec']);
     cluster = clusterOf(ctx, spec.cluster, ['spec', 'cluster']);
-    expect = probesOf(ctx, spec.expect, ['spec', 'expect']);
+    hosts = hostsOf(spec.hosts, (path, detail) => ctx.fail('shape', path, detail), ['spec', 'hosts']);
+    const names = new Set(hosts.map((h) => h.name));
+    expect = probesOf(ctx, spec.expect, ['spec', 'expect'], names);
     const rawSteps = spec.steps ?? [];
     if (!Array.isArray(rawSteps)) ctx.fail('shape', ['spec', 'steps'], 'must be a list');
     steps = rawSteps.map((s, i) => {
@@ -279,7 +315,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
       return {
         apply: apply.flatMap((o, j) => objectsOf(ctx, o, [...path, 'apply', j])),
         delete: del.map((r, j) => objectRef(ctx, r, [...path, 'delete', j])),
-        expect: probesOf(ctx, s.expect, [...path, 'expect']),
+        expect: probesOf(ctx, s.expect, [...path, 'expect'], names),
       };
     });
   }
@@ -315,6 +351,7 @@ export function assembleScenario(acc: Accumulator, fallbackName: string): Loaded
     cluster,
     expect,
     steps: steps.map((s, i) => ({ ...s, apply: known(s.apply), warnings: stepWarnings[i]! })),
+    hosts,
     warnings,
   };
 }

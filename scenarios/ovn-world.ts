@@ -24,11 +24,14 @@ import {
   type OvnTraceStage,
   type TraceOutput,
 } from '../backends/ovn/trace/index.ts';
-import { formatIPv4, formatIPv6 } from '../model/addr/index.ts';
+import { formatIPv4, formatIPv6, tryParseMAC } from '../model/addr/index.ts';
 import { isRetransmitted } from '../sim/index.ts';
 import type { ProbeWorld } from './run.ts';
+import type { ScenarioHost } from './hosts.ts';
+import { bindHosts } from './ovn-world-neighbors.ts';
 import type { ResolvedProbe } from './probe.ts';
 import { isEchoReply, retransmissionNote } from './trace-probe.ts';
+import { egressVerdict, type GatewayVerdict } from './natgw.ts';
 
 type PacketProbe = ResolvedProbe & { kind: 'packet' };
 
@@ -71,7 +74,10 @@ export function traceAnswer(r: PacketProbe, t: Pick<OvnTraceResult, 'outputs' | 
     const ok = forwarded.some((o) => o.outport === r.inport && isEchoReply(o.packet));
     return ok ? { allowed: true } : { allowed: false, reason: 'ovn-trace: no echo reply came back' };
   }
-  if (forwarded.some((o) => r.targets.includes(o.outport))) return { allowed: true };
+  // A host behind a localnet port takes only frames to its own MAC.
+  const mac = r.targetMac === undefined ? undefined : tryParseMAC(r.targetMac);
+  if (forwarded.some((o) => r.targets.includes(o.outport) && (mac === undefined || o.packet['eth.dst'] === mac)))
+    return { allowed: true };
   if (forwarded.length > 0) {
     const ports = [...new Set(forwarded.map((o) => o.outport))];
     return { allowed: false, reason: `ovn-trace: reached ${ports.join(', ')}, not ${r.targets.join(', ')}` };
@@ -88,6 +94,39 @@ function learnDrop(learned: LearnedAffinity): string {
   return `ovn-trace: dropped in ${learned.datapath} ls_in_lb_aff_learn: ${learn} (OVN 23.03 drops the packet that learns an affinity)`;
 }
 
+/**
+ * An egress probe through a VPC NAT gateway: ovn-trace takes the packet to
+ * the gateway pod's port, the appliance model (scenarios/natgw.ts) continues
+ * with the packet ovn-trace output there.
+ */
+function throughGateway(
+  r: PacketProbe,
+  t: Pick<OvnTraceResult, 'outputs'>,
+  v: TraceAnswer,
+): TraceAnswer & { gateway?: GatewayVerdict } {
+  if (!v.allowed || r.natGateway?.direction !== 'egress') return v;
+  const out = t.outputs.find((o) => o.generatedBy === undefined && r.targets.includes(o.outport));
+  const g = out === undefined ? undefined : egressVerdict(r, out.outport, out.packet);
+  if (g === undefined) return v;
+  return g.allowed
+    ? { allowed: true, gateway: g }
+    : { allowed: false, reason: g.unsure ?? g.reason ?? 'denied past the NAT gateway', gateway: g };
+}
+
+/** What ovn-trace's text is followed by for a probe through a NAT gateway: where the appliance model took over. */
+export function gatewayNote(r: PacketProbe, g: GatewayVerdict | undefined): string {
+  if (r.natGateway === undefined) return '';
+  const stages = r.natGateway.direction === 'ingress' ? r.natGateway.stages : (g?.stages ?? []);
+  const lines = stages.map(
+    (s) => `  ${s.stage}: ${s.action}${s.rule?.match ? ` [${s.rule.match}]` : ''}${s.note ? ` (${s.note})` : ''}`,
+  );
+  const head =
+    r.natGateway.direction === 'ingress'
+      ? `# before this trace: the outside packet went through the NAT gateway pod ${r.natGateway.appliance.name} (kovn's appliance model, not ovn-trace); ovn-trace starts at its port ${r.inport}`
+      : `# ovn-trace ends at the NAT gateway pod's port; kovn's appliance model (not ovn-trace) continues from there`;
+  return [head, ...lines].join('\n');
+}
+
 /** A first packet nothing answered and that went nowhere (the client would retransmit it). */
 function unanswered(r: PacketProbe, t: Pick<OvnTraceResult, 'outputs'>): boolean {
   return !t.outputs.some((o) => o.generatedBy === undefined || o.outport === r.inport);
@@ -95,6 +134,8 @@ function unanswered(r: PacketProbe, t: Pick<OvnTraceResult, 'outputs'>): boolean
 
 /** A probe's verdict on real OVN, with the traces it was read from. */
 export interface OvnAnswer extends TraceAnswer {
+  /** Through a VPC NAT gateway: what the appliance model made of the packet ovn-trace delivered to it. */
+  readonly gateway?: GatewayVerdict;
   /** How the retransmission changed the verdict (set when one was traced). */
   readonly note?: string;
   readonly first: OvnTraceResult;
@@ -114,7 +155,7 @@ export interface OvnAnswer extends TraceAnswer {
  */
 export async function ovnAnswer(prober: Pick<OvnProber, 'trace'>, r: PacketProbe): Promise<OvnAnswer> {
   const first = await prober.trace({ inport: r.inport, packet: r.packet });
-  const v = traceAnswer(r, first);
+  const v = throughGateway(r, first, traceAnswer(r, first));
   if (v.allowed || !isRetransmitted(r.packet) || !unanswered(r, first)) return { ...v, first };
   const learned = learnedAffinity(first.stages);
   if (learned === undefined) return { ...v, first };
@@ -152,8 +193,14 @@ export class OvnWorld implements ProbeWorld {
     return this.cp.nb.remote;
   }
 
+  /** The scenario's physical hosts (run.ts hands them over): their MAC bindings are written at each ready(). */
+  hosts: readonly ScenarioHost[] = [];
+
   async ready(): Promise<void> {
     await this.backend.sync();
+    if (this.hosts.length === 0) return;
+    if ((await bindHosts(this.cp.sb.remote, await this.backend.read(), this.hosts)) > 0)
+      await this.backend.tracer.reload();
   }
 
   async answer(r: PacketProbe): Promise<{ allowed: boolean; reason?: string; note?: string }> {
@@ -164,7 +211,14 @@ export class OvnWorld implements ProbeWorld {
   /** ovn-trace's text of the probe's first packet and of its retransmission, where answer() traced one. */
   async ovnTraces(r: PacketProbe): Promise<{ first: string; retransmission?: string }> {
     const a = await ovnAnswer(this.backend, r);
-    return { first: a.first.raw, ...(a.retransmission !== undefined ? { retransmission: a.retransmission.raw } : {}) };
+    const note = gatewayNote(r, a.gateway);
+    const first =
+      note === ''
+        ? a.first.raw
+        : r.natGateway?.direction === 'ingress'
+          ? `${note}\n${a.first.raw}`
+          : `${a.first.raw}\n${note}`;
+    return { first, ...(a.retransmission !== undefined ? { retransmission: a.retransmission.raw } : {}) };
   }
 
   async close(): Promise<void> {

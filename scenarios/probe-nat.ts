@@ -5,7 +5,7 @@
  * behind it (its port is the target), so the translation is what the
  * verdict checks: without it, the address leads nowhere.
  */
-import type { Topology } from '../model/topology/index.ts';
+import type { LogicalRouterPort, Topology } from '../model/topology/index.ts';
 
 /** The router VIP's address of a load balancer key (`ip`, `ip:port`, `[v6]:port`). */
 function vipAddress(vip: string): string {
@@ -34,4 +34,23 @@ export function natTargets(t: Topology, ip: string): { router: string; ip: strin
     }
   }
   return out;
+}
+
+/**
+ * The MAC a router's gateway port answers ARP with for `ip` when `ip` is one
+ * of its router's NAT addresses (northd 23.03 build_lrouter_arp_nd_for_datapath
+ * on a distributed gateway port): a distributed FIP's `external_mac`, else the
+ * port's own MAC, for every NAT external address and load balancer VIP.
+ *
+ * @example natArpMac(topology, topology.routerPort.get('vpc1-external')!, '172.18.0.21') // the port's MAC
+ */
+export function natArpMac(t: Topology, rp: LogicalRouterPort, ip: string): string | undefined {
+  if (rp.gatewayChassis.length === 0) return undefined;
+  for (const n of t.nat.values()) {
+    if (n.router !== rp.router || n.externalIp !== ip) continue;
+    return n.type === 'dnat_and_snat' && n.externalMac && n.logicalPort ? n.externalMac : rp.mac;
+  }
+  for (const lb of t.router.get(rp.router)?.loadBalancers ?? [])
+    for (const vip of Object.keys(t.loadBalancer.get(lb)?.vips ?? {})) if (vipAddress(vip) === ip) return rp.mac;
+  return undefined;
 }

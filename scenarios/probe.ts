@@ -14,8 +14,14 @@ import type { KubeObject } from '../kube/cluster/types.ts';
 import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import type { ScenarioProbe } from './load.ts';
+import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
+import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
+import type { TraceStage } from '../sim/trace.ts';
+import { intoGateway, natAppliances } from './natgw.ts';
+import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
+import type { ScenarioHost, ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
+import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
 import { natTargets } from './probe-nat.ts';
 
 export interface ProbePod {
@@ -46,16 +52,24 @@ export interface ProbeIndex {
   readonly nodes: ReadonlyMap<string, { readonly port: string; readonly mac: string; readonly ip: string }>;
   readonly topology: Topology;
   readonly settings: ControllerSettings;
-  /** Subnet name → its router and CIDRs. */
-  readonly subnets: ReadonlyMap<string, { readonly router: string; readonly cidrs: readonly string[] }>;
+  /** Subnet name → its router, CIDRs and what its gateway node's masquerade reads. */
+  readonly subnets: ReadonlyMap<
+    string,
+    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput
+  >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
+  /** VPC NAT gateways whose pod has its port, as appliances (scenarios/natgw.ts). */
+  readonly natGateways: readonly NatAppliance[];
+  /** The scenario's physical hosts (`spec.hosts`). */
+  readonly hosts: readonly ScenarioHost[];
 }
 
 export function buildIndex(
   objects: { readonly [kind: string]: readonly KubeObject[] },
   topology: Topology,
   settings: ControllerSettings,
+  hosts: readonly ScenarioHost[] = [],
 ): ProbeIndex {
   const pods = new Map<string, ProbePod>();
   const pending = new Set<string>();
@@ -83,6 +97,8 @@ export function buildIndex(
     });
   }
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
+  const byIP = new Map<string, ProbePod>();
+  for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
   const services = new Map<string, ServiceInfo>();
   for (const o of objects.Service ?? []) {
     const s = decodeService(o).value;
@@ -94,13 +110,21 @@ export function buildIndex(
         if (sp.port === undefined) continue;
         const list = endpoints.get(sp.name ?? '') ?? [];
         for (const e of sl.endpoints) {
-          if (!e.ready || e.targetPod === undefined) continue;
-          list.push({ port: `${e.targetPod}.${s.namespace}`, targetPort: sp.port });
+          if (!e.ready) continue;
+          // An endpoint without a pod reference (a SwitchLBRule's `endpoints`): the pod holding its address.
+          const port =
+            e.targetPod !== undefined
+              ? `${e.targetPod}.${s.namespace}`
+              : e.addresses.map((a) => byIP.get(a)?.port).find((x) => x !== undefined);
+          if (port !== undefined) list.push({ port, targetPort: sp.port });
         }
         endpoints.set(sp.name ?? '', list);
       }
     }
-    services.set(key, { key, clusterIPs: s.clusterIPs, ports: s.ports, endpoints });
+    // A SwitchLBRule's Service is headless: its VIPs are in its annotation (controller/translate/switch-lb-rule.ts).
+    const slrVips = s.annotations[SWITCH_LB_VIP_ANNOTATION];
+    const clusterIPs = slrVips ? slrVips.split(',').map((v) => v.trim()) : s.clusterIPs;
+    services.set(key, { key, clusterIPs, ports: s.ports, endpoints });
   }
   const nodes = new Map<string, { port: string; mac: string; ip: string }>();
   for (const o of objects.Node ?? []) {
@@ -109,15 +133,18 @@ export function buildIndex(
     if (!d.ok) continue;
     nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
-  const subnets = new Map<string, { router: string; cidrs: string[] }>();
+  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput>();
   for (const o of objects.Subnet ?? []) {
     const s = decodeSubnet(o).value;
     subnets.set(s.name, {
       router: s.vpc || settings.clusterRouter,
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
+      natOutgoing: s.natOutgoing,
+      natOutgoingPolicyRules: s.natOutgoingPolicyRules,
     });
   }
-  return { pods, services, nodes, topology, settings, subnets, pending };
+  const natGateways = natAppliances(objects, topology, pods, subnets);
+  return { pods, services, nodes, topology, settings, subnets, pending, natGateways, hosts };
 }
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
@@ -138,6 +165,17 @@ export type ResolvedProbe =
       readonly spoofed?: { readonly ip?: string; readonly mac?: string };
       /** A Service probe: each target (an endpoint's port) with the port it serves on (its target port). */
       readonly endpoints?: readonly { readonly port: string; readonly targetPort: number }[];
+      /**
+       * Through a VPC NAT gateway (scenarios/natgw.ts): `egress`, the targets are
+       * gateway pods' ports and the appliance continues from where the packet
+       * arrived; `ingress`, the appliance already took the outside packet to
+       * `packet` at the gateway's port (its stages come first in a trace).
+       */
+      readonly natGateway?:
+        | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
+        | { readonly direction: 'ingress'; readonly appliance: NatAppliance; readonly stages: readonly TraceStage[] };
+      /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
+      readonly targetMac?: string;
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -179,7 +217,8 @@ type End =
   | { readonly kind: 'pod'; readonly pod: ProbePod; readonly ip?: string }
   | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
   | { readonly kind: 'cluster-ip'; readonly ip: string }
-  | { readonly kind: 'outside'; readonly ip: string };
+  | { readonly kind: 'outside'; readonly ip: string }
+  | { readonly kind: 'host'; readonly host: ScenarioHost; readonly ip?: string };
 
 function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End {
   if (text.startsWith('svc/')) {
@@ -193,11 +232,18 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
     }
     return { kind: 'service', svc };
   }
+  if (text.startsWith('host/')) {
+    const host = ix.hosts.find((h) => h.name === text.slice(5));
+    if (host === undefined) throw new ProbeError(`no host ${text.slice(5)} in spec.hosts`);
+    return { kind: 'host', host };
+  }
   if (tryParseIP(text) !== undefined) {
     // The source's own VPC first, then the VPCs it peers with (nearest first): where the address is routed.
     for (const v of vpc === undefined ? [undefined] : reachableVpcs(ix.topology, vpc))
       for (const pod of ix.pods.values())
         if (pod.ips.includes(text) && (v === undefined || pod.router === v)) return { kind: 'pod', pod, ip: text };
+    const host = ix.hosts.find((h) => h.ips.some((c) => c.split('/')[0] === text));
+    if (host !== undefined) return { kind: 'host', host, ip: text };
     for (const svc of ix.services.values())
       if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
     // An EIP a router translates to a pod (OvnFip, OvnDnatRule): the probe must reach that pod.
@@ -272,7 +318,14 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   if (to.kind === 'pending')
     return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
-  const r = from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
+  if ((e.via !== undefined || e.snat !== undefined) && (from.kind !== 'pod' || to.kind !== 'outside'))
+    throw new ProbeError(`via and snat are for probes from a pod to an outside host (${e.from} → ${e.to})`);
+  const r =
+    from.kind === 'outside'
+      ? fromOutside(ix, e, from, to, n)
+      : from.kind === 'host'
+        ? fromHostProbe(ix, e, from.host, to, n)
+        : fromPod(ix, e, from.pod, to, n);
   return e.spoof === undefined || r.kind !== 'packet' ? r : spoofed(ix, r, e.spoof);
 }
 
@@ -286,7 +339,10 @@ function fromOutside(
   to: Exclude<End, Ended<'pending'>>,
   n: number,
 ): ResolvedProbe {
-  if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
+  const viaGateway = toEip(ix, e, from, to, n);
+  if (viaGateway !== undefined) return viaGateway;
+  if (to.kind === 'outside' || to.kind === 'host')
+    throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
   if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
   if (to.pod.router !== ix.settings.clusterRouter)
     return { kind: 'denied', reason: `${e.to} is in VPC ${to.pod.router}, unreachable from outside` };
@@ -321,7 +377,9 @@ function fromPod(
   n: number,
 ): ResolvedProbe {
   const gwMac = routerPortMac(ix.topology, src.router, src.subnet);
-  if (gwMac === '') return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
+  // A pod reaches a host on its own network without a router (an underlay subnet's physical gateway).
+  if (gwMac === '' && to.kind !== 'host' && !(to.kind === 'pod' && to.pod.subnet === src.subnet))
+    return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
   const pick = (ips: readonly string[]) => pickPair(src, ips);
   switch (to.kind) {
     case 'pod': {
@@ -340,6 +398,8 @@ function fromPod(
     }
     case 'service':
       return toService(e, src, to, gwMac, n);
+    case 'host':
+      return legProbe(e, podToHost(ix.topology, ix.subnets, src, gwMac, to.host, to.ip), n, src.port);
     case 'cluster-ip': {
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
@@ -360,6 +420,18 @@ function fromPod(
     case 'outside': {
       // A custom VPC leaves the cluster network only through its own gateway (enableExternal, a VPC NAT
       // gateway): kovn does not model those (a VPC or object with one is reported, its probes unsure).
+      const gateways = ix.natGateways.filter((g) => vpcOfGateway(ix, g) === src.router);
+      if (src.router !== ix.settings.clusterRouter && gateways.length > 0) {
+        const p = pick([to.ip]);
+        if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+        return {
+          kind: 'packet',
+          inport: src.port,
+          packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
+          targets: gateways.map((g) => g.port),
+          natGateway: { direction: 'egress', appliances: gateways },
+        };
+      }
       if (src.router !== ix.settings.clusterRouter)
         return {
           kind: 'denied',
@@ -367,14 +439,49 @@ function fromPod(
         };
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
+      const other = masqueradeMismatch(ix, e, src, p);
+      if (other !== undefined) return { kind: 'denied', reason: other };
       return {
         kind: 'packet',
         inport: src.port,
         packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
-        targets: [...ix.nodes.values()].map((x) => x.port),
+        targets: exitPorts(ix, e),
       };
     }
   }
+}
+
+/** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */
+function exitPorts(ix: ProbeIndex, e: ScenarioProbe): string[] {
+  if (e.via === undefined) return [...ix.nodes.values()].map((x) => x.port);
+  const node = ix.nodes.get(e.via);
+  if (node === undefined) {
+    const near = closeNames(e.via, ix.nodes.keys());
+    throw new ProbeError(`via: no node ${e.via}${near.length ? ` (did you mean ${near.join(', ')}?)` : ''}`);
+  }
+  return [node.port];
+}
+
+/**
+ * A probe's `snat` against what the gateway node's iptables do with the
+ * packet (controller/translate/subnet-gateway.ts nodeMasquerades, Kube-OVN's
+ * node agent): the reason it does not arrive as asked, or undefined. It
+ * depends on the subnet and the addresses only, so it is decided here, the
+ * same for every world; the worlds decide whether the packet gets there.
+ */
+function masqueradeMismatch(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  src: ProbePod,
+  p: { s: string; d: string },
+): string | undefined {
+  if (e.snat === undefined) return undefined;
+  const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
+  const d = nodeMasquerades(subnet, p.s, p.d);
+  if (d.snat === e.snat) return undefined;
+  return d.snat
+    ? `the gateway node masquerades ${p.s} → ${p.d} (Subnet ${src.subnet} ${d.by})`
+    : `the gateway node does not masquerade ${p.s} → ${p.d} (Subnet ${src.subnet} ${d.by})`;
 }
 
 /** A probe to a Service's cluster IP: to any of its ready endpoints of that port. */
@@ -394,4 +501,92 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     targets: [...new Set(eps.map((x) => x.port))],
     endpoints: eps,
   };
+}
+
+/** The VPC a gateway's pod is in (its port's subnet's router). */
+function vpcOfGateway(ix: ProbeIndex, g: NatAppliance): string | undefined {
+  for (const p of ix.pods.values()) if (p.port === g.port) return p.router;
+  return undefined;
+}
+
+/** A probe from an outside host to a NAT gateway's EIP: the appliance's DNAT, then OVN from the gateway's port. */
+function toEip(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  from: Ended<'outside'>,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe | undefined {
+  if (to.kind !== 'outside' && to.kind !== 'cluster-ip') return undefined;
+  const app = ix.natGateways.find((g) => g.rules.eips.some((x) => x.ip === to.ip));
+  if (app === undefined) return undefined;
+  // The outside's router hands the packet to the EIP's owner on net1: its MAC is the gateway's own there.
+  const outside = packetFor(
+    e,
+    { ethSrc: '02:00:00:00:00:01', ethDst: '02:00:00:00:00:02', src: from.ip, dst: to.ip },
+    n,
+  );
+  const a = intoGateway(app, outside);
+  if ('reason' in a) {
+    if (a.answered)
+      throw new ProbeError(`${e.to} is ${app.name}'s own address: probes to the gateway itself are not modelled`);
+    return { kind: 'denied', reason: a.reason };
+  }
+  const vpc = vpcOfGateway(ix, app);
+  const dst = a.packet['ip4.dst'];
+  const pod = [...ix.pods.values()].find(
+    (p) => p.router === vpc && p.ips.some((ip) => tryParseIP(ip)?.family === 4 && tryParseIP(ip)?.value === dst),
+  );
+  if (pod === undefined)
+    return { kind: 'denied', reason: `${app.name} DNATs ${e.to} to an address no pod of its VPC holds` };
+  return {
+    kind: 'packet',
+    inport: app.port,
+    packet: a.packet,
+    targets: [pod.port],
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages },
+  };
+}
+/** A host leg (probe-hosts.ts) as a resolved probe; `inport` for a leg from a pod. */
+function legProbe(e: ScenarioProbe, leg: HostLeg, n: number, inport?: string): ResolvedProbe {
+  if (leg.kind === 'denied') return leg;
+  return {
+    kind: 'packet',
+    inport: inport ?? leg.inport,
+    packet: packetFor(e, { ethSrc: leg.ethSrc, ethDst: leg.ethDst, src: leg.src, dst: leg.dst }, n),
+    targets: leg.targets,
+    ...(leg.targetMac !== undefined ? { targetMac: leg.targetMac } : {}),
+  };
+}
+
+/** A probe from a physical host: into OVN at a localnet port of its network (probe-hosts.ts). */
+function fromHostProbe(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  h: ScenarioHost,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe {
+  const leg = (dst: string, targets: readonly string[]) => fromHost(ix.topology, ix.hosts, ix.subnets, h, dst, targets);
+  switch (to.kind) {
+    case 'host':
+    case 'outside':
+      throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
+    case 'pod': {
+      const own = h.ips.map((c) => c.split('/')[0]!);
+      const dst = (to.ip !== undefined ? [to.ip] : to.pod.ips).find((ip) => own.some((a) => isV6(a) === isV6(ip)));
+      if (dst === undefined) return { kind: 'denied', reason: `host ${h.name} and ${e.to} share no address family` };
+      return legProbe(e, leg(dst, [to.pod.port]), n);
+    }
+    case 'service':
+      return { kind: 'denied', reason: `${e.to}: a Service's cluster IP is not served to a physical host` };
+    case 'cluster-ip': {
+      const gateway = [...ix.topology.routerPort.values()].some((rp) =>
+        rp.networks.some((x) => x.split('/')[0] === to.ip),
+      );
+      const r = legProbe(e, leg(to.ip, []), n);
+      if (e.protocol === 'ICMP' && gateway && r.kind === 'packet') return { ...r, routerAnswers: true };
+      return r.kind === 'denied' ? r : { kind: 'denied', reason: `no pod holds ${to.ip} and no Service serves it` };
+    }
+  }
 }

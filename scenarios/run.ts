@@ -25,11 +25,13 @@ import { applyObjects, deleteObject, type Expanded, expandObjects } from './expa
 import { syncSlices } from './slices.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
-import type { LoadedScenario, ScenarioProbe } from './load.ts';
+import type { LoadedScenario, ScenarioHost, ScenarioProbe } from './load.ts';
+import { hostNeighbors } from './probe-hosts.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
 import { Warnings } from './run-warnings.ts';
+import { egressVerdict, NAT_GATEWAY_KINDS } from './natgw.ts';
 
 export interface ProbeResult {
   readonly step: number;
@@ -71,6 +73,12 @@ export interface ProbeWorld {
    * starts (a world that builds what the pods are, as the lab does, reads it).
    */
   attach?(cluster: MemoryCluster, settings: ControllerSettings): void;
+  /**
+   * The scenario's physical hosts, handed over before the controller starts:
+   * the routers' MAC bindings for them (probe-hosts.ts hostNeighbors) are what
+   * a world adds to its network.
+   */
+  hosts?: readonly ScenarioHost[];
   /** Called after each step has converged, before its probes. */
   ready(): Promise<void>;
   /** `unsure`: what the world could not try for this probe (never counted as passing). */
@@ -87,18 +95,22 @@ export interface ProbeWorld {
 
 /** The compiled network of what a world's backend holds: the simulator's own, or `topology` (read from NB) compiled. */
 export async function worldNetwork(world: ProbeWorld, topology?: Topology): Promise<SimNetwork> {
-  return world.backend instanceof SimBackend
-    ? world.backend.network()
-    : compileNetwork(topology ?? (await world.backend.read()));
+  const hosts = world.hosts ?? [];
+  if (world.backend instanceof SimBackend && hosts.length === 0) return world.backend.network();
+  const t = topology ?? (await world.backend.read());
+  return compileNetwork(t, hosts.length > 0 ? { neighbors: hostNeighbors(t, hosts) } : {});
 }
 
 export class SimWorld implements ProbeWorld {
   readonly backend = new SimBackend();
+  hosts: readonly ScenarioHost[] = [];
   private net: SimNetwork | undefined;
   async ready(): Promise<void> {
-    this.net = this.backend.network();
+    this.net = await worldNetwork(this);
   }
-  async answer(r: ResolvedProbe & { kind: 'packet' }): Promise<{ allowed: boolean; reason?: string; note?: string }> {
+  async answer(
+    r: ResolvedProbe & { kind: 'packet' },
+  ): Promise<{ allowed: boolean; reason?: string; note?: string; unsure?: string }> {
     const net = this.net ?? this.backend.network();
     // No trace: only the drop and the outputs are read here (a traced rerun explains a packet that went elsewhere).
     const s = send(net, r, { trace: false });
@@ -124,6 +136,11 @@ export class SimWorld implements ProbeWorld {
       });
       return { allowed: false, reason: explainElsewhere(traced, net.topology, went, r.targets), ...note };
     }
+    // Past a NAT gateway's port the appliance model decides; the reply path back through OVN is still OVN's.
+    const gw = egressVerdict(r, arrived.port, arrived.packet);
+    if (gw !== undefined && !gw.allowed)
+      return { allowed: false, reason: gw.reason ?? 'denied', ...(gw.unsure ? { unsure: gw.unsure } : {}), ...note };
+    if (gw !== undefined && !gw.needsReplyPath) return { allowed: true, ...note };
     // A spoofed probe's reply goes to the address's owner: its verdict is the first packet delivered.
     if (r.spoofed !== undefined) return { allowed: true, ...note };
     const c = probeConnection(net, {
@@ -257,6 +274,7 @@ class ScenarioRun {
       if (o.kind === 'EndpointSlice')
         this.givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
     this.opts.world.attach?.(this.cluster, this.settings);
+    if (this.s.hosts.length > 0) this.opts.world.hosts = this.s.hosts;
     this.controller = new Controller({
       cluster: this.cluster,
       backend: this.opts.world.backend,
@@ -285,9 +303,12 @@ class ScenarioRun {
 
   /** Answers a step's probes against the state it converged to. */
   async probeStep(step: number, list: Iterable<ScenarioProbe>, total: number): Promise<void> {
-    const objects = await byKind(this.cluster, ['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy']);
+    const objects = await byKind(this.cluster, [
+      ...['Pod', 'Service', 'EndpointSlice', 'Node', 'Subnet', 'NetworkPolicy'],
+      ...NAT_GATEWAY_KINDS,
+    ]);
     const topology = await this.opts.world.backend.read();
-    const ix = buildIndex(objects, topology, this.settings);
+    const ix = buildIndex(objects, topology, this.settings, this.s.hosts);
     // What the controller does not act on now, with what the run itself could not take.
     const now = this.controller!.diagnostics.list();
     this.warnings.add(now);

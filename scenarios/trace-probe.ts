@@ -15,11 +15,13 @@ import {
   type SimResult,
 } from '../sim/index.ts';
 import type { TraceStage } from '../sim/trace.ts';
+import { tryParseMAC } from '../model/addr/index.ts';
 import { l4ProtoOf, type Packet } from '../model/packet/index.ts';
 import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY } from '../model/packet/fields.ts';
 import { explainDrop } from './explain.ts';
 import type { ScenarioProbe } from './load.ts';
 import type { ResolvedProbe } from './probe.ts';
+import { egressVerdict } from './natgw.ts';
 
 export interface TracedPacket {
   readonly verdict: 'delivered' | 'dropped';
@@ -71,8 +73,17 @@ export function retransmissionNote(
 }
 
 /** Where the probe's own packet (never a generated one) reached one of `targets`. */
-export function arrivalAt(r: SimResult, targets: readonly string[]): SimResult['outputs'][number] | undefined {
-  return r.outputs.find((o) => targets.includes(o.port) && o.generated === undefined);
+export function arrivalAt(
+  r: SimResult,
+  targets: readonly string[],
+  mac?: string,
+): SimResult['outputs'][number] | undefined {
+  // A host behind a localnet port takes only frames to its own MAC (what floods out is not for it).
+  const want = mac === undefined ? undefined : tryParseMAC(mac);
+  return r.outputs.find(
+    (o) =>
+      targets.includes(o.port) && o.generated === undefined && (want === undefined || o.packet['eth.dst'] === want),
+  );
 }
 
 /** A probe's packet sent, and sent again where the probe semantics retransmit it. */
@@ -96,11 +107,11 @@ export interface Sent {
  */
 export function send(net: SimNetwork, r: ResolvedProbe & { kind: 'packet' }, opts: { readonly trace: boolean }): Sent {
   const first = simulate(net, { inport: r.inport, packet: r.packet, trace: opts.trace });
-  const arrived = arrivalAt(first, r.targets);
+  const arrived = arrivalAt(first, r.targets, r.targetMac);
   if (arrived !== undefined || r.routerAnswers) return { first, ...(arrived ? { arrived } : {}) };
   const again = retransmission(net, { inport: r.inport, packet: r.packet, trace: opts.trace }, first);
   if (again === undefined) return { first };
-  const last = arrivalAt(again.result, r.targets);
+  const last = arrivalAt(again.result, r.targets, r.targetMac);
   const why = first.drop ? explainDrop(first.drop, net.topology) : undefined;
   return {
     first,
@@ -128,11 +139,12 @@ export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packe
     return traced(s.first, net, back?.port);
   }
   const arrived = s.arrived;
-  const first: TraceReport = {
+  const base: TraceReport = {
     ...traced(s.first, net, s.again === undefined ? arrived?.port : undefined),
     ...(s.again !== undefined ? { retransmission: traced(s.again.result, net, arrived?.port), note: s.note! } : {}),
   };
-  if (arrived === undefined) return first;
+  const first = withGateway(r, base, arrived);
+  if (arrived === undefined || first.verdict === 'dropped') return first;
   const state = (s.again?.result ?? s.first).conntrack;
   if (e.protocol === 'UDP') return first;
   const answer = replyTo(arrived.packet);
@@ -140,4 +152,26 @@ export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packe
   const back = simulate(net, { inport: arrived.port, packet: answer, conntrack: state, trace: true });
   const home = back.outputs.find((o) => o.port === r.inport && o.generated === undefined);
   return { ...first, reply: traced(back, net, home?.port) };
+}
+
+/**
+ * A trace through a VPC NAT gateway: the appliance model's stages before
+ * OVN's (ingress: the outside packet's DNAT) or after them (egress: from the
+ * gateway pod's port on), each stage's datapath naming the appliance.
+ */
+function withGateway(
+  r: ResolvedProbe & { kind: 'packet' },
+  t: TraceReport,
+  arrived: { readonly port: string; readonly packet: Packet } | undefined,
+): TraceReport {
+  const g = r.natGateway;
+  if (g === undefined) return t;
+  if (g.direction === 'ingress') return { ...t, stages: [...g.stages, ...t.stages] };
+  const v = arrived === undefined ? undefined : egressVerdict(r, arrived.port, arrived.packet);
+  if (v === undefined) return t;
+  return {
+    ...t,
+    stages: [...t.stages, ...v.stages],
+    ...(v.allowed ? {} : { verdict: 'dropped' as const, reason: v.unsure ?? v.reason ?? 'denied' }),
+  };
 }

@@ -9,6 +9,7 @@
 import { decodeAddressRequest, encodeNodeNetwork } from '../../kube/annotations.ts';
 import { formatMAC } from '../../model/addr/index.ts';
 import type { TableRow } from '../desired/store.ts';
+import { adminPolicyExists } from './admin-network-policy.ts';
 import { decodeNetworkPolicy, decodeNode, decodeSubnet } from '../../kube/objects/objects.ts';
 import { nodePort } from '../translate/names.ts';
 import { nodeRows } from '../translate/node.ts';
@@ -18,6 +19,7 @@ import type { KubeObject } from '../../kube/cluster/types.ts';
 import { anyOf, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { type Ctx, LEASE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
+import { physicalGateway } from './subnet-underlay.ts';
 import { subnetVpc } from './vpc.ts';
 
 /** Default-VPC subnets with a distributed gateway (the join subnet excluded), valid in IPAM. */
@@ -26,9 +28,11 @@ export function distributedSubnets(ctx: Ctx): { name: string; cidrs: string[] }[
   for (const s of ctx.cache('Subnet').list()) {
     const name = s.metadata.name;
     if (name === ctx.settings.nodeSwitch || subnetVpc(ctx, s) !== ctx.settings.clusterRouter) continue;
-    if (ctx.decode(s, decodeSubnet).value.gatewayType !== 'distributed') continue;
-    const view = ctx.ipam.subnet(name);
-    if (view) out.push({ name, cidrs: subnetCidrs(view.config) });
+    const view = ctx.decode(s, decodeSubnet).value;
+    // An underlay subnet with the physical gateway (u2o or not) gets no distributed policies (reconcileOvnDefaultVpcRoute).
+    if (view.gatewayType !== 'distributed' || physicalGateway(view)) continue;
+    const held = ctx.ipam.subnet(name);
+    if (held) out.push({ name, cidrs: subnetCidrs(held.config) });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
@@ -87,7 +91,10 @@ export async function reconcileNode(ctx: Ctx, name: string): Promise<void> {
     joinIps: ips,
     internalIps: n.internalIPs,
     distributedSubnets: distributedSubnets(ctx),
-    networkPolicyExists: networkPolicyExists(ctx),
+    // Kube-OVN counts NetworkPolicies only (node.go); its switches are stateful anyway through the
+    // kubernetes Service's VIP on every switch. kovn's scenarios may have no Service, and an ANP or BANP
+    // of Deny rules alone would drop the replies of allowed connections on a stateless switch.
+    networkPolicyExists: networkPolicyExists(ctx) || adminPolicyExists(ctx),
   });
   const rows: TableRow[] = [
     { table: 'switchPort', row: t.port },
@@ -119,15 +126,31 @@ function addressesChanged(o: KubeObject, old: KubeObject | undefined): boolean {
   return a.length !== b.length || a.some((x, i) => x?.type !== b[i]?.type || x?.address !== b[i]?.address);
 }
 
+/**
+ * Its `*.kubernetes.io/` annotations changed (Kube-OVN's kubeOvnAnnotationsChanged
+ * in pkg/controller/node.go): a Node replaced without them gets them back.
+ */
+function kubeOvnAnnotationsChanged(o: KubeObject, old: KubeObject | undefined): boolean {
+  const ours = (x: KubeObject | undefined) =>
+    Object.entries(x?.metadata.annotations ?? {})
+      .filter(([k]) => k.includes('.kubernetes.io/'))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const a = ours(o);
+  const b = ours(old);
+  return a.length !== b.length || a.some(([k, v], i) => b[i]![0] !== k || b[i]![1] !== v);
+}
+
 export const nodeHandler: Handler = {
   kind: 'Node',
   after: ['Subnet'],
   watches: [
-    { kind: 'Node', when: anyOf(specLabelsOrDeletion, addressesChanged) },
+    { kind: 'Node', when: anyOf(specLabelsOrDeletion, addressesChanged, kubeOvnAnnotationsChanged) },
     // Its distributed subnets' routes and policies.
     { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
     // Whether any policy exists decides its port group ACLs: a policy added or deleted only.
     { kind: 'NetworkPolicy', when: () => false, map: () => ALL },
+    { kind: 'AdminNetworkPolicy', when: () => false, map: () => ALL },
+    { kind: 'BaselineAdminNetworkPolicy', when: () => false, map: () => ALL },
   ],
   indexes: [{ kind: 'Node', name: LEASE_INDEX, values: (_ctx, o) => [nodePort(o.metadata.name)] }],
   reconcile: (ctx, key) => reconcileNode(ctx, key.name),

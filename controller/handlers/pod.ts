@@ -23,7 +23,7 @@
 import { formatMAC, tryParseIP } from '../../model/addr/index.ts';
 import { ownerKey, statefulSetOrdinal, toRecord } from '../../model/ipam/index.ts';
 import { formatKey, type ObjectKey, objectKey } from '../../kube/cluster/types.ts';
-import { labelsChanged } from '../../kube/runtime/changes.ts';
+import { deletionChanged, labelsChanged } from '../../kube/runtime/changes.ts';
 import type { Contribution, TableRow } from '../desired/store.ts';
 import {
   decodeIP,
@@ -38,9 +38,12 @@ import {
 import { podNodeMemberships } from '../translate/node.ts';
 import { OVN_PROVIDER, annotationKey, decodeAddressRequest } from '../../kube/annotations.ts';
 import { podAnnotations, podPortRow } from '../translate/pod.ts';
+import { podSecurityGroups, SECURITY_GROUPS_ANNOTATION } from '../translate/security-group.ts';
+import { SECURITY_GROUP_INDEX, securityGroupContributions } from './security-group.ts';
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
+import { physicalGateway, underlayPodAnnotations } from './subnet-underlay.ts';
 import {
   policiesFor,
   policyContributions,
@@ -200,17 +203,22 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     cidrs: subnetCidrs(cfg),
     gateways: subnetGateways(cfg),
     portSecurity,
+    securityGroups: podSecurityGroups(p.annotations[SECURITY_GROUPS_ANNOTATION]),
   };
   const port = podPortRow(alloc);
   const rows: TableRow[] = [{ table: 'switchPort', row: port }];
   const s = ctx.decode(subObj, decodeSubnet).value;
   const distributed =
-    router === ctx.settings.clusterRouter && s.gatewayType === 'distributed' && subnet !== ctx.settings.nodeSwitch;
+    router === ctx.settings.clusterRouter &&
+    s.gatewayType === 'distributed' &&
+    subnet !== ctx.settings.nodeSwitch &&
+    !physicalGateway(s);
   const contributions: Contribution[] = p.nodeName
     ? podNodeMemberships(port.name, p.nodeName, subnet, distributed)
     : [];
   const member = { namespace: ns, labels: p.labels, port: port.name, ips };
   contributions.push(...policyContributions(ctx, member, policiesFor(ctx, ns)));
+  contributions.push(...securityGroupContributions(ctx, port, alloc.securityGroups));
   ctx.committer.set(owner, { rows, contributions });
   ctx.enqueue('Subnet', { name: subnet });
   const want: Record<string, string | null> = {
@@ -218,6 +226,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     [A('pod_nic_type')]: ctx.settings.podNicType,
   };
   if (!p.nodeName) want[A('routed')] = null;
+  Object.assign(want, underlayPodAnnotations(ctx, s));
   await ctx.afterCommit('Pod', key, async () => {
     await patchAnnotations(ctx, o!, want);
     await ensureIpObject(ctx, p, subnet, ips, mac, sts);
@@ -311,6 +320,12 @@ export const podHandler: Handler = {
     },
     // Its namespace's labels decide its memberships in wider policies.
     { kind: 'Namespace', when: labelsChanged, map: (ctx, e) => podsOf(ctx, e.object.metadata.name) },
+    // A security group created or deleted: the pods naming it join or leave the deny-all group.
+    {
+      kind: 'SecurityGroup',
+      when: deletionChanged,
+      map: (ctx, e) => [...ctx.cache('Pod').byIndex(SECURITY_GROUP_INDEX, e.object.metadata.name)].map(objectKey),
+    },
     // The pods that can be members of a policy, before or after its change, recompute their memberships.
     {
       kind: 'NetworkPolicy',
@@ -321,6 +336,11 @@ export const podHandler: Handler = {
     },
   ],
   indexes: [
+    {
+      kind: 'Pod',
+      name: SECURITY_GROUP_INDEX,
+      values: (_ctx, o) => podSecurityGroups(o.metadata.annotations?.[SECURITY_GROUPS_ANNOTATION]),
+    },
     {
       kind: 'Pod',
       name: LEASE_INDEX,

@@ -6,14 +6,20 @@
  * (kube-controller-manager's job; the scenario runner derives them), and
  * carry target ports already resolved per endpoint.
  */
-import { formatKey, type ObjectKey } from '../../kube/cluster/types.ts';
-import { decodeEndpointSlice, decodeService } from '../../kube/objects/objects.ts';
+import { formatKey, type KubeObject, type ObjectKey } from '../../kube/cluster/types.ts';
+import {
+  decodeEndpointSlice,
+  decodeService,
+  type EndpointSliceView,
+  type ServiceView,
+} from '../../kube/objects/objects.ts';
+import { SWITCH_LB_VIP_ANNOTATION } from '../translate/switch-lb-rule.ts';
 import { vpcLoadBalancers } from '../translate/names.ts';
 import { serviceVips } from '../translate/service.ts';
 import { containsIP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { isBlocking } from '../../kube/objects/decode.ts';
 import type { Handler } from './handler.ts';
-import { type Ctx, describeIssues } from './context.ts';
+import { type Ctx, describeIssues, NAMESPACE_INDEX } from './context.ts';
 import { subnetVpc } from './vpc.ts';
 
 export async function reconcileService(ctx: Ctx, key: ObjectKey): Promise<void> {
@@ -28,8 +34,17 @@ export async function reconcileService(ctx: Ctx, key: ObjectKey): Promise<void> 
   const ref = { kind: 'Service', namespace: svc.namespace, name: svc.name, uid: svc.uid };
   const invalid = d.issues.filter(isBlocking);
   if (invalid.length > 0) await ctx.event(ref, 'Warning', 'InvalidService', describeIssues(invalid));
-  const vpc = svc.annotations['ovn.kubernetes.io/vpc'] || ctx.settings.clusterRouter;
-  const refused = clusterIPProblems(ctx, svc.clusterIPs, vpc);
+  const slices = ctx
+    .cache('EndpointSlice')
+    .list()
+    .map((s) => ctx.decode(s, decodeEndpointSlice).value)
+    .filter((s) => s.namespace === svc.namespace && s.service === svc.name);
+  // A SwitchLBRule's Service (translate/switch-lb-rule.ts): its VIPs are the annotation's, its VPC Kube-OVN's choice.
+  const slrVips = svc.annotations[SWITCH_LB_VIP_ANNOTATION];
+  const vpc = slrVips
+    ? switchLBVpc(ctx, svc, slices)
+    : svc.annotations['ovn.kubernetes.io/vpc'] || ctx.settings.clusterRouter;
+  const refused = slrVips ? [] : clusterIPProblems(ctx, svc.clusterIPs, vpc);
   ctx.report(
     ref,
     'reconcile',
@@ -45,16 +60,11 @@ export async function reconcileService(ctx: Ctx, key: ObjectKey): Promise<void> 
     ctx.committer.delete(owner);
     return;
   }
-  const slices = ctx
-    .cache('EndpointSlice')
-    .list()
-    .map((s) => ctx.decode(s, decodeEndpointSlice).value)
-    .filter((s) => s.namespace === svc.namespace && s.service === svc.name);
   const lbs = vpcLoadBalancers(vpc, ctx.settings.clusterRouter, ctx.clusterLbs);
   const contributions = serviceVips(
     {
-      clusterIPs: svc.clusterIPs,
-      externalIPs: svc.externalIPs,
+      clusterIPs: slrVips ? slrVips.split(',').map((v) => v.trim()) : svc.clusterIPs,
+      externalIPs: slrVips ? [] : svc.externalIPs,
       ports: svc.ports,
       sessionAffinity: svc.sessionAffinity,
     },
@@ -63,6 +73,33 @@ export async function reconcileService(ctx: Ctx, key: ObjectKey): Promise<void> 
   );
   ctx.committer.set(owner, { contributions });
 }
+
+/**
+ * The VPC of a SwitchLBRule's Service, as Kube-OVN's
+ * getVpcAndSubnetForEndpoints chooses it: the Service's `logical_router`
+ * (with `logical_switch`), else the VPC of the first endpoint's pod (by its
+ * targetRef, or for endpoints without one, the namespace's pod holding the
+ * address), else `ovn.kubernetes.io/vpc`, else the default VPC.
+ */
+function switchLBVpc(ctx: Ctx, svc: ServiceView, slices: readonly EndpointSliceView[]): string {
+  const router = svc.annotations['ovn.kubernetes.io/logical_router'];
+  if (router && svc.annotations['ovn.kubernetes.io/logical_switch']) return router;
+  const pods = [...ctx.cache('Pod').byIndex(NAMESPACE_INDEX, svc.namespace)];
+  for (const sl of slices) {
+    for (const e of sl.endpoints) {
+      const pod =
+        e.targetPod !== undefined
+          ? pods.find((p) => p.metadata.name === e.targetPod)
+          : pods.find((p) => e.addresses.some((a) => podAddresses(p).includes(a)));
+      const vpc = pod?.metadata.annotations?.['ovn.kubernetes.io/logical_router'];
+      if (vpc) return vpc;
+    }
+  }
+  return svc.annotations['ovn.kubernetes.io/vpc'] || ctx.settings.clusterRouter;
+}
+
+const podAddresses = (p: KubeObject): string[] =>
+  (p.metadata.annotations?.['ovn.kubernetes.io/ip_address'] ?? '').split(',').filter((a) => a !== '');
 
 /**
  * Cluster IPs the API server would refuse (not an address, outside the

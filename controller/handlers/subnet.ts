@@ -14,6 +14,7 @@ import {
   containsIP,
   formatIP,
   formatIPv4,
+  formatIPv6,
   formatMAC,
   type IP,
   nthIP,
@@ -26,7 +27,8 @@ import { type KubeObject, objectKey } from '../../kube/cluster/types.ts';
 import { decodeNode, decodeSubnet, type SubnetView, selects } from '../../kube/objects/objects.ts';
 import { nodePort, vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
-import { labelsChanged, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
+import { chooseGateways, type GatewayCandidate, type GatewayChoice, natRuleId } from '../translate/subnet-gateway.ts';
+import { anyOf, type ChangePredicate, labelsChanged, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { ALL, type Handler } from './handler.ts';
 import {
   blocking,
@@ -38,6 +40,8 @@ import {
   setConditions,
 } from './context.ts';
 import { subnetVpc } from './vpc.ts';
+import { checkU2o, physicalGateway, subnetVlan, type UnderlayPlan, underlayPlan } from './subnet-underlay.ts';
+import { u2oOwner } from '../translate/underlay.ts';
 
 export const FINALIZER = 'kubeovn.io/kube-ovn-controller';
 
@@ -136,6 +140,11 @@ export function checkSubnet(ctx: Ctx, o: KubeObject): SubnetCheck {
     return { spec, bad };
   }
   bad.push(...extraOverlaps(ctx, name, parsed.value, vpc).map((message) => ({ field: 'spec.cidrBlock', message })));
+  if (s.vlan !== '') {
+    const vlan = subnetVlan(ctx, s);
+    if ('field' in vlan) bad.push(vlan);
+  }
+  bad.push(...checkU2o(s, parsed.value));
   return { spec, parsed: parsed.value, bad };
 }
 
@@ -152,9 +161,8 @@ export function subnetsInOrder(ctx: Ctx, list: readonly KubeObject[]): KubeObjec
   return [0, 1, 2].flatMap((r) => ordered.filter((o) => rank(o) === r));
 }
 
-/** The join addresses of a centralized subnet's gateway nodes (`gatewayNode: "n1,n2"` or `"n1:ip,..."`, else `gatewayNodeSelectors`). */
-function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
-  if (s.gatewayType !== 'centralized') return [];
+/** A centralized subnet's gateway candidates (`gatewayNode: "n1,n2"` or `"n1:ip,..."`, else `gatewayNodeSelectors`), in Kube-OVN's order. */
+function gatewayCandidates(ctx: Ctx, s: SubnetView): GatewayCandidate[] {
   const names =
     s.gatewayNode.trim() !== ''
       ? s.gatewayNode.split(',').map((entry) => entry.split(':')[0]!.trim())
@@ -167,13 +175,26 @@ function centralizedGateways(ctx: Ctx, s: SubnetView): string[] {
           })
           .map((n) => n.metadata.name)
           .sort();
-  const out: string[] = [];
-  for (const node of names) {
-    if (node === '' || ctx.cache('Node').get(node) === undefined) continue;
-    const lease = ctx.ipam.lookup(nodePort(node));
-    if (lease?.v4 !== undefined) out.push(formatIPv4(lease.v4));
+  const out: GatewayCandidate[] = [];
+  for (const name of names) {
+    const node = name === '' ? undefined : ctx.cache('Node').get(name);
+    if (node === undefined) continue;
+    const lease = ctx.ipam.lookup(nodePort(name));
+    const joinIps = [
+      ...(lease?.v4 !== undefined ? [formatIPv4(lease.v4)] : []),
+      ...(lease?.v6 !== undefined ? [formatIPv6(lease.v6)] : []),
+    ];
+    out.push({ name, ready: ctx.decode(node, decodeNode).value.ready, joinIps });
   }
   return out;
+}
+
+/** The gateways of a centralized subnet of the default VPC (none for the others), chosen from `status.activateGateway` on. */
+function centralizedGateways(ctx: Ctx, s: SubnetView, o: KubeObject, vpc: string): GatewayChoice | undefined {
+  if (s.gatewayType !== 'centralized' || vpc !== ctx.settings.clusterRouter) return undefined;
+  const status = (typeof o.status === 'object' && o.status !== null ? o.status : {}) as Record<string, unknown>;
+  const previous = typeof status.activateGateway === 'string' ? status.activateGateway : '';
+  return chooseGateways(gatewayCandidates(ctx, s), s.enableEcmp, previous);
 }
 
 /**
@@ -224,6 +245,12 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     }
   }
   const unknown = d.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
+  let underlay: UnderlayPlan | undefined;
+  if (bad.length === 0 && config !== undefined && s.vlan !== '') {
+    const plan = underlayPlan(ctx, s, config, vpc, heldU2o(o, vpc));
+    if ('field' in plan) bad.push(plan);
+    else underlay = plan;
+  }
   if (bad.length > 0 || config === undefined) {
     // Refused (a typo in spec.vpc, say): one accepted before keeps its rows and leases, so its pods keep
     // their ports (Kube-OVN returns the error and leaves the switch as it was; docs/architecture.md, "Fail
@@ -253,6 +280,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   }
   if (unknown.length > 0) await ctx.event(ref, 'Warning', 'UnknownField', unknown.join('; '));
   const lbs = vpcLoadBalancers(vpc, ctx.settings.clusterRouter, ctx.clusterLbs);
+  const gateways = centralizedGateways(ctx, s, o, vpc);
   const t = subnetRows({
     config,
     router: vpc,
@@ -266,16 +294,29 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     loadBalancers: ctx.settings.enableLb
       ? [lbs.tcp, lbs.udp, lbs.sctp, lbs.tcpSession, lbs.udpSession, lbs.sctpSession]
       : [],
-    defaultVpc: vpc === ctx.settings.clusterRouter,
-    centralizedGateways: centralizedGateways(ctx, s),
+    // An underlay subnet with the physical gateway has none of the default VPC's subnet policies.
+    defaultVpc: vpc === ctx.settings.clusterRouter && !physicalGateway(s),
+    centralizedGateways: gateways?.hops ?? [],
     routeTable: s.routeTable,
   });
+  const routed = underlay === undefined || underlay.routed;
+  const u2o = underlay?.u2o;
   const rows: TableRow[] = [
     { table: 'switch', row: t.value.switch },
-    { table: 'routerPort', row: t.value.routerPort },
-    { table: 'switchPort', row: t.value.switchPort },
+    ...(routed
+      ? [
+          {
+            table: 'routerPort',
+            row: u2o ? { ...t.value.routerPort, networks: u2o.networks, mac: u2o.mac } : t.value.routerPort,
+          } as TableRow,
+          { table: 'switchPort', row: t.value.switchPort } as TableRow,
+        ]
+      : []),
+    ...(underlay ? [{ table: 'switchPort', row: underlay.localnet } as TableRow] : []),
     ...t.value.acls.map((row): TableRow => ({ table: 'acl', row })),
     ...t.value.policies.map((row): TableRow => ({ table: 'routerPolicy', row })),
+    ...(underlay?.policies ?? []).map((row): TableRow => ({ table: 'routerPolicy', row })),
+    ...(underlay?.addressSets ?? []).map((row): TableRow => ({ table: 'addressSet', row })),
   ];
   ctx.committer.set(owner, { rows });
   const aclIssues = t.issues.map((i) => i.message);
@@ -296,18 +337,58 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
       { metadata: { finalizers: [...(o.metadata.finalizers ?? []), FINALIZER] } },
     );
   }
+  const gwProblem = gatewayProblem(s, gateways);
   await ctx.afterCommit('Subnet', { name }, () =>
-    writeStatus(ctx, o, [
-      { type: 'Validated', status: 'True', reason: 'ValidatedLogicalSwitch', message: '' },
-      aclIssues.length > 0
-        ? { type: 'Ready', status: 'False', reason: 'InvalidSubnetACL', message: aclIssues.join('; ') }
-        : { type: 'Ready', status: 'True', reason: 'ResourceCreated', message: '' },
-    ]),
+    writeStatus(
+      ctx,
+      o,
+      [
+        { type: 'Validated', status: 'True', reason: 'ValidatedLogicalSwitch', message: '' },
+        aclIssues.length > 0
+          ? { type: 'Ready', status: 'False', reason: 'InvalidSubnetACL', message: aclIssues.join('; ') }
+          : gwProblem !== undefined
+            ? { type: 'Ready', status: 'False', ...gwProblem }
+            : { type: 'Ready', status: 'True', reason: 'ResourceCreated', message: '' },
+      ],
+      {
+        ...egressStatus(s, gateways),
+        u2oInterconnectionIP: u2o?.ips.join(',') ?? '',
+        u2oInterconnectionMAC: u2o?.mac ?? '',
+        u2oInterconnectionVPC: u2o ? vpc : '',
+      },
+    ),
   );
+}
+
+/** Kube-OVN's reasons for a centralized subnet without a working gateway (reconcileOvnDefaultVpcRoute). */
+function gatewayProblem(s: SubnetView, g: GatewayChoice | undefined): { reason: string; message: string } | undefined {
+  if (g === undefined) return undefined;
+  if (s.gatewayNode.trim() === '' && s.gatewayNodeSelectors.length === 0)
+    return {
+      reason: 'NoReadyGateway',
+      message: `subnet ${s.name} Spec.GatewayNode or Spec.GatewayNodeSelectors must be specified for centralized gateway type`,
+    };
+  if (g.noneReady) return { reason: 'NoActiveGatewayFound', message: `subnet ${s.name} gws are not ready` };
+  return undefined;
+}
+
+/** `activateGateway` (primary-backup) and `natOutgoingPolicyRules` with their IDs, as Kube-OVN writes them. */
+function egressStatus(s: SubnetView, g: GatewayChoice | undefined): Record<string, unknown> {
+  const rules = s.natOutgoing
+    ? s.natOutgoingPolicyRules.map((r, i) => ({
+        ruleID: natRuleId(s.name, i, r),
+        match: { ...(r.srcIPs !== '' ? { srcIPs: r.srcIPs } : {}), ...(r.dstIPs !== '' ? { dstIPs: r.dstIPs } : {}) },
+        action: r.action,
+      }))
+    : [];
+  return { activateGateway: g?.active ?? '', natOutgoingPolicyRules: rules };
 }
 
 /** A deleted Subnet's rows and finalizer go, unless addresses of it are in use (false then: it stays). */
 async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<boolean> {
+  // Its u2o address is its own, not a user's (releaseU2OIP runs before the subnet goes).
+  const vpc = ctx.ipam.subnet(name)?.config.vpc;
+  if (vpc !== undefined) ctx.ipam.release(u2oOwner(vpc, name));
   const counters = ctx.ipam.counters(name);
   const inUse = Number(counters?.v4?.used ?? 0) + Number(counters?.v6?.used ?? 0);
   if (inUse > 0) {
@@ -328,10 +409,19 @@ async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): 
   return true;
 }
 
+/** The u2o address of the subnet's status, when it was given under this VPC. */
+function heldU2o(o: KubeObject, vpc: string): string {
+  const st = (o as { status?: { u2oInterconnectionIP?: unknown; u2oInterconnectionVPC?: unknown } }).status;
+  return st?.u2oInterconnectionVPC === vpc && typeof st.u2oInterconnectionIP === 'string'
+    ? st.u2oInterconnectionIP
+    : '';
+}
+
 async function writeStatus(
   ctx: Ctx,
   o: { readonly metadata: { readonly name: string }; readonly status?: unknown },
   conditions: Parameters<typeof setConditions>[1],
+  extra: Record<string, unknown> = {},
 ): Promise<void> {
   const name = o.metadata.name;
   const have = (typeof o.status === 'object' && o.status !== null ? o.status : {}) as Record<string, unknown>;
@@ -342,11 +432,19 @@ async function writeStatus(
     v4usingIPs: Number(c?.v4?.used ?? 0),
     v6availableIPs: Number(c?.v6?.available ?? 0n),
     v6usingIPs: Number(c?.v6?.used ?? 0n),
+    // u2o fields: written when set, cleared when they were (an overlay subnet's status has none).
+    ...Object.fromEntries(
+      Object.entries(extra).filter(([k, v]) => !k.startsWith('u2o') || v !== '' || have[k] !== undefined),
+    ),
   };
   const now = Object.fromEntries(Object.keys(status).map((k) => [k, have[k]]));
   if (sameJson(now, status)) return;
   await ctx.cluster.patch({ kind: 'Subnet', name }, { status }, { subresource: 'status' });
 }
+
+/** Kube-OVN's nodeReady changed (a new node counts, as labelsChanged counts it). */
+const nodeReadyChanged: ChangePredicate = (o, old) =>
+  old === undefined || decodeNode(o).value.ready !== decodeNode(old).value.ready;
 
 export const subnetHandler: Handler = {
   kind: 'Subnet',
@@ -354,8 +452,11 @@ export const subnetHandler: Handler = {
   watches: [
     { kind: 'Subnet', when: specLabelsOrDeletion },
     { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
-    // A new node, or new labels (gatewayNodeSelectors), may change a centralized subnet's gateways.
-    { kind: 'Node', when: labelsChanged, map: () => ALL },
+    // A new node, new labels (gatewayNodeSelectors) or readiness may change a centralized subnet's gateways.
+    { kind: 'Node', when: anyOf(labelsChanged, nodeReadyChanged), map: () => ALL },
+    // An underlay subnet's localnet port and validity follow its Vlan and ProviderNetwork.
+    { kind: 'Vlan', map: () => ALL },
+    { kind: 'ProviderNetwork', map: () => ALL },
   ],
   reconcile: (ctx, key) => reconcileSubnet(ctx, key.name),
   startOrder: subnetsInOrder,

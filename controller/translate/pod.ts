@@ -27,6 +27,8 @@ export interface PodAllocation {
   readonly portSecurity?: boolean;
   /** Virtual IPs the port may also use (`<provider>.kubernetes.io/vip`), kept in port security. */
   readonly vips?: readonly string[];
+  /** `<provider>.kubernetes.io/security_groups`, parsed (translate/security-group.ts podSecurityGroups). */
+  readonly securityGroups?: readonly string[];
 }
 
 /**
@@ -42,6 +44,11 @@ export function podPortRow(a: PodAllocation): LogicalSwitchPort {
   if ((a.vips ?? []).length > 0) {
     externalIds.vips = (a.vips ?? []).join(',');
     externalIds['attach-vips'] = 'true';
+  }
+  // buildLogicalSwitchPort: the groups as `sg1/sg2` and one associated_sg_<sg> key each.
+  if ((a.securityGroups ?? []).length > 0) {
+    externalIds.security_groups = (a.securityGroups ?? []).join('/');
+    for (const sg of a.securityGroups ?? []) externalIds[`associated_sg_${sg}`] = 'true';
   }
   return {
     name: podPort(a.pod, a.namespace, a.provider),

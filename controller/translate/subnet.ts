@@ -59,12 +59,13 @@ export interface SubnetInput {
    */
   readonly defaultVpc?: boolean;
   /**
-   * `gatewayType: centralized`: the join addresses of the gateway nodes
-   * (`gatewayNode`), which the 29000 policy reroutes the subnet's outbound
-   * traffic to (several: ECMP). Distributed subnets get their 29000 policies
-   * per node (node.ts).
+   * `gatewayType: centralized`: the gateway nodes and their join addresses
+   * as subnet-gateway.ts chose them, which the 29000 policy reroutes the
+   * subnet's outbound traffic to (several: ECMP), named in its external_ids
+   * (`<node>: <ip>`). Distributed subnets get their 29000 policies per node
+   * (node.ts).
    */
-  readonly centralizedGateways?: readonly string[];
+  readonly centralizedGateways?: readonly { readonly node: string; readonly ip: string }[];
   /** `spec.routeTable`: the router port's options:route_table (Kube-OVN's reconcileRouteTableForSubnet). */
   readonly routeTable?: string;
 }
@@ -153,16 +154,16 @@ function defaultVpcPolicies(input: SubnetInput, cidrs: readonly string[]): Route
       options: {},
       externalIds: ids,
     });
-    const hops = (input.centralizedGateways ?? []).filter((g) => family(g) === ip);
+    const hops = (input.centralizedGateways ?? []).filter((g) => family(g.ip) === ip);
     if (hops.length === 0) continue;
     out.push({
       router: input.router,
       priority: ROUTER_POLICY_PRIORITY.gateway,
       match: parseMatch(`${ip}.src == ${cidr}`),
       action: 'reroute',
-      nexthops: hops,
+      nexthops: hops.map((h) => h.ip),
       options: {},
-      externalIds: ids,
+      externalIds: { ...ids, ...Object.fromEntries(hops.map((h) => [h.node, h.ip])) },
     });
   }
   return out;

@@ -47,26 +47,8 @@ const NS = 'north-south for VPCs (EIPs, NAT) is not modelled yet';
 
 /** Kube-OVN's kinds (kubeovn.io/v1) kovn does not act on yet, and what each may change. */
 const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
-  Vip: {
-    why: 'virtual IPs are not reserved or programmed yet',
-    scope: (o) => addresses(rec(o.spec).v4ip, rec(o.spec).v6ip, rec(o.status).v4ip, rec(o.status).v6ip),
-  },
-  SwitchLBRule: {
-    why: 'switch load-balancer rules are not programmed yet',
-    scope: (o) => addresses(rec(o.spec).vip, rec(o.status).vip),
-  },
   RouterLBRule: { why: 'router load-balancer rules are not programmed yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  IptablesEIP: { why: NS, scope: (o) => addresses(rec(o.spec).v4ip, rec(o.spec).v6ip, rec(o.status).ip) },
-  IptablesFIPRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalIp, rec(o.status).v4ip) },
-  IptablesSnatRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalCIDR, rec(o.status).v4ip) },
-  IptablesDnatRule: { why: NS, scope: (o) => addresses(rec(o.spec).internalIp, rec(o.status).v4ip) },
-  VpcNatGateway: { why: 'VPC NAT gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
   VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  SecurityGroup: {
-    why: 'security groups are not modelled yet (the pods that name one in ovn.kubernetes.io/security_groups say so too)',
-  },
-  ProviderNetwork: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
-  Vlan: { why: 'underlay networks are not modelled yet (the Subnets that use one say so too)' },
   QoSPolicy: { why: 'QoS changes no probe verdict' },
   VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
   BgpConf: { why: 'BGP announcement is outside the cluster network' },
@@ -76,13 +58,6 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
 
 /** Other kinds a Kube-OVN cluster acts on, by apiVersion group. */
 const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {
-  'policy.networking.k8s.io': {
-    AdminNetworkPolicy: { why: 'AdminNetworkPolicy is not modelled yet', scope: () => [{ kind: 'cluster' }] },
-    BaselineAdminNetworkPolicy: {
-      why: 'BaselineAdminNetworkPolicy is not modelled yet',
-      scope: () => [{ kind: 'cluster' }],
-    },
-  },
   'k8s.cni.cncf.io': {
     NetworkAttachmentDefinition: {
       why: 'attachment networks (Multus) are not modelled; probes use the primary interface',

@@ -8,8 +8,9 @@ import type { KubeObject } from '../cluster/types.ts';
 import { type Plain, Reader } from './decode.ts';
 import { type Decoded, type LabelSelector, type Meta, meta, objName, selectorOf } from './meta.ts';
 import { IP_SUPPORT, IPPOOL_SUPPORT, SUBNET_SUPPORT, VPC_SUPPORT } from './support/index.ts';
+import { decodeSubnetEgress, type SubnetEgressView } from './subnet-egress.ts';
 
-export interface SubnetView extends Meta {
+export interface SubnetView extends Meta, SubnetEgressView {
   readonly default: boolean;
   readonly vpc: string;
   readonly protocol: string;
@@ -30,6 +31,12 @@ export interface SubnetView extends Meta {
   readonly allowEWTraffic: boolean;
   readonly enableLb: boolean;
   readonly mtu?: number;
+  /** An underlay subnet's Vlan ('' for an overlay subnet). */
+  readonly vlan: string;
+  readonly logicalGateway: boolean;
+  readonly u2oInterconnection: boolean;
+  /** The u2o router port's address(es) as given ('' to allocate). */
+  readonly u2oInterconnectionIP: string;
   /** The route table of the subnet's router port ('' the main one). */
   readonly routeTable: string;
 }
@@ -90,7 +97,12 @@ export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
       acls,
       allowEWTraffic: r.bool(spec, 'allowEWTraffic', 'spec') ?? false,
       enableLb: r.bool(spec, 'enableLb', 'spec') ?? true,
+      ...decodeSubnetEgress(r, spec),
       ...(mtu !== undefined ? { mtu } : {}),
+      vlan: r.str(spec, 'vlan', 'spec') ?? '',
+      logicalGateway: r.bool(spec, 'logicalGateway', 'spec') ?? false,
+      u2oInterconnection: r.bool(spec, 'u2oInterconnection', 'spec') ?? false,
+      u2oInterconnectionIP: r.str(spec, 'u2oInterconnectionIP', 'spec') ?? '',
       routeTable: r.str(spec, 'routeTable', 'spec') ?? '',
     },
     issues: r.issues,
@@ -214,3 +226,5 @@ export function decodeIP(o: KubeObject): Decoded<IPView> {
     issues: r.issues,
   };
 }
+
+export type { NatOutgoingPolicyRule, SubnetEgressView } from './subnet-egress.ts';

@@ -16,9 +16,14 @@ import {
   SERVICE_SUPPORT,
 } from './support/index.ts';
 
+export * from './admin-network-policy.ts';
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
+export * from './security-group.ts';
+export * from './vpc-nat-gateway.ts';
+export * from './services.ts';
+export * from './underlay.ts';
 
 export interface ContainerPort {
   readonly name?: string;
@@ -82,6 +87,12 @@ export function decodeNamespace(o: KubeObject): Decoded<NamespaceView> {
 
 export interface NodeView extends Meta {
   readonly internalIPs: readonly string[];
+  /**
+   * Kube-OVN's nodeReady (pkg/controller/node.go): Ready True and not
+   * NetworkUnavailable. A node without a Ready condition counts as ready:
+   * scenarios describe running nodes (a kubelet posts Ready at once).
+   */
+  readonly ready: boolean;
 }
 
 export function decodeNode(o: KubeObject): Decoded<NodeView> {
@@ -91,7 +102,11 @@ export function decodeNode(o: KubeObject): Decoded<NodeView> {
     .objs(status, 'addresses', 'status')
     .filter((a) => a.value.type === 'InternalIP')
     .flatMap((a) => r.str(a.value, 'address', a.at) ?? []);
-  const value = { ...meta(o, r), internalIPs };
+  const conditions = r.objs(status, 'conditions', 'status');
+  const cond = (type: string) => conditions.find((c) => c.value.type === type)?.value.status;
+  const readyCond = cond('Ready');
+  const ready = (readyCond === undefined || readyCond === 'True') && cond('NetworkUnavailable') !== 'True';
+  const value = { ...meta(o, r), internalIPs, ready };
   r.support(o as unknown as Plain, NODE_SUPPORT);
   return { value, issues: r.issues };
 }

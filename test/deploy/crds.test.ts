@@ -81,19 +81,32 @@ describe('deploy/crds', () => {
     expect(problems(o.kind, o.object)).toEqual([]);
   });
 
-  it('what the controller writes (IP objects, the status of Vpcs and Subnets, OVN NAT specs and statuses) fits the CRDs: nothing an API server would prune', async () => {
+  it('what the controller writes (IP objects, the status of Vpcs, Subnets and SecurityGroups, OVN NAT specs and statuses) fits the CRDs: nothing an API server would prune', async () => {
     const written = await settledObjects(kubeovnKinds.map(([k]) => k));
     const kinds = new Set(written.map((w) => w.object.kind));
+    expect(written.some((w) => w.object.kind === 'SecurityGroup' && w.object.status !== undefined)).toBe(true);
     expect([...kinds].sort()).toEqual([
       'IP',
       'IPPool',
+      'IptablesDnatRule',
+      'IptablesEIP',
+      'IptablesFIPRule',
+      'IptablesSnatRule',
       'OvnDnatRule',
       'OvnEip',
       'OvnFip',
       'OvnSnatRule',
+      'ProviderNetwork',
+      'SecurityGroup',
       'Subnet',
+      'SwitchLBRule',
+      'Vip',
+      'Vlan',
       'Vpc',
+      'VpcNatGateway',
     ]);
+    expect(written.some((w) => w.object.kind === 'Vip' && w.object.status !== undefined)).toBe(true);
+    expect(written.some((w) => w.object.kind === 'SwitchLBRule' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Subnet' && w.object.status !== undefined)).toBe(true);
     expect(written.some((w) => w.object.kind === 'Vpc' && w.object.status !== undefined)).toBe(true);
     const bad = written.flatMap((w) =>

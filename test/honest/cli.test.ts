@@ -49,9 +49,9 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
           'NetworkPolicy',
           'np',
           'lax',
-          'metadata.annotations[ovn.kubernetes.io/network_policy_enforcement]',
+          'metadata.annotations[ovn.kubernetes.io/network_policy_for]',
         ],
-        ['UnsupportedAnnotation', 'Pod', 'default', 'sg', 'metadata.annotations[ovn.kubernetes.io/security_groups]'],
+        ['UnsupportedAnnotation', 'Pod', 'default', 'ngw', 'metadata.annotations[ovn.kubernetes.io/north_gateway]'],
         ['UnsupportedAnnotation', 'Pod', 'default', 'rated', 'metadata.annotations[ovn.kubernetes.io/ingress_rate]'],
       ]),
     );
@@ -62,7 +62,7 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
     expect(unsure['default/plain u/u1']).toContain('Subnet under');
     expect(unsure['vv/v1p 10.60.0.1']).toContain('Vpc v1');
     expect(unsure['default/plain pooled/pp']).toContain('IPPool p1');
-    expect(unsure['default/plain default/sg']).toContain('security_groups');
+    expect(unsure['default/plain default/ngw']).toContain('north_gateway');
     expect(unsure['quiet/q svc/default/local']).toContain('internalTrafficPolicy');
     expect(unsure['default/plain np/guarded']).toContain('NetworkPolicy np/lax');
     expect(unsure['default/rated 10.16.8.8']).toContain('Vip vip1');

@@ -41,13 +41,25 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   Vpc: { shortNames: ['vpc'], status: true },
   Subnet: { shortNames: ['subnet'], status: true },
   IPPool: { shortNames: ['ippool'], status: true },
+  ProviderNetwork: { shortNames: ['pn'], status: true },
+  Vlan: { shortNames: ['vlan'], status: true },
   Node: { shortNames: ['no'], status: true },
   Namespace: { shortNames: ['ns'], status: true },
   Pod: { shortNames: ['po'], categories: ALL, status: true },
   Service: { shortNames: ['svc'], categories: ALL, status: true },
   EndpointSlice: {},
   NetworkPolicy: { shortNames: ['netpol'] },
+  AdminNetworkPolicy: { shortNames: ['anp'], status: true },
+  BaselineAdminNetworkPolicy: { shortNames: ['banp'], status: true },
   IP: { shortNames: ['ip'] },
+  SecurityGroup: { shortNames: ['sg'], status: true },
+  VpcNatGateway: { shortNames: ['vpc-nat-gw'], status: true },
+  IptablesEIP: { shortNames: ['eip'], status: true },
+  IptablesFIPRule: { shortNames: ['fip'], status: true },
+  IptablesSnatRule: { shortNames: ['snat'], status: true },
+  IptablesDnatRule: { shortNames: ['dnat'], status: true },
+  Vip: { shortNames: ['vip'], status: true },
+  SwitchLBRule: { shortNames: ['slr'], status: true },
   OvnEip: { shortNames: ['oeip'], status: true },
   OvnFip: { shortNames: ['ofip'], status: true },
   OvnSnatRule: { shortNames: ['osnat'], status: true },
@@ -70,7 +82,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
 };
 
 /** Groups whose kinds are CRDs in a real cluster: JSON merge patches only, as the API server allows for custom resources. */
-const CUSTOM_GROUPS: ReadonlySet<string> = new Set(['kubeovn.io']);
+const CUSTOM_GROUPS: ReadonlySet<string> = new Set(['kubeovn.io', 'policy.networking.k8s.io']);
 
 /**
  * The built-in resources, in registry order.

@@ -4,6 +4,7 @@
  * table; docs/fields.md is generated from them (`npm run gen:fields`), and a
  * test keeps it in step.
  */
+import { ADMIN_NETWORK_POLICY_SUPPORT, BASELINE_ADMIN_NETWORK_POLICY_SUPPORT } from './admin-network-policy.ts';
 import { ENDPOINT_SLICE_SUPPORT } from './endpoint-slice.ts';
 import { IP_SUPPORT } from './ip.ts';
 import { IPPOOL_SUPPORT } from './ippool.ts';
@@ -11,11 +12,17 @@ import { NAMESPACE_SUPPORT } from './namespace.ts';
 import { NETWORK_POLICY_SUPPORT } from './network-policy.ts';
 import { NODE_SUPPORT } from './node.ts';
 import { POD_SUPPORT } from './pod.ts';
+import { SECURITY_GROUP_SUPPORT } from './security-group.ts';
 import { SERVICE_SUPPORT } from './service.ts';
 import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
+import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
+import { VIP_SUPPORT } from './vip.ts';
+import { PROVIDER_NETWORK_SUPPORT, VLAN_SUPPORT } from './underlay.ts';
 
 export {
+  ADMIN_NETWORK_POLICY_SUPPORT,
+  BASELINE_ADMIN_NETWORK_POLICY_SUPPORT,
   ENDPOINT_SLICE_SUPPORT,
   IP_SUPPORT,
   IPPOOL_SUPPORT,
@@ -23,7 +30,12 @@ export {
   NETWORK_POLICY_SUPPORT,
   NODE_SUPPORT,
   POD_SUPPORT,
+  SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
   VPC_SUPPORT,
+  SWITCH_LB_RULE_SUPPORT,
+  VIP_SUPPORT,
+  PROVIDER_NETWORK_SUPPORT,
+  VLAN_SUPPORT,
 };

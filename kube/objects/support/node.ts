@@ -11,6 +11,11 @@ export const NODE_SUPPORT: KindSupport = {
     { path: 'spec.taints', state: 'acted', note: 'NoSchedule and NoExecute keep pods without a toleration away' },
     { path: 'spec.unschedulable', state: 'acted' },
     { path: 'status.addresses', state: 'acted', note: 'InternalIP: a default-VPC subnet may not contain it' },
+    {
+      path: 'status.conditions',
+      state: 'acted',
+      note: "Ready and NetworkUnavailable: a centralized subnet's gateway is a ready node (a node without a Ready condition counts as ready)",
+    },
   ],
   annotations: [
     acted(`${OVN}ip_address`, "the node's join address (kept across restarts)"),

@@ -9,7 +9,6 @@ import { ATTACHMENT, acted, ignored, NO_VERDICT, OVN, output } from './annotatio
 
 const field = (path: string, note?: string): FieldSupport => ({ path, state: 'acted', ...(note ? { note } : {}) });
 const QOS = "rates and netem are the node agent's (OVS QoS, tc), which changes no probe's verdict";
-const SG = 'security groups are not modelled yet';
 const VM = 'KubeVirt virtual machine handling is not modelled';
 
 /** Every constraint `ScheduleAnyway`: a preference, no pod is left pending. */
@@ -82,13 +81,20 @@ export const POD_SUPPORT: KindSupport = {
     acted(`${OVN}ip_pool`),
     acted(`${OVN}logical_switch`),
     acted(`${OVN}port_security`),
+    acted(
+      `${OVN}vpc_nat_gw`,
+      "a VPC NAT gateway's pod (written on its StatefulSet's template): the NAT appliance model sits behind its port",
+    ),
     output(`${OVN}allocated`),
     output(`${OVN}routed`),
     output(`${OVN}cidr`),
     output(`${OVN}gateway`),
     output(`${OVN}logical_router`),
     output(`${OVN}pod_nic_type`),
-    ignored(`${OVN}security_groups`, SG),
+    acted(
+      `${OVN}security_groups`,
+      "the pod's port joins each group's port group and address sets, and the deny-all group while one of them exists",
+    ),
     ignored(`${OVN}ip_family`, 'a single family on a dual-stack subnet is not honoured: the pod gets both'),
     ignored(`${OVN}vip`, 'Vip objects are not modelled yet'),
     ignored(`${OVN}aaps`, 'allowed address pairs are not modelled yet'),
@@ -99,8 +105,8 @@ export const POD_SUPPORT: KindSupport = {
     ignored(`${OVN}eip`, "a pod's EIP (VPC NAT gateway) is not modelled yet"),
     ignored(`${OVN}snat`, "a pod's SNAT (VPC NAT gateway) is not modelled yet"),
     ignored(`${OVN}layer2_forward`, 'layer-2 forwarding of unknown addresses is not modelled yet'),
-    ignored(`${OVN}provider_network`, 'underlay networks are not modelled yet'),
-    ignored(`${OVN}vlan_id`, 'underlay networks are not modelled yet'),
+    acted(`${OVN}provider_network`, "written by the controller on an underlay subnet's pods (its Vlan's provider)"),
+    acted(`${OVN}vlan_id`, "written by the controller on an underlay subnet's pods (its Vlan's id)"),
     ignored(`${OVN}virtualmachine`, VM),
     ignored(`${OVN}activation_strategy`, VM, NO_VERDICT),
     ignored(`${OVN}ingress_rate`, QOS, NO_VERDICT),

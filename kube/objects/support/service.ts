@@ -55,13 +55,15 @@ export const SERVICE_SUPPORT: KindSupport = {
   ],
   annotations: [
     annotation(`${OVN}vpc`, "the VPC whose load balancers carry the Service's VIPs"),
-    ignored(
+    annotation(
       `${OVN}switch_lb_vip`,
-      "Kube-OVN's mark on the Service a SwitchLBRule makes; SwitchLBRules are reported as not acted on",
-      {
-        verdict: 'none',
-      },
+      "the VIPs of the Service a SwitchLBRule makes (Kube-OVN's endpoint_slice.go): they replace its cluster IPs",
     ),
+    annotation(
+      `${OVN}logical_router`,
+      "the VPC whose load balancers carry the VIPs, before the endpoints' VPC (Kube-OVN's getCustomServiceVpcAndSubnet)",
+    ),
+    annotation(`${OVN}logical_switch`, 'read with logical_router, as Kube-OVN reads them together'),
     ignored(`${OVN}service_external_ip_from_subnet`, 'LoadBalancer addresses from a subnet are not modelled yet'),
     ignored(`${OVN}service_health_check`, 'load balancer health checks are not modelled: every ready endpoint is up'),
     ignored(`${OVN}lb_svc_img`, 'LoadBalancer Services in VPCs are not modelled yet', { verdict: 'none' }),

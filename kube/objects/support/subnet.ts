@@ -12,8 +12,7 @@ const ignored = (path: string, note: string, extra: Partial<FieldSupport> = {}):
   ...extra,
 });
 
-const UNDERLAY = 'underlay networks (ProviderNetwork, Vlan, localnet ports) are not modelled yet';
-const U2O = 'underlay-to-overlay interconnection needs underlay subnets, which are not modelled yet';
+const U2O_ONLY = 'overlay-only routing (u2oFeatures) is not modelled: the default u2o policies are written';
 const DHCP =
   'DHCP_Options rows are not written; pods get their addresses from IPAM annotations, so no probe depends on them';
 
@@ -43,28 +42,30 @@ export const SUBNET_SUPPORT: KindSupport = {
           : undefined,
     },
     acted('spec.gatewayType', '"" is distributed, as in Kube-OVN'),
-    {
-      path: 'spec.gatewayNode',
-      state: 'limited',
-      note: 'every listed gateway node is a next hop at once (ECMP, as Kube-OVN does with enableEcmp); without enableEcmp Kube-OVN uses the first ready node only, which gives a probe the same verdict',
-      verdict: 'none',
-    },
-    acted('spec.gatewayNodeSelectors'),
-    {
-      path: 'spec.natOutgoing',
-      state: 'limited',
-      note: "the SNAT itself is the node's iptables rule in Kube-OVN and is not modelled; probes to outside hosts do not depend on it (the outside routes replies back to whatever source it sees)",
-      verdict: 'none',
-    },
+    acted(
+      'spec.gatewayNode',
+      'as Kube-OVN chooses: primary-backup (the active gateway, status.activateGateway, stays while ready; else the first ready node in the list), or every ready node with enableEcmp',
+    ),
+    acted(
+      'spec.gatewayNodeSelectors',
+      "when gatewayNode is empty; the selected nodes are taken by name (Kube-OVN's order is a Go map's, unspecified)",
+    ),
+    acted(
+      'spec.natOutgoing',
+      "the SNAT is the gateway node's iptables rule in Kube-OVN (pkg/daemon/gateway_linux.go), modelled where a probe leaves the cluster (a probe's `snat`), the same on sim and ovn; the lab's nodes do not masquerade",
+    ),
     ignored('spec.externalEgressGateway', 'policy routing to an external egress gateway is not modelled yet'),
     ignored('spec.policyRoutingPriority', 'used only with externalEgressGateway, which is not modelled yet'),
     ignored('spec.policyRoutingTableID', 'used only with externalEgressGateway, which is not modelled yet'),
     ignored('spec.mtu', "the MTU is the node agent's; probes are small packets", { verdict: 'none' }),
     acted('spec.private'),
     acted('spec.allowSubnets'),
-    ignored('spec.vlan', UNDERLAY),
+    acted(
+      'spec.vlan',
+      "an underlay subnet: its switch gets the localnet port localnet.<subnet> (the Vlan's provider and id), and its gateway is the physical one unless logicalGateway or u2oInterconnection",
+    ),
     ignored('spec.vips', "the subnet's virtual IPs are not reserved or programmed yet"),
-    ignored('spec.logicalGateway', UNDERLAY),
+    acted('spec.logicalGateway', 'an underlay subnet keeps its router port and routes, as an overlay one'),
     ignored('spec.disableGatewayCheck', "the gateway check is the node agent's", { verdict: 'none' }),
     ignored('spec.disableInterConnection', 'OVN interconnection (OVN-IC) is not modelled yet', { verdict: 'none' }),
     ignored('spec.enableDHCP', DHCP, { verdict: 'none' }),
@@ -82,23 +83,26 @@ export const SUBNET_SUPPORT: KindSupport = {
     acted('spec.acls[].match'),
     acted('spec.acls[].action'),
     acted('spec.allowEWTraffic'),
-    ignored('spec.natOutgoingPolicyRules', 'per-destination SNAT rules are not modelled yet'),
-    ignored('spec.u2oInterconnectionIP', U2O),
-    ignored('spec.u2oInterconnection', U2O),
-    ignored('spec.u2oFeatures', U2O),
+    acted(
+      'spec.natOutgoingPolicyRules',
+      "checked as Kube-OVN's validator does; their IDs in status.natOutgoingPolicyRules; the node's nat/forward marks decide a probe's `snat` (no NB rows: Kube-OVN writes none, its node agent does it in iptables)",
+    ),
+    acted('spec.u2oInterconnectionIP', 'allocated from the subnet when not given (status.u2oInterconnectionIP)'),
+    acted(
+      'spec.u2oInterconnection',
+      "the router port with the u2o address and Kube-OVN's default u2o policies (29400, 31000, 29000)",
+    ),
+    ignored('spec.u2oFeatures', U2O_ONLY),
     acted('spec.enableLb'),
-    {
-      path: 'spec.enableEcmp',
-      state: 'limited',
-      note: 'kovn always uses every gateway node (ECMP); active-backup gives a probe the same verdict',
-      verdict: 'none',
-    },
+    acted('spec.enableEcmp', "a centralized subnet's 29000 policy has every ready gateway node as a next hop"),
     ignored('spec.enableMulticastSnoop', 'multicast is not modelled; probes are unicast', { verdict: 'none' }),
     ignored('spec.enableExternalLBAddress', 'LoadBalancer Service addresses from the subnet are not modelled yet'),
     acted(
       'spec.routeTable',
       "the router port's options:route_table: traffic from the subnet is routed by that table's static routes and the connected networks, not by the main table's static routes (OVN 23.03)",
     ),
-    ignored('spec.nodeNetwork', UNDERLAY),
+    ignored('spec.nodeNetwork', "the node network of an underlay subnet's tunnel is the node agent's", {
+      verdict: 'none',
+    }),
   ],
 };

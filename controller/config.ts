@@ -44,6 +44,11 @@ export interface ControllerSettings {
   readonly workerNum: number;
   /** `--node-local-dns-ip`: comma-separated; empty when unused. */
   readonly nodeLocalDnsIP: string;
+  /**
+   * `--external-gateway-switch`: the default external subnet of a Vpc with
+   * `enableExternal` and of an OvnEip without `externalSubnet`.
+   */
+  readonly externalGatewaySwitch: string;
 }
 
 export const DEFAULT_SETTINGS: ControllerSettings = Object.freeze({
@@ -68,6 +73,7 @@ export const DEFAULT_SETTINGS: ControllerSettings = Object.freeze({
   networkType: 'geneve',
   workerNum: 3,
   nodeLocalDnsIP: '',
+  externalGatewaySwitch: 'external',
 });
 
 /** Kube-OVN's flag name for each setting (`--default-cidr` → `defaultCIDR`). */
@@ -93,6 +99,7 @@ export const SETTING_FLAGS: Readonly<Record<keyof ControllerSettings, string>> =
   networkType: 'network-type',
   workerNum: 'worker-num',
   nodeLocalDnsIP: 'node-local-dns-ip',
+  externalGatewaySwitch: 'external-gateway-switch',
 });
 
 /** A Scenario's `spec.cluster` (all optional). */

@@ -61,6 +61,13 @@ import {
   IPTABLES_SNAT_RULE_SUPPORT,
   VPC_NAT_GATEWAY_SUPPORT,
 } from './objects/support/vpc-nat-gateway.ts';
+import { decodeOvnDnatRule, decodeOvnEip, decodeOvnFip, decodeOvnSnatRule } from './objects/ovn-nat.ts';
+import {
+  OVN_DNAT_RULE_SUPPORT,
+  OVN_EIP_SUPPORT,
+  OVN_FIP_SUPPORT,
+  OVN_SNAT_RULE_SUPPORT,
+} from './objects/support/ovn-nat.ts';
 
 /** What kovn does with objects of a kind. */
 export type KindRole =
@@ -199,6 +206,20 @@ export const REGISTRY = Object.freeze({
     role: 'watched',
     decode: decodeNetworkAttachmentDefinition,
     support: NETWORK_ATTACHMENT_DEFINITION_SUPPORT,
+  },
+  OvnEip: { ...kubeovn('ovn-eips'), role: 'watched', decode: decodeOvnEip, support: OVN_EIP_SUPPORT },
+  OvnFip: { ...kubeovn('ovn-fips'), role: 'watched', decode: decodeOvnFip, support: OVN_FIP_SUPPORT },
+  OvnSnatRule: {
+    ...kubeovn('ovn-snat-rules'),
+    role: 'watched',
+    decode: decodeOvnSnatRule,
+    support: OVN_SNAT_RULE_SUPPORT,
+  },
+  OvnDnatRule: {
+    ...kubeovn('ovn-dnat-rules'),
+    role: 'watched',
+    decode: decodeOvnDnatRule,
+    support: OVN_DNAT_RULE_SUPPORT,
   },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },

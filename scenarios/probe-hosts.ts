@@ -14,6 +14,7 @@
 import { containsIP, tryParseCIDR, tryParseIP } from '../model/addr/index.ts';
 import type { LogicalSwitchPort, Topology } from '../model/topology/index.ts';
 import { hostAddress, type ScenarioHost } from './hosts.ts';
+import { natArpMac } from './probe-nat.ts';
 
 /** The localnet ports a host's frames reach: on its provider, with its VLAN's tag (none for 0). */
 export function hostPorts(t: Topology, h: ScenarioHost): LogicalSwitchPort[] {
@@ -63,6 +64,9 @@ export function arpOwner(
     if (p.type === 'router') {
       const rp = t.routerPort.get(p.options['router-port'] ?? '');
       if (rp?.networks.some((n) => n.split('/')[0] === ip)) return { kind: 'port', mac: rp.mac, port: rp.name };
+      // A gateway port also answers for its router's NAT addresses (EIPs: probe-nat.ts).
+      const nat = rp === undefined ? undefined : natArpMac(t, rp, ip);
+      if (rp !== undefined && nat !== undefined) return { kind: 'port', mac: nat, port: rp.name };
       continue;
     }
     if (p.type !== '') continue;

@@ -38,6 +38,7 @@ import type { ScenarioHost, ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
 import { closeNames, packetFor, reachableVpcs } from './probe-util.ts';
 import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
+import { natTargets } from './probe-nat.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -284,6 +285,10 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
     if (host !== undefined) return { kind: 'host', host, ip: text };
     for (const svc of ix.services.values())
       if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
+    // An EIP a router translates to a pod (OvnFip, OvnDnatRule): the probe must reach that pod.
+    for (const t of natTargets(ix.topology, text))
+      for (const pod of ix.pods.values())
+        if (pod.router === t.router && pod.ips.includes(t.ip)) return { kind: 'pod', pod, ip: text };
     return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
   }
   if (ix.pending.has(text)) return { kind: 'pending', key: text };
@@ -391,7 +396,9 @@ function fromPod(
       // A probe to an address goes to that address: never to the pod's address of another family.
       const p = pick(to.ip !== undefined ? [to.ip] : to.pod.ips);
       if (p === undefined) return { kind: 'denied', reason: `${e.from} and ${e.to} share no address family` };
-      const ethDst = to.pod.subnet === src.subnet ? to.pod.mac : gwMac;
+      // On-link only to the pod's own address: an EIP in front of it is routed (probe-nat.ts).
+      const onLink = to.pod.subnet === src.subnet && (to.ip === undefined || to.pod.ips.includes(to.ip));
+      const ethDst = onLink ? to.pod.mac : gwMac;
       return {
         kind: 'packet',
         inport: src.port,

@@ -35,6 +35,10 @@ describe('handler declarations', () => {
       'ProviderNetwork',
       'Vlan',
       'QoSPolicy',
+      'OvnEip',
+      'OvnFip',
+      'OvnSnatRule',
+      'OvnDnatRule',
     ]);
     for (const x of HANDLERS) for (const k of x.after) expect(order.indexOf(k)).toBeLessThan(order.indexOf(x.kind));
   });

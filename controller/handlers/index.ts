@@ -10,6 +10,10 @@ import { ippoolHandler } from './ippool.ts';
 import { namespaceHandler } from './namespace.ts';
 import { networkPolicyHandler } from './network-policy.ts';
 import { nodeHandler } from './node.ts';
+import { ovnDnatRuleHandler } from './ovn-dnat-rule.ts';
+import { ovnEipHandler } from './ovn-eip.ts';
+import { ovnFipHandler } from './ovn-fip.ts';
+import { ovnSnatRuleHandler } from './ovn-snat-rule.ts';
 import { podHandler } from './pod.ts';
 import { qosPolicyHandler } from './qos-policy.ts';
 import { securityGroupHandler } from './security-group.ts';
@@ -44,4 +48,8 @@ export const HANDLERS: readonly Handler[] = [
   providerNetworkHandler,
   vlanHandler,
   qosPolicyHandler,
+  ovnEipHandler,
+  ovnFipHandler,
+  ovnSnatRuleHandler,
+  ovnDnatRuleHandler,
 ];

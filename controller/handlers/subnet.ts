@@ -262,6 +262,7 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     // An underlay subnet with the physical gateway has none of the default VPC's subnet policies.
     defaultVpc: vpc === ctx.settings.clusterRouter && !physicalGateway(s),
     centralizedGateways: gateways?.hops ?? [],
+    routeTable: s.routeTable,
   });
   const u2o = underlay?.u2o;
   const rows: TableRow[] = [

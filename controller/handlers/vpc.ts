@@ -21,6 +21,7 @@ import type { TableRow } from '../desired/store.ts';
 import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { ALL, type Handler } from './handler.ts';
 import { blocking, type Ctx, describeIssues, sameJson } from './context.ts';
+import { createLrpEips, externalRows, releaseExternal } from './vpc-external.ts';
 
 /** The VPC a subnet belongs to (`spec.vpc`, default the cluster router). */
 export function subnetVpc(ctx: Ctx, subnet: KubeObject): string {
@@ -38,6 +39,7 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
   const o = ctx.cache('Vpc').get(name);
   if (o === undefined) {
     ctx.committer.delete(owner);
+    releaseExternal(ctx, name);
     return;
   }
   const d = ctx.decode(o, decodeVpc);
@@ -70,6 +72,15 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
   if (t.issues.length > 0) {
     await ctx.event({ kind: 'Vpc', name, uid: d.value.uid }, 'Warning', 'InvalidVpcRoute', describeIssues(t.issues));
   }
+  const external = externalRows(ctx, d.value);
+  ctx.report({ kind: 'Vpc', name }, 'external', external.problems);
+  if (external.problems.length > 0)
+    await ctx.event(
+      { kind: 'Vpc', name, uid: d.value.uid },
+      'Warning',
+      'InvalidVpcExternal',
+      describeIssues(external.problems),
+    );
   const lbs = vpcLoadBalancers(name, ctx.settings.clusterRouter, ctx.clusterLbs);
   const rows: TableRow[] = [
     { table: 'router', row: t.value.router },
@@ -77,6 +88,7 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
     ...t.value.policies.map((row): TableRow => ({ table: 'routerPolicy', row })),
     ...(ctx.settings.enableLb ? vpcLoadBalancerRows(lbs).map((row): TableRow => ({ table: 'loadBalancer', row })) : []),
     ...peeringPorts(name, d.value.vpcPeerings),
+    ...external.rows,
   ];
   ctx.committer.set(owner, { rows });
   const subnets = ctx
@@ -97,7 +109,11 @@ export async function reconcileVpc(ctx: Ctx, name: string): Promise<void> {
     tcpSessionLoadBalancer: lbs.tcpSession,
     udpSessionLoadBalancer: lbs.udpSession,
     sctpSessionLoadBalancer: lbs.sctpSession,
+    enableExternal: d.value.enableExternal,
+    enableBfd: d.value.enableBfd,
+    extraExternalSubnets: d.value.enableExternal ? [...d.value.extraExternalSubnets].sort() : [],
   };
+  if (external.eips.length > 0) await ctx.afterCommit('Vpc', { name }, () => createLrpEips(ctx, external.eips));
   if (!sameJson(pick(o.status, Object.keys(status)), status)) {
     await ctx.afterCommit('Vpc', { name }, () =>
       ctx.cluster.patch({ kind: 'Vpc', name }, { status }, { subresource: 'status' }).then(() => {}),
@@ -146,6 +162,10 @@ export const vpcHandler: Handler = {
     { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
     // Its subnets' switches and routes.
     { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
+    // The external gateway nodes (label ovn.kubernetes.io/external-gw) host its gateway ports.
+    { kind: 'Node', when: specLabelsOrDeletion, map: () => ALL },
+    // Its lrp EIPs: one deleted while still connected is created again.
+    { kind: 'OvnEip', when: specLabelsOrDeletion, map: () => ALL },
   ],
   reconcile: (ctx, key) => reconcileVpc(ctx, key.name),
 };

@@ -66,6 +66,8 @@ export interface SubnetInput {
    * (node.ts).
    */
   readonly centralizedGateways?: readonly { readonly node: string; readonly ip: string }[];
+  /** `spec.routeTable`: the router port's options:route_table (Kube-OVN's reconcileRouteTableForSubnet). */
+  readonly routeTable?: string;
 }
 
 export interface SubnetRows {
@@ -114,7 +116,7 @@ export function subnetRows(input: SubnetInput): Translation<SubnetRows> {
     mac: input.gatewayMac,
     networks,
     gatewayChassis: [],
-    options: {},
+    options: input.routeTable ? { route_table: input.routeTable } : {},
     externalIds: { subnet: name },
   };
   const switchPort: LogicalSwitchPort = {

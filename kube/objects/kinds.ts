@@ -48,22 +48,6 @@ const NS = 'north-south for VPCs (EIPs, NAT) is not modelled yet';
 /** Kube-OVN's kinds (kubeovn.io/v1) kovn does not act on yet, and what each may change. */
 const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
   RouterLBRule: { why: 'router load-balancer rules are not programmed yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  OvnEip: {
-    why: NS,
-    scope: (o) => addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Ip, rec(o.status).v6Ip),
-  },
-  OvnFip: {
-    why: NS,
-    scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)],
-  },
-  OvnSnatRule: {
-    why: NS,
-    scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4IpCidr, rec(o.spec).v6IpCidr)],
-  },
-  OvnDnatRule: {
-    why: NS,
-    scope: (o) => [...vpcOf(rec(o.spec).vpc), ...addresses(rec(o.spec).v4Ip, rec(o.spec).v6Ip, rec(o.status).v4Eip)],
-  },
   VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
   VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
   BgpConf: { why: 'BGP announcement is outside the cluster network' },

@@ -37,6 +37,8 @@ export interface SubnetView extends Meta, SubnetEgressView {
   readonly u2oInterconnection: boolean;
   /** The u2o router port's address(es) as given ('' to allocate). */
   readonly u2oInterconnectionIP: string;
+  /** The route table of the subnet's router port ('' the main one). */
+  readonly routeTable: string;
 }
 
 export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
@@ -101,6 +103,7 @@ export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
       logicalGateway: r.bool(spec, 'logicalGateway', 'spec') ?? false,
       u2oInterconnection: r.bool(spec, 'u2oInterconnection', 'spec') ?? false,
       u2oInterconnectionIP: r.str(spec, 'u2oInterconnectionIP', 'spec') ?? '',
+      routeTable: r.str(spec, 'routeTable', 'spec') ?? '',
     },
     issues: r.issues,
   };
@@ -119,6 +122,10 @@ export interface VpcView extends Meta {
   }[];
   readonly policyRoutes: readonly { priority?: number; match?: string; action?: string; nextHopIP?: string }[];
   readonly vpcPeerings: readonly { readonly remoteVpc: string; readonly localConnectIP: string }[];
+  /** North-south over OVN's own NAT (controller/handlers/vpc-external.ts). */
+  readonly enableExternal: boolean;
+  readonly extraExternalSubnets: readonly string[];
+  readonly enableBfd: boolean;
 }
 
 export function decodeVpc(o: KubeObject): Decoded<VpcView> {
@@ -161,6 +168,9 @@ export function decodeVpc(o: KubeObject): Decoded<VpcView> {
       staticRoutes,
       policyRoutes,
       vpcPeerings,
+      enableExternal: r.bool(spec, 'enableExternal', 'spec') ?? false,
+      extraExternalSubnets: r.strs(spec, 'extraExternalSubnets', 'spec') ?? [],
+      enableBfd: r.bool(spec, 'enableBfd', 'spec') ?? false,
     },
     issues: r.issues,
   };

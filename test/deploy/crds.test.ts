@@ -81,7 +81,7 @@ describe('deploy/crds', () => {
     expect(problems(o.kind, o.object)).toEqual([]);
   });
 
-  it('what the controller writes (IP objects, the status of Vpcs, Subnets and SecurityGroups) fits the CRDs: nothing an API server would prune', async () => {
+  it('what the controller writes (IP objects, the status of Vpcs, Subnets and SecurityGroups, OVN NAT specs and statuses) fits the CRDs: nothing an API server would prune', async () => {
     const written = await settledObjects(kubeovnKinds.map(([k]) => k));
     const kinds = new Set(written.map((w) => w.object.kind));
     expect(written.some((w) => w.object.kind === 'SecurityGroup' && w.object.status !== undefined)).toBe(true);
@@ -92,6 +92,10 @@ describe('deploy/crds', () => {
       'IptablesEIP',
       'IptablesFIPRule',
       'IptablesSnatRule',
+      'OvnDnatRule',
+      'OvnEip',
+      'OvnFip',
+      'OvnSnatRule',
       'ProviderNetwork',
       'QoSPolicy',
       'SecurityGroup',

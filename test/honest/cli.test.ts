@@ -31,7 +31,7 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
     expect(warned).toEqual(
       expect.arrayContaining([
         ['UnsupportedField', 'Subnet', '', 'under', 'spec.enableExternalLBAddress'],
-        ['UnsupportedField', 'Vpc', '', 'v1', 'spec.enableExternal'],
+        ['UnsupportedField', 'Vpc', '', 'v1', 'spec.bfdPort'],
         ['UnsupportedField', 'IP', '', 'ipobj', 'spec.attachIps'],
         ['UnsupportedField', 'Vip', '', 'vip1', 'spec.attachSubnets'],
         [

@@ -9,7 +9,7 @@ import { join3, kubeovn, pod, scenarioDoc } from './run-yaml.ts';
 /** Per kind: an object with something kovn does not act on, and whether a verdict may depend on it. */
 export const ONE_OF_EACH = join3(
   kubeovn('Subnet', 'under', '{cidrBlock: 10.50.0.0/24, enableExternalLBAddress: true, namespaces: [u]}'),
-  kubeovn('Vpc', 'v1', '{enableExternal: true, namespaces: [vv]}'),
+  kubeovn('Vpc', 'v1', '{bfdPort: {enabled: true, ip: 10.255.255.255}, namespaces: [vv]}'),
   kubeovn('Subnet', 'v1s', '{cidrBlock: 10.60.0.0/24, vpc: v1, namespaces: [vv]}'),
   kubeovn('Subnet', 'poolnet', '{cidrBlock: 10.61.0.0/24, namespaces: [pooled]}'),
   kubeovn('IPPool', 'p1', '{subnet: poolnet, ips: [10.61.0.10..10.61.0.20]}'),

@@ -106,9 +106,9 @@ export const SUBNET_SUPPORT: KindSupport = {
     acted('spec.enableEcmp', "a centralized subnet's 29000 policy has every ready gateway node as a next hop"),
     ignored('spec.enableMulticastSnoop', 'multicast is not modelled; probes are unicast', { verdict: 'none' }),
     ignored('spec.enableExternalLBAddress', 'LoadBalancer Service addresses from the subnet are not modelled yet'),
-    ignored(
+    acted(
       'spec.routeTable',
-      "the router port's route table is not set yet: routes of other tables do not apply to the subnet",
+      "the router port's options:route_table: traffic from the subnet is routed by that table's static routes and the connected networks, not by the main table's static routes (OVN 23.03)",
     ),
     ignored('spec.nodeNetwork', "the node network of an underlay subnet's tunnel is the node agent's", {
       verdict: 'none',

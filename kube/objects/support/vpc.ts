@@ -5,7 +5,6 @@
 import { type FieldSupport, type KindSupport, zero } from '../support.ts';
 
 const acted = (path: string, note?: string): FieldSupport => ({ path, state: 'acted', ...(note ? { note } : {}) });
-const NORTH_SOUTH = "a custom VPC's external gateway (north-south: EIPs, SNAT, DNAT) is not modelled yet";
 const BFD = 'BFD sessions are not modelled: every route and next hop counts as up';
 
 export const VPC_SUPPORT: KindSupport = {
@@ -30,9 +29,17 @@ export const VPC_SUPPORT: KindSupport = {
     acted('spec.vpcPeerings[]'),
     acted('spec.vpcPeerings[].remoteVpc'),
     acted('spec.vpcPeerings[].localConnectIP'),
-    { path: 'spec.enableExternal', state: 'ignored', note: NORTH_SOUTH },
-    { path: 'spec.extraExternalSubnets', state: 'ignored', note: NORTH_SOUTH },
-    { path: 'spec.enableBfd', state: 'ignored', note: BFD },
+    acted(
+      'spec.enableExternal',
+      "a custom VPC's gateway port `<vpc>-<subnet>` on its external subnet, on the nodes labelled ovn.kubernetes.io/external-gw=true (the default VPC's, from the ovn-external-gw-config ConfigMap, is not modelled)",
+    ),
+    acted('spec.extraExternalSubnets'),
+    {
+      path: 'spec.enableBfd',
+      state: 'limited',
+      note: "no BFD row and no BFD ECMP routes for `enableEcmp` subnets (Kube-OVN's reconcileCustomVpcBfdStaticRoute): the VPC routes by its staticRoutes, every next hop up",
+      limitation: (v) => (v === true ? 'BFD and its ECMP routes are not written: next hops count as up' : undefined),
+    },
     {
       path: 'spec.bfdPort',
       state: 'ignored',

@@ -1,0 +1,74 @@
+/**
+ * OvnDnatRule (kubeovn.io/v1) → a load balancer named after the rule on its
+ * VPC's router (translate/ovn-nat.ts dnatLoadBalancer; Kube-OVN's
+ * AddDnatRule): `eip:externalPort` → `internal:internalPort`; status ready,
+ * vpc, v4Eip, v6Eip, v4Ip, v6Ip, externalPort, internalPort, protocol, ipName.
+ */
+import { decodeOvnDnatRule } from '../../kube/objects/ovn-nat.ts';
+import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
+import { dnatLoadBalancer } from '../translate/ovn-nat.ts';
+import type { Handler } from './handler.ts';
+import type { Ctx } from './context.ts';
+import { eipForNat } from './ovn-eip.ts';
+import { applyRule, internalOf, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
+
+export async function reconcileOvnDnatRule(ctx: Ctx, name: string): Promise<void> {
+  const o = ctx.cache('OvnDnatRule').get(name);
+  if (o === undefined) {
+    ctx.committer.delete({ kind: 'OvnDnatRule', name });
+    ctx.report({ kind: 'OvnDnatRule', name }, 'reconcile', []);
+    return;
+  }
+  const d = ctx.decode(o, decodeOvnDnatRule).value;
+  const eip = eipForNat(ctx, d.ovnEip);
+  const inner = internalOf(ctx, d);
+  const scope =
+    'vpc' in inner ? [{ kind: 'vpc' as const, name: inner.vpc }] : d.vpc ? [{ kind: 'vpc' as const, name: d.vpc }] : [];
+  if (typeof eip === 'string')
+    return applyRule(ctx, o, 'OvnDnatRule', { ok: false, refusal: { field: 'spec.ovnEip', message: eip }, scope });
+  if (!('vpc' in inner)) return applyRule(ctx, o, 'OvnDnatRule', { ok: false, refusal: inner, scope });
+  const t = dnatLoadBalancer({
+    name,
+    eip,
+    internal: inner,
+    externalPort: d.externalPort,
+    internalPort: d.internalPort,
+    protocol: d.protocol,
+  });
+  const bad = t.issues[0];
+  if (bad !== undefined || t.value === undefined)
+    return applyRule(ctx, o, 'OvnDnatRule', {
+      ok: false,
+      refusal: bad ?? { field: 'spec.ovnEip', message: 'no address' },
+      scope,
+    });
+  if (Object.keys(t.value.vips).length === 0)
+    return applyRule(ctx, o, 'OvnDnatRule', {
+      ok: false,
+      refusal: { field: 'spec.ovnEip', message: `OvnEip ${d.ovnEip} has no address of the internal address's family` },
+      scope,
+    });
+  await applyRule(ctx, o, 'OvnDnatRule', {
+    ok: true,
+    rows: [{ table: 'loadBalancer', row: t.value }],
+    contributions: [{ table: 'router', key: inner.vpc, column: 'loadBalancers', members: [name] }],
+    status: {
+      vpc: inner.vpc,
+      v4Eip: eip.v4,
+      v6Eip: eip.v6,
+      v4Ip: inner.v4,
+      v6Ip: inner.v6,
+      externalPort: d.externalPort,
+      internalPort: d.internalPort,
+      protocol: d.protocol,
+      ipName: d.ipName,
+    },
+  });
+}
+
+export const ovnDnatRuleHandler: Handler = {
+  kind: 'OvnDnatRule',
+  after: ['OvnEip', 'Vpc', 'Pod'],
+  watches: [{ kind: 'OvnDnatRule', when: specLabelsOrDeletion }, ...NAT_RULE_WATCHES],
+  reconcile: (ctx, key) => reconcileOvnDnatRule(ctx, key.name),
+};

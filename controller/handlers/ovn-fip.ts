@@ -1,0 +1,68 @@
+/**
+ * OvnFip (kubeovn.io/v1) → `dnat_and_snat` rows on its VPC's router
+ * (translate/ovn-nat.ts fipNats; Kube-OVN's handleAddOvnFip): the EIP's
+ * address one-to-one with the internal one, and the status Kube-OVN writes
+ * (ready, vpc, v4Eip, v6Eip, v4Ip, v6Ip).
+ */
+import { decodeOvnFip } from '../../kube/objects/ovn-nat.ts';
+import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
+import { fipNats } from '../translate/ovn-nat.ts';
+import type { TableRow } from '../desired/store.ts';
+import type { Handler } from './handler.ts';
+import type { Ctx } from './context.ts';
+import { eipForNat } from './ovn-eip.ts';
+import { applyRule, internalOf, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
+
+export async function reconcileOvnFip(ctx: Ctx, name: string): Promise<void> {
+  const o = ctx.cache('OvnFip').get(name);
+  if (o === undefined) {
+    ctx.committer.delete({ kind: 'OvnFip', name });
+    ctx.report({ kind: 'OvnFip', name }, 'reconcile', []);
+    return;
+  }
+  const f = ctx.decode(o, decodeOvnFip).value;
+  const eip = eipForNat(ctx, f.ovnEip);
+  const inner = internalOf(ctx, f);
+  const scope =
+    'vpc' in inner ? [{ kind: 'vpc' as const, name: inner.vpc }] : f.vpc ? [{ kind: 'vpc' as const, name: f.vpc }] : [];
+  if (typeof eip === 'string')
+    return applyRule(ctx, o, 'OvnFip', { ok: false, refusal: { field: 'spec.ovnEip', message: eip }, scope });
+  if (!('vpc' in inner)) return applyRule(ctx, o, 'OvnFip', { ok: false, refusal: inner, scope });
+  const t = fipNats({
+    name,
+    router: inner.vpc,
+    eip,
+    internal: inner,
+    ...(inner.port ? { logicalPort: inner.port } : {}),
+    ...(inner.mac ? { mac: inner.mac } : {}),
+    // Kube-OVN: `distributed` is stateless; unset follows the ovn-external-gw-config ConfigMap's type, which kovn does not read (centralized).
+    stateless: f.type === 'distributed',
+  });
+  const bad = t.issues[0];
+  if (bad !== undefined) return applyRule(ctx, o, 'OvnFip', { ok: false, refusal: bad, scope });
+  if (t.value.length === 0)
+    return applyRule(ctx, o, 'OvnFip', {
+      ok: false,
+      refusal: { field: 'spec.ovnEip', message: `OvnEip ${f.ovnEip} has no address of the internal address's family` },
+      scope,
+    });
+  await applyRule(ctx, o, 'OvnFip', {
+    ok: true,
+    rows: t.value.map((row): TableRow => ({ table: 'nat', row })),
+    status: {
+      vpc: inner.vpc,
+      v4Eip: eip.v4,
+      v6Eip: eip.v6,
+      v4Ip: inner.v4,
+      v6Ip: inner.v6,
+      macAddress: inner.mac ?? '',
+    },
+  });
+}
+
+export const ovnFipHandler: Handler = {
+  kind: 'OvnFip',
+  after: ['OvnEip', 'Vpc', 'Pod'],
+  watches: [{ kind: 'OvnFip', when: specLabelsOrDeletion }, ...NAT_RULE_WATCHES],
+  reconcile: (ctx, key) => reconcileOvnFip(ctx, key.name),
+};

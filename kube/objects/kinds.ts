@@ -72,13 +72,7 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
 };
 
 /** Other kinds a Kube-OVN cluster acts on, by apiVersion group. */
-const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {
-  'k8s.cni.cncf.io': {
-    NetworkAttachmentDefinition: {
-      why: 'attachment networks (Multus) are not modelled; probes use the primary interface',
-    },
-  },
-};
+const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {};
 
 export interface KindVerdict {
   readonly handled: boolean;

@@ -25,6 +25,7 @@ export * from './security-group.ts';
 export * from './vpc-nat-gateway.ts';
 export * from './services.ts';
 export * from './underlay.ts';
+export * from './attachment.ts';
 
 export interface ContainerPort {
   readonly name?: string;

@@ -61,6 +61,7 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   Vip: { shortNames: ['vip'], status: true },
   SwitchLBRule: { shortNames: ['slr'], status: true },
   QoSPolicy: { shortNames: ['qos'], status: true },
+  NetworkAttachmentDefinition: { shortNames: ['net-attach-def'] },
   Event: { shortNames: ['ev'] },
   Deployment: { shortNames: ['deploy'], categories: ALL, status: true },
   StatefulSet: { shortNames: ['sts'], categories: ALL, status: true },

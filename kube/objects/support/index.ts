@@ -20,6 +20,7 @@ import { VPC_SUPPORT } from './vpc.ts';
 import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
 import { VIP_SUPPORT } from './vip.ts';
 import { PROVIDER_NETWORK_SUPPORT, VLAN_SUPPORT } from './underlay.ts';
+import { NETWORK_ATTACHMENT_DEFINITION_SUPPORT } from './network-attachment-definition.ts';
 
 export {
   ADMIN_NETWORK_POLICY_SUPPORT,
@@ -40,4 +41,5 @@ export {
   VIP_SUPPORT,
   PROVIDER_NETWORK_SUPPORT,
   VLAN_SUPPORT,
+  NETWORK_ATTACHMENT_DEFINITION_SUPPORT,
 };

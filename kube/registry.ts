@@ -20,12 +20,15 @@ import {
   decodeNetworkPolicy,
   decodeNode,
   decodePod,
+  decodeQoSPolicy,
   decodeSecurityGroup,
   decodeService,
   decodeSubnet,
   decodeSwitchLBRule,
   decodeVip,
   decodeVpc,
+  decodeProviderNetwork,
+  decodeVlan,
 } from './objects/objects.ts';
 import { decodeIptablesEIP, decodeIptablesRule, decodeVpcNatGateway } from './objects/vpc-nat-gateway.ts';
 import type { Decoded } from './objects/meta.ts';
@@ -41,12 +44,15 @@ import {
   NETWORK_POLICY_SUPPORT,
   NODE_SUPPORT,
   POD_SUPPORT,
+  QOS_POLICY_SUPPORT,
   SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
   SWITCH_LB_RULE_SUPPORT,
   VIP_SUPPORT,
   VPC_SUPPORT,
+  PROVIDER_NETWORK_SUPPORT,
+  VLAN_SUPPORT,
 } from './objects/support/index.ts';
 import {
   IPTABLES_DNAT_RULE_SUPPORT,
@@ -101,6 +107,13 @@ export const REGISTRY = Object.freeze({
   Vpc: { ...kubeovn('vpcs'), role: 'watched', decode: decodeVpc, support: VPC_SUPPORT },
   Subnet: { ...kubeovn('subnets'), role: 'watched', decode: decodeSubnet, support: SUBNET_SUPPORT },
   IPPool: { ...kubeovn('ippools'), role: 'watched', decode: decodeIPPool, support: IPPOOL_SUPPORT },
+  ProviderNetwork: {
+    ...kubeovn('provider-networks'),
+    role: 'watched',
+    decode: decodeProviderNetwork,
+    support: PROVIDER_NETWORK_SUPPORT,
+  },
+  Vlan: { ...kubeovn('vlans'), role: 'watched', decode: decodeVlan, support: VLAN_SUPPORT },
   Node: { ...core('nodes', false), role: 'watched', decode: decodeNode, support: NODE_SUPPORT },
   Namespace: { ...core('namespaces', false), role: 'watched', decode: decodeNamespace, support: NAMESPACE_SUPPORT },
   Pod: { ...core('pods', true), role: 'watched', decode: decodePod, support: POD_SUPPORT, owns: ['IP'] },
@@ -186,6 +199,7 @@ export const REGISTRY = Object.freeze({
     decode: decodeNetworkAttachmentDefinition,
     support: NETWORK_ATTACHMENT_DEFINITION_SUPPORT,
   },
+  QoSPolicy: { ...kubeovn('qos-policies'), role: 'watched', decode: decodeQoSPolicy, support: QOS_POLICY_SUPPORT },
   Event: { ...core('events', true), role: 'written' },
   Deployment: { ...apps('deployments'), role: 'workload' },
   StatefulSet: { ...apps('statefulsets'), role: 'workload' },

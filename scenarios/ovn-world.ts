@@ -24,7 +24,7 @@ import {
   type OvnTraceStage,
   type TraceOutput,
 } from '../backends/ovn/trace/index.ts';
-import { formatIPv4, formatIPv6 } from '../model/addr/index.ts';
+import { formatIPv4, formatIPv6, tryParseMAC } from '../model/addr/index.ts';
 import { isRetransmitted } from '../sim/index.ts';
 import type { ProbeWorld } from './run.ts';
 import type { ResolvedProbe } from './probe.ts';
@@ -72,7 +72,10 @@ export function traceAnswer(r: PacketProbe, t: Pick<OvnTraceResult, 'outputs' | 
     const ok = forwarded.some((o) => o.outport === r.inport && isEchoReply(o.packet));
     return ok ? { allowed: true } : { allowed: false, reason: 'ovn-trace: no echo reply came back' };
   }
-  if (forwarded.some((o) => r.targets.includes(o.outport))) return { allowed: true };
+  // A host behind a localnet port takes only frames to its own MAC.
+  const mac = r.targetMac === undefined ? undefined : tryParseMAC(r.targetMac);
+  if (forwarded.some((o) => r.targets.includes(o.outport) && (mac === undefined || o.packet['eth.dst'] === mac)))
+    return { allowed: true };
   if (forwarded.length > 0) {
     const ports = [...new Set(forwarded.map((o) => o.outport))];
     return { allowed: false, reason: `ovn-trace: reached ${ports.join(', ')}, not ${r.targets.join(', ')}` };

@@ -25,12 +25,13 @@ import {
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
-import type { ScenarioProbe } from './load.ts';
-import { spoofed } from './probe-spoof.ts';
 import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { intoGateway, natAppliances } from './natgw.ts';
 import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
+import type { ScenarioHost, ScenarioProbe } from './load.ts';
+import { spoofed } from './probe-spoof.ts';
+import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
 
 export interface ProbePod {
   readonly key: string;
@@ -69,12 +70,15 @@ export interface ProbeIndex {
   readonly pending: ReadonlySet<string>;
   /** VPC NAT gateways whose pod has its port, as appliances (scenarios/natgw.ts). */
   readonly natGateways: readonly NatAppliance[];
+  /** The scenario's physical hosts (`spec.hosts`). */
+  readonly hosts: readonly ScenarioHost[];
 }
 
 export function buildIndex(
   objects: { readonly [kind: string]: readonly KubeObject[] },
   topology: Topology,
   settings: ControllerSettings,
+  hosts: readonly ScenarioHost[] = [],
 ): ProbeIndex {
   const pods = new Map<string, ProbePod>();
   const pending = new Set<string>();
@@ -150,7 +154,7 @@ export function buildIndex(
     });
   }
   const natGateways = natAppliances(objects, topology, pods, subnets);
-  return { pods, services, nodes, topology, settings, subnets, pending, natGateways };
+  return { pods, services, nodes, topology, settings, subnets, pending, natGateways, hosts };
 }
 
 /**
@@ -213,7 +217,15 @@ export type ResolvedProbe =
        */
       readonly natGateway?:
         | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
-        | { readonly direction: 'ingress'; readonly appliance: NatAppliance; readonly stages: readonly TraceStage[] };
+        | {
+            readonly direction: 'ingress';
+            readonly appliance: NatAppliance;
+            readonly stages: readonly TraceStage[];
+            /** The packet as the outside host sent it (to the EIP), before the appliance. */
+            readonly outside: Packet;
+          };
+      /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
+      readonly targetMac?: string;
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -255,7 +267,8 @@ type End =
   | { readonly kind: 'pod'; readonly pod: ProbePod; readonly ip?: string }
   | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
   | { readonly kind: 'cluster-ip'; readonly ip: string }
-  | { readonly kind: 'outside'; readonly ip: string };
+  | { readonly kind: 'outside'; readonly ip: string }
+  | { readonly kind: 'host'; readonly host: ScenarioHost; readonly ip?: string };
 
 function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End {
   if (text.startsWith('svc/')) {
@@ -269,11 +282,18 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
     }
     return { kind: 'service', svc };
   }
+  if (text.startsWith('host/')) {
+    const host = ix.hosts.find((h) => h.name === text.slice(5));
+    if (host === undefined) throw new ProbeError(`no host ${text.slice(5)} in spec.hosts`);
+    return { kind: 'host', host };
+  }
   if (tryParseIP(text) !== undefined) {
     // The source's own VPC first, then the VPCs it peers with (nearest first): where the address is routed.
     for (const v of vpc === undefined ? [undefined] : reachableVpcs(ix.topology, vpc))
       for (const pod of ix.pods.values())
         if (pod.ips.includes(text) && (v === undefined || pod.router === v)) return { kind: 'pod', pod, ip: text };
+    const host = ix.hosts.find((h) => h.ips.some((c) => c.split('/')[0] === text));
+    if (host !== undefined) return { kind: 'host', host, ip: text };
     for (const svc of ix.services.values())
       if (svc.clusterIPs.includes(text)) return { kind: 'service', svc, ip: text };
     return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
@@ -346,7 +366,12 @@ export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): Resol
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
   if ((e.via !== undefined || e.snat !== undefined) && (from.kind !== 'pod' || to.kind !== 'outside'))
     throw new ProbeError(`via and snat are for probes from a pod to an outside host (${e.from} → ${e.to})`);
-  const r = from.kind === 'outside' ? fromOutside(ix, e, from, to, n) : fromPod(ix, e, from.pod, to, n);
+  const r =
+    from.kind === 'outside'
+      ? fromOutside(ix, e, from, to, n)
+      : from.kind === 'host'
+        ? fromHostProbe(ix, e, from.host, to, n)
+        : fromPod(ix, e, from.pod, to, n);
   return e.spoof === undefined || r.kind !== 'packet' ? r : spoofed(ix, r, e.spoof);
 }
 
@@ -362,7 +387,8 @@ function fromOutside(
 ): ResolvedProbe {
   const viaGateway = toEip(ix, e, from, to, n);
   if (viaGateway !== undefined) return viaGateway;
-  if (to.kind === 'outside') throw new ProbeError(`${e.from} → ${e.to}: a probe between two outside hosts`);
+  if (to.kind === 'outside' || to.kind === 'host')
+    throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
   if (to.kind !== 'pod') return { kind: 'denied', reason: `${e.to} is not reachable from outside the cluster` };
   if (to.pod.router !== ix.settings.clusterRouter)
     return { kind: 'denied', reason: `${e.to} is in VPC ${to.pod.router}, unreachable from outside` };
@@ -397,7 +423,9 @@ function fromPod(
   n: number,
 ): ResolvedProbe {
   const gwMac = routerPortMac(ix.topology, src.router, src.subnet);
-  if (gwMac === '') return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
+  // A pod reaches a host on its own network without a router (an underlay subnet's physical gateway).
+  if (gwMac === '' && to.kind !== 'host' && !(to.kind === 'pod' && to.pod.subnet === src.subnet))
+    return { kind: 'denied', reason: `${e.from}'s subnet ${src.subnet} has no router port` };
   const pick = (ips: readonly string[]) => pickPair(src, ips);
   switch (to.kind) {
     case 'pod': {
@@ -414,6 +442,8 @@ function fromPod(
     }
     case 'service':
       return toService(e, src, to, gwMac, n);
+    case 'host':
+      return legProbe(e, podToHost(ix.topology, ix.subnets, src, gwMac, to.host, to.ip), n, src.port);
     case 'cluster-ip': {
       const p = pick([to.ip]);
       if (p === undefined) return { kind: 'denied', reason: `${e.to} is not of ${e.from}'s family` };
@@ -558,6 +588,50 @@ function toEip(
     inport: app.port,
     packet: a.packet,
     targets: [pod.port],
-    natGateway: { direction: 'ingress', appliance: app, stages: a.stages },
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages, outside },
   };
+}
+
+/** A host leg (probe-hosts.ts) as a resolved probe; `inport` for a leg from a pod. */
+function legProbe(e: ScenarioProbe, leg: HostLeg, n: number, inport?: string): ResolvedProbe {
+  if (leg.kind === 'denied') return leg;
+  return {
+    kind: 'packet',
+    inport: inport ?? leg.inport,
+    packet: packetFor(e, { ethSrc: leg.ethSrc, ethDst: leg.ethDst, src: leg.src, dst: leg.dst }, n),
+    targets: leg.targets,
+    ...(leg.targetMac !== undefined ? { targetMac: leg.targetMac } : {}),
+  };
+}
+
+/** A probe from a physical host: into OVN at a localnet port of its network (probe-hosts.ts). */
+function fromHostProbe(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  h: ScenarioHost,
+  to: Exclude<End, Ended<'pending'>>,
+  n: number,
+): ResolvedProbe {
+  const leg = (dst: string, targets: readonly string[]) => fromHost(ix.topology, ix.hosts, ix.subnets, h, dst, targets);
+  switch (to.kind) {
+    case 'host':
+    case 'outside':
+      throw new ProbeError(`${e.from} → ${e.to}: a probe between two machines outside the cluster network`);
+    case 'pod': {
+      const own = h.ips.map((c) => c.split('/')[0]!);
+      const dst = (to.ip !== undefined ? [to.ip] : to.pod.ips).find((ip) => own.some((a) => isV6(a) === isV6(ip)));
+      if (dst === undefined) return { kind: 'denied', reason: `host ${h.name} and ${e.to} share no address family` };
+      return legProbe(e, leg(dst, [to.pod.port]), n);
+    }
+    case 'service':
+      return { kind: 'denied', reason: `${e.to}: a Service's cluster IP is not served to a physical host` };
+    case 'cluster-ip': {
+      const gateway = [...ix.topology.routerPort.values()].some((rp) =>
+        rp.networks.some((x) => x.split('/')[0] === to.ip),
+      );
+      const r = legProbe(e, leg(to.ip, []), n);
+      if (e.protocol === 'ICMP' && gateway && r.kind === 'packet') return { ...r, routerAnswers: true };
+      return r.kind === 'denied' ? r : { kind: 'denied', reason: `no pod holds ${to.ip} and no Service serves it` };
+    }
+  }
 }

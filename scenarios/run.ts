@@ -25,7 +25,8 @@ import { applyObjects, deleteObject, type Expanded, expandObjects } from './expa
 import { syncSlices } from './slices.ts';
 import { explainDrop, explainElsewhere } from './explain.ts';
 import { isEchoReply, send, type TraceReport, traceResolved } from './trace-probe.ts';
-import type { LoadedScenario, ScenarioProbe } from './load.ts';
+import type { LoadedScenario, ScenarioHost, ScenarioProbe } from './load.ts';
+import { hostNeighbors } from './probe-hosts.ts';
 import { buildIndex, ProbeError, type ProbeIndex, type ResolvedProbe, resolveProbe } from './probe.ts';
 import { unsureIndex, unsureReason } from './unsure.ts';
 import type { Warning } from '../kube/objects/warnings.ts';
@@ -72,6 +73,12 @@ export interface ProbeWorld {
    * starts (a world that builds what the pods are, as the lab does, reads it).
    */
   attach?(cluster: MemoryCluster, settings: ControllerSettings): void;
+  /**
+   * The scenario's physical hosts, handed over before the controller starts:
+   * the routers' MAC bindings for them (probe-hosts.ts hostNeighbors) are what
+   * a world adds to its network.
+   */
+  hosts?: readonly ScenarioHost[];
   /** Called after each step has converged, before its probes. */
   ready(): Promise<void>;
   /** `unsure`: what the world could not try for this probe (never counted as passing). */
@@ -88,16 +95,18 @@ export interface ProbeWorld {
 
 /** The compiled network of what a world's backend holds: the simulator's own, or `topology` (read from NB) compiled. */
 export async function worldNetwork(world: ProbeWorld, topology?: Topology): Promise<SimNetwork> {
-  return world.backend instanceof SimBackend
-    ? world.backend.network()
-    : compileNetwork(topology ?? (await world.backend.read()));
+  const hosts = world.hosts ?? [];
+  if (world.backend instanceof SimBackend && hosts.length === 0) return world.backend.network();
+  const t = topology ?? (await world.backend.read());
+  return compileNetwork(t, hosts.length > 0 ? { neighbors: hostNeighbors(t, hosts) } : {});
 }
 
 export class SimWorld implements ProbeWorld {
   readonly backend = new SimBackend();
+  hosts: readonly ScenarioHost[] = [];
   private net: SimNetwork | undefined;
   async ready(): Promise<void> {
-    this.net = this.backend.network();
+    this.net = await worldNetwork(this);
   }
   async answer(
     r: ResolvedProbe & { kind: 'packet' },
@@ -265,6 +274,7 @@ class ScenarioRun {
       if (o.kind === 'EndpointSlice')
         this.givenSlices.add(`${o.metadata.namespace}/${o.metadata.labels?.['kubernetes.io/service-name']}`);
     this.opts.world.attach?.(this.cluster, this.settings);
+    if (this.s.hosts.length > 0) this.opts.world.hosts = this.s.hosts;
     this.controller = new Controller({
       cluster: this.cluster,
       backend: this.opts.world.backend,
@@ -298,7 +308,7 @@ class ScenarioRun {
       ...NAT_GATEWAY_KINDS,
     ]);
     const topology = await this.opts.world.backend.read();
-    const ix = buildIndex(objects, topology, this.settings);
+    const ix = buildIndex(objects, topology, this.settings, this.s.hosts);
     // What the controller does not act on now, with what the run itself could not take.
     const now = this.controller!.diagnostics.list();
     this.warnings.add(now);

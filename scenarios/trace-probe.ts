@@ -15,6 +15,7 @@ import {
   type SimResult,
 } from '../sim/index.ts';
 import type { TraceStage } from '../sim/trace.ts';
+import { tryParseMAC } from '../model/addr/index.ts';
 import { l4ProtoOf, type Packet } from '../model/packet/index.ts';
 import { ICMP4_ECHO_REPLY, ICMP6_ECHO_REPLY } from '../model/packet/fields.ts';
 import { explainDrop } from './explain.ts';
@@ -72,8 +73,17 @@ export function retransmissionNote(
 }
 
 /** Where the probe's own packet (never a generated one) reached one of `targets`. */
-export function arrivalAt(r: SimResult, targets: readonly string[]): SimResult['outputs'][number] | undefined {
-  return r.outputs.find((o) => targets.includes(o.port) && o.generated === undefined);
+export function arrivalAt(
+  r: SimResult,
+  targets: readonly string[],
+  mac?: string,
+): SimResult['outputs'][number] | undefined {
+  // A host behind a localnet port takes only frames to its own MAC (what floods out is not for it).
+  const want = mac === undefined ? undefined : tryParseMAC(mac);
+  return r.outputs.find(
+    (o) =>
+      targets.includes(o.port) && o.generated === undefined && (want === undefined || o.packet['eth.dst'] === want),
+  );
 }
 
 /** A probe's packet sent, and sent again where the probe semantics retransmit it. */
@@ -97,11 +107,11 @@ export interface Sent {
  */
 export function send(net: SimNetwork, r: ResolvedProbe & { kind: 'packet' }, opts: { readonly trace: boolean }): Sent {
   const first = simulate(net, { inport: r.inport, packet: r.packet, trace: opts.trace });
-  const arrived = arrivalAt(first, r.targets);
+  const arrived = arrivalAt(first, r.targets, r.targetMac);
   if (arrived !== undefined || r.routerAnswers) return { first, ...(arrived ? { arrived } : {}) };
   const again = retransmission(net, { inport: r.inport, packet: r.packet, trace: opts.trace }, first);
   if (again === undefined) return { first };
-  const last = arrivalAt(again.result, r.targets);
+  const last = arrivalAt(again.result, r.targets, r.targetMac);
   const why = first.drop ? explainDrop(first.drop, net.topology) : undefined;
   return {
     first,
@@ -133,8 +143,9 @@ export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packe
     ...traced(s.first, net, s.again === undefined ? arrived?.port : undefined),
     ...(s.again !== undefined ? { retransmission: traced(s.again.result, net, arrived?.port), note: s.note! } : {}),
   };
-  const first = withGateway(r, base, arrived);
-  if (arrived === undefined || first.verdict === 'dropped') return first;
+  const { report: first, stopped } = withGateway(r, base, arrived);
+  // Past a NAT gateway the appliance may have stopped it (its reply is then not traced).
+  if (arrived === undefined || stopped) return first;
   const state = (s.again?.result ?? s.first).conntrack;
   if (e.protocol === 'UDP') return first;
   const answer = replyTo(arrived.packet);
@@ -153,15 +164,16 @@ function withGateway(
   r: ResolvedProbe & { kind: 'packet' },
   t: TraceReport,
   arrived: { readonly port: string; readonly packet: Packet } | undefined,
-): TraceReport {
+): { readonly report: TraceReport; readonly stopped: boolean } {
   const g = r.natGateway;
-  if (g === undefined) return t;
-  if (g.direction === 'ingress') return { ...t, stages: [...g.stages, ...t.stages] };
+  if (g === undefined) return { report: t, stopped: false };
+  if (g.direction === 'ingress') return { report: { ...t, stages: [...g.stages, ...t.stages] }, stopped: false };
   const v = arrived === undefined ? undefined : egressVerdict(r, arrived.port, arrived.packet);
-  if (v === undefined) return t;
-  return {
+  if (v === undefined) return { report: t, stopped: false };
+  const report: TraceReport = {
     ...t,
     stages: [...t.stages, ...v.stages],
     ...(v.allowed ? {} : { verdict: 'dropped' as const, reason: v.unsure ?? v.reason ?? 'denied' }),
   };
+  return { report, stopped: !v.allowed };
 }

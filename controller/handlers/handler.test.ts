@@ -32,6 +32,9 @@ describe('handler declarations', () => {
       'IptablesSnatRule',
       'IptablesDnatRule',
       'SwitchLBRule',
+      'ProviderNetwork',
+      'Vlan',
+      'QoSPolicy',
     ]);
     for (const x of HANDLERS) for (const k of x.after) expect(order.indexOf(k)).toBeLessThan(order.indexOf(x.kind));
   });

@@ -11,6 +11,7 @@ import { namespaceHandler } from './namespace.ts';
 import { networkPolicyHandler } from './network-policy.ts';
 import { nodeHandler } from './node.ts';
 import { podHandler } from './pod.ts';
+import { qosPolicyHandler } from './qos-policy.ts';
 import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
@@ -19,6 +20,7 @@ import { vipHandler } from './vip.ts';
 import { vpcHandler } from './vpc.ts';
 import { vpcNatGatewayHandler } from './vpc-nat-gateway.ts';
 import { iptablesDnatHandler, iptablesEipHandler, iptablesFipHandler, iptablesSnatHandler } from './iptables-rules.ts';
+import { providerNetworkHandler, vlanHandler } from './provider-network.ts';
 
 export const HANDLERS: readonly Handler[] = [
   subnetHandler,
@@ -39,4 +41,7 @@ export const HANDLERS: readonly Handler[] = [
   iptablesSnatHandler,
   iptablesDnatHandler,
   switchLBRuleHandler,
+  providerNetworkHandler,
+  vlanHandler,
+  qosPolicyHandler,
 ];

@@ -26,6 +26,7 @@ import {
   type Family,
   networkPolicyRows,
   policyAddressSetName,
+  type PolicyLog,
   policyPortGroup,
   type PolicyPeerInput,
   type PolicyPod,
@@ -160,7 +161,10 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<
   const rules = (rs: typeof np.ingress): PolicyRuleInput[] =>
     rs.map((r) => ({ ...(r.peers ? { peers: peers(r.peers) } : {}), ports: r.ports }));
   const families = policyFamilies(ctx, np.namespace);
+  const { log, problem: logProblem } = policyLog(np.annotations);
   const input = (closed: boolean) => ({
+    log,
+    lax: np.annotations[ENFORCEMENT] === 'lax',
     name: np.name,
     namespace: np.namespace,
     selected,
@@ -180,26 +184,52 @@ export async function reconcileNetworkPolicy(ctx: Ctx, key: ObjectKey): Promise<
   }
   const failed = [...invalid, ...untranslated];
   const dirs = np.policyTypes.map((x) => x.toLowerCase()).join(' and ');
-  ctx.report(
-    ref,
-    'reconcile',
-    failed.length === 0
+  if (logProblem !== undefined) await ctx.event(ref, 'Warning', 'InvalidNetworkPolicy', logProblem.message);
+  ctx.report(ref, 'reconcile', [
+    ...(failed.length === 0
       ? []
       : [
           {
             code: 'InvalidNetworkPolicy',
             field: failed[0]!.field,
             message: `not translated (${failed.map((i) => i.message).join('; ')}): the pods it selects are isolated for ${dirs} (fail closed)`,
-            scope: [{ kind: 'policy', namespace: np.namespace, name: np.name }],
+            scope: [{ kind: 'policy' as const, namespace: np.namespace, name: np.name }],
           },
-        ],
-  );
+        ]),
+    ...(logProblem === undefined ? [] : [logProblem]),
+  ]);
   const rows: TableRow[] = [
     { table: 'portGroup', row: t.value.portGroup },
     ...t.value.addressSets.map((row): TableRow => ({ table: 'addressSet', row })),
     ...t.value.acls.map((row): TableRow => ({ table: 'acl', row })),
   ];
   ctx.committer.set(owner, { rows });
+}
+
+const ENFORCEMENT = 'ovn.kubernetes.io/network_policy_enforcement';
+const METER_RATE = 'ovn.kubernetes.io/acl_log_meter_rate';
+
+/**
+ * The logging annotations as Kube-OVN reads them (network_policy.go): `enable_log` is on only
+ * when "true"; `log_acl_actions` defaults to `drop`; `acl_log_meter_rate` not a positive integer
+ * is taken as none (Kube-OVN logs a warning; kovn reports it on the policy, no verdict depends on it).
+ */
+function policyLog(annotations: Readonly<Record<string, string>>): {
+  log: PolicyLog;
+  problem?: { code: string; field: string; message: string };
+} {
+  const actions = annotations['ovn.kubernetes.io/log_acl_actions'];
+  const rateText = (annotations[METER_RATE] ?? '').trim();
+  const rate = /^\d+$/.test(rateText) ? Number(rateText) : 0;
+  const log: PolicyLog = {
+    enable: annotations['ovn.kubernetes.io/enable_log'] === 'true',
+    actions: actions ? actions.split(',') : ['drop'],
+    meterRate: rate,
+  };
+  if (rateText === '' || rate > 0) return { log };
+  const field = `metadata.annotations[${METER_RATE}]`;
+  const message = `${field} ${JSON.stringify(rateText)} is not a positive integer: no meter`;
+  return { log, problem: { code: 'InvalidAnnotation', field, message } };
 }
 
 /** The families of a namespace's subnets: the address sets and ACLs a policy there gets. */

@@ -19,6 +19,7 @@ import type { KubeObject } from '../../kube/cluster/types.ts';
 import { anyOf, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { type Ctx, LEASE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
+import { physicalGateway } from './subnet-underlay.ts';
 import { subnetVpc } from './vpc.ts';
 
 /** Default-VPC subnets with a distributed gateway (the join subnet excluded), valid in IPAM. */
@@ -27,9 +28,11 @@ export function distributedSubnets(ctx: Ctx): { name: string; cidrs: string[] }[
   for (const s of ctx.cache('Subnet').list()) {
     const name = s.metadata.name;
     if (name === ctx.settings.nodeSwitch || subnetVpc(ctx, s) !== ctx.settings.clusterRouter) continue;
-    if (ctx.decode(s, decodeSubnet).value.gatewayType !== 'distributed') continue;
-    const view = ctx.ipam.subnet(name);
-    if (view) out.push({ name, cidrs: subnetCidrs(view.config) });
+    const view = ctx.decode(s, decodeSubnet).value;
+    // An underlay subnet with the physical gateway (u2o or not) gets no distributed policies (reconcileOvnDefaultVpcRoute).
+    if (view.gatewayType !== 'distributed' || physicalGateway(view)) continue;
+    const held = ctx.ipam.subnet(name);
+    if (held) out.push({ name, cidrs: subnetCidrs(held.config) });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

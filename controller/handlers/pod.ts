@@ -46,6 +46,7 @@ import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './cont
 import { ALL, type Handler } from './handler.ts';
 import { applyAttachments, releaseAttachments, resolveAttachments } from './attachment.ts';
 import { POD_VIP, takeVipAddress } from './vip.ts';
+import { physicalGateway, underlayPodAnnotations } from './subnet-underlay.ts';
 import {
   policiesFor,
   policyContributions,
@@ -227,7 +228,10 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const rows: TableRow[] = [{ table: 'switchPort', row: port }];
   const s = ctx.decode(subObj, decodeSubnet).value;
   const distributed =
-    router === ctx.settings.clusterRouter && s.gatewayType === 'distributed' && subnet !== ctx.settings.nodeSwitch;
+    router === ctx.settings.clusterRouter &&
+    s.gatewayType === 'distributed' &&
+    subnet !== ctx.settings.nodeSwitch &&
+    !physicalGateway(s);
   const contributions: Contribution[] = p.nodeName
     ? podNodeMemberships(port.name, p.nodeName, subnet, distributed)
     : [];
@@ -244,6 +248,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     [A('pod_nic_type')]: ctx.settings.podNicType,
   };
   if (!p.nodeName) want[A('routed')] = null;
+  Object.assign(want, underlayPodAnnotations(ctx, s));
   await ctx.afterCommit('Pod', key, async () => {
     await patchAnnotations(ctx, o!, want);
     await ensureIpObject(ctx, p, subnet, ips, mac, sts);

@@ -40,6 +40,8 @@ import {
   setConditions,
 } from './context.ts';
 import { subnetVpc } from './vpc.ts';
+import { checkU2o, physicalGateway, subnetVlan, type UnderlayPlan, underlayPlan } from './subnet-underlay.ts';
+import { u2oOwner } from '../translate/underlay.ts';
 
 export const FINALIZER = 'kubeovn.io/kube-ovn-controller';
 
@@ -138,6 +140,11 @@ export function checkSubnet(ctx: Ctx, o: KubeObject): SubnetCheck {
     return { spec, bad };
   }
   bad.push(...extraOverlaps(ctx, name, parsed.value, vpc).map((message) => ({ field: 'spec.cidrBlock', message })));
+  if (s.vlan !== '') {
+    const vlan = subnetVlan(ctx, s);
+    if ('field' in vlan) bad.push(vlan);
+  }
+  bad.push(...checkU2o(s, parsed.value));
   return { spec, parsed: parsed.value, bad };
 }
 
@@ -238,6 +245,12 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     }
   }
   const unknown = d.issues.filter((i) => i.code === 'unknown-field').map((i) => i.message);
+  let underlay: UnderlayPlan | undefined;
+  if (bad.length === 0 && config !== undefined && s.vlan !== '') {
+    const plan = underlayPlan(ctx, s, config, vpc, heldU2o(o, vpc));
+    if ('field' in plan) bad.push(plan);
+    else underlay = plan;
+  }
   if (bad.length > 0 || config === undefined) {
     // Refused (a typo in spec.vpc, say): one accepted before keeps its rows and leases, so its pods keep
     // their ports (Kube-OVN returns the error and leaves the switch as it was; docs/architecture.md, "Fail
@@ -281,15 +294,28 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     loadBalancers: ctx.settings.enableLb
       ? [lbs.tcp, lbs.udp, lbs.sctp, lbs.tcpSession, lbs.udpSession, lbs.sctpSession]
       : [],
-    defaultVpc: vpc === ctx.settings.clusterRouter,
+    // An underlay subnet with the physical gateway has none of the default VPC's subnet policies.
+    defaultVpc: vpc === ctx.settings.clusterRouter && !physicalGateway(s),
     centralizedGateways: gateways?.hops ?? [],
   });
+  const routed = underlay === undefined || underlay.routed;
+  const u2o = underlay?.u2o;
   const rows: TableRow[] = [
     { table: 'switch', row: t.value.switch },
-    { table: 'routerPort', row: t.value.routerPort },
-    { table: 'switchPort', row: t.value.switchPort },
+    ...(routed
+      ? [
+          {
+            table: 'routerPort',
+            row: u2o ? { ...t.value.routerPort, networks: u2o.networks, mac: u2o.mac } : t.value.routerPort,
+          } as TableRow,
+          { table: 'switchPort', row: t.value.switchPort } as TableRow,
+        ]
+      : []),
+    ...(underlay ? [{ table: 'switchPort', row: underlay.localnet } as TableRow] : []),
     ...t.value.acls.map((row): TableRow => ({ table: 'acl', row })),
     ...t.value.policies.map((row): TableRow => ({ table: 'routerPolicy', row })),
+    ...(underlay?.policies ?? []).map((row): TableRow => ({ table: 'routerPolicy', row })),
+    ...(underlay?.addressSets ?? []).map((row): TableRow => ({ table: 'addressSet', row })),
   ];
   ctx.committer.set(owner, { rows });
   const aclIssues = t.issues.map((i) => i.message);
@@ -323,7 +349,12 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
             ? { type: 'Ready', status: 'False', ...gwProblem }
             : { type: 'Ready', status: 'True', reason: 'ResourceCreated', message: '' },
       ],
-      egressStatus(s, gateways),
+      {
+        ...egressStatus(s, gateways),
+        u2oInterconnectionIP: u2o?.ips.join(',') ?? '',
+        u2oInterconnectionMAC: u2o?.mac ?? '',
+        u2oInterconnectionVPC: u2o ? vpc : '',
+      },
     ),
   );
 }
@@ -354,6 +385,9 @@ function egressStatus(s: SubnetView, g: GatewayChoice | undefined): Record<strin
 
 /** A deleted Subnet's rows and finalizer go, unless addresses of it are in use (false then: it stays). */
 async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<boolean> {
+  // Its u2o address is its own, not a user's (releaseU2OIP runs before the subnet goes).
+  const vpc = ctx.ipam.subnet(name)?.config.vpc;
+  if (vpc !== undefined) ctx.ipam.release(u2oOwner(vpc, name));
   const counters = ctx.ipam.counters(name);
   const inUse = Number(counters?.v4?.used ?? 0) + Number(counters?.v6?.used ?? 0);
   if (inUse > 0) {
@@ -374,6 +408,14 @@ async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): 
   return true;
 }
 
+/** The u2o address of the subnet's status, when it was given under this VPC. */
+function heldU2o(o: KubeObject, vpc: string): string {
+  const st = (o as { status?: { u2oInterconnectionIP?: unknown; u2oInterconnectionVPC?: unknown } }).status;
+  return st?.u2oInterconnectionVPC === vpc && typeof st.u2oInterconnectionIP === 'string'
+    ? st.u2oInterconnectionIP
+    : '';
+}
+
 async function writeStatus(
   ctx: Ctx,
   o: { readonly metadata: { readonly name: string }; readonly status?: unknown },
@@ -389,7 +431,10 @@ async function writeStatus(
     v4usingIPs: Number(c?.v4?.used ?? 0),
     v6availableIPs: Number(c?.v6?.available ?? 0n),
     v6usingIPs: Number(c?.v6?.used ?? 0n),
-    ...extra,
+    // u2o fields: written when set, cleared when they were (an overlay subnet's status has none).
+    ...Object.fromEntries(
+      Object.entries(extra).filter(([k, v]) => !k.startsWith('u2o') || v !== '' || have[k] !== undefined),
+    ),
   };
   const now = Object.fromEntries(Object.keys(status).map((k) => [k, have[k]]));
   if (sameJson(now, status)) return;
@@ -408,6 +453,9 @@ export const subnetHandler: Handler = {
     { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
     // A new node, new labels (gatewayNodeSelectors) or readiness may change a centralized subnet's gateways.
     { kind: 'Node', when: anyOf(labelsChanged, nodeReadyChanged), map: () => ALL },
+    // An underlay subnet's localnet port and validity follow its Vlan and ProviderNetwork.
+    { kind: 'Vlan', map: () => ALL },
+    { kind: 'ProviderNetwork', map: () => ALL },
   ],
   reconcile: (ctx, key) => reconcileSubnet(ctx, key.name),
   startOrder: subnetsInOrder,

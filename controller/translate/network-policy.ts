@@ -21,7 +21,14 @@
  *   node port groups' allow-related ACLs (node.ts), present while any policy
  *   exists, to make the switch stateful; kovn makes each policy sufficient
  *   on its own, which also holds where those node ACLs are absent;
- * - IPv6: the icmp6 allow-stateless pair Kube-OVN adds (neighbour discovery).
+ * - IPv6: the icmp6 allow-stateless pair Kube-OVN adds (neighbour discovery);
+ * - `network_policy_enforcement: lax` (on the policy, as Kube-OVN reads it):
+ *   the default drop matches `(tcp || udp || sctp)` instead of `ip`, and
+ *   DHCPv4/v6 get allow-related ACLs at 2001 (UpdateDefaultBlockACLOps,
+ *   UpdateDefaultBlockExceptionsACLOps);
+ * - `enable_log: "true"`: the default drop logs at severity warning, the
+ *   allow ACLs too when `log_acl_actions` names `allow`; with
+ *   `acl_log_meter_rate` they name the meter `<pg>_<to|from>-lport_meter`.
  *
  * Where kovn differs from Kube-OVN, deliberately: a named port is resolved
  * per pod (the destination's own containerPort of that name), not through
@@ -83,6 +90,23 @@ export interface NetworkPolicyInput {
    * policy's whole sets. Default `inline`.
    */
   readonly podMembers?: 'inline' | 'contributed';
+  /** The logging annotations (`enable_log`, `log_acl_actions`, `acl_log_meter_rate`); default none. */
+  readonly log?: PolicyLog;
+  /**
+   * `network_policy_enforcement: lax`: the default drop blocks TCP, UDP and SCTP only (ICMP and
+   * other IP protocols pass), with DHCP allowed (Kube-OVN's default block exceptions).
+   */
+  readonly lax?: boolean;
+}
+
+/** How a policy's ACLs log (Kube-OVN's UpdateDefaultBlockACLOps, UpdateIngressACLOps). */
+export interface PolicyLog {
+  /** `enable_log: "true"`: the default drop logs, at severity warning. */
+  readonly enable: boolean;
+  /** `log_acl_actions` (default `drop`): with `allow`, the allow ACLs log too. */
+  readonly actions: readonly string[];
+  /** `acl_log_meter_rate` (0: none): the logging ACLs name the meter `<pg>_<direction>_meter`. */
+  readonly meterRate: number;
 }
 
 export interface NetworkPolicyRows {
@@ -126,6 +150,7 @@ export function networkPolicyRows(np: NetworkPolicyInput): Translation<NetworkPo
     if (rules === undefined || np.families.length === 0) continue;
     const ctx: DirectionCtx = { np, pg, key, direction, object, issues, addressSets, acls };
     acls.push(defaultDrop(ctx));
+    if (np.lax) acls.push(...laxExceptions(ctx));
     const before = acls.length;
     for (const family of np.families) {
       if (rules.length === 0) noRules(ctx, family);
@@ -180,10 +205,44 @@ const afterLb = (d: 'ingress' | 'egress'): Record<string, string> =>
 
 function defaultDrop(ctx: DirectionCtx): ACL {
   const d = ctx.direction;
+  const what = ctx.np.lax ? '(tcp || udp || sctp)' : 'ip';
+  const log = ctx.np.log;
   return {
-    ...aclRow(ctx.pg, aclDirection(d), PRIORITY.policyDrop, `${portSide(d)} == @${ctx.pg} && ip`, 'drop', afterLb(d)),
+    ...aclRow(
+      ctx.pg,
+      aclDirection(d),
+      PRIORITY.policyDrop,
+      `${portSide(d)} == @${ctx.pg} && ${what}`,
+      'drop',
+      afterLb(d),
+    ),
     name: aclName(ctx.key),
+    ...(log?.enable ? { log: true, severity: 'warning' as const, ...meter(ctx, log) } : {}),
   };
+}
+
+/** Kube-OVN's meter name for a policy's logging ACLs of one direction. */
+function meter(ctx: DirectionCtx, log: PolicyLog): { meter?: string } {
+  return log.meterRate > 0 ? { meter: `${ctx.pg}_${aclDirection(ctx.direction)}_meter` } : {};
+}
+
+/** The log columns of an allow ACL: logged when enabled and `allow` is among the actions. */
+function allowLog(ctx: DirectionCtx): Partial<ACL> {
+  const log = ctx.np.log;
+  return log?.enable && log.actions.includes('allow') ? { log: true, ...meter(ctx, log) } : {};
+}
+
+/** Lax enforcement's exceptions: DHCPv6 and DHCPv4 (Kube-OVN's UpdateDefaultBlockExceptionsACLOps). */
+function laxExceptions(ctx: DirectionCtx): ACL[] {
+  const d = ctx.direction;
+  const [v6src, v6dst, v4src, v4dst] = d === 'ingress' ? [547, 546, 67, 68] : [546, 547, 68, 67];
+  const side = `${portSide(d)} == @${ctx.pg}`;
+  return [`udp.src == ${v6src} && udp.dst == ${v6dst} && ip6`, `udp.src == ${v4src} && udp.dst == ${v4dst} && ip4`].map(
+    (m) => ({
+      ...aclRow(ctx.pg, aclDirection(d), PRIORITY.policyAllow, `${side} && ${m}`, 'allow-related', afterLb(d)),
+      name: aclName(ctx.key),
+    }),
+  );
 }
 
 /** `<np>.<ns>.<direction>.<allow|except>.<IPv4|IPv6>.<idx>` (`-` → `.` in the first part), Kube-OVN's names. */
@@ -216,6 +275,7 @@ function noRules(ctx: DirectionCtx, family: Family): void {
   ctx.acls.push({
     ...aclRow(ctx.pg, aclDirection(ctx.direction), PRIORITY.policyAllow, m, 'allow-related', afterLb(ctx.direction)),
     name: aclName(`np/${ctx.pg}/${ctx.direction}/${family}/all`),
+    ...allowLog(ctx),
   });
 }
 
@@ -253,6 +313,7 @@ function ruleRows(ctx: DirectionCtx, family: Family, rule: PolicyRuleInput, idx:
           afterLb(ctx.direction),
         ),
         name: aclName(name),
+        ...allowLog(ctx),
       });
     }
   };

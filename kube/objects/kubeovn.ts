@@ -31,6 +31,12 @@ export interface SubnetView extends Meta, SubnetEgressView {
   readonly allowEWTraffic: boolean;
   readonly enableLb: boolean;
   readonly mtu?: number;
+  /** An underlay subnet's Vlan ('' for an overlay subnet). */
+  readonly vlan: string;
+  readonly logicalGateway: boolean;
+  readonly u2oInterconnection: boolean;
+  /** The u2o router port's address(es) as given ('' to allocate). */
+  readonly u2oInterconnectionIP: string;
 }
 
 export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
@@ -91,6 +97,10 @@ export function decodeSubnet(o: KubeObject): Decoded<SubnetView> {
       enableLb: r.bool(spec, 'enableLb', 'spec') ?? true,
       ...decodeSubnetEgress(r, spec),
       ...(mtu !== undefined ? { mtu } : {}),
+      vlan: r.str(spec, 'vlan', 'spec') ?? '',
+      logicalGateway: r.bool(spec, 'logicalGateway', 'spec') ?? false,
+      u2oInterconnection: r.bool(spec, 'u2oInterconnection', 'spec') ?? false,
+      u2oInterconnectionIP: r.str(spec, 'u2oInterconnectionIP', 'spec') ?? '',
     },
     issues: r.issues,
   };
@@ -160,6 +170,8 @@ export interface IPPoolView extends Meta {
   readonly subnet: string;
   readonly ips: readonly string[];
   readonly namespaces: readonly string[];
+  /** Kube-OVN keeps an address set of the pool's addresses (named after it) for ACL and policy matches. */
+  readonly enableAddressSet: boolean;
 }
 
 export function decodeIPPool(o: KubeObject): Decoded<IPPoolView> {
@@ -172,6 +184,7 @@ export function decodeIPPool(o: KubeObject): Decoded<IPPoolView> {
       subnet: r.str(spec, 'subnet', 'spec') ?? '',
       ips: r.strs(spec, 'ips', 'spec') ?? [],
       namespaces: r.strs(spec, 'namespaces', 'spec') ?? [],
+      enableAddressSet: r.bool(spec, 'enableAddressSet', 'spec') ?? false,
     },
     issues: r.issues,
   };

@@ -207,6 +207,7 @@ export const TABLES = {
       enabled: { kind: 'scalar', column: 'enabled' },
       parentName: { kind: 'scalar', column: 'parent_name' },
       tagRequest: { kind: 'scalar', column: 'tag_request' },
+      tag: { kind: 'scalar', column: 'tag' },
       dhcpv4Options: {
         kind: 'scalar',
         column: 'dhcpv4_options',

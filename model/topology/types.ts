@@ -50,6 +50,13 @@ export interface LogicalSwitchPort {
   readonly enabled?: boolean;
   readonly parentName?: string;
   readonly tagRequest?: number;
+  /**
+   * NB `tag` (1..4095): a localnet port's VLAN, as Kube-OVN writes it
+   * (CreateLocalnetLogicalSwitchPort sets `tag`, not `tag_request`; northd
+   * 23.03 keeps a `tag` written without a request and copies it to the
+   * port binding).
+   */
+  readonly tag?: number;
   /** Name of a {@link DHCPOptions} row. */
   readonly dhcpv4Options?: string;
   readonly dhcpv6Options?: string;

@@ -65,6 +65,7 @@ export function checkSwitchPort(sink: IssueSink, key: string, p: LogicalSwitchPo
     if (problem) report('invalid-address', ['portSecurity', i], `${q(entry)} ${problem}`);
   });
   checkIntRange(report, ['tagRequest'], p.tagRequest, { code: 'out-of-range', min: 0, max: 4095 });
+  checkIntRange(report, ['tag'], p.tag, { code: 'out-of-range', min: 1, max: 4095 });
   if (p.type === 'router' && !p.options['router-port']) {
     report('missing-router-port', ['options', 'router-port'], 'is required on a port of type router');
   }

@@ -92,10 +92,13 @@ describe('deploy/crds', () => {
       'IptablesEIP',
       'IptablesFIPRule',
       'IptablesSnatRule',
+      'ProviderNetwork',
+      'QoSPolicy',
       'SecurityGroup',
       'Subnet',
       'SwitchLBRule',
       'Vip',
+      'Vlan',
       'Vpc',
       'VpcNatGateway',
     ]);

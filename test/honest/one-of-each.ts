@@ -1,8 +1,8 @@
 /**
  * A scenario with, per kind, one field or annotation kovn does not act on (and
- * a kind it does not handle), and probes that touch each: 11 warnings, 6 of
- * the 9 probes unsure (the others touch only what changes no verdict, or the
- * address a Vip reserves).
+ * a kind it does not handle), and probes that touch each: 9 warnings, 5 of
+ * the 9 probes unsure (the other four touch only what changes no verdict, or
+ * what is acted on: the IPPool's fields, the Vip).
  */
 import { join3, kubeovn, pod, scenarioDoc } from './run-yaml.ts';
 
@@ -12,13 +12,13 @@ export const ONE_OF_EACH = join3(
   kubeovn('Vpc', 'v1', '{enableExternal: true, namespaces: [vv]}'),
   kubeovn('Subnet', 'v1s', '{cidrBlock: 10.60.0.0/24, vpc: v1, namespaces: [vv]}'),
   kubeovn('Subnet', 'poolnet', '{cidrBlock: 10.61.0.0/24, namespaces: [pooled]}'),
-  kubeovn('IPPool', 'p1', '{subnet: poolnet, ips: [10.61.0.10..10.61.0.20], enableAddressSet: true}'),
+  kubeovn('IPPool', 'p1', '{subnet: poolnet, ips: [10.61.0.10..10.61.0.20]}'),
   kubeovn('IP', 'ipobj', '{podName: plain, namespace: default, subnet: ovn-default, attachIps: [192.168.9.9]}'),
-  kubeovn('Vip', 'vip1', '{subnet: ovn-default, v4ip: 10.16.8.8, attachSubnets: [poolnet]}'),
+  kubeovn('Vip', 'vip1', '{subnet: ovn-default, v4ip: 10.16.8.8}'),
   'apiVersion: v1\nkind: Namespace\nmetadata: {name: quiet, annotations: {ovn.kubernetes.io/network_policy_enforcement: lax}}\n',
   'apiVersion: v1\nkind: Node\nmetadata: {name: n1, annotations: {ovn.kubernetes.io/tunnel_interface: eth1}}\n',
   'apiVersion: v1\nkind: Service\nmetadata: {name: local, namespace: default}\nspec: {selector: {app: plain}, internalTrafficPolicy: Local, ports: [{port: 80}]}\n',
-  'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: lax, namespace: np, annotations: {ovn.kubernetes.io/network_policy_enforcement: lax}}\nspec: {podSelector: {matchLabels: {app: guarded}}, ingress: [{}]}\n',
+  'apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: lax, namespace: np, annotations: {ovn.kubernetes.io/network_policy_for: np/attach}}\nspec: {podSelector: {matchLabels: {app: guarded}}, ingress: [{}]}\n',
   pod('u1', 'u'),
   pod('v1p', 'vv'),
   pod('pp', 'pooled', 'annotations: {ovn.kubernetes.io/ip_pool: p1}'),

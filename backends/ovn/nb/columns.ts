@@ -98,6 +98,7 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
       enabled: r.enabled,
       parent_name: r.parentName,
       tag_request: r.tagRequest,
+      tag: r.tag,
       external_ids: ids('switchPort', r, k),
     }),
     fromNb: (n, ctx) => {
@@ -113,6 +114,7 @@ const CODECS: { readonly [T in TableName]: Codec<T> } = {
         enabled: n.enabled,
         parentName: n.parent_name,
         tagRequest: n.tag_request,
+        tag: n.tag,
         dhcpv4Options: dhcpName(ctx, n.dhcpv4_options),
         dhcpv6Options: dhcpName(ctx, n.dhcpv6_options),
         externalIds: decodeIds(n.external_ids).externalIds,

@@ -70,10 +70,16 @@ describe('the support tables', () => {
   });
 
   it('report a default value of an ignored field as nothing, another value, an unknown field and a limitation', () => {
-    const spec = { cidrBlock: '10.1.0.0/24', vlan: '', enableDHCP: false, logicalGateway: true, gatewayTyp: 'x' };
+    const spec = {
+      cidrBlock: '10.1.0.0/24',
+      vlan: '',
+      enableDHCP: false,
+      enableExternalLBAddress: true,
+      gatewayTyp: 'x',
+    };
     const issues = checkSupport(SUBNET_SUPPORT, { metadata: { name: 's' }, spec });
     expect(issues.map((i) => [i.code, i.field, i.verdict])).toEqual([
-      ['unsupported-field', 'spec.logicalGateway', 'may-change'],
+      ['unsupported-field', 'spec.enableExternalLBAddress', 'may-change'],
       ['unknown-field', 'spec.gatewayTyp', 'may-change'],
     ]);
     const provider = checkSupport(SUBNET_SUPPORT, { metadata: {}, spec: { provider: 'net1.ns1' } });

@@ -12,8 +12,7 @@ const ignored = (path: string, note: string, extra: Partial<FieldSupport> = {}):
   ...extra,
 });
 
-const UNDERLAY = 'underlay networks (ProviderNetwork, Vlan, localnet ports) are not modelled yet';
-const U2O = 'underlay-to-overlay interconnection needs underlay subnets, which are not modelled yet';
+const U2O_ONLY = 'overlay-only routing (u2oFeatures) is not modelled: the default u2o policies are written';
 const DHCP =
   'DHCP_Options rows are not written; pods get their addresses from IPAM annotations, so no probe depends on them';
 
@@ -61,9 +60,12 @@ export const SUBNET_SUPPORT: KindSupport = {
     ignored('spec.mtu', "the MTU is the node agent's; probes are small packets", { verdict: 'none' }),
     acted('spec.private'),
     acted('spec.allowSubnets'),
-    ignored('spec.vlan', UNDERLAY),
+    acted(
+      'spec.vlan',
+      "an underlay subnet: its switch gets the localnet port localnet.<subnet> (the Vlan's provider and id), and its gateway is the physical one unless logicalGateway or u2oInterconnection",
+    ),
     ignored('spec.vips', "the subnet's virtual IPs are not reserved or programmed yet"),
-    ignored('spec.logicalGateway', UNDERLAY),
+    acted('spec.logicalGateway', 'an underlay subnet keeps its router port and routes, as an overlay one'),
     ignored('spec.disableGatewayCheck', "the gateway check is the node agent's", { verdict: 'none' }),
     ignored('spec.disableInterConnection', 'OVN interconnection (OVN-IC) is not modelled yet', { verdict: 'none' }),
     ignored('spec.enableDHCP', DHCP, { verdict: 'none' }),
@@ -85,9 +87,12 @@ export const SUBNET_SUPPORT: KindSupport = {
       'spec.natOutgoingPolicyRules',
       "checked as Kube-OVN's validator does; their IDs in status.natOutgoingPolicyRules; the node's nat/forward marks decide a probe's `snat` (no NB rows: Kube-OVN writes none, its node agent does it in iptables)",
     ),
-    ignored('spec.u2oInterconnectionIP', U2O),
-    ignored('spec.u2oInterconnection', U2O),
-    ignored('spec.u2oFeatures', U2O),
+    acted('spec.u2oInterconnectionIP', 'allocated from the subnet when not given (status.u2oInterconnectionIP)'),
+    acted(
+      'spec.u2oInterconnection',
+      "the router port with the u2o address and Kube-OVN's default u2o policies (29400, 31000, 29000)",
+    ),
+    ignored('spec.u2oFeatures', U2O_ONLY),
     acted('spec.enableLb'),
     acted('spec.enableEcmp', "a centralized subnet's 29000 policy has every ready gateway node as a next hop"),
     ignored('spec.enableMulticastSnoop', 'multicast is not modelled; probes are unicast', { verdict: 'none' }),
@@ -96,6 +101,8 @@ export const SUBNET_SUPPORT: KindSupport = {
       'spec.routeTable',
       "the router port's route table is not set yet: routes of other tables do not apply to the subnet",
     ),
-    ignored('spec.nodeNetwork', UNDERLAY),
+    ignored('spec.nodeNetwork', "the node network of an underlay subnet's tunnel is the node agent's", {
+      verdict: 'none',
+    }),
   ],
 };

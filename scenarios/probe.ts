@@ -24,7 +24,12 @@ import {
 } from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
+import {
+  type EgressGatewayInput,
+  egressGatewayRoute,
+  type NatOutgoingInput,
+  nodeMasquerades,
+} from '../controller/translate/subnet-gateway.ts';
 import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { intoGateway, natAppliances } from './natgw.ts';
@@ -64,7 +69,7 @@ export interface ProbeIndex {
   /** Subnet name → its router, CIDRs and what its gateway node's masquerade reads. */
   readonly subnets: ReadonlyMap<
     string,
-    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput
+    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput & EgressGatewayInput
   >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
@@ -143,7 +148,7 @@ export function buildIndex(
     if (!d.ok) continue;
     nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
-  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput>();
+  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput & EgressGatewayInput>();
   for (const o of objects.Subnet ?? []) {
     const s = decodeSubnet(o).value;
     subnets.set(s.name, {
@@ -151,6 +156,9 @@ export function buildIndex(
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
       natOutgoing: s.natOutgoing,
       natOutgoingPolicyRules: s.natOutgoingPolicyRules,
+      externalEgressGateway: s.externalEgressGateway,
+      policyRoutingPriority: s.policyRoutingPriority,
+      policyRoutingTableID: s.policyRoutingTableID,
     });
   }
   const natGateways = natAppliances(objects, topology, pods, subnets);
@@ -493,6 +501,31 @@ function fromPod(
       };
     }
   }
+}
+
+/**
+ * For a probe from a pod to an outside host that left the cluster network at
+ * `outport` (a node's join port): what that node does with it, as Kube-OVN's
+ * node agent would (kovn's model of its iptables, not OVN's), for a trace.
+ *
+ * @example egressNote(ix, { from: 'edge/app', to: '192.0.2.9', protocol: 'ICMP', allowed: true }, 'node-node-1')
+ *   // 'left the cluster network at node-node-1, whose node agent does not masquerade 10.97.0.2 → 192.0.2.9 (...)'
+ */
+export function egressNote(ix: ProbeIndex, e: ScenarioProbe, outport: string | undefined): string | undefined {
+  const src = ix.pods.get(e.from);
+  if (src === undefined || tryParseIP(e.to) === undefined || resolveEnd(ix, e.to, src.router).kind !== 'outside')
+    return undefined;
+  const node = [...ix.nodes.entries()].find(([, n]) => n.port === outport);
+  if (node === undefined) return undefined;
+  const p = pickPair(src, [e.to]);
+  if (p === undefined) return undefined;
+  const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
+  const d = nodeMasquerades(subnet, p.s, p.d);
+  const egw = 'externalEgressGateway' in subnet ? egressGatewayRoute(subnet, isV6(p.d) ? 6 : 4) : undefined;
+  const what = d.snat
+    ? `masquerades ${p.s} → ${p.d} to the node's address`
+    : `does not masquerade ${p.s} → ${p.d}${egw ? ` and routes it to ${egw}` : ''}`;
+  return `left the cluster network at ${outport} (node ${node[0]}), whose node agent ${what} (Subnet ${src.subnet} ${d.by}; Kube-OVN's node agent, its iptables and ip rules, modelled by kovn, not part of OVN's trace)`;
 }
 
 /** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */

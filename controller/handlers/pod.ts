@@ -44,9 +44,9 @@ import { SECURITY_GROUP_INDEX, securityGroupContributions } from './security-gro
 import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
+import { physicalGateway, underlayPodAnnotations } from './subnet-underlay.ts';
 import { applyAttachments, releaseAttachments, resolveAttachments } from './attachment.ts';
 import { POD_VIP, takeVipAddress } from './vip.ts';
-import { physicalGateway, underlayPodAnnotations } from './subnet-underlay.ts';
 import {
   policiesFor,
   policyContributions,
@@ -112,6 +112,11 @@ const alive = (p: PodView) => !p.hostNetwork && p.phase !== 'Succeeded' && p.pha
 
 function ipObjectName(pod: string, ns: string): string {
   return ownerKey(pod, ns);
+}
+
+/** The `ip_family` annotation (Kube-OVN's NormalizeIPFamily after ValidatePodNetwork). */
+function ipFamily(v: string): 4 | 6 | 'invalid' | undefined {
+  return v === '' ? undefined : v === 'ipv4' ? 4 : v === 'ipv6' ? 6 : 'invalid';
 }
 
 export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
@@ -181,6 +186,14 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   }
   const askedIps = vipAsk.ips ?? asked.ips;
   const askedMac = vipAsk.mac ?? asked.mac;
+  const family = ipFamily(p.annotations[A('ip_family')] ?? '');
+  if (family === 'invalid') {
+    // Kube-OVN's ValidatePodNetwork: only lowercase ipv4 or ipv6; the pod is not handled (what it had stays).
+    const why = `${A('ip_family')}: ${JSON.stringify(p.annotations[A('ip_family')])} is not ipv4 or ipv6`;
+    failed(why);
+    await ctx.event(ref, 'Warning', 'ValidatePodNetworkFailed', why);
+    throw new Error(`pod ${formatKey(key)}: ${why}`);
+  }
   // A lease the pod was never annotated with (restored from its NB port: the controller that committed it
   // died before writing the annotations) binds it to nothing; in a subnet it no longer goes to, it is let go.
   const held = ctx.ipam.lookup(ipamOwner);
@@ -197,6 +210,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ...(askedMac ? { mac: askedMac } : {}),
     ...(ipPool ? { ipPool } : {}),
     ...(ordinal !== undefined ? { ordinal } : {}),
+    ...(family !== undefined ? { family } : {}),
   });
   if (!a.ok) {
     // A port whose lease is gone (its subnet's new spec dropped it) must not keep the address in NB.

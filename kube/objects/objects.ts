@@ -24,8 +24,8 @@ export * from './qos-policy.ts';
 export * from './security-group.ts';
 export * from './vpc-nat-gateway.ts';
 export * from './services.ts';
-export * from './attachment.ts';
 export * from './underlay.ts';
+export * from './attachment.ts';
 
 export interface ContainerPort {
   readonly name?: string;

@@ -19,8 +19,8 @@ import { SUBNET_SUPPORT } from './subnet.ts';
 import { VPC_SUPPORT } from './vpc.ts';
 import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
 import { VIP_SUPPORT } from './vip.ts';
-import { NETWORK_ATTACHMENT_DEFINITION_SUPPORT } from './network-attachment-definition.ts';
 import { PROVIDER_NETWORK_SUPPORT, VLAN_SUPPORT } from './underlay.ts';
+import { NETWORK_ATTACHMENT_DEFINITION_SUPPORT } from './network-attachment-definition.ts';
 
 export {
   ADMIN_NETWORK_POLICY_SUPPORT,
@@ -39,7 +39,7 @@ export {
   VPC_SUPPORT,
   SWITCH_LB_RULE_SUPPORT,
   VIP_SUPPORT,
-  NETWORK_ATTACHMENT_DEFINITION_SUPPORT,
   PROVIDER_NETWORK_SUPPORT,
   VLAN_SUPPORT,
+  NETWORK_ATTACHMENT_DEFINITION_SUPPORT,
 };

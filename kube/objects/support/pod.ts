@@ -95,7 +95,10 @@ export const POD_SUPPORT: KindSupport = {
       `${OVN}security_groups`,
       "the pod's port joins each group's port group and address sets, and the deny-all group while one of them exists",
     ),
-    ignored(`${OVN}ip_family`, 'a single family on a dual-stack subnet is not honoured: the pod gets both'),
+    acted(
+      `${OVN}ip_family`,
+      'ipv4 or ipv6: on a dual-stack subnet the pod gets that family only; a subnet without it, another value or an ip_address of the other family refuse the pod (AcquireAddressFailed, ValidatePodNetworkFailed)',
+    ),
     acted(
       `${OVN}vip`,
       "the named Vip's addresses and MAC (its status), its lease handed to the pod, as Kube-OVN's podReuseVip",

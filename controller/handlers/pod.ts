@@ -46,6 +46,7 @@ import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './cont
 import { ALL, type Handler } from './handler.ts';
 import { physicalGateway, underlayPodAnnotations } from './subnet-underlay.ts';
 import { applyAttachments, releaseAttachments, resolveAttachments } from './attachment.ts';
+import { POD_VIP, takeVipAddress } from './vip.ts';
 import {
   policiesFor,
   policyContributions,
@@ -173,7 +174,18 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   if (!attachments.ok) return refuseAttachments(ctx, key, ref, attachments.field, attachments.message);
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
-  const { ips: askedIps, mac: askedMac, ipPool, portSecurity } = decodeAddressRequest(p.annotations);
+  const asked = decodeAddressRequest(p.annotations);
+  const { ipPool, portSecurity } = asked;
+  // A pod naming a Vip takes its addresses (vip.ts): the Vip's lease passes to the pod.
+  const vipAsk = takeVipAddress(ctx, p, ipamOwner);
+  if (!vipAsk.ok) {
+    ctx.committer.delete(owner);
+    failed(vipAsk.message);
+    await ctx.event(ref, 'Warning', 'AcquireAddressFailed', vipAsk.message);
+    throw new Error(`pod ${formatKey(key)}: ${vipAsk.message}`);
+  }
+  const askedIps = vipAsk.ips ?? asked.ips;
+  const askedMac = vipAsk.mac ?? asked.mac;
   const family = ipFamily(p.annotations[A('ip_family')] ?? '');
   if (family === 'invalid') {
     // Kube-OVN's ValidatePodNetwork: only lowercase ipv4 or ipv6; the pod is not handled (what it had stays).
@@ -363,6 +375,16 @@ export const podHandler: Handler = {
         const ip = ctx.decode(e.object, decodeIP).value;
         return e.gone && ip.podName && ip.namespace ? [{ namespace: ip.namespace, name: ip.podName }] : [];
       },
+    },
+    // The Vip it names (ovn.kubernetes.io/vip): its addresses once it has them.
+    {
+      kind: 'Vip',
+      map: (ctx, e) =>
+        ctx
+          .cache('Pod')
+          .list()
+          .filter((x) => x.metadata.annotations?.[POD_VIP] === e.object.metadata.name)
+          .map(objectKey),
     },
     // Its attachments' NetworkAttachmentDefinitions (attachment.ts).
     {

@@ -50,6 +50,12 @@ export async function reconcileVip(ctx: Ctx, name: string): Promise<void> {
   // Kube-OVN sets the addresses once: a Vip allocated before keeps what its status says.
   const asked = [vip.v4ip || str(status.v4ip), vip.v6ip || str(status.v6ip)].filter((a) => a !== '').join(',');
   const mac = vip.macAddress || str(status.mac);
+  // A pod naming the Vip holds its address now (takeVipAddress): the Vip keeps its status and waits for it back.
+  const first = asked.split(',')[0] ?? '';
+  if (ctx.ipam.lookup(ipamOwner) === undefined && heldByPod(ctx, vip, first)) {
+    ctx.report(ref, 'reconcile', []);
+    return;
+  }
   const a = ctx.ipam.allocate({
     subnet: vip.subnet,
     owner: ipamOwner,
@@ -87,6 +93,45 @@ export async function reconcileVip(ctx: Ctx, name: string): Promise<void> {
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** Kube-OVN's VipAnnotation: a pod naming a Vip takes its addresses (pod.go acquireAddress, podReuseVip). */
+export const POD_VIP = 'ovn.kubernetes.io/vip';
+
+/**
+ * The addresses a pod asks for through `ovn.kubernetes.io/vip`: the named
+ * Vip's (its status, as Kube-OVN reads it), whose lease is handed to the pod
+ * (`podOwner`); nothing when the pod names none. A Vip that does not exist or
+ * has no address yet is an error, as in Kube-OVN.
+ *
+ * @example takeVipAddress(ctx, pod, 'web-0.default') // { ok: true, ips: '10.16.0.50', mac: '00:00:00:..' }
+ */
+export function takeVipAddress(
+  ctx: Ctx,
+  p: { readonly annotations: Readonly<Record<string, string>> },
+  podOwner: string,
+): { ok: true; ips?: string; mac?: string } | { ok: false; message: string } {
+  const name = p.annotations[POD_VIP];
+  if (!name) return { ok: true };
+  const o = ctx.cache('Vip').get(name);
+  const st = (o?.status ?? {}) as Record<string, unknown>;
+  const ips = [str(st.v4ip), str(st.v6ip)].filter((a) => a !== '');
+  if (o === undefined || ips.length === 0)
+    return { ok: false, message: `vip ${name} does not exist or has no address yet` };
+  const vip = ctx.decode(o, decodeVip).value;
+  const vipOwner = ownerKey(name, vip.vipNamespace);
+  const lease = ctx.ipam.lookup(vipOwner);
+  if (lease !== undefined && ctx.ipam.lookup(podOwner) === undefined) ctx.ipam.release(vipOwner);
+  return { ok: true, ips: ips.join(','), ...(str(st.mac) ? { mac: str(st.mac) } : {}) };
+}
+
+/** The pod holding the Vip's address because it names the Vip (`ovn.kubernetes.io/vip`), if any. */
+function heldByPod(ctx: Ctx, vip: VipView, ip: string): boolean {
+  const holder = ip === '' ? undefined : ctx.ipam.ownerOf(vip.subnet, ip);
+  const who = holder === undefined ? undefined : ctx.leaseHolder(holder);
+  if (who?.kind !== 'Pod') return false;
+  const pod = ctx.cache('Pod').get(`${who.key.namespace}/${who.key.name}`);
+  return pod?.metadata.annotations?.[POD_VIP] === vip.name;
+}
+
 /** The ports of the pods of the Vip's namespace its selector picks that name it in `ovn.kubernetes.io/aaps`. */
 function parents(ctx: Ctx, vip: VipView): string[] {
   if (vip.type === 'switch_lb_vip') return [];
@@ -108,13 +153,12 @@ export const vipHandler: Handler = {
     { kind: 'Vip', when: specLabelsOrDeletion },
     // A subnet made or fixed lets a waiting Vip have its address.
     { kind: 'Subnet', when: specLabelsOrDeletion, map: () => ALL },
-    // Virtual parents: pods naming a Vip in their aaps annotation.
+    // Virtual parents (pods naming a Vip in their aaps annotation), and pods taking a Vip's address.
     {
       kind: 'Pod',
       map: (_ctx, e) =>
         [e.object, e.old].flatMap((p) =>
-          (p?.metadata.annotations?.[AAPS] ?? '')
-            .split(',')
+          [...(p?.metadata.annotations?.[AAPS] ?? '').split(','), p?.metadata.annotations?.[POD_VIP] ?? '']
             .map((s) => s.trim())
             .filter((s) => s !== '')
             .map((n) => ({ name: n })),

@@ -69,11 +69,18 @@ describe('SwitchLBRule and Vip (scenarios/switch-lb-rule.yaml)', () => {
     expect(vip?.status).toMatchObject({ v4ip: '10.140.0.100', type: 'switch_lb_vip' });
   });
 
-  it('without the rule, its VIP answers nothing; without the Vip, a pod is given its address', async () => {
+  it('without the rule, its VIP answers nothing; without the Vip, a pod is given its address; without naming the Vip, a pod does not get its address', async () => {
     const noRule = await run(named('SwitchLBRule', 'web'));
     expect(verdict(noRule, '10.140.0.100', 8080)).toBe(false);
     const noVip = await run(named('Vip', 'spare'));
     expect(verdict(noVip, '10.140.0.2')).toBe(true);
+    // The pod naming the Vip pinned takes 10.140.0.50; without the annotation the Vip keeps it, unused.
+    const unpinned = await run((o) =>
+      o.kind === 'Pod' && o.metadata.name === 'pinned' ? { ...o, metadata: { ...o.metadata, annotations: {} } } : o,
+    );
+    expect(verdict(unpinned, '10.140.0.50', 80)).toBe(false);
+    const pinned = await run();
+    expect(verdict(pinned, '10.140.0.50', 80)).toBe(true);
   });
 
   it('a rule with a malformed VIP writes no Service and is reported on its field', async () => {

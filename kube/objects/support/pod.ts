@@ -99,8 +99,15 @@ export const POD_SUPPORT: KindSupport = {
       `${OVN}ip_family`,
       'ipv4 or ipv6: on a dual-stack subnet the pod gets that family only; a subnet without it, another value or an ip_address of the other family refuse the pod (AcquireAddressFailed, ValidatePodNetworkFailed)',
     ),
-    ignored(`${OVN}vip`, 'Vip objects are not modelled yet'),
-    ignored(`${OVN}aaps`, 'allowed address pairs are not modelled yet'),
+    acted(
+      `${OVN}vip`,
+      "the named Vip's addresses and MAC (its status), its lease handed to the pod, as Kube-OVN's podReuseVip",
+    ),
+    {
+      key: `${OVN}aaps`,
+      state: 'limited',
+      note: "the pod's port becomes a virtual parent of the named Vips' virtual ports; its port security is not widened to their addresses",
+    },
     ignored(`${OVN}port_vips`, 'extra port addresses are not modelled yet'),
     ignored(`${OVN}north_gateway`, "a pod's own north gateway is not modelled yet"),
     ignored(`${OVN}routes`, "the pod's own routes are the node agent's, not modelled yet"),

@@ -34,6 +34,12 @@ export interface OutsideEnd {
 export interface LabEnds {
   /** The agent of a pod's logical port. */
   pod(port: string): Agent | undefined;
+  /**
+   * Whether a port is one of several interfaces of its pod (eth0 and Multus attachments): a probe from it
+   * is sent from that port's address (bound), the pod's own routes picking the way out, as for any program
+   * there; a pod of one interface sends from its only address anyway.
+   */
+  multiHomed?(port: string): boolean;
   /** The outside hosts behind a node port (`node-<node>`). */
   outsideOf(port: string): OutsideEnd | undefined;
   readonly timeoutMs: number;
@@ -59,12 +65,13 @@ export const PROVIDER_UNSURE =
 export const SCTP_UNSURE =
   'the lab has no SCTP socket to probe with (Node.js has none; the kernel here loads no sctp module)';
 
-const addr = (v: number | bigint | undefined): string =>
+/** A packet field's address as text (`''` when absent). */
+export const addr = (v: number | bigint | undefined): string =>
   v === undefined ? '' : typeof v === 'bigint' ? formatIPv6(v) : formatIPv4(v);
 
 interface Ends {
   readonly src: Agent;
-  /** The source address to bind (an outside host's), when it is not the namespace's own. */
+  /** The source address to bind (an outside host's, a pod attachment's), when it is not the namespace's own. */
   readonly bind?: string;
   readonly targets: readonly { readonly port: string; readonly agent: Agent }[];
 }
@@ -105,7 +112,7 @@ async function endsOf(lab: LabEnds, r: PacketProbe, src: string, dst: string): P
     targets.push({ port, agent: out.agent });
   }
   const pod = lab.pod(r.inport);
-  if (pod !== undefined) return { src: pod, targets };
+  if (pod !== undefined) return { src: pod, targets, ...(lab.multiHomed?.(r.inport) ? { bind: src } : {}) };
   const out = lab.outsideOf(r.inport);
   if (out === undefined) return `the lab has no namespace behind ${r.inport}`;
   await out.hold(src);

@@ -9,7 +9,7 @@ import { ensurePluginBuilt } from '../../node/bundle/index.ts';
 import type { CniErrorBody } from '../../node/cni/protocol.ts';
 import { invokePlugin } from './cni-exec.ts';
 import { LabError } from './errors.ts';
-import type { LabPodSpec, PodWiring } from './pods.ts';
+import { type LabPodSpec, type PodInterface, type PodWiring, PRIMARY } from './pods.ts';
 
 export interface PluginCall {
   readonly command: 'ADD' | 'DEL' | 'CHECK';
@@ -21,6 +21,8 @@ export interface PluginCall {
   readonly podName: string;
   /** The daemon's socket (`server_socket`). */
   readonly socket: string;
+  /** The network config's provider (default `ovn`; a Multus attachment's `<nad>.<nad-ns>.ovn`). */
+  readonly provider?: string;
 }
 
 export type PluginOutcome =
@@ -32,8 +34,8 @@ export type PluginOutcome =
  *
  * @example labNetConf('/tmp/kovn-lab-Ab12Cd/d0.sock') // { cniVersion: '1.0.0', name: 'kovn', type: 'kovn', server_socket: ..., provider: 'ovn' }
  */
-export function labNetConf(socket: string): Record<string, unknown> {
-  return { cniVersion: '1.0.0', name: 'kovn', type: 'kovn', server_socket: socket, provider: 'ovn' };
+export function labNetConf(socket: string, provider = 'ovn'): Record<string, unknown> {
+  return { cniVersion: '1.0.0', name: 'kovn', type: 'kovn', server_socket: socket, provider };
 }
 
 /**
@@ -46,7 +48,7 @@ export async function callPlugin(plugin: string, call: PluginCall, timeoutMs = 6
   const r = await invokePlugin({
     plugin,
     command: call.command,
-    config: labNetConf(call.socket),
+    config: labNetConf(call.socket, call.provider),
     containerId: call.containerId,
     netns: call.netns,
     ifName: call.ifName,
@@ -79,25 +81,43 @@ export class CniWiring implements PodWiring {
     return new CniWiring(await ensurePluginBuilt(), socketOf);
   }
 
-  #call(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }, command: PluginCall['command']) {
+  #call(
+    pod: LabPodSpec,
+    at: { readonly netns: string; readonly hostNic: string },
+    command: PluginCall['command'],
+    iface: PodInterface,
+  ) {
     return callPlugin(this.plugin, {
       command,
       containerId: at.hostNic,
       netns: `/run/netns/${at.netns}`,
-      ifName: 'eth0',
+      ifName: iface.ifName,
+      provider: iface.provider,
       podNamespace: pod.namespace,
       podName: pod.name,
       socket: this.socketOf(pod.node),
     });
   }
 
-  async add(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }): Promise<void> {
-    const r = await this.#call(pod, at, 'ADD');
-    if (!r.ok) throw new LabError('wiring-failed', `CNI ADD of pod ${pod.namespace}/${pod.name}: ${describe(r)}`);
+  async add(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }, iface = PRIMARY): Promise<void> {
+    const r = await this.#call(pod, at, 'ADD', iface);
+    if (!r.ok)
+      throw new LabError(
+        'wiring-failed',
+        `CNI ADD of pod ${pod.namespace}/${pod.name} ${iface.ifName}: ${describe(r)}`,
+      );
   }
 
-  async remove(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }): Promise<void> {
-    const r = await this.#call(pod, at, 'DEL');
-    if (!r.ok) throw new LabError('wiring-failed', `CNI DEL of pod ${pod.namespace}/${pod.name}: ${describe(r)}`);
+  async remove(
+    pod: LabPodSpec,
+    at: { readonly netns: string; readonly hostNic: string },
+    iface = PRIMARY,
+  ): Promise<void> {
+    const r = await this.#call(pod, at, 'DEL', iface);
+    if (!r.ok)
+      throw new LabError(
+        'wiring-failed',
+        `CNI DEL of pod ${pod.namespace}/${pod.name} ${iface.ifName}: ${describe(r)}`,
+      );
   }
 }

@@ -13,12 +13,15 @@ export interface LabNames {
   node(i: number): { readonly netns: string; readonly hostNic: string };
   /** The namespace of the outside hosts behind node `i`. */
   outside(i: number): { readonly netns: string };
-  /** A pod's namespace and the host end of its veth. */
+  /**
+   * A pod's namespace and its container id (the daemon names the host ends of its veths after it:
+   * `<id>_h`, and `<first 12 - len(ifName)>_<ifName>_h` for an attachment, so the pod's index leads).
+   */
   pod(i: number): { readonly netns: string; readonly hostNic: string };
 }
 
 /**
- * @example labNames('/tmp/kovn-lab-Ab12Cd').pod(3) // { netns: 'kl-Ab12Cd-p3', hostNic: 'klAb12Cdp3' }
+ * @example labNames('/tmp/kovn-lab-Ab12Cd').pod(3) // { netns: 'kl-Ab12Cd-p3', hostNic: 'p3kAb12Cd' }
  */
 export function labNames(runDir: string): LabNames {
   // makeTempDir's suffix: six characters unique among live run dirs.
@@ -28,6 +31,6 @@ export function labNames(runDir: string): LabNames {
     host: `kl-${id}-h`,
     node: (i) => ({ netns: `kl-${id}-n${i}`, hostNic: `kl${id}n${i}` }),
     outside: (i) => ({ netns: `kl-${id}-o${i}` }),
-    pod: (i) => ({ netns: `kl-${id}-p${i}`, hostNic: `kl${id}p${i}` }),
+    pod: (i) => ({ netns: `kl-${id}-p${i}`, hostNic: `p${i}k${id}` }),
   };
 }

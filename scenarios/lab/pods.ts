@@ -14,12 +14,34 @@ export interface LabPodSpec {
   readonly node: string;
   readonly annotations: Readonly<Record<string, string>>;
   readonly network: PodNetworkRead;
+  /** Its Multus attachments' interfaces, each with its switch port (`<pod>.<ns>.<provider>`). */
+  readonly attachments: readonly (PodInterface & { readonly port: string })[];
   /** The Pod object as the cluster has it. */
   readonly object: KubeObject;
 }
 
-/** How a pod gets its interface: given its (empty, made) namespace, wire it; `remove` undoes the OVS side. */
+/**
+ * One interface of a pod: the default network's `eth0` (provider `ovn`), or a
+ * Multus attachment's (`net1`, ...: its provider `<nad>.<nad-ns>.ovn`, as
+ * Multus hands kube-ovn's plugin the NetworkAttachmentDefinition's config).
+ */
+export interface PodInterface {
+  readonly provider: string;
+  readonly ifName: string;
+}
+
+/** The default network's interface. */
+export const PRIMARY: PodInterface = { provider: 'ovn', ifName: 'eth0' };
+
+/**
+ * How a pod gets an interface: given its (made) namespace, wire it (`eth0` first, then each
+ * attachment's); `remove` undoes the OVS side.
+ */
 export interface PodWiring {
-  add(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }): Promise<void>;
-  remove(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }): Promise<void>;
+  add(pod: LabPodSpec, at: { readonly netns: string; readonly hostNic: string }, iface?: PodInterface): Promise<void>;
+  remove(
+    pod: LabPodSpec,
+    at: { readonly netns: string; readonly hostNic: string },
+    iface?: PodInterface,
+  ): Promise<void>;
 }

@@ -19,19 +19,20 @@ import { formatCIDR, networkOf as networkOfCIDR, tryParseCIDR } from '../../mode
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../../kube/annotations.ts';
 import type { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
-import { dstPort } from '../../model/packet/index.ts';
-import { decodeNode, decodePod, decodeSubnet } from '../../kube/objects/objects.ts';
+import { dstPort, ipDst, ipSrc } from '../../model/packet/index.ts';
+import { decodeNode, decodePod, decodeSubnet, type PodView } from '../../kube/objects/objects.ts';
 import type { ControllerSettings } from '../../controller/config.ts';
 import type { ResolvedProbe } from '../probe.ts';
 import type { ProbeWorld } from '../run.ts';
 import { Agent } from './agents.ts';
-import { answerProbe, type LabEnds, type ProbeAnswer } from './answer.ts';
+import { addr, answerProbe, type LabEnds, type ProbeAnswer } from './answer.ts';
 import { LabChassis } from './chassis.ts';
 import { LabError } from './errors.ts';
 import { ipIn, Namespaces } from './host.ts';
 import { labNames, type LabNames } from './names.ts';
 import { LabNode } from './nodes.ts';
 import type { LabPodSpec, PodWiring } from './pods.ts';
+import { attachmentRouteUnsure, attachmentsOf, type WiredAttachment } from './attachments.ts';
 import { CniWiring } from './cni.ts';
 import { LabDaemons } from './daemons.ts';
 import { LabNatGateways } from './natgw.ts';
@@ -44,6 +45,8 @@ interface WiredPod {
   readonly spec: LabPodSpec;
   readonly at: { readonly netns: string; readonly hostNic: string };
   readonly agent: Agent;
+  /** Its Multus attachments' interfaces (net1, ...), each with its switch port. */
+  readonly attachments: readonly WiredAttachment[];
   /** Addresses and MAC it was wired with: a change rewires it. */
   readonly signature: string;
 }
@@ -77,6 +80,8 @@ export class LabWorld implements ProbeWorld {
   readonly #nodes = new Map<string, LabNode>();
   readonly #pods = new Map<string, WiredPod>();
   readonly #outsideAgents = new Map<string, Agent>();
+  /** An attachment's switch port → the primary port of its pod (one namespace, one agent). */
+  readonly #attachmentPods = new Map<string, string>();
   #nextPod = 0;
   #probes = 0;
   #natgw: LabNatGateways | undefined;
@@ -211,6 +216,7 @@ export class LabWorld implements ProbeWorld {
         node: p.nodeName,
         annotations: p.annotations,
         network: d.value,
+        attachments: attachmentsOf(p),
         object: o,
       });
     }
@@ -237,13 +243,18 @@ export class LabWorld implements ProbeWorld {
     const at = this.names.pod(this.#nextPod++);
     await this.namespaces.add(at.netns);
     await this.wiring.add(spec, at);
+    // Then each attachment, as Multus calls the plugin once per network with its own ifName and provider.
+    for (const a of spec.attachments) await this.wiring.add(spec, at, a);
     const agent = await Agent.start(at.netns, `${spec.namespace}/${spec.name}`);
-    this.#pods.set(port, { spec, at, agent, signature: signature(spec) });
+    this.#pods.set(port, { spec, at, agent, attachments: spec.attachments, signature: signature(spec) });
+    for (const a of spec.attachments) this.#attachmentPods.set(a.port, port);
   }
 
   async #unwire(port: string, w: WiredPod): Promise<void> {
     this.#pods.delete(port);
+    for (const a of w.attachments) this.#attachmentPods.delete(a.port);
     await w.agent.close();
+    for (const a of w.attachments) await this.wiring.remove(w.spec, w.at, a);
     await this.wiring.remove(w.spec, w.at);
     await this.namespaces.delete(w.at.netns);
     await this.daemons.delete(w.spec.namespace, w.spec.name);
@@ -252,7 +263,8 @@ export class LabWorld implements ProbeWorld {
   /** What answer.ts needs of the lab: the agents behind logical ports, the nodes' outside hosts. */
   #ends(): LabEnds {
     return {
-      pod: (port) => this.#pods.get(port)?.agent,
+      pod: (port) => this.#pods.get(this.#attachmentPods.get(port) ?? port)?.agent,
+      multiHomed: (port) => this.#attachmentPods.has(port) || (this.#pods.get(port)?.attachments.length ?? 0) > 0,
       outsideOf: (port) => {
         const node = port.startsWith('node-') ? port.slice(5) : undefined;
         const n = node === undefined ? undefined : this.#nodes.get(node);
@@ -270,7 +282,7 @@ export class LabWorld implements ProbeWorld {
   answer(r: PacketProbe): Promise<ProbeAnswer> {
     const g = r.natGateway;
     const natgw = this.#natgw;
-    if (g === undefined) return answerProbe(this.#ends(), r);
+    if (g === undefined) return this.#attachmentUnsure(r).then((u) => u ?? answerProbe(this.#ends(), r));
     if (natgw === undefined) return Promise.resolve({ allowed: false, unsure: 'the lab wired no NAT gateway' });
     const ends = this.#ends();
     if (g.direction === 'egress') {
@@ -299,6 +311,20 @@ export class LabWorld implements ProbeWorld {
     );
   }
 
+  /** A probe from or to a pod's attachment that the pod's own routes keep off it (attachments.ts). */
+  async #attachmentUnsure(r: PacketProbe): Promise<ProbeAnswer | undefined> {
+    const src = addr(ipSrc(r.packet));
+    const dst = addr(ipDst(r.packet));
+    for (const [port, own, peer] of [[r.inport, src, dst], ...r.targets.map((t) => [t, dst, src])] as const) {
+      const pod = this.#pods.get(this.#attachmentPods.get(port) ?? '');
+      const a = pod?.attachments.find((x) => x.port === port);
+      if (pod === undefined || a === undefined) continue;
+      const why = await attachmentRouteUnsure(pod.at.netns, a, own, peer);
+      if (why !== undefined) return { allowed: false, unsure: why };
+    }
+    return undefined;
+  }
+
   async close(): Promise<void> {
     await this.#natgw?.close();
     for (const a of [...this.#outsideAgents.values(), ...[...this.#pods.values()].map((p) => p.agent)])
@@ -318,4 +344,5 @@ const networkOf = (n: string): string => {
   return c === undefined ? n : formatCIDR(networkOfCIDR(c));
 };
 
-const signature = (p: LabPodSpec): string => `${p.network.ips.join(',')}|${p.network.mac ?? ''}`;
+const signature = (p: LabPodSpec): string =>
+  [`${p.network.ips.join(',')}|${p.network.mac ?? ''}`, ...p.attachments.map((a) => a.port)].join('|');

@@ -60,7 +60,7 @@ function input(dir: string): LoadedScenario {
         name: `p${i}`,
         namespace: i < 15 ? 'front' : 'back',
         labels: { app: i % 2 ? 'web' : 'db' },
-        ...(i === 3 ? { annotations: { 'ovn.kubernetes.io/security_groups': 'sg1' } } : {}),
+        ...(i === 3 ? { annotations: { 'ovn.kubernetes.io/north_gateway': '10.16.0.254' } } : {}),
       },
       spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 8000 + (i % 3) }] }] },
     });

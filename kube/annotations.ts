@@ -28,7 +28,7 @@ export type WrittenKey =
   | 'port_name';
 
 /** What a user sets to ask for an address, a subnet or port security (`ip_address` etc. are also read back). */
-export type RequestKey = 'ip_address' | 'mac_address' | 'ip_pool' | 'logical_switch' | 'port_security';
+export type RequestKey = 'ip_address' | 'mac_address' | 'ip_pool' | 'logical_switch' | 'port_security' | 'ip_family';
 
 /**
  * `<provider>.kubernetes.io/<key>`.

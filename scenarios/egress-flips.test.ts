@@ -81,4 +81,65 @@ describe('egress scenarios flip without their feature', () => {
       '0 edge/batch -> 192.0.2.7 UDP expected denied',
     ]);
   });
+
+  it('ip-family: without the annotation v6only has an IPv4 address', async () => {
+    const s = edited('ip-family.yaml', 'Pod', 'v6only', (o) => {
+      delete o.metadata?.annotations;
+    });
+    expect(await failing(s)).toEqual([
+      '0 mixed/v6only -> mixed/v4only TCP expected denied',
+      '0 mixed/v4only -> mixed/v6only UDP expected denied',
+      '0 mixed/v6only -> 10.71.0.1 ICMP expected denied',
+    ]);
+  });
+
+  it('pod-placement: each placement field removed moves its pod (or leaves it pending)', async () => {
+    const without = (name: string, edit: (spec: Record<string, unknown>) => void) =>
+      failing(
+        edited('pod-placement.yaml', 'Pod', name, (o) => {
+          edit(o.spec as Record<string, unknown>);
+        }),
+      );
+    expect(
+      await without('pinned', (s) => {
+        s.nodeName = 'node-2';
+      }),
+    ).toEqual([
+      '0 default/pinned -> 203.0.113.20 TCP expected allowed',
+      '0 default/pinned -> 203.0.113.20 TCP expected denied',
+    ]);
+    expect(
+      await without('cache', (s) => {
+        delete s.nodeSelector;
+      }),
+    ).toEqual([
+      '0 default/cache -> 203.0.113.20 TCP expected allowed',
+      '0 default/cache -> 203.0.113.20 TCP expected denied',
+    ]);
+    expect(
+      await without('db', (s) => {
+        delete s.tolerations;
+      }),
+    ).toEqual([
+      '0 default/db -> 203.0.113.20 UDP expected allowed',
+      '0 default/worker -> default/db TCP expected allowed',
+    ]);
+    expect(
+      await without('worker', (s) => {
+        delete s.affinity;
+      }),
+    ).toEqual(['0 default/worker -> 203.0.113.20 ICMP expected allowed']);
+  });
+
+  it('external-egress-gateway: legacy masquerading instead (natOutgoing, no gateway) flips its snat probes', async () => {
+    const s = edited('external-egress-gateway.yaml', 'Subnet', 'legacy', (o) => {
+      const spec = o.spec as Record<string, unknown>;
+      delete spec.externalEgressGateway;
+      spec.natOutgoing = true;
+    });
+    expect(await failing(s)).toEqual([
+      '0 legacy/app -> 198.51.100.30 TCP expected allowed',
+      '0 legacy/app -> 198.51.100.30 TCP expected denied',
+    ]);
+  });
 });

@@ -113,6 +113,9 @@ export function natAppliances(
       lanIp: gw.lanIp,
       subnetCidr: own.cidrs.find(v4) ?? own.cidrs[0]!,
       routerMac: rp.mac,
+      routerIp:
+        rp.networks.map((n) => n.split('/')[0]!).find((ip) => tryParseCIDR(ip, { allowBare: true })?.family === 4) ??
+        '',
       vpcCidrs: [...subnets.entries()]
         .filter(([n, s]) => n !== gw.subnet && s.router === gw.vpc)
         .flatMap(([, s]) => s.cidrs.filter(v4)),

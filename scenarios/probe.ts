@@ -11,10 +11,25 @@ import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
 import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
-import { decodeEndpointSlice, decodeNode, decodePod, decodeService, decodeSubnet } from '../kube/objects/objects.ts';
+import {
+  attachmentProvider,
+  decodeEndpointSlice,
+  decodeNode,
+  decodePod,
+  decodeService,
+  decodeSubnet,
+  NETWORKS_ANNOTATION,
+  type PodView,
+  parseNetworks,
+} from '../kube/objects/objects.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../kube/annotations.ts';
 import type { ControllerSettings } from '../controller/config.ts';
-import { type NatOutgoingInput, nodeMasquerades } from '../controller/translate/subnet-gateway.ts';
+import {
+  type EgressGatewayInput,
+  egressGatewayRoute,
+  type NatOutgoingInput,
+  nodeMasquerades,
+} from '../controller/translate/subnet-gateway.ts';
 import type { NatAppliance } from '../sim/appliance/nat-gateway.ts';
 import type { TraceStage } from '../sim/trace.ts';
 import { intoGateway, natAppliances } from './natgw.ts';
@@ -55,7 +70,7 @@ export interface ProbeIndex {
   /** Subnet name → its router, CIDRs and what its gateway node's masquerade reads. */
   readonly subnets: ReadonlyMap<
     string,
-    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput
+    { readonly router: string; readonly cidrs: readonly string[] } & NatOutgoingInput & EgressGatewayInput
   >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
@@ -96,6 +111,7 @@ export function buildIndex(
       router: net.logicalRouter ?? settings.clusterRouter,
     });
   }
+  for (const o of objects.Pod ?? []) addAttachments(pods, decodePod(o).value);
   const slices = (objects.EndpointSlice ?? []).map((o) => decodeEndpointSlice(o).value);
   const byIP = new Map<string, ProbePod>();
   for (const pod of pods.values()) for (const ip of pod.ips) if (!byIP.has(ip)) byIP.set(ip, pod);
@@ -133,7 +149,7 @@ export function buildIndex(
     if (!d.ok) continue;
     nodes.set(n.name, { port: `node-${n.name}`, mac: d.value.mac ?? '', ip: d.value.ips[0]! });
   }
-  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput>();
+  const subnets = new Map<string, { router: string; cidrs: string[] } & NatOutgoingInput & EgressGatewayInput>();
   for (const o of objects.Subnet ?? []) {
     const s = decodeSubnet(o).value;
     subnets.set(s.name, {
@@ -141,11 +157,48 @@ export function buildIndex(
       cidrs: s.cidrBlock.split(',').map((c) => c.trim()),
       natOutgoing: s.natOutgoing,
       natOutgoingPolicyRules: s.natOutgoingPolicyRules,
+      externalEgressGateway: s.externalEgressGateway,
+      policyRoutingPriority: s.policyRoutingPriority,
+      policyRoutingTableID: s.policyRoutingTableID,
     });
   }
   const natGateways = natAppliances(objects, topology, pods, subnets);
   return { pods, services, nodes, topology, settings, subnets, pending, natGateways, hosts };
 }
+
+/**
+ * A pod's attachment interfaces (Multus, kube-ovn type) as probe ends of their
+ * own, `<ns>/<pod>@<nad-ns>/<nad>`, from the annotations the controller wrote
+ * under the attachment's provider (controller/handlers/attachment.ts).
+ */
+function addAttachments(pods: Map<string, ProbePod>, p: PodView): void {
+  const text = p.annotations[NETWORKS_ANNOTATION];
+  if (!text || p.nodeName === '') return;
+  const parsed = parseNetworks(text, p.namespace);
+  if (!parsed.ok) return;
+  for (const sel of parsed.value) {
+    const provider = attachmentProvider(sel);
+    const d = decodePodNetwork(p.annotations, provider);
+    if (!d.ok) continue;
+    const key = attachmentEnd(p.namespace, p.name, sel);
+    pods.set(key, {
+      key,
+      namespace: p.namespace,
+      name: p.name,
+      labels: p.labels,
+      port: podPortName(p.name, p.namespace, provider),
+      mac: d.value.mac ?? '',
+      ips: d.value.ips,
+      node: p.nodeName,
+      subnet: d.value.logicalSwitch ?? '',
+      router: d.value.logicalRouter ?? '',
+    });
+  }
+}
+
+/** How a probe names a pod's attachment interface: `<ns>/<pod>@<nad-ns>/<nad>`. */
+export const attachmentEnd = (ns: string, pod: string, nad: { namespace: string; name: string }): string =>
+  `${ns}/${pod}@${nad.namespace}/${nad.name}`;
 
 /** One probe, resolved: the first packet, where it enters, which ports count as arriving. */
 export type ResolvedProbe =
@@ -173,7 +226,13 @@ export type ResolvedProbe =
        */
       readonly natGateway?:
         | { readonly direction: 'egress'; readonly appliances: readonly NatAppliance[] }
-        | { readonly direction: 'ingress'; readonly appliance: NatAppliance; readonly stages: readonly TraceStage[] };
+        | {
+            readonly direction: 'ingress';
+            readonly appliance: NatAppliance;
+            readonly stages: readonly TraceStage[];
+            /** The packet as the outside host sent it (to the EIP), before the appliance. */
+            readonly outside: Packet;
+          };
       /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
       readonly targetMac?: string;
     }
@@ -451,6 +510,31 @@ function fromPod(
   }
 }
 
+/**
+ * For a probe from a pod to an outside host that left the cluster network at
+ * `outport` (a node's join port): what that node does with it, as Kube-OVN's
+ * node agent would (kovn's model of its iptables, not OVN's), for a trace.
+ *
+ * @example egressNote(ix, { from: 'edge/app', to: '192.0.2.9', protocol: 'ICMP', allowed: true }, 'node-node-1')
+ *   // 'left the cluster network at node-node-1, whose node agent does not masquerade 10.97.0.2 → 192.0.2.9 (...)'
+ */
+export function egressNote(ix: ProbeIndex, e: ScenarioProbe, outport: string | undefined): string | undefined {
+  const src = ix.pods.get(e.from);
+  if (src === undefined || tryParseIP(e.to) === undefined || resolveEnd(ix, e.to, src.router).kind !== 'outside')
+    return undefined;
+  const node = [...ix.nodes.entries()].find(([, n]) => n.port === outport);
+  if (node === undefined) return undefined;
+  const p = pickPair(src, [e.to]);
+  if (p === undefined) return undefined;
+  const subnet = ix.subnets.get(src.subnet) ?? { natOutgoing: false, natOutgoingPolicyRules: [] };
+  const d = nodeMasquerades(subnet, p.s, p.d);
+  const egw = 'externalEgressGateway' in subnet ? egressGatewayRoute(subnet, isV6(p.d) ? 6 : 4) : undefined;
+  const what = d.snat
+    ? `masquerades ${p.s} → ${p.d} to the node's address`
+    : `does not masquerade ${p.s} → ${p.d}${egw ? ` and routes it to ${egw}` : ''}`;
+  return `left the cluster network at ${outport} (node ${node[0]}), whose node agent ${what} (Subnet ${src.subnet} ${d.by}; Kube-OVN's node agent, its iptables and ip rules, modelled by kovn, not part of OVN's trace)`;
+}
+
 /** The join ports a probe to an outside host may leave by: its `via` node's, else every node's. */
 function exitPorts(ix: ProbeIndex, e: ScenarioProbe): string[] {
   if (e.via === undefined) return [...ix.nodes.values()].map((x) => x.port);
@@ -544,9 +628,10 @@ function toEip(
     inport: app.port,
     packet: a.packet,
     targets: [pod.port],
-    natGateway: { direction: 'ingress', appliance: app, stages: a.stages },
+    natGateway: { direction: 'ingress', appliance: app, stages: a.stages, outside },
   };
 }
+
 /** A host leg (probe-hosts.ts) as a resolved probe; `inport` for a leg from a pod. */
 function legProbe(e: ScenarioProbe, leg: HostLeg, n: number, inport?: string): ResolvedProbe {
   if (leg.kind === 'denied') return leg;

@@ -143,8 +143,9 @@ export function traceResolved(net: SimNetwork, r: ResolvedProbe & { kind: 'packe
     ...traced(s.first, net, s.again === undefined ? arrived?.port : undefined),
     ...(s.again !== undefined ? { retransmission: traced(s.again.result, net, arrived?.port), note: s.note! } : {}),
   };
-  const first = withGateway(r, base, arrived);
-  if (arrived === undefined || first.verdict === 'dropped') return first;
+  const { report: first, stopped } = withGateway(r, base, arrived);
+  // Past a NAT gateway the appliance may have stopped it (its reply is then not traced).
+  if (arrived === undefined || stopped) return first;
   const state = (s.again?.result ?? s.first).conntrack;
   if (e.protocol === 'UDP') return first;
   const answer = replyTo(arrived.packet);
@@ -163,15 +164,16 @@ function withGateway(
   r: ResolvedProbe & { kind: 'packet' },
   t: TraceReport,
   arrived: { readonly port: string; readonly packet: Packet } | undefined,
-): TraceReport {
+): { readonly report: TraceReport; readonly stopped: boolean } {
   const g = r.natGateway;
-  if (g === undefined) return t;
-  if (g.direction === 'ingress') return { ...t, stages: [...g.stages, ...t.stages] };
+  if (g === undefined) return { report: t, stopped: false };
+  if (g.direction === 'ingress') return { report: { ...t, stages: [...g.stages, ...t.stages] }, stopped: false };
   const v = arrived === undefined ? undefined : egressVerdict(r, arrived.port, arrived.packet);
-  if (v === undefined) return t;
-  return {
+  if (v === undefined) return { report: t, stopped: false };
+  const report: TraceReport = {
     ...t,
     stages: [...t.stages, ...v.stages],
     ...(v.allowed ? {} : { verdict: 'dropped' as const, reason: v.unsure ?? v.reason ?? 'denied' }),
   };
+  return { report, stopped: !v.allowed };
 }

@@ -136,3 +136,44 @@ describe.skipIf(!requireOvn('kovn trace on real OVN'))('kovn trace on real OVN',
     }
   });
 });
+
+describe('kovn trace: egress', () => {
+  it("names the node a probe to an outside host left by and whether that node's agent masquerades it", async () => {
+    const s = loadScenario(join(import.meta.dirname, 'nat-outgoing-policy.yaml'));
+    const fwd = await traceScenario(s, { from: 'edge/app', to: '192.0.2.9', protocol: 'ICMP', allowed: true });
+    expect(fwd.verdict).toBe('delivered');
+    expect(fwd.note).toMatch(
+      /^left the cluster network at node-node-1 \(node node-1\), whose node agent does not masquerade 10\.97\.0\.2 → 192\.0\.2\.9 \(Subnet edge natOutgoingPolicyRules\[0\] \(forward\);/,
+    );
+    const nat = await traceScenario(s, { from: 'edge/batch', to: '192.0.2.7', protocol: 'ICMP', allowed: true });
+    expect(nat.note).toMatch(
+      /at node-node-2 .* masquerades 10\.97\.0\.200 → 192\.0\.2\.7 .*natOutgoingPolicyRules\[1\] \(nat\)/,
+    );
+    // Inside the cluster: no such note.
+    const inside = await traceScenario(s, { from: 'edge/app', to: 'plain/p', protocol: 'ICMP', allowed: true });
+    expect(inside.note).toBeUndefined();
+  });
+});
+
+describe('kovn trace: external egress gateway', () => {
+  it('names the gateway the node routes to, by the ip rule and table of the Subnet; without it, none', async () => {
+    const s = loadScenario(join(import.meta.dirname, 'external-egress-gateway.yaml'));
+    const probe = { from: 'legacy/app', to: '198.51.100.30', protocol: 'ICMP', allowed: true } as const;
+    const t = await traceScenario(s, probe);
+    expect(t.note).toMatch(
+      /at node-node-1 .* does not masquerade 10\.110\.0\.2 → 198\.51\.100\.30 and routes it to the external egress gateway 192\.168\.0\.254 \(ip rule priority 1500, table 1000\)/,
+    );
+    const without = {
+      ...s,
+      objects: s.objects.map((o) => {
+        const doc = o.object as { kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> };
+        if (doc.kind !== 'Subnet' || doc.metadata?.name !== 'legacy') return o;
+        const copy = structuredClone(doc);
+        delete copy.spec?.externalEgressGateway;
+        return { ...o, object: copy };
+      }),
+    };
+    const u = await traceScenario(without, probe);
+    expect(u.note).toMatch(/does not masquerade 10\.110\.0\.2 → 198\.51\.100\.30 \(Subnet legacy natOutgoing false;/);
+  });
+});

@@ -14,7 +14,7 @@ import { traceToJSON } from '../sim/index.ts';
 import type { ControllerSettings } from '../controller/config.ts';
 import { type Warning, warningJSON } from '../kube/objects/warnings.ts';
 import type { LoadedScenario, ScenarioProbe } from './load.ts';
-import { resolveProbe } from './probe.ts';
+import { egressNote, resolveProbe } from './probe.ts';
 import { type ProbeWorld, runScenario, SimWorld, worldNetwork } from './run.ts';
 import { type TracedPacket, type TraceReport, traceResolved } from './trace-probe.ts';
 
@@ -70,7 +70,10 @@ export async function traceScenario(
           return;
         }
         const net = await worldNetwork(world);
-        const report = traceResolved(net, r, probe);
+        const traced = traceResolved(net, r, probe);
+        const egress = traced.verdict === 'delivered' ? egressNote(ix, probe, traced.outport) : undefined;
+        const report =
+          egress === undefined ? traced : { ...traced, note: traced.note ? `${traced.note}; ${egress}` : egress };
         const texts = await world.ovnTraces?.(r);
         out = {
           ...report,

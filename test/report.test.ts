@@ -78,7 +78,7 @@ describe('the HTML report in headless Chromium', () => {
       json.warnings.map((w) => w.code),
     );
     const unsure = json.results.filter((r) => r.unsure !== undefined).length;
-    expect(unsure).toBe(7);
+    expect(unsure).toBe(5);
     expect((dom.match(/data-unsure="true"/g) ?? []).length).toBe(unsure);
     expect(/id="summary"[^>]*data-unsure="(\d+)" data-warnings="(\d+)"/.exec(dom)?.slice(1).map(Number)).toEqual([
       unsure,

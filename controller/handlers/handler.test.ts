@@ -34,6 +34,7 @@ describe('handler declarations', () => {
       'SwitchLBRule',
       'ProviderNetwork',
       'Vlan',
+      'QoSPolicy',
       'OvnEip',
       'OvnFip',
       'OvnSnatRule',

@@ -15,6 +15,7 @@ import { ovnEipHandler } from './ovn-eip.ts';
 import { ovnFipHandler } from './ovn-fip.ts';
 import { ovnSnatRuleHandler } from './ovn-snat-rule.ts';
 import { podHandler } from './pod.ts';
+import { qosPolicyHandler } from './qos-policy.ts';
 import { securityGroupHandler } from './security-group.ts';
 import { serviceHandler } from './service.ts';
 import { subnetHandler } from './subnet.ts';
@@ -46,6 +47,7 @@ export const HANDLERS: readonly Handler[] = [
   switchLBRuleHandler,
   providerNetworkHandler,
   vlanHandler,
+  qosPolicyHandler,
   ovnEipHandler,
   ovnFipHandler,
   ovnSnatRuleHandler,

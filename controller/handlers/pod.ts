@@ -32,6 +32,7 @@ import {
   decodePod,
   decodeSubnet,
   decodeVpc,
+  NETWORKS_ANNOTATION,
   type PodView,
   selects,
 } from '../../kube/objects/objects.ts';
@@ -44,6 +45,7 @@ import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { type Ctx, LEASE_INDEX, NAMESPACE_INDEX, patchAnnotations } from './context.ts';
 import { ALL, type Handler } from './handler.ts';
 import { physicalGateway, underlayPodAnnotations } from './subnet-underlay.ts';
+import { applyAttachments, releaseAttachments, resolveAttachments } from './attachment.ts';
 import {
   policiesFor,
   policyContributions,
@@ -52,6 +54,7 @@ import {
 } from './network-policy.ts';
 
 const A = (k: Parameters<typeof annotationKey>[1]) => annotationKey(OVN_PROVIDER, k);
+const NETWORKS_FIELD = `metadata.annotations[${NETWORKS_ANNOTATION}]`;
 
 /**
  * The subnets a namespace's pods go to, in order (Kube-OVN's handleAddNamespace):
@@ -110,6 +113,11 @@ function ipObjectName(pod: string, ns: string): string {
   return ownerKey(pod, ns);
 }
 
+/** The `ip_family` annotation (Kube-OVN's NormalizeIPFamily after ValidatePodNetwork). */
+function ipFamily(v: string): 4 | 6 | 'invalid' | undefined {
+  return v === '' ? undefined : v === 'ipv4' ? 4 : v === 'ipv6' ? 6 : 'invalid';
+}
+
 export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const { name } = key;
   const ns = key.namespace ?? 'default';
@@ -122,6 +130,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ctx.report(owner, 'reconcile', []);
     // A hostNetwork pod holds nothing; one re-created under the name of a pod that had a port lets it go here.
     ctx.committer.delete(owner);
+    releaseAttachments(ctx, key);
     const ipObj = ctx.cache('IP').get(ipObjectName(name, ns));
     const sts = ipObj !== undefined && ctx.decode(ipObj, decodeIP).value.podType === 'StatefulSet';
     // A StatefulSet pod deleted (not finished) keeps its address for its successor.
@@ -159,9 +168,20 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     await ctx.event(ref, 'Warning', 'AcquireAddressFailed', why);
     throw new Error(`pod ${formatKey(key)}: ${why}`);
   }
+  // Its attachment networks (attachment.ts): one that cannot be resolved fails the whole pod, as in Kube-OVN.
+  const attachments = resolveAttachments(ctx, p);
+  if (!attachments.ok) return refuseAttachments(ctx, key, ref, attachments.field, attachments.message);
   const sts = p.ownerReferences.some((r) => r.kind === 'StatefulSet');
   const ordinal = sts ? statefulSetOrdinal(name) : undefined;
   const { ips: askedIps, mac: askedMac, ipPool, portSecurity } = decodeAddressRequest(p.annotations);
+  const family = ipFamily(p.annotations[A('ip_family')] ?? '');
+  if (family === 'invalid') {
+    // Kube-OVN's ValidatePodNetwork: only lowercase ipv4 or ipv6; the pod is not handled (what it had stays).
+    const why = `${A('ip_family')}: ${JSON.stringify(p.annotations[A('ip_family')])} is not ipv4 or ipv6`;
+    failed(why);
+    await ctx.event(ref, 'Warning', 'ValidatePodNetworkFailed', why);
+    throw new Error(`pod ${formatKey(key)}: ${why}`);
+  }
   // A lease the pod was never annotated with (restored from its NB port: the controller that committed it
   // died before writing the annotations) binds it to nothing; in a subnet it no longer goes to, it is let go.
   const held = ctx.ipam.lookup(ipamOwner);
@@ -178,6 +198,7 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     ...(askedMac ? { mac: askedMac } : {}),
     ...(ipPool ? { ipPool } : {}),
     ...(ordinal !== undefined ? { ordinal } : {}),
+    ...(family !== undefined ? { family } : {}),
   });
   if (!a.ok) {
     // A port whose lease is gone (its subnet's new spec dropped it) must not keep the address in NB.
@@ -219,9 +240,12 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
   const member = { namespace: ns, labels: p.labels, port: port.name, ips };
   contributions.push(...policyContributions(ctx, member, policiesFor(ctx, ns)));
   contributions.push(...securityGroupContributions(ctx, port, alloc.securityGroups));
+  const attached = applyAttachments(ctx, key, o!, p, attachments.value);
+  if (!attached.ok) return refuseAttachments(ctx, key, ref, NETWORKS_FIELD, attached.message);
   ctx.committer.set(owner, { rows, contributions });
   ctx.enqueue('Subnet', { name: subnet });
   const want: Record<string, string | null> = {
+    ...attached.annotations,
     ...podAnnotations(alloc),
     [A('pod_nic_type')]: ctx.settings.podNicType,
   };
@@ -231,6 +255,28 @@ export async function reconcilePod(ctx: Ctx, key: ObjectKey): Promise<void> {
     await patchAnnotations(ctx, o!, want);
     await ensureIpObject(ctx, p, subnet, ips, mac, sts);
   });
+}
+
+/** A pod whose attachments cannot be had: no ports at all, an AcquireAddressFailed event, retried. */
+async function refuseAttachments(
+  ctx: Ctx,
+  key: ObjectKey,
+  ref: { kind: string; namespace: string; name: string; uid: string },
+  field: string,
+  message: string,
+): Promise<void> {
+  ctx.committer.delete({ kind: 'Pod', namespace: ref.namespace, name: ref.name });
+  releaseAttachments(ctx, key);
+  ctx.report(ref, 'reconcile', [
+    {
+      code: 'AcquireAddressFailed',
+      field,
+      message: `no address: ${message}`,
+      scope: [{ kind: 'pod', namespace: ref.namespace, name: ref.name }],
+    },
+  ]);
+  await ctx.event(ref, 'Warning', 'AcquireAddressFailed', message);
+  throw new Error(`pod ${formatKey(key)}: ${message}`);
 }
 
 async function ensureIpObject(
@@ -317,6 +363,16 @@ export const podHandler: Handler = {
         const ip = ctx.decode(e.object, decodeIP).value;
         return e.gone && ip.podName && ip.namespace ? [{ namespace: ip.namespace, name: ip.podName }] : [];
       },
+    },
+    // Its attachments' NetworkAttachmentDefinitions (attachment.ts).
+    {
+      kind: 'NetworkAttachmentDefinition',
+      map: (ctx) =>
+        ctx
+          .cache('Pod')
+          .list()
+          .filter((x) => x.metadata.annotations?.[NETWORKS_ANNOTATION])
+          .map(objectKey),
     },
     // Its namespace's labels decide its memberships in wider policies.
     { kind: 'Namespace', when: labelsChanged, map: (ctx, e) => podsOf(ctx, e.object.metadata.name) },

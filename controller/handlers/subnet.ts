@@ -10,24 +10,15 @@
  * field and an event; whatever the subnet had before stays as it was (its
  * leases, its rows): nothing allocated is lost to a typo.
  */
-import {
-  containsIP,
-  formatIP,
-  formatIPv4,
-  formatIPv6,
-  formatMAC,
-  type IP,
-  nthIP,
-  tryParseCIDR,
-  tryParseIP,
-} from '../../model/addr/index.ts';
+import { containsIP, formatIP, formatMAC, type IP, nthIP, tryParseCIDR, tryParseIP } from '../../model/addr/index.ts';
 import { parseSubnetSpec, type SubnetConfig, type SubnetSpec } from '../../model/ipam/index.ts';
 import type { TableRow } from '../desired/store.ts';
+import { annotationKey, OVN_PROVIDER } from '../../kube/annotations.ts';
 import { type KubeObject, objectKey } from '../../kube/cluster/types.ts';
-import { decodeNode, decodeSubnet, type SubnetView, selects } from '../../kube/objects/objects.ts';
-import { nodePort, vpcLoadBalancers } from '../translate/names.ts';
+import { decodeNode, decodeSubnet } from '../../kube/objects/objects.ts';
+import { vpcLoadBalancers } from '../translate/names.ts';
 import { subnetRows } from '../translate/subnet.ts';
-import { chooseGateways, type GatewayCandidate, type GatewayChoice, natRuleId } from '../translate/subnet-gateway.ts';
+import { centralizedGateways, egressStatus, gatewayProblem, tableConflict } from './subnet-gateway.ts';
 import { anyOf, type ChangePredicate, labelsChanged, specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { ALL, type Handler } from './handler.ts';
 import {
@@ -140,6 +131,8 @@ export function checkSubnet(ctx: Ctx, o: KubeObject): SubnetCheck {
     return { spec, bad };
   }
   bad.push(...extraOverlaps(ctx, name, parsed.value, vpc).map((message) => ({ field: 'spec.cidrBlock', message })));
+  const table = tableConflict(ctx, s);
+  if (table !== undefined) bad.push({ field: 'spec.policyRoutingTableID', message: table });
   if (s.vlan !== '') {
     const vlan = subnetVlan(ctx, s);
     if ('field' in vlan) bad.push(vlan);
@@ -159,42 +152,6 @@ export function subnetsInOrder(ctx: Ctx, list: readonly KubeObject[]): KubeObjec
     o.metadata.name === ctx.settings.nodeSwitch ? 0 : o.metadata.name === ctx.settings.defaultLogicalSwitch ? 1 : 2;
   const ordered = creationOrder(list);
   return [0, 1, 2].flatMap((r) => ordered.filter((o) => rank(o) === r));
-}
-
-/** A centralized subnet's gateway candidates (`gatewayNode: "n1,n2"` or `"n1:ip,..."`, else `gatewayNodeSelectors`), in Kube-OVN's order. */
-function gatewayCandidates(ctx: Ctx, s: SubnetView): GatewayCandidate[] {
-  const names =
-    s.gatewayNode.trim() !== ''
-      ? s.gatewayNode.split(',').map((entry) => entry.split(':')[0]!.trim())
-      : ctx
-          .cache('Node')
-          .list()
-          .filter((n) => {
-            const labels = ctx.decode(n, decodeNode).value.labels;
-            return s.gatewayNodeSelectors.some((sel) => selects(sel, labels));
-          })
-          .map((n) => n.metadata.name)
-          .sort();
-  const out: GatewayCandidate[] = [];
-  for (const name of names) {
-    const node = name === '' ? undefined : ctx.cache('Node').get(name);
-    if (node === undefined) continue;
-    const lease = ctx.ipam.lookup(nodePort(name));
-    const joinIps = [
-      ...(lease?.v4 !== undefined ? [formatIPv4(lease.v4)] : []),
-      ...(lease?.v6 !== undefined ? [formatIPv6(lease.v6)] : []),
-    ];
-    out.push({ name, ready: ctx.decode(node, decodeNode).value.ready, joinIps });
-  }
-  return out;
-}
-
-/** The gateways of a centralized subnet of the default VPC (none for the others), chosen from `status.activateGateway` on. */
-function centralizedGateways(ctx: Ctx, s: SubnetView, o: KubeObject, vpc: string): GatewayChoice | undefined {
-  if (s.gatewayType !== 'centralized' || vpc !== ctx.settings.clusterRouter) return undefined;
-  const status = (typeof o.status === 'object' && o.status !== null ? o.status : {}) as Record<string, unknown>;
-  const previous = typeof status.activateGateway === 'string' ? status.activateGateway : '';
-  return chooseGateways(gatewayCandidates(ctx, s), s.enableEcmp, previous);
 }
 
 /**
@@ -360,30 +317,6 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
   );
 }
 
-/** Kube-OVN's reasons for a centralized subnet without a working gateway (reconcileOvnDefaultVpcRoute). */
-function gatewayProblem(s: SubnetView, g: GatewayChoice | undefined): { reason: string; message: string } | undefined {
-  if (g === undefined) return undefined;
-  if (s.gatewayNode.trim() === '' && s.gatewayNodeSelectors.length === 0)
-    return {
-      reason: 'NoReadyGateway',
-      message: `subnet ${s.name} Spec.GatewayNode or Spec.GatewayNodeSelectors must be specified for centralized gateway type`,
-    };
-  if (g.noneReady) return { reason: 'NoActiveGatewayFound', message: `subnet ${s.name} gws are not ready` };
-  return undefined;
-}
-
-/** `activateGateway` (primary-backup) and `natOutgoingPolicyRules` with their IDs, as Kube-OVN writes them. */
-function egressStatus(s: SubnetView, g: GatewayChoice | undefined): Record<string, unknown> {
-  const rules = s.natOutgoing
-    ? s.natOutgoingPolicyRules.map((r, i) => ({
-        ruleID: natRuleId(s.name, i, r),
-        match: { ...(r.srcIPs !== '' ? { srcIPs: r.srcIPs } : {}), ...(r.dstIPs !== '' ? { dstIPs: r.dstIPs } : {}) },
-        action: r.action,
-      }))
-    : [];
-  return { activateGateway: g?.active ?? '', natOutgoingPolicyRules: rules };
-}
-
 /** A deleted Subnet's rows and finalizer go, unless addresses of it are in use (false then: it stays). */
 async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): Promise<boolean> {
   // Its u2o address is its own, not a user's (releaseU2OIP runs before the subnet goes).
@@ -442,6 +375,11 @@ async function writeStatus(
   await ctx.cluster.patch({ kind: 'Subnet', name }, { status }, { subresource: 'status' });
 }
 
+/** The node got (or changed) its join address: a centralized subnet's gateway is a next hop only with one. */
+const joinAddressChanged: ChangePredicate = (o, old) =>
+  old === undefined || o.metadata.annotations?.[JOIN_ADDRESS] !== old.metadata.annotations?.[JOIN_ADDRESS];
+const JOIN_ADDRESS = annotationKey(OVN_PROVIDER, 'ip_address');
+
 /** Kube-OVN's nodeReady changed (a new node counts, as labelsChanged counts it). */
 const nodeReadyChanged: ChangePredicate = (o, old) =>
   old === undefined || decodeNode(o).value.ready !== decodeNode(old).value.ready;
@@ -453,7 +391,7 @@ export const subnetHandler: Handler = {
     { kind: 'Subnet', when: specLabelsOrDeletion },
     { kind: 'Vpc', when: specLabelsOrDeletion, map: () => ALL },
     // A new node, new labels (gatewayNodeSelectors) or readiness may change a centralized subnet's gateways.
-    { kind: 'Node', when: anyOf(labelsChanged, nodeReadyChanged), map: () => ALL },
+    { kind: 'Node', when: anyOf(labelsChanged, nodeReadyChanged, joinAddressChanged), map: () => ALL },
     // An underlay subnet's localnet port and validity follow its Vlan and ProviderNetwork.
     { kind: 'Vlan', map: () => ALL },
     { kind: 'ProviderNetwork', map: () => ALL },

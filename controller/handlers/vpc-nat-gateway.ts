@@ -2,7 +2,8 @@
  * VpcNatGateway → its gateway pod's StatefulSet (controller/translate/
  * vpc-nat-gateway.ts), whose pod the pod handler puts on the VPC subnet with
  * the `lanIp`, and the gateway's status (lanIp, externalSubnets, selector,
- * tolerations, affinity) as Kube-OVN's patchNatGwStatus writes it.
+ * tolerations, affinity, replicas) as Kube-OVN's patchNatGwStatus writes it (not
+ * its `workload` nor `ready`, which follow the pod's readiness there).
  *
  * As in Kube-OVN's StatefulSet mode, no NB route is written here: the VPC's
  * traffic reaches the gateway by the Vpc's own `staticRoutes` (0.0.0.0/0 via
@@ -84,6 +85,7 @@ export async function reconcileVpcNatGateway(ctx: Ctx, name: string): Promise<vo
     selector: gw.selector,
     tolerations: gw.tolerations,
     affinity: gw.affinity ?? {},
+    replicas: gw.replicas,
   };
   const have = (o.status ?? {}) as Record<string, unknown>;
   if (!sameJson(Object.fromEntries(Object.keys(status).map((k) => [k, have[k]])), status))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseGateways, natRuleId, nodeMasquerades } from './subnet-gateway.ts';
+import { chooseGateways, egressGatewayRoute, natRuleId, nodeMasquerades } from './subnet-gateway.ts';
 
 const n = (name: string, ready: boolean, ip: string) => ({ name, ready, joinIps: [ip] });
 
@@ -70,5 +70,19 @@ describe('nodeMasquerades (the node agent iptables marks)', () => {
       snat: false,
       by: 'natOutgoing false',
     });
+  });
+});
+
+describe('egressGatewayRoute (the node agent policy routing)', () => {
+  const s = {
+    natOutgoing: false,
+    externalEgressGateway: '192.168.0.254,fd00::fe',
+    policyRoutingPriority: 1500,
+    policyRoutingTableID: 1000,
+  };
+  it("the gateway of the packet's family; none with natOutgoing or without one of that family", () => {
+    expect(egressGatewayRoute(s, 6)).toBe('the external egress gateway fd00::fe (ip rule priority 1500, table 1000)');
+    expect(egressGatewayRoute({ ...s, natOutgoing: true }, 4)).toBeUndefined();
+    expect(egressGatewayRoute({ ...s, externalEgressGateway: 'fd00::fe' }, 4)).toBeUndefined();
   });
 });

@@ -127,3 +127,32 @@ export function nodeMasquerades(s: NatOutgoingInput, src: string, dst: string): 
   if (fwd !== undefined) return { snat: false, by: `natOutgoingPolicyRules[${fwd.i}] (forward)` };
   return { snat: true, by: 'natOutgoing' };
 }
+
+/** The subnet fields the gateway node's policy routing reads (pkg/daemon/controller_linux.go getPolicyRouting). */
+export interface EgressGatewayInput {
+  readonly natOutgoing: boolean;
+  readonly externalEgressGateway: string;
+  readonly policyRoutingPriority: number;
+  readonly policyRoutingTableID: number;
+}
+
+/**
+ * Where the gateway node sends a pod's packet to an outside address of
+ * `family`: the subnet's external egress gateway of that family by the ip
+ * rule Kube-OVN's node agent installs (`from <pod or cidr> lookup <table>`
+ * at the given priority, the table's default route via the gateway), or
+ * undefined (the node's own routes). Kube-OVN's validator refuses
+ * natOutgoing with it; the node agent also applies it only without.
+ *
+ * @example egressGatewayRoute({ natOutgoing: false, externalEgressGateway: '192.168.0.254', policyRoutingPriority: 1500, policyRoutingTableID: 1000 }, 4)
+ *   // 'the external egress gateway 192.168.0.254 (ip rule priority 1500, table 1000)'
+ */
+export function egressGatewayRoute(s: EgressGatewayInput, family: 4 | 6): string | undefined {
+  if (s.natOutgoing || s.externalEgressGateway === '') return undefined;
+  const hop = s.externalEgressGateway
+    .split(',')
+    .map((h) => h.trim())
+    .find((h) => tryParseIP(h)?.family === family);
+  if (hop === undefined) return undefined;
+  return `the external egress gateway ${hop} (ip rule priority ${s.policyRoutingPriority}, table ${s.policyRoutingTableID})`;
+}

@@ -49,7 +49,6 @@ const NS = 'north-south for VPCs (EIPs, NAT) is not modelled yet';
 const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
   RouterLBRule: { why: 'router load-balancer rules are not programmed yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
   VpcEgressGateway: { why: 'VPC egress gateways are not modelled yet', scope: (o) => vpcOf(rec(o.spec).vpc) },
-  QoSPolicy: { why: 'QoS changes no probe verdict' },
   VpcDns: { why: "a VPC's DNS deployment changes no probe verdict" },
   BgpConf: { why: 'BGP announcement is outside the cluster network' },
   EvpnConf: { why: 'EVPN is outside the cluster network' },
@@ -57,13 +56,7 @@ const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {
 };
 
 /** Other kinds a Kube-OVN cluster acts on, by apiVersion group. */
-const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {
-  'k8s.cni.cncf.io': {
-    NetworkAttachmentDefinition: {
-      why: 'attachment networks (Multus) are not modelled; probes use the primary interface',
-    },
-  },
-};
+const OTHER_NETWORK_KINDS: Readonly<Record<string, Readonly<Record<string, Unhandled>>>> = {};
 
 export interface KindVerdict {
   readonly handled: boolean;

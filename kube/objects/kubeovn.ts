@@ -180,6 +180,8 @@ export interface IPPoolView extends Meta {
   readonly subnet: string;
   readonly ips: readonly string[];
   readonly namespaces: readonly string[];
+  /** Kube-OVN keeps an address set of the pool's addresses (named after it) for ACL and policy matches. */
+  readonly enableAddressSet: boolean;
 }
 
 export function decodeIPPool(o: KubeObject): Decoded<IPPoolView> {
@@ -192,6 +194,7 @@ export function decodeIPPool(o: KubeObject): Decoded<IPPoolView> {
       subnet: r.str(spec, 'subnet', 'spec') ?? '',
       ips: r.strs(spec, 'ips', 'spec') ?? [],
       namespaces: r.strs(spec, 'namespaces', 'spec') ?? [],
+      enableAddressSet: r.bool(spec, 'enableAddressSet', 'spec') ?? false,
     },
     issues: r.issues,
   };

@@ -20,10 +20,12 @@ export * from './admin-network-policy.ts';
 export * from './kubeovn.ts';
 export * from './meta.ts';
 export * from './network-policy.ts';
+export * from './qos-policy.ts';
 export * from './security-group.ts';
 export * from './vpc-nat-gateway.ts';
 export * from './services.ts';
 export * from './underlay.ts';
+export * from './attachment.ts';
 
 export interface ContainerPort {
   readonly name?: string;

@@ -65,20 +65,35 @@ function ruleOf(r: Reader, v: Plain, at: string): NatOutgoingPolicyRule | undefi
   return { ...ips, action };
 }
 
+/** Kube-OVN's ValidateSubnet checks of `externalEgressGateway` (pkg/util/validator.go), the message or undefined. */
+function egressGatewayError(egw: string, spec: Plain | undefined): string | undefined {
+  if (spec?.natOutgoing === true) return 'conflict configuration: natOutgoing and externalEgressGateway';
+  if (egw !== egw.toLowerCase()) return `${egw}: an IPv6 address may not contain upper case`;
+  const hops = egw.split(',');
+  if (hops.length > 2) return `${egw}: at most one address per family`;
+  const families = new Set<number>();
+  for (const hop of hops) {
+    const ip = tryParseIP(hop);
+    if (ip === undefined) return `IP ${hop} in externalEgressGateway is not a valid address`;
+    families.add(ip.family);
+  }
+  const cidrs = typeof spec?.cidrBlock === 'string' ? spec.cidrBlock.split(',') : [];
+  const cidrFamilies = new Set<number>(cidrs.flatMap((c) => tryParseCIDR(c.trim())?.family ?? []));
+  const same = families.size === cidrFamilies.size && [...families].every((f) => cidrFamilies.has(f));
+  // A dual-stack subnet takes either family or both (Kube-OVN compares protocols unless the CIDR's is Dual).
+  if (cidrFamilies.size === 1 && !same) return 'address family is conflict with CIDR';
+  return undefined;
+}
+
 /**
  * @example decodeSubnetEgress(new Reader('Subnet/a'), { natOutgoingPolicyRules: [{ match: { dstIPs: '1.1.1.0/24' }, action: 'forward' }] })
  *   // { enableEcmp: false, natOutgoingPolicyRules: [{ srcIPs: '', dstIPs: '1.1.1.0/24', action: 'forward' }], ... }
  */
 export function decodeSubnetEgress(r: Reader, spec: Plain | undefined): SubnetEgressView {
   const rules = r.objs(spec, 'natOutgoingPolicyRules', 'spec').flatMap((x) => ruleOf(r, x.value, x.at) ?? []);
-  const egw = (r.str(spec, 'externalEgressGateway', 'spec') ?? '').trim();
-  for (const hop of egw === '' ? [] : egw.split(','))
-    if (tryParseIP(hop.trim()) === undefined)
-      r.issue(
-        'invalid-value',
-        'spec.externalEgressGateway',
-        `spec.externalEgressGateway: ${JSON.stringify(hop)} is not an IP address`,
-      );
+  const egw = r.str(spec, 'externalEgressGateway', 'spec') ?? '';
+  const bad = egw === '' ? undefined : egressGatewayError(egw, spec);
+  if (bad !== undefined) r.issue('invalid-value', 'spec.externalEgressGateway', `spec.externalEgressGateway: ${bad}`);
   return {
     enableEcmp: r.bool(spec, 'enableEcmp', 'spec') ?? false,
     natOutgoingPolicyRules: rules,

@@ -27,6 +27,7 @@ export interface VpcNatGatewayView extends Meta {
   readonly selector: readonly string[];
   readonly tolerations: readonly Plain[];
   readonly affinity?: Plain;
+  /** As given (0 when unset: one pod, Kube-OVN's getNatGwReplicas). */
   readonly replicas: number;
 }
 
@@ -49,7 +50,7 @@ export function decodeVpcNatGateway(o: KubeObject): Decoded<VpcNatGatewayView> {
       selector: r.strs(spec, 'selector', 'spec') ?? [],
       tolerations: r.objs(spec, 'tolerations', 'spec').map((t) => t.value),
       ...(affinity !== undefined ? { affinity } : {}),
-      replicas: r.int(spec, 'replicas', 'spec') ?? 1,
+      replicas: r.int(spec, 'replicas', 'spec') ?? 0,
     },
     issues: r.issues,
   };

@@ -24,6 +24,12 @@ export type AllocateRequest = {
   readonly namespace?: string;
   /** A StatefulSet pod's ordinal: it takes that entry of an `ipPool` address list. */
   readonly ordinal?: number;
+  /**
+   * One family only (the `ip_family` annotation): on a dual-stack subnet the
+   * lease holds that family's address alone (one of the other family held
+   * before is given back); a subnet without it refuses the request.
+   */
+  readonly family?: 4 | 6;
 };
 
 /** Requested addresses per family, and the pool the other families come from. */
@@ -38,6 +44,8 @@ export function allocate(st: IpamState, req: AllocateRequest): AllocateResult {
   const sub = st.subnets.get(req.subnet);
   if (sub === undefined)
     return fail(new IpamError('unknown-subnet', req.subnet, `subnet ${q(req.subnet)} does not exist`, ['subnet']));
+  const wrong = familyError(sub, req);
+  if (wrong !== undefined) return fail(wrong);
   const slot = st.store.slotOf(req.owner);
   if (slot >= 0) return renew(st, sub, slot, req);
   let mac: number | undefined;
@@ -50,7 +58,27 @@ export function allocate(st: IpamState, req: AllocateRequest): AllocateResult {
     req.ips === undefined && req.ipPool === undefined && !(req.namespace !== undefined && sub.hasNamespacePools);
   const target = plain ? DEFAULT_TARGET : resolveTarget(st, sub, req, -1);
   if (target instanceof IpamError) return fail(target);
-  return commitNew(st, sub, req.owner, target, mac);
+  return commitNew(st, sub, req.owner, target, mac, req.family);
+}
+
+/** Kube-OVN's validateRequestedIPFamilyForSubnet, and a requested address of the other family (ValidatePodNetwork). */
+function familyError(sub: SubnetAllocator, req: AllocateRequest): IpamError | undefined {
+  if (req.family === undefined) return undefined;
+  const name = `IPv${req.family}`;
+  if ((req.family === 4 ? sub.v4 : sub.v6) === undefined)
+    return new IpamError(
+      'family-mismatch',
+      sub.name,
+      `requested ip family ${name} does not match subnet ${q(sub.name)}: it has no ${name} CIDR`,
+      ['family'],
+    );
+  const other = (req.ips ?? '').split(',').find((t) => {
+    const ip = tryParseIP(t.trim());
+    return ip !== undefined && ip.family !== req.family;
+  });
+  if (other !== undefined)
+    return new IpamError('family-mismatch', sub.name, `${other} does not match ip family ${name}`, ['ips']);
+  return undefined;
 }
 
 function commitNew(
@@ -59,8 +87,10 @@ function commitNew(
   owner: string,
   t: Readonly<Target>,
   requestedMac: number | undefined,
+  family: 4 | 6 | undefined,
 ): AllocateResult {
-  const { v4: s4, v6: s6 } = sub;
+  const s4 = family === 6 ? undefined : sub.v4;
+  const s6 = family === 4 ? undefined : sub.v6;
   if ((s4 && t.v4 === undefined && !s4.hasRoom(t.pool)) || (s6 && t.v6 === undefined && !s6.hasRoom(t.pool)))
     return fail(exhausted(sub, t.pool));
   const mac = requestedMac ?? newMac(st, sub);
@@ -101,11 +131,11 @@ function renew(st: IpamState, sub: SubnetAllocator, slot: number, req: AllocateR
   if (t instanceof IpamError) return fail(t);
   const want4 = t.v4 ?? cur4;
   const want6 = t.v6 ?? cur6;
+  // One family asked for (ip_family): the other's address, if held, is given back.
+  const s4 = req.family === 6 ? undefined : sub.v4;
+  const s6 = req.family === 4 ? undefined : sub.v6;
   // A family the lease lacks (the subnet became dual stack) comes from the pool.
-  if (
-    (sub.v4 && want4 === undefined && !sub.v4.hasRoom(t.pool)) ||
-    (sub.v6 && want6 === undefined && !sub.v6.hasRoom(t.pool))
-  )
+  if ((s4 && want4 === undefined && !s4.hasRoom(t.pool)) || (s6 && want6 === undefined && !s6.hasRoom(t.pool)))
     return fail(exhausted(sub, t.pool));
   let mac = store.macOf(slot);
   if (req.mac !== undefined) {
@@ -113,16 +143,24 @@ function renew(st: IpamState, sub: SubnetAllocator, slot: number, req: AllocateR
     if (m instanceof IpamError) return fail(m);
     if (m !== mac) store.setMac(slot, (mac = m));
   }
-  // want undefined means the lease lacks the family (then cur is undefined too).
-  if (sub.v4 && (want4 === undefined || want4 !== cur4)) {
-    if (cur4 !== undefined) sub.v4.giveBack(cur4);
-    if (want4 !== undefined) sub.v4.claim(want4);
-    store.setV4(slot, want4 ?? sub.v4.take(t.pool)!);
+  if (s4 === undefined && sub.v4 && cur4 !== undefined) {
+    sub.v4.giveBack(cur4);
+    store.setV4(slot, undefined);
   }
-  if (sub.v6 && (want6 === undefined || want6 !== cur6)) {
-    if (cur6 !== undefined) sub.v6.giveBack(cur6);
-    if (want6 !== undefined) sub.v6.claim(want6);
-    store.setV6(slot, want6 ?? sub.v6.take(t.pool)!);
+  if (s6 === undefined && sub.v6 && cur6 !== undefined) {
+    sub.v6.giveBack(cur6);
+    store.setV6(slot, undefined);
+  }
+  // want undefined means the lease lacks the family (then cur is undefined too).
+  if (s4 && (want4 === undefined || want4 !== cur4)) {
+    if (cur4 !== undefined) s4.giveBack(cur4);
+    if (want4 !== undefined) s4.claim(want4);
+    store.setV4(slot, want4 ?? s4.take(t.pool)!);
+  }
+  if (s6 && (want6 === undefined || want6 !== cur6)) {
+    if (cur6 !== undefined) s6.giveBack(cur6);
+    if (want6 !== undefined) s6.claim(want6);
+    store.setV6(slot, want6 ?? s6.take(t.pool)!);
   }
   const v4 = store.v4Of(slot);
   const v6 = store.v6Of(slot);

@@ -18,6 +18,8 @@ import { OvnProber } from '../../backends/ovn/prober.ts';
 import { formatCIDR, networkOf as networkOfCIDR, tryParseCIDR } from '../../model/addr/index.ts';
 import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../../kube/annotations.ts';
 import type { MemoryCluster } from '../../kube/cluster/memory.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
+import { dstPort } from '../../model/packet/index.ts';
 import { decodeNode, decodePod, decodeSubnet } from '../../kube/objects/objects.ts';
 import type { ControllerSettings } from '../../controller/config.ts';
 import type { ResolvedProbe } from '../probe.ts';
@@ -32,6 +34,9 @@ import { LabNode } from './nodes.ts';
 import type { LabPodSpec, PodWiring } from './pods.ts';
 import { CniWiring } from './cni.ts';
 import { LabDaemons } from './daemons.ts';
+import { LabNatGateways } from './natgw.ts';
+import { buildIndex } from '../probe.ts';
+import { NAT_GATEWAY_KINDS } from '../natgw.ts';
 
 type PacketProbe = ResolvedProbe & { kind: 'packet' };
 
@@ -74,6 +79,7 @@ export class LabWorld implements ProbeWorld {
   readonly #outsideAgents = new Map<string, Agent>();
   #nextPod = 0;
   #probes = 0;
+  #natgw: LabNatGateways | undefined;
   readonly backend: OvnProber;
   readonly chassis: LabChassis;
   private readonly dir: string;
@@ -146,6 +152,7 @@ export class LabWorld implements ProbeWorld {
     if (cluster === undefined) throw new LabError('wiring-failed', 'lab world: ready() before attach(cluster)');
     await this.#syncNodes(cluster);
     await this.#syncPods(cluster);
+    await this.#syncNatGateways(cluster);
     await runTool('ovn-nbctl', [`--db=${this.cp.nb.remote}`, '--timeout=60', '--wait=hv', 'sync'], {
       dir: this.dir,
       timeoutMs: 70_000,
@@ -214,6 +221,16 @@ export class LabWorld implements ProbeWorld {
     for (const [port, spec] of want) if (!this.#pods.has(port)) await this.#wire(port, spec);
   }
 
+  /** VPC NAT gateway pods get their external side and iptables rules (natgw.ts). */
+  async #syncNatGateways(cluster: MemoryCluster): Promise<void> {
+    const objects: Record<string, readonly KubeObject[]> = {};
+    for (const k of ['Pod', 'Node', 'Subnet', ...NAT_GATEWAY_KINDS]) objects[k] = (await cluster.list(k)).items;
+    if ((objects.VpcNatGateway ?? []).length === 0 || this.#settings === undefined) return;
+    const ix = buildIndex(objects, await this.backend.read(), this.#settings);
+    this.#natgw ??= new LabNatGateways(this.namespaces, (i) => `kl-${this.names.id}-g${i}`);
+    await this.#natgw.sync(ix.natGateways, (port) => this.#pods.get(port)?.at.netns);
+  }
+
   async #wire(port: string, spec: LabPodSpec): Promise<void> {
     const at = this.names.pod(this.#nextPod++);
     await this.namespaces.add(at.netns);
@@ -249,10 +266,39 @@ export class LabWorld implements ProbeWorld {
   }
 
   answer(r: PacketProbe): Promise<ProbeAnswer> {
-    return answerProbe(this.#ends(), r);
+    const g = r.natGateway;
+    const natgw = this.#natgw;
+    if (g === undefined) return answerProbe(this.#ends(), r);
+    if (natgw === undefined) return Promise.resolve({ allowed: false, unsure: 'the lab wired no NAT gateway' });
+    const ends = this.#ends();
+    if (g.direction === 'egress') {
+      // The targets are gateway pods' ports: what counts is the outside behind them, not the pod's own sockets.
+      const gwPorts = new Set(r.targets);
+      return answerProbe(
+        {
+          ...ends,
+          pod: (port) => (gwPorts.has(port) ? undefined : ends.pod(port)),
+          outsideOf: (port) => natgw.outsideOf(port) ?? ends.outsideOf(port),
+        },
+        r,
+      );
+    }
+    // From the outside host to the EIP, as it sent it; the pod listens where the DNAT sends it.
+    const from = `natgw-outside:${g.appliance.port}`;
+    const target = r.targets[0]!;
+    return answerProbe(
+      { ...ends, outsideOf: (port) => (port === from ? natgw.outsideOf(g.appliance.port) : ends.outsideOf(port)) },
+      {
+        ...r,
+        inport: from,
+        packet: g.outside,
+        endpoints: [{ port: target, targetPort: dstPort(r.packet) ?? 0 }],
+      },
+    );
   }
 
   async close(): Promise<void> {
+    await this.#natgw?.close();
     for (const a of [...this.#outsideAgents.values(), ...[...this.#pods.values()].map((p) => p.agent)])
       await a.close().catch(() => {});
     for (const ns of this.namespaces.live) await this.namespaces.delete(ns);

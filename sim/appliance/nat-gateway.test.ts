@@ -33,6 +33,7 @@ const APP: NatAppliance = {
   lanIp: '10.0.1.254',
   subnetCidr: '10.0.1.0/24',
   routerMac: '0a:00:00:00:01:01',
+  routerIp: '10.0.1.1',
   vpcCidrs: ['10.0.2.0/24'],
   neighbours: new Map([['10.0.1.30', '0a:00:00:00:01:1e']]),
   rules: RULES,

@@ -39,6 +39,8 @@ export interface NatAppliance {
   /** The gateway's subnet's CIDR and gateway (the router port eth0's routes go through) and that port's MAC. */
   readonly subnetCidr: string;
   readonly routerMac: string;
+  /** The router port's address on the subnet (the VPC routes' next hop in the pod: subnet-route-add). */
+  readonly routerIp: string;
   /** The VPC's other subnets' IPv4 CIDRs (subnet-route-add: via the subnet's gateway on eth0). */
   readonly vpcCidrs: readonly string[];
   /** MACs of the addresses on the gateway's own subnet (what ARP on eth0 finds). */

@@ -181,3 +181,48 @@ describe('natOutgoingPolicyRules', () => {
     expect(worse.find((x) => x.type === 'Validated')?.message).toContain('spec.natOutgoingPolicyRules[0].action');
   });
 });
+
+describe('externalEgressGateway', () => {
+  it("is refused as Kube-OVN's validator refuses it, and two subnets may not share a routing table", async () => {
+    const { cluster, backend } = await setup([
+      node('n1'),
+      subnet('withnat', { cidrBlock: '10.100.0.0/24', natOutgoing: true, externalEgressGateway: '192.168.0.254' }),
+      subnet('family', { cidrBlock: '10.101.0.0/24', externalEgressGateway: 'fd00::1' }),
+      subnet('first', {
+        cidrBlock: '10.102.0.0/24',
+        externalEgressGateway: '192.168.0.254',
+        policyRoutingTableID: 1000,
+      }),
+      subnet('second', {
+        cidrBlock: '10.103.0.0/24',
+        externalEgressGateway: '192.168.0.253',
+        policyRoutingTableID: 1000,
+      }),
+    ]);
+    const t = await backend.read();
+    expect(['withnat', 'family', 'first', 'second'].filter((n) => t.switch.has(n))).toEqual(['first']);
+    const validated = async (name: string) =>
+      ((await status(cluster, name)).conditions as { type: string; message: string }[]).find(
+        (x) => x.type === 'Validated',
+      )?.message;
+    expect(await validated('withnat')).toMatch(/conflict configuration: natOutgoing and externalEgressGateway/);
+    expect(await validated('family')).toMatch(/address family is conflict with CIDR/);
+    expect(await validated('second')).toMatch(/policy routing table ID 1000 is conflict with subnet first/);
+  });
+});
+
+describe('a gateway node that comes later', () => {
+  it('becomes the next hop once it has its join address', async () => {
+    const { cluster, backend, c } = await setup([
+      node('n1'),
+      subnet('late', { cidrBlock: '10.104.0.0/24', gatewayType: 'centralized', gatewayNode: 'n9' }),
+    ]);
+    expect(await gatewayPolicies(backend, 'late')).toEqual([]);
+    await cluster.create(node('n9'));
+    await settled(c);
+    const ip = await joinIp(cluster, 'n9');
+    expect(ip).toMatch(/^100\.64\./);
+    expect((await gatewayPolicies(backend, 'late'))[0]?.nexthops).toEqual([ip]);
+    expect(await status(cluster, 'late')).toMatchObject({ activateGateway: 'n9' });
+  });
+});

@@ -97,6 +97,7 @@ describe('deploy/crds', () => {
       'OvnFip',
       'OvnSnatRule',
       'ProviderNetwork',
+      'QoSPolicy',
       'SecurityGroup',
       'Subnet',
       'SwitchLBRule',

@@ -30,11 +30,10 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
     const warned = out.warnings.map((w) => [w.code, w.kind, w.namespace, w.name, w.field]);
     expect(warned).toEqual(
       expect.arrayContaining([
-        ['UnsupportedField', 'Subnet', '', 'under', 'spec.vlan'],
+        ['UnsupportedField', 'Subnet', '', 'under', 'spec.enableExternalLBAddress'],
         ['UnsupportedField', 'Vpc', '', 'v1', 'spec.enableExternal'],
-        ['UnsupportedField', 'IPPool', '', 'p1', 'spec.enableAddressSet'],
         ['UnsupportedField', 'IP', '', 'ipobj', 'spec.attachIps'],
-        ['UnsupportedKind', 'Vip', '', 'vip1', ''],
+        ['UnsupportedField', 'Vip', '', 'vip1', 'spec.attachSubnets'],
         [
           'UnsupportedAnnotation',
           'Namespace',
@@ -55,20 +54,22 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
         ['UnsupportedAnnotation', 'Pod', 'default', 'rated', 'metadata.annotations[ovn.kubernetes.io/ingress_rate]'],
       ]),
     );
-    expect(out.warnings).toHaveLength(11);
+    expect(out.warnings).toHaveLength(10);
     for (const w of out.warnings) expect(w.message.length).toBeGreaterThan(10);
     const unsure = Object.fromEntries(out.results.map((x) => [`${x.from} ${x.to}`, x.unsure]));
     // May change the verdict: unsure, naming what.
     expect(unsure['default/plain u/u1']).toContain('Subnet under');
     expect(unsure['vv/v1p 10.60.0.1']).toContain('Vpc v1');
-    expect(unsure['default/plain pooled/pp']).toContain('IPPool p1');
     expect(unsure['default/plain default/ngw']).toContain('north_gateway');
     expect(unsure['quiet/q svc/default/local']).toContain('internalTrafficPolicy');
     expect(unsure['default/plain np/guarded']).toContain('NetworkPolicy np/lax');
-    expect(unsure['default/rated 10.16.8.8']).toContain('Vip vip1');
     // Changes no verdict (a rate, a Namespace annotation Kube-OVN reads elsewhere, an attachment address): sure.
     expect(unsure['default/plain default/rated']).toBeUndefined();
     expect(unsure['default/rated quiet/q']).toBeUndefined();
+    // Acted on (the pool, its address set): sure.
+    expect(unsure['default/plain pooled/pp']).toBeUndefined();
+    // The Vip is acted on: 10.16.8.8 is reserved, no pod holds it (its attachSubnets change no verdict here).
+    expect(unsure['default/rated 10.16.8.8']).toBeUndefined();
     expect(out.results.filter((x) => x.unsure === undefined).every((x) => x.ok)).toBe(true);
   });
 
@@ -91,7 +92,7 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
       '--json',
     ]);
     expect(t.code).toBe(3);
-    expect((JSON.parse(t.stdout) as { warnings: unknown[] }).warnings).toHaveLength(11);
+    expect((JSON.parse(t.stdout) as { warnings: unknown[] }).warnings).toHaveLength(10);
     // Without --strict the same trace is delivered: exit 0.
     const plain = await kovn([
       'trace',
@@ -106,15 +107,15 @@ describe('kovn sim run --json: what is not acted on is a warning, and the probes
       '80',
     ]);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain('11 warnings');
+    expect(plain.stdout).toContain('10 warnings');
   });
 
   it('the terminal table and summary count the warnings and mark unsure probes', async () => {
     const file = tmp.file('table.yaml', ONE_OF_EACH);
     const r = await kovn(['sim', 'run', file]);
-    expect(r.stdout).toMatch(/^11 warnings: /m);
+    expect(r.stdout).toMatch(/^10 warnings: /m);
     expect(r.stdout).toMatch(/^UNSURE\s+0\s+default\/plain\s+u\/u1/m);
-    expect(r.stdout).toMatch(/2\/9 probes as expected on sim, 7 unsure, 11 warnings$/m);
+    expect(r.stdout).toMatch(/4\/9 probes as expected on sim, 5 unsure, 10 warnings$/m);
   });
 });
 

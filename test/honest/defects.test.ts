@@ -289,7 +289,7 @@ items:
     expect(r.warnings[0]!.message).toContain('crd.projectcalico.org/v1 NetworkPolicy is not networking.k8s.io/v1');
   });
 
-  it('a probe to a SwitchLBRule VIP is unsure, not an internet host allowed', async () => {
+  it('a probe to a SwitchLBRule VIP reaches its backends through the VPC load balancer, not as an internet host', async () => {
     const file = tmp.file(
       'slr.yaml',
       join3(
@@ -304,8 +304,9 @@ items:
       ),
     );
     const r = await runYaml(file);
-    expect(r.results[0]!.ok).toBe(false);
-    expect(r.results[0]!.unsure).toContain('SwitchLBRule slr');
+    expect(r.results[0]!.unsure).toBeUndefined();
+    expect(r.results[0]!.allowed).toBe(true);
+    expect(r.warnings).toEqual([]);
   });
 });
 
@@ -387,7 +388,7 @@ spec:
   - {from: default/a, to: 10.16.7.7, protocol: TCP, port: 80, allowed: false}
   steps:
   - apply:
-    - {apiVersion: kubeovn.io/v1, kind: Vip, metadata: {name: v}, spec: {subnet: ovn-default, v4ip: 10.16.7.7}}
+    - {apiVersion: kubeovn.io/v1, kind: RouterLBRule, metadata: {name: v}, spec: {vpc: ovn-cluster}}
     expect:
     - {from: default/a, to: 10.16.7.7, protocol: TCP, port: 80, allowed: false}
 `,
@@ -398,6 +399,6 @@ spec:
       [0, true, false],
       [1, false, true],
     ]);
-    expect(r.warnings.map((w) => [w.code, w.kind, w.name])).toEqual([['UnsupportedKind', 'Vip', 'v']]);
+    expect(r.warnings.map((w) => [w.code, w.kind, w.name])).toEqual([['UnsupportedKind', 'RouterLBRule', 'v']]);
   });
 });

@@ -60,6 +60,8 @@ const EXTRAS: Readonly<Record<KindName, Extras>> = {
   IptablesDnatRule: { shortNames: ['dnat'], status: true },
   Vip: { shortNames: ['vip'], status: true },
   SwitchLBRule: { shortNames: ['slr'], status: true },
+  QoSPolicy: { shortNames: ['qos'], status: true },
+  NetworkAttachmentDefinition: { shortNames: ['net-attach-def'] },
   OvnEip: { shortNames: ['oeip'], status: true },
   OvnFip: { shortNames: ['ofip'], status: true },
   OvnSnatRule: { shortNames: ['osnat'], status: true },

@@ -12,6 +12,7 @@ import { NAMESPACE_SUPPORT } from './namespace.ts';
 import { NETWORK_POLICY_SUPPORT } from './network-policy.ts';
 import { NODE_SUPPORT } from './node.ts';
 import { POD_SUPPORT } from './pod.ts';
+import { QOS_POLICY_SUPPORT } from './qos-policy.ts';
 import { SECURITY_GROUP_SUPPORT } from './security-group.ts';
 import { SERVICE_SUPPORT } from './service.ts';
 import { SUBNET_SUPPORT } from './subnet.ts';
@@ -19,6 +20,7 @@ import { VPC_SUPPORT } from './vpc.ts';
 import { SWITCH_LB_RULE_SUPPORT } from './switch-lb-rule.ts';
 import { VIP_SUPPORT } from './vip.ts';
 import { PROVIDER_NETWORK_SUPPORT, VLAN_SUPPORT } from './underlay.ts';
+import { NETWORK_ATTACHMENT_DEFINITION_SUPPORT } from './network-attachment-definition.ts';
 
 export {
   ADMIN_NETWORK_POLICY_SUPPORT,
@@ -30,6 +32,7 @@ export {
   NETWORK_POLICY_SUPPORT,
   NODE_SUPPORT,
   POD_SUPPORT,
+  QOS_POLICY_SUPPORT,
   SECURITY_GROUP_SUPPORT,
   SERVICE_SUPPORT,
   SUBNET_SUPPORT,
@@ -38,4 +41,5 @@ export {
   VIP_SUPPORT,
   PROVIDER_NETWORK_SUPPORT,
   VLAN_SUPPORT,
+  NETWORK_ATTACHMENT_DEFINITION_SUPPORT,
 };

@@ -34,8 +34,8 @@ export const IPPOOL_SUPPORT: KindSupport = {
     },
     {
       path: 'spec.enableAddressSet',
-      state: 'ignored',
-      note: "the pool's address set is not created: an ACL or policy match naming it matches nothing",
+      state: 'acted',
+      note: 'the address set `<pool>` (`-` → `.`) of its addresses, for Subnet acls and Vpc policyRoutes matches',
     },
   ],
 };

@@ -5,7 +5,7 @@
  * server they are the real scheduler's.
  */
 import { type FieldSupport, type KindSupport, zero } from '../support.ts';
-import { ATTACHMENT, acted, ignored, NO_VERDICT, OVN, output } from './annotations.ts';
+import { ATTACHMENT, ATTACHMENT_ACTED, acted, ignored, NO_VERDICT, OVN, output } from './annotations.ts';
 
 const field = (path: string, note?: string): FieldSupport => ({ path, state: 'acted', ...(note ? { note } : {}) });
 const QOS = "rates and netem are the node agent's (OVS QoS, tc), which changes no probe's verdict";
@@ -95,15 +95,21 @@ export const POD_SUPPORT: KindSupport = {
       `${OVN}security_groups`,
       "the pod's port joins each group's port group and address sets, and the deny-all group while one of them exists",
     ),
-    ignored(`${OVN}ip_family`, 'a single family on a dual-stack subnet is not honoured: the pod gets both'),
+    acted(
+      `${OVN}ip_family`,
+      'ipv4 or ipv6: on a dual-stack subnet the pod gets that family only; a subnet without it, another value or an ip_address of the other family refuse the pod (AcquireAddressFailed, ValidatePodNetworkFailed)',
+    ),
     ignored(`${OVN}vip`, 'Vip objects are not modelled yet'),
     ignored(`${OVN}aaps`, 'allowed address pairs are not modelled yet'),
     ignored(`${OVN}port_vips`, 'extra port addresses are not modelled yet'),
     ignored(`${OVN}north_gateway`, "a pod's own north gateway is not modelled yet"),
     ignored(`${OVN}routes`, "the pod's own routes are the node agent's, not modelled yet"),
     ignored(`${OVN}default_route`, "the pod's own routes are the node agent's, not modelled yet"),
-    ignored(`${OVN}eip`, "a pod's EIP (VPC NAT gateway) is not modelled yet"),
-    ignored(`${OVN}snat`, "a pod's SNAT (VPC NAT gateway) is not modelled yet"),
+    ignored(`${OVN}eip`, "a pod's EIP (OVN NAT on the cluster router, Kube-OVN's enable-eip-snat) is not modelled yet"),
+    ignored(
+      `${OVN}snat`,
+      "a pod's SNAT (OVN NAT on the cluster router, Kube-OVN's enable-eip-snat) is not modelled yet",
+    ),
     ignored(`${OVN}layer2_forward`, 'layer-2 forwarding of unknown addresses is not modelled yet'),
     acted(`${OVN}provider_network`, "written by the controller on an underlay subnet's pods (its Vlan's provider)"),
     acted(`${OVN}vlan_id`, "written by the controller on an underlay subnet's pods (its Vlan's id)"),
@@ -125,15 +131,15 @@ export const POD_SUPPORT: KindSupport = {
     ignored(`${OVN}vf_representor`, "SR-IOV is the node agent's", NO_VERDICT),
     ignored(`${OVN}chassis`, "the chassis binding is ovn-controller's", NO_VERDICT),
     ignored(`${OVN}generate-hash`, 'bookkeeping', NO_VERDICT),
-    ignored(
+    acted(
       'k8s.v1.cni.cncf.io/networks',
-      'attachment networks (Multus) are not modelled; probes use the primary interface',
-      NO_VERDICT,
+      'kube-ovn attachments: one more address and port each on the Subnet of provider <nad>.<ns>.ovn; probes name the interface <ns>/<pod>@<nad-ns>/<nad>; other CNI types are left to their CNI',
     ),
     ignored(
       'v1.multus-cni.io/default-network',
       'a Multus default network replaces the primary interface, which is not modelled',
     ),
+    ATTACHMENT_ACTED,
     ATTACHMENT,
   ],
 };

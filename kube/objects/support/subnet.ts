@@ -35,10 +35,10 @@ export const SUBNET_SUPPORT: KindSupport = {
     {
       path: 'spec.provider',
       state: 'limited',
-      note: 'only the ovn provider: a Subnet of an attachment network (Multus) is not modelled',
+      note: "ovn, and <nad>.<ns>.ovn: a kube-ovn attachment network's subnet (its pods' second interfaces); an IPAM-only provider <nad>.<ns> (macvlan, ipvlan) is not modelled",
       limitation: (v) =>
         typeof v === 'string' && v !== '' && v !== 'ovn' && !v.endsWith('.ovn')
-          ? `provider ${JSON.stringify(v)} is an attachment network's subnet (Multus), not modelled: kovn treats it as an overlay subnet`
+          ? `provider ${JSON.stringify(v)} is an IPAM-only attachment network's subnet (macvlan, ipvlan), not modelled: kovn treats it as an overlay subnet`
           : undefined,
     },
     acted('spec.gatewayType', '"" is distributed, as in Kube-OVN'),
@@ -54,9 +54,18 @@ export const SUBNET_SUPPORT: KindSupport = {
       'spec.natOutgoing',
       "the SNAT is the gateway node's iptables rule in Kube-OVN (pkg/daemon/gateway_linux.go), modelled where a probe leaves the cluster (a probe's `snat`), the same on sim and ovn; the lab's nodes do not masquerade",
     ),
-    ignored('spec.externalEgressGateway', 'policy routing to an external egress gateway is not modelled yet'),
-    ignored('spec.policyRoutingPriority', 'used only with externalEgressGateway, which is not modelled yet'),
-    ignored('spec.policyRoutingTableID', 'used only with externalEgressGateway, which is not modelled yet'),
+    acted(
+      'spec.externalEgressGateway',
+      "checked as Kube-OVN's validator checks it (not with natOutgoing, addresses of the subnet's families); Kube-OVN writes no NB rows for it: its node agent's policy routing to the gateway is modelled where the probe leaves the cluster (the gateway node, unmasqueraded; `kovn trace` names the gateway), the same on sim and ovn; the lab's nodes do not route to it",
+    ),
+    acted(
+      'spec.policyRoutingPriority',
+      "the node agent's ip rule priority for externalEgressGateway (named in the trace)",
+    ),
+    acted(
+      'spec.policyRoutingTableID',
+      "the node agent's routing table for externalEgressGateway (named in the trace); two subnets with externalEgressGateway may not share it (the later is refused, as Kube-OVN's checkSubnetConflict)",
+    ),
     ignored('spec.mtu', "the MTU is the node agent's; probes are small packets", { verdict: 'none' }),
     acted('spec.private'),
     acted('spec.allowSubnets'),

@@ -27,9 +27,10 @@ import {
 import { formatIPv4, formatIPv6, tryParseMAC } from '../model/addr/index.ts';
 import { isRetransmitted } from '../sim/index.ts';
 import type { ProbeWorld } from './run.ts';
-import type { ScenarioHost } from './hosts.ts';
-import { bindHosts } from './ovn-world-neighbors.ts';
 import type { ResolvedProbe } from './probe.ts';
+import type { ScenarioHost } from './load.ts';
+import { hostNeighbors } from './probe-hosts.ts';
+import { writeMacBindings } from '../backends/ovn/sb-mac-bindings.ts';
 import { isEchoReply, retransmissionNote } from './trace-probe.ts';
 import { egressVerdict, type GatewayVerdict } from './natgw.ts';
 
@@ -193,14 +194,15 @@ export class OvnWorld implements ProbeWorld {
     return this.cp.nb.remote;
   }
 
-  /** The scenario's physical hosts (run.ts hands them over): their MAC bindings are written at each ready(). */
+  /** The scenario's physical hosts (run.ts hands them over): the routers' MAC bindings for them. */
   hosts: readonly ScenarioHost[] = [];
 
   async ready(): Promise<void> {
     await this.backend.sync();
     if (this.hosts.length === 0) return;
-    if ((await bindHosts(this.cp.sb.remote, await this.backend.read(), this.hosts)) > 0)
-      await this.backend.tracer.reload();
+    // What ovn-controller would have learned from the hosts' ARP answers (probe-hosts.ts hostNeighbors).
+    const written = await writeMacBindings(this.cp.sb.remote, hostNeighbors(await this.backend.read(), this.hosts));
+    if (written > 0) await this.backend.tracer.reload();
   }
 
   async answer(r: PacketProbe): Promise<{ allowed: boolean; reason?: string; note?: string }> {

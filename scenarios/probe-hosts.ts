@@ -124,6 +124,8 @@ export type HostLeg =
       readonly targets: readonly string[];
       /** Arrival at a host: the packet must carry the host's MAC. */
       readonly targetMac?: string;
+      /** The host's name. */
+      readonly host: string;
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -171,7 +173,7 @@ export function fromHost(
     return { kind: 'denied', reason: `nothing answers ARP for ${hop} on ${ln.switch} (${wireOf(h)})` };
   if (owner.kind === 'host')
     return { kind: 'denied', reason: `${hop} is host ${owner.host.name}'s: a host does not forward` };
-  return { kind: 'leg', inport: ln.name, ethSrc: h.mac, ethDst: owner.mac, src, dst, targets };
+  return { kind: 'leg', inport: ln.name, ethSrc: h.mac, ethDst: owner.mac, src, dst, targets, host: h.name };
 }
 
 /**
@@ -215,5 +217,6 @@ export function podToHost(
     dst: pair.d,
     targets: ports.map((p) => p.name),
     targetMac: h.mac,
+    host: h.name,
   };
 }

@@ -8,7 +8,7 @@
  * simulator here, ovn-trace in scenarios/ovn-world.ts).
  */
 import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
-import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
+import type { Packet } from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
 import {
@@ -36,6 +36,7 @@ import { intoGateway, natAppliances } from './natgw.ts';
 import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
 import type { ScenarioHost, ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
+import { closeNames, packetFor, reachableVpcs } from './probe-util.ts';
 import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
 import { natTargets } from './probe-nat.ts';
 
@@ -235,6 +236,8 @@ export type ResolvedProbe =
           };
       /** To a physical host: arrival at a target (a localnet port) counts only with this destination MAC. */
       readonly targetMac?: string;
+      /** The physical host (`spec.hosts`) the probe goes from or to. */
+      readonly physicalHost?: string;
     }
   | { readonly kind: 'denied'; readonly reason: string };
 
@@ -246,29 +249,6 @@ const isV6 = (ip: string) => ip.includes(':');
 
 function routerPortMac(t: Topology, router: string, subnet: string): string {
   return t.routerPort.get(`${router}-${subnet}`)?.mac ?? '';
-}
-
-/** Close names for a "no such pod" message. */
-function closeNames(want: string, have: Iterable<string>): string[] {
-  const dist = (a: string, b: string) => {
-    const d = Array.from({ length: b.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= a.length; i++) {
-      let prev = d[0]!;
-      d[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const cur = d[j]!;
-        d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-        prev = cur;
-      }
-    }
-    return d[b.length]!;
-  };
-  return [...have]
-    .map((h) => ({ h, d: dist(want, h) }))
-    .filter((x) => x.d <= Math.max(3, want.length / 3))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, 3)
-    .map((x) => x.h);
 }
 
 type End =
@@ -320,23 +300,6 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
   return { kind: 'pod', pod };
 }
 
-/**
- * `vpc` and the VPCs its router reaches through peering ports (router ports
- * with a `peer`), breadth first: a peered VPC's addresses are reachable when
- * the VPCs' routes say so, and the probe follows the packet to find out.
- */
-function reachableVpcs(t: Topology, vpc: string): string[] {
-  const out = [vpc];
-  for (let i = 0; i < out.length; i++) {
-    for (const rp of t.routerPort.values()) {
-      if (rp.router !== out[i] || !rp.peer) continue;
-      const remote = t.routerPort.get(rp.peer)?.router;
-      if (remote !== undefined && !out.includes(remote)) out.push(remote);
-    }
-  }
-  return out;
-}
-
 function inCluster(ix: ProbeIndex, ip: string, vpc: string | undefined): boolean {
   const a = tryParseCIDR(ip, { allowBare: true });
   if (a === undefined) return false;
@@ -349,18 +312,6 @@ function inCluster(ix: ProbeIndex, ip: string, vpc: string | undefined): boolean
     const p = tryParseCIDR(c.trim());
     return p !== undefined && p.family === a.family && containsCIDR(p, a);
   });
-}
-
-function packetFor(
-  e: ScenarioProbe,
-  spec: { ethSrc: string; ethDst: string; src: string; dst: string },
-  n: number,
-  dport?: number,
-): Packet {
-  const sport = 30000 + (n % 20000);
-  if (e.protocol === 'ICMP') return icmpEcho({ ...spec, id: 1 + (n % 60000) });
-  const full = { ...spec, sport, dport: dport ?? e.port ?? 0 };
-  return e.protocol === 'UDP' ? udpPacket(full) : e.protocol === 'SCTP' ? sctpPacket(full) : tcpPacket(full);
 }
 
 /**
@@ -641,6 +592,7 @@ function legProbe(e: ScenarioProbe, leg: HostLeg, n: number, inport?: string): R
     packet: packetFor(e, { ethSrc: leg.ethSrc, ethDst: leg.ethDst, src: leg.src, dst: leg.dst }, n),
     targets: leg.targets,
     ...(leg.targetMac !== undefined ? { targetMac: leg.targetMac } : {}),
+    physicalHost: leg.host,
   };
 }
 

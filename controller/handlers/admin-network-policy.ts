@@ -13,7 +13,7 @@
  * has (Kube-OVN keeps the one it saw first; kovn, with no arrival order to
  * go by, the one whose name sorts first), a BANP not named `default`.
  */
-import type { KubeObject, ObjectKey } from '../../kube/cluster/types.ts';
+import { type KubeObject, type ObjectKey, objectKey } from '../../kube/cluster/types.ts';
 import {
   type AdminNetworkPolicyView,
   type AnpPeer,
@@ -28,7 +28,7 @@ import { isBlocking } from '../../kube/objects/decode.ts';
 import type { TableRow } from '../desired/store.ts';
 import { type AnpInput, type AnpRuleInput, anpRows, type PassMatch } from '../translate/admin-network-policy.ts';
 import { type Ctx, describeIssues, NAMESPACE_INDEX } from './context.ts';
-import { ALL, type Handler } from './handler.ts';
+import { ALL, type Handler, type WatchEvent } from './handler.ts';
 import { type Member, membersIn, namespaceLabels } from './network-policy.ts';
 
 type AnpKind = 'AdminNetworkPolicy' | 'BaselineAdminNetworkPolicy';
@@ -168,13 +168,25 @@ async function reconcileAnp(ctx: Ctx, kind: AnpKind, key: ObjectKey): Promise<vo
 
 const every = () => ALL;
 
+/** The event's own object (a deleted one is in no list, and its rows must go) and every other of its kind. */
+const itselfAndEvery =
+  (kind: AnpKind) =>
+  (ctx: Ctx, e: WatchEvent): ObjectKey[] => [
+    objectKey(e.object),
+    ...ctx
+      .cache(kind)
+      .list()
+      .filter((o) => o.metadata.name !== e.object.metadata.name)
+      .map(objectKey),
+  ];
+
 function handlerOf(kind: AnpKind): Handler {
   return {
     kind,
     after: ['Pod', 'Namespace', 'Node'],
     watches: [
       // One ANP's Pass rules and priority change the ACLs of the ANPs after it.
-      { kind, ...(kind === 'AdminNetworkPolicy' ? { map: every } : {}) },
+      { kind, ...(kind === 'AdminNetworkPolicy' ? { map: itselfAndEvery(kind) } : {}) },
       { kind: 'Pod', map: every, delayMs: (ctx: Ctx) => ctx.policyDelayMs },
       { kind: 'Namespace', map: every },
       { kind: 'Node', map: every },

@@ -49,7 +49,7 @@ export async function reconcileSecurityGroup(ctx: Ctx, name: string): Promise<vo
   const o = ctx.cache('SecurityGroup').get(name);
   if (o === undefined || name === DENY_ALL_SG) {
     if (name !== DENY_ALL_SG) ctx.committer.delete(owner);
-    if (o !== undefined) refuseReserved(ctx, name, o.metadata.uid);
+    if (o !== undefined) await refuseReserved(ctx, name, o.metadata.uid);
     return;
   }
   const d = ctx.decode(o, decodeSecurityGroup);
@@ -96,12 +96,12 @@ function podsNaming(ctx: Ctx, name: string): VerdictScope[] {
   }));
 }
 
-function refuseReserved(ctx: Ctx, name: string, uid: string | undefined): void {
+async function refuseReserved(ctx: Ctx, name: string, uid: string | undefined): Promise<void> {
   const message = `the name ${name} is Kube-OVN's own deny-all group (${sgPortGroup(name)}): refused`;
   ctx.report({ kind: 'SecurityGroup', name }, 'reconcile', [
     { code: 'InvalidSecurityGroup', field: 'metadata.name', message, scope: podsNaming(ctx, name) },
   ]);
-  void ctx.event({ kind: 'SecurityGroup', name, ...(uid ? { uid } : {}) }, 'Warning', 'InvalidSecurityGroup', message);
+  await ctx.event({ kind: 'SecurityGroup', name, ...(uid ? { uid } : {}) }, 'Warning', 'InvalidSecurityGroup', message);
 }
 
 /** Kube-OVN's status fields (its md5s of the rules are not written: they are its own change detection). */
@@ -154,13 +154,13 @@ export function securityGroupContributions(
     if (v4.length > 0) out.push({ table: 'addressSet', key: sgAddressSet(sg, 'v4'), column: 'addresses', members: v4 });
     if (v6.length > 0) out.push({ table: 'addressSet', key: sgAddressSet(sg, 'v6'), column: 'addresses', members: v6 });
   }
+  // As updateDenyAllSgPorts: a port naming at least one group whose port group exists (the deny-all one always does).
   const cache = ctx.cache('SecurityGroup');
-  if (
-    groups.some(
-      (sg) =>
-        sg !== DENY_ALL_SG && cache.get(sg)?.metadata.deletionTimestamp === undefined && cache.get(sg) !== undefined,
-    )
-  )
+  const exists = (sg: string) => {
+    const o = cache.get(sg);
+    return sg === DENY_ALL_SG || (o !== undefined && o.metadata.deletionTimestamp === undefined);
+  };
+  if (groups.some(exists))
     out.push({ table: 'portGroup', key: sgPortGroup(DENY_ALL_SG), column: 'ports', members: [port.name] });
   return out;
 }

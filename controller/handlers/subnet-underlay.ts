@@ -5,11 +5,13 @@
  * underlay branch): what refuses an underlay subnet, the u2o address it holds,
  * and the rows it adds or drops (controller/translate/underlay.ts).
  */
-import { formatIPv4, formatIPv6, formatMAC, tryParseIP } from '../../model/addr/index.ts';
+import { containsIP, formatIPv4, formatIPv6, formatMAC, tryParseIP } from '../../model/addr/index.ts';
 import type { SubnetConfig } from '../../model/ipam/index.ts';
 import type { AddressSet, LogicalSwitchPort, RouterPolicy } from '../../model/topology/index.ts';
+import type { KubeObject } from '../../kube/cluster/types.ts';
 import { decodeNode, decodeVlan, type SubnetView } from '../../kube/objects/objects.ts';
-import { subnetCidrs, subnetGateways } from '../translate/subnet.ts';
+import type { TableRow } from '../desired/store.ts';
+import { type SubnetRows, subnetCidrs, subnetGateways } from '../translate/subnet.ts';
 import { localnetPort, u2oOwner, u2oRows } from '../translate/underlay.ts';
 import type { Ctx } from './context.ts';
 
@@ -71,7 +73,7 @@ export function checkU2o(s: SubnetView, config: SubnetConfig): Bad[] {
   for (const text of s.u2oInterconnectionIP.split(',').map((x) => x.trim())) {
     const ip = tryParseIP(text);
     const family = ip?.family === 4 ? config.v4 : ip?.family === 6 ? config.v6 : undefined;
-    if (ip === undefined || family === undefined)
+    if (ip === undefined || family === undefined || !containsIP(family.cidr, ip))
       bad.push({
         field: 'spec.u2oInterconnectionIP',
         message: `u2oInterconnectionIP ${text} is not in subnet ${config.name} cidr ${config.spec.cidrBlock}`,
@@ -182,4 +184,37 @@ export function underlayPodAnnotations(ctx: Ctx, s: SubnetView): Record<string, 
     'field' in vlan ? {} : { [keys[0]!]: String(vlan.id), [keys[1]!]: vlan.provider };
   if (physicalGateway(s) && !u2oOn(s)) out['ovn.kubernetes.io/logical_router'] = null;
   return out;
+}
+
+/** The u2o address of the subnet's status, when it was given under this VPC. */
+export function heldU2o(o: KubeObject, vpc: string): string {
+  const st = (o as { status?: { u2oInterconnectionIP?: unknown; u2oInterconnectionVPC?: unknown } }).status;
+  return st?.u2oInterconnectionVPC === vpc && typeof st.u2oInterconnectionIP === 'string'
+    ? st.u2oInterconnectionIP
+    : '';
+}
+
+/**
+ * The subnet's router attachment and underlay rows: its router port and patch
+ * port unless the gateway is the physical one without u2o (the u2o port on the
+ * u2o address and MAC), its localnet port, the u2o policies and sets.
+ */
+export function underlayRows(
+  t: Pick<SubnetRows, 'routerPort' | 'switchPort'>,
+  underlay: UnderlayPlan | undefined,
+): TableRow[] {
+  const u2o = underlay?.u2o;
+  const routerPort = u2o ? { ...t.routerPort, networks: u2o.networks, mac: u2o.mac } : t.routerPort;
+  const rows: TableRow[] =
+    underlay === undefined || underlay.routed
+      ? [
+          { table: 'routerPort', row: routerPort },
+          { table: 'switchPort', row: t.switchPort },
+        ]
+      : [];
+  if (underlay === undefined) return rows;
+  rows.push({ table: 'switchPort', row: underlay.localnet });
+  for (const row of underlay.policies) rows.push({ table: 'routerPolicy', row });
+  for (const row of underlay.addressSets) rows.push({ table: 'addressSet', row });
+  return rows;
 }

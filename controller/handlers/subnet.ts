@@ -31,7 +31,15 @@ import {
   setConditions,
 } from './context.ts';
 import { subnetVpc } from './vpc.ts';
-import { checkU2o, physicalGateway, subnetVlan, type UnderlayPlan, underlayPlan } from './subnet-underlay.ts';
+import {
+  checkU2o,
+  heldU2o,
+  physicalGateway,
+  subnetVlan,
+  type UnderlayPlan,
+  underlayPlan,
+  underlayRows,
+} from './subnet-underlay.ts';
 import { u2oOwner } from '../translate/underlay.ts';
 
 export const FINALIZER = 'kubeovn.io/kube-ovn-controller';
@@ -256,24 +264,12 @@ export async function reconcileSubnet(ctx: Ctx, name: string): Promise<void> {
     centralizedGateways: gateways?.hops ?? [],
     routeTable: s.routeTable,
   });
-  const routed = underlay === undefined || underlay.routed;
   const u2o = underlay?.u2o;
   const rows: TableRow[] = [
     { table: 'switch', row: t.value.switch },
-    ...(routed
-      ? [
-          {
-            table: 'routerPort',
-            row: u2o ? { ...t.value.routerPort, networks: u2o.networks, mac: u2o.mac } : t.value.routerPort,
-          } as TableRow,
-          { table: 'switchPort', row: t.value.switchPort } as TableRow,
-        ]
-      : []),
-    ...(underlay ? [{ table: 'switchPort', row: underlay.localnet } as TableRow] : []),
+    ...underlayRows(t.value, underlay),
     ...t.value.acls.map((row): TableRow => ({ table: 'acl', row })),
     ...t.value.policies.map((row): TableRow => ({ table: 'routerPolicy', row })),
-    ...(underlay?.policies ?? []).map((row): TableRow => ({ table: 'routerPolicy', row })),
-    ...(underlay?.addressSets ?? []).map((row): TableRow => ({ table: 'addressSet', row })),
   ];
   ctx.committer.set(owner, { rows });
   const aclIssues = t.issues.map((i) => i.message);
@@ -340,14 +336,6 @@ async function finalize(ctx: Ctx, name: string, finalizers: readonly string[]): 
     });
   }
   return true;
-}
-
-/** The u2o address of the subnet's status, when it was given under this VPC. */
-function heldU2o(o: KubeObject, vpc: string): string {
-  const st = (o as { status?: { u2oInterconnectionIP?: unknown; u2oInterconnectionVPC?: unknown } }).status;
-  return st?.u2oInterconnectionVPC === vpc && typeof st.u2oInterconnectionIP === 'string'
-    ? st.u2oInterconnectionIP
-    : '';
 }
 
 async function writeStatus(

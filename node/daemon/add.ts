@@ -13,7 +13,7 @@ import type { KubeObject } from '../../kube/cluster/types.ts';
 import { CNI_ERROR, type CniResult, type DaemonRequest } from '../cni/protocol.ts';
 import type { PodLink } from '../netlink/types.ts';
 import { podPortSpec, waitInstalled, type PortSpec } from '../ovs/index.ts';
-import { type AgentContext, mtuFor } from './context.ts';
+import { type AgentContext, gatewaysFor, mtuFor } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { findAttachment } from './attachments.ts';
 import { KOVN_IDS, hostNicName } from './names.ts';
@@ -125,7 +125,9 @@ export async function addAttachment(ctx: AgentContext, req: DaemonRequest): Prom
       CNI_ERROR.attachmentExists,
       `container ${req.containerId} interface ${req.ifName}: attached already (pod ${had.namespace}/${had.pod}, port ${had.hostNic}); DEL it first`,
     );
-  const { pod, net } = await waitNetwork(ctx, req);
+  const waited = await waitNetwork(ctx, req);
+  const pod = waited.pod;
+  const net = await gatewaysFor(ctx, waited.net);
   const p = plan(ctx, req, pod, net, await mtuFor(ctx, net.logicalSwitch));
   if (ctx.vs.bridge(ctx.bridge) === undefined)
     throw new DaemonError(CNI_ERROR.ovsFailure, `bridge ${ctx.bridge}: does not exist in the Open_vSwitch database`);

@@ -32,6 +32,8 @@ export interface NodeAgentOptions {
   readonly mtu?: number;
   /** A subnet's own MTU (`spec.mtu`), which wins; default: none. */
   readonly subnetMtu?: (subnet: string) => Promise<number | undefined>;
+  /** An underlay subnet's u2o gateway(s) while u2oInterconnection is on; default: none. */
+  readonly subnetU2oGateways?: (subnet: string) => Promise<readonly string[] | undefined>;
   /** How long ADD waits for `allocated`/`routed`; default 20 s (Kube-OVN: 20 tries a second apart). */
   readonly annotationTimeoutMs?: number;
   /** How long ADD waits for ovn-installed (or cur_cfg); default 30 s, as Kube-OVN. */
@@ -95,6 +97,7 @@ export class NodeAgent {
       bridge: opts.bridge ?? INTEGRATION_BRIDGE,
       mtu: opts.mtu ?? 1400,
       subnetMtu: opts.subnetMtu ?? (async () => undefined),
+      ...(opts.subnetU2oGateways ? { subnetU2oGateways: opts.subnetU2oGateways } : {}),
       annotationTimeoutMs: opts.annotationTimeoutMs ?? 20_000,
       installTimeoutMs: opts.installTimeoutMs ?? 30_000,
       wait: opts.wait ?? 'installed',

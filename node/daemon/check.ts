@@ -12,7 +12,7 @@ import type { PodLink, PodLinkState } from '../netlink/types.ts';
 import { getPort } from '../ovs/index.ts';
 import { readyNetwork } from './add.ts';
 import { findAttachment, type Attachment } from './attachments.ts';
-import { type AgentContext, mtuFor } from './context.ts';
+import { type AgentContext, gatewaysFor, mtuFor } from './context.ts';
 import { DaemonError } from './errors.ts';
 import { podLinkOf } from './pod-config.ts';
 
@@ -62,7 +62,7 @@ export async function checkAttachment(ctx: AgentContext, req: DaemonRequest): Pr
   const ready = readyNetwork(pod, a.provider);
   if (!ready.ok) throw new DaemonError(CNI_ERROR.podNotFound, `pod ${key}: ${ready.why}`);
   const want = podLinkOf(
-    ready.net,
+    await gatewaysFor(ctx, ready.net),
     { hostIfName: a.hostNic, netns: a.netns, ifName: a.ifName, mtu: await mtuFor(ctx, ready.net.logicalSwitch) },
     a.provider,
     pod?.metadata.annotations,

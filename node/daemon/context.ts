@@ -22,6 +22,12 @@ export interface AgentContext {
   readonly mtu: number;
   /** A subnet's `spec.mtu` (Kube-OVN: it wins over the daemon's); undefined when it sets none. */
   readonly subnetMtu: (subnet: string) => Promise<number | undefined>;
+  /**
+   * An underlay subnet's u2o address(es) while `u2oInterconnection` is on
+   * (Kube-OVN handleAdd: the pod's default gateway is then the u2o router
+   * port, not the physical gateway); undefined otherwise.
+   */
+  readonly subnetU2oGateways?: (subnet: string) => Promise<readonly string[] | undefined>;
   readonly annotationTimeoutMs: number;
   readonly installTimeoutMs: number;
   readonly wait: OvsWait;
@@ -44,6 +50,21 @@ export interface AgentContext {
    * `hostNic`.
    */
   removeStale(ifaceId: string, hostNic: string): Promise<void>;
+}
+
+/**
+ * The pod's network with its default gateway(s) as Kube-OVN's daemon sets
+ * them: the u2o address of its underlay subnet while u2oInterconnection is
+ * on (configureContainerNic's containerGw), else the annotation's gateway.
+ *
+ * @example await gatewaysFor(ctx, { gateways: ['172.17.0.1'], logicalSwitch: 'ul' }) // gateways ['172.17.0.10'] with u2o on
+ */
+export async function gatewaysFor<N extends { readonly gateways: readonly string[]; readonly logicalSwitch?: string }>(
+  ctx: AgentContext,
+  net: N,
+): Promise<N> {
+  const u2o = net.logicalSwitch === undefined ? undefined : await ctx.subnetU2oGateways?.(net.logicalSwitch);
+  return u2o !== undefined && u2o.length > 0 ? { ...net, gateways: u2o } : net;
 }
 
 /**

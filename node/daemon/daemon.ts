@@ -115,8 +115,23 @@ export async function startNodeDaemon(opts: NodeDaemonOptions): Promise<NodeDaem
         ?.mtu;
       return typeof mtu === 'number' ? mtu : undefined;
     };
+    const subnetU2oGateways = async (name: string) => {
+      const s = (await opts.cluster.get({ kind: 'Subnet', name })) as
+        | { spec?: { u2oInterconnection?: unknown }; status?: { u2oInterconnectionIP?: unknown } }
+        | undefined;
+      const ip = s?.status?.u2oInterconnectionIP;
+      return s?.spec?.u2oInterconnection === true && typeof ip === 'string' && ip !== '' ? ip.split(',') : undefined;
+    };
     const setupPending = nodeSetup === undefined ? undefined : () => nodeSetup.pending();
-    const agent = new NodeAgent({ subnetMtu, ...opts, vswitch, pods, log, ...(setupPending ? { setupPending } : {}) });
+    const agent = new NodeAgent({
+      subnetMtu,
+      subnetU2oGateways,
+      ...opts,
+      vswitch,
+      pods,
+      log,
+      ...(setupPending ? { setupPending } : {}),
+    });
     const swept = await agent.sweep();
     pods.onChange((pod, deleted) => {
       if (!deleted) agent.refreshBandwidth(pod).catch((e) => log(`bandwidth: ${String(e)}`));

@@ -47,6 +47,14 @@ export interface LabEnds {
   forgetNeighbours(netns: readonly string[]): Promise<void>;
 }
 
+/**
+ * The lab wires no provider network yet (no provider bridge in
+ * ovn-bridge-mappings, no host namespaces): a probe from or to a physical
+ * host is said unsure instead of answered.
+ */
+export const PROVIDER_UNSURE =
+  'the lab wires no provider network yet: no namespace stands for a physical host behind a localnet port';
+
 /** Node.js has no SCTP socket and this kernel may have no sctp module: the lab says so instead of a verdict. */
 export const SCTP_UNSURE =
   'the lab has no SCTP socket to probe with (Node.js has none; the kernel here loads no sctp module)';
@@ -66,6 +74,7 @@ interface Ends {
  *   // { allowed: true }
  */
 export async function answerProbe(lab: LabEnds, r: PacketProbe): Promise<ProbeAnswer> {
+  if (r.physicalHost !== undefined) return { allowed: false, unsure: PROVIDER_UNSURE };
   const src = addr(ipSrc(r.packet));
   const dst = addr(ipDst(r.packet));
   const ends = await endsOf(lab, r, src, dst);

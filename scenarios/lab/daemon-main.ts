@@ -8,7 +8,7 @@
  *
  * argv[2]: JSON `{"ovsRemote", "bridge"}`. stdin: one JSON request a line,
  * `{"id", "op": "node", ...NodeRequest}` (that node's ovn0 if asked, then its daemon),
- * `{"id", "op": "put", "object"}`, `{"id", "op": "delete", "namespace", "name"}`
+ * `{"id", "op": "put", "object"}` (a Pod or a Subnet), `{"id", "op": "delete", "namespace", "name"}`
  * (a Pod); stdout: `{"id", "ok", "error"?}` per request, `{"id": 0, "ok": true}`
  * once ready. It ends at EOF of stdin (its owner ended, however).
  */
@@ -49,8 +49,10 @@ type Request =
   | { readonly id: number; readonly op: 'put'; readonly object: KubeObject }
   | { readonly id: number; readonly op: 'delete'; readonly namespace: string; readonly name: string };
 
+/** A Pod, or a Subnet the daemons read (its MTU, its u2o gateway), created or replaced. */
 async function put(object: KubeObject): Promise<void> {
-  const ref = { kind: 'Pod', namespace: object.metadata.namespace ?? '', name: object.metadata.name };
+  const ns = object.metadata.namespace;
+  const ref = { kind: object.kind, name: object.metadata.name, ...(ns !== undefined ? { namespace: ns } : {}) };
   const current = await cluster.get(ref);
   const { resourceVersion: _, ...metadata } = object.metadata;
   if (current === undefined) await cluster.create({ ...object, metadata });

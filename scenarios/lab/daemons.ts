@@ -55,9 +55,9 @@ export class LabDaemons {
     this.#sockets.set(req.name, socket);
   }
 
-  /** A pod as the daemons' cluster has it (created or replaced). */
-  async put(pod: KubeObject): Promise<void> {
-    await this.#ask('put', { object: pod });
+  /** A pod, or a Subnet its pods are on, as the daemons' cluster has it (created or replaced). */
+  async put(object: KubeObject): Promise<void> {
+    await this.#ask('put', { object });
   }
 
   async delete(namespace: string, name: string): Promise<void> {

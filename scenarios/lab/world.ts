@@ -216,7 +216,9 @@ export class LabWorld implements ProbeWorld {
     }
     for (const [port, w] of this.#pods)
       if (want.get(port) === undefined || signature(want.get(port)!) !== w.signature) await this.#unwire(port, w);
-    // The daemons read the pods from their cluster: each is there before its ADD.
+    // The daemons read the pods from their cluster, and their Subnets (an underlay subnet's u2o gateway, as
+    // Kube-OVN's daemon reads it at ADD): each is there before its ADD.
+    for (const s of (await cluster.list('Subnet')).items) await this.daemons.put(s);
     for (const spec of want.values()) await this.daemons.put(spec.object);
     for (const [port, spec] of want) if (!this.#pods.has(port)) await this.#wire(port, spec);
   }

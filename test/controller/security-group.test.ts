@@ -222,3 +222,36 @@ describe('SecurityGroup status and changes, through the controller', () => {
     expect(t.portGroup.get('ovn.sg.kubeovn_deny_all')?.ports).toEqual([]);
   });
 });
+
+describe('a restart with the groups, their pods and pool address sets unchanged', () => {
+  const running: Controller[] = [];
+  afterEach(async () => {
+    for (const c of running.splice(0)) await c.stop();
+  });
+
+  it('writes nothing to NB and nothing to the cluster', async () => {
+    const cluster = new MemoryCluster({ now: () => 0 });
+    const backend = new SimBackend();
+    await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
+    const objects = [FILE, join(FILE, '..', 'ippool-address-set.yaml')].flatMap((f) => loadScenario(f).objects);
+    for (const o of objects) {
+      const obj = o.object as unknown as KubeObject;
+      await cluster.create(o.kind === 'Pod' ? { ...obj, spec: { ...(obj.spec as object), nodeName: 'n1' } } : obj);
+    }
+    const boot = async () => {
+      const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(1) });
+      running.push(c);
+      const report = await c.start();
+      await settled(c);
+      return { c, report };
+    };
+    const first = await boot();
+    expect((await backend.read()).portGroup.get('ovn.sg.web')?.ports).toHaveLength(2);
+    await first.c.stop();
+    const writes = cluster.stats().writes;
+    const second = await boot();
+    expect(second.report.operations).toBe(0);
+    expect(second.report.disagreements).toEqual([]);
+    expect(cluster.stats().writes).toBe(writes);
+  });
+});

@@ -3,7 +3,6 @@
  * message, the VPCs a VPC's router reaches by peering, a probe's first packet.
  */
 import { icmpEcho, sctpPacket, tcpPacket, udpPacket, type Packet } from '../model/packet/index.ts';
-import { containsIP, tryParseCIDR, tryParseIP } from '../model/addr/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { ScenarioProbe } from './load.ts';
 
@@ -58,39 +57,4 @@ export function packetFor(
   if (e.protocol === 'ICMP') return icmpEcho({ ...spec, id: 1 + (n % 60000) });
   const full = { ...spec, sport, dport: dport ?? e.port ?? 0 };
   return e.protocol === 'UDP' ? udpPacket(full) : e.protocol === 'SCTP' ? sctpPacket(full) : tcpPacket(full);
-}
-
-/**
- * The MAC a pod's kernel learns by ARP/ND for `ip` on its own switch: the
- * first port of the switch whose addresses hold it (as OVN's ls_in_arp_rsp
- * answers from `addresses`; a `switch_lb_vip` Vip's port holds its VIP with
- * the router's MAC). `null` when no port holds it: OVN 23.03 installs no ARP
- * responder for a load balancer's VIP, so a client on the VIP's own subnet
- * gets no answer. `undefined` when `ip` is not on the switch's CIDRs (the
- * pod sends it to its gateway).
- *
- * @example onLinkMac(topology, 'lb-net', ['10.140.0.0/24'], '10.140.0.100') // '0a:58:0a:8c:00:01'
- */
-export function onLinkMac(
-  topology: Topology,
-  sw: string,
-  cidrs: readonly string[],
-  ip: string,
-): string | null | undefined {
-  const a = tryParseIP(ip);
-  const onLink =
-    a !== undefined &&
-    cidrs.some((c) => {
-      const cidr = tryParseCIDR(c);
-      return cidr !== undefined && containsIP(cidr, a);
-    });
-  if (!onLink) return undefined;
-  for (const p of topology.switchPort.values()) {
-    if (p.switch !== sw) continue;
-    for (const entry of p.addresses) {
-      const [mac, ...ips] = entry.split(/\s+/);
-      if (ips.includes(ip) && mac !== undefined) return mac;
-    }
-  }
-  return null;
 }

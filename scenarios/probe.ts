@@ -36,7 +36,7 @@ import { intoGateway, natAppliances } from './natgw.ts';
 import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule.ts';
 import type { ScenarioHost, ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
-import { closeNames, onLinkMac, packetFor, reachableVpcs } from './probe-util.ts';
+import { closeNames, packetFor, reachableVpcs } from './probe-util.ts';
 import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
 import { natTargets } from './probe-nat.ts';
 
@@ -416,7 +416,7 @@ function fromPod(
       };
     }
     case 'service':
-      return toService(ix, e, src, to, gwMac, n);
+      return toService(e, src, to, gwMac, n);
     case 'host':
       return legProbe(e, podToHost(ix.topology, ix.subnets, src, gwMac, to.host, to.ip), n, src.port);
     case 'cluster-ip': {
@@ -529,14 +529,7 @@ function masqueradeMismatch(
 }
 
 /** A probe to a Service's cluster IP: to any of its ready endpoints of that port. */
-function toService(
-  ix: ProbeIndex,
-  e: ScenarioProbe,
-  src: ProbePod,
-  to: Ended<'service'>,
-  gwMac: string,
-  n: number,
-): ResolvedProbe {
+function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac: string, n: number): ResolvedProbe {
   if (e.protocol === 'ICMP') throw new ProbeError(`ICMP is not a Service probe (${e.to})`);
   const sp = to.svc.ports.find((p) => p.port === e.port && p.protocol === e.protocol);
   if (sp === undefined) return { kind: 'denied', reason: `Service ${to.svc.key} has no ${e.protocol} port ${e.port}` };
@@ -545,17 +538,10 @@ function toService(
     return { kind: 'denied', reason: `Service ${to.svc.key} has no cluster IP of ${e.from}'s family` };
   const eps = to.svc.endpoints.get(sp.name ?? '') ?? [];
   if (eps.length === 0) return { kind: 'denied', reason: `no endpoint: Service ${to.svc.key} has no ready endpoint` };
-  // An address on the pod's own subnet (a SwitchLBRule's VIP) is reached by ARP, not through the gateway.
-  const arp = onLinkMac(ix.topology, src.subnet, ix.subnets.get(src.subnet)?.cidrs ?? [], p.d);
-  if (arp === null)
-    return {
-      kind: 'denied',
-      reason: `${p.d} is on ${src.subnet}, ${e.from}'s own subnet, and no port there holds it: its ARP gets no answer (OVN answers none for a load balancer VIP)`,
-    };
   return {
     kind: 'packet',
     inport: src.port,
-    packet: packetFor(e, { ethSrc: src.mac, ethDst: arp ?? gwMac, src: p.s, dst: p.d }, n),
+    packet: packetFor(e, { ethSrc: src.mac, ethDst: gwMac, src: p.s, dst: p.d }, n),
     targets: [...new Set(eps.map((x) => x.port))],
     endpoints: eps,
   };

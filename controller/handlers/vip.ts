@@ -12,8 +12,7 @@ import { decodeVip, type VipView } from '../../kube/objects/services.ts';
 import { selects } from '../../kube/objects/objects.ts';
 import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { podPort } from '../translate/names.ts';
-import { switchLbVipPortRow, vipPortRow } from '../translate/vip.ts';
-import { gatewayMac } from './subnet.ts';
+import { vipPortRow } from '../translate/vip.ts';
 import { ALL, type Handler } from './handler.ts';
 import { blocking, type Ctx, describeIssues, NAMESPACE_INDEX } from './context.ts';
 
@@ -67,7 +66,15 @@ export async function reconcileVip(ctx: Ctx, name: string): Promise<void> {
   ctx.report(ref, 'reconcile', []);
   known.set(name, ipamOwner);
   const { ips } = toRecord(a.lease);
-  const rows = vipRows(ctx, vip, ips);
+  const rows =
+    vip.vipNamespace === ''
+      ? []
+      : [
+          {
+            table: 'switchPort' as const,
+            row: vipPortRow({ name, subnet: vip.subnet, ips, parents: parents(ctx, vip) }),
+          },
+        ];
   ctx.committer.set(owner, { rows });
   const v4 = ips.find((i) => !i.includes(':')) ?? '';
   const v6 = ips.find((i) => i.includes(':')) ?? '';
@@ -123,19 +130,6 @@ function heldByPod(ctx: Ctx, vip: VipView, ip: string): boolean {
   if (who?.kind !== 'Pod') return false;
   const pod = ctx.cache('Pod').get(`${who.key.namespace}/${who.key.name}`);
   return pod?.metadata.annotations?.[POD_VIP] === vip.name;
-}
-
-/** A switch_lb_vip's ARP-answering port (its subnet's router MAC), else a Vip with a namespace's virtual port. */
-function vipRows(ctx: Ctx, vip: VipView, ips: readonly string[]) {
-  const config = ctx.ipam.subnet(vip.subnet)?.config;
-  if (vip.type === 'switch_lb_vip' && config !== undefined) {
-    const port = podPort(vip.name, vip.vipNamespace);
-    const row = switchLbVipPortRow({ port, vip: vip.name, subnet: vip.subnet, ips, routerMac: gatewayMac(config) });
-    return [{ table: 'switchPort' as const, row }];
-  }
-  if (vip.vipNamespace === '') return [];
-  const row = vipPortRow({ name: vip.name, subnet: vip.subnet, ips, parents: parents(ctx, vip) });
-  return [{ table: 'switchPort' as const, row }];
 }
 
 /** The ports of the pods of the Vip's namespace its selector picks that name it in `ovn.kubernetes.io/aaps`. */

@@ -36,36 +36,3 @@ export function vipPortRow(v: VipPortInput): LogicalSwitchPort {
     externalIds: { ls: v.subnet, vip: v.name },
   };
 }
-
-export interface SwitchLbVipPortInput {
-  /** Kube-OVN's PodNameToPortName(vip, namespace): `<name>.<namespace>` (`<name>.` for a Vip of no namespace). */
-  readonly port: string;
-  readonly vip: string;
-  readonly subnet: string;
-  readonly ips: readonly string[];
-  /** The MAC of the subnet's router port (`<vpc>-<subnet>`). */
-  readonly routerMac: string;
-}
-
-/**
- * A `switch_lb_vip` Vip's port, Kube-OVN's way (pkg/controller/vip.go
- * handleAddVirtualIP: CreateLogicalSwitchPort with the router port's MAC,
- * then SetLogicalSwitchPortArpProxy): a plain port whose addresses are the
- * router port's MAC and the VIP, so the switch answers a pod's ARP for a
- * SwitchLBRule VIP on its own subnet with the router's MAC, and the packet
- * meets the switch's load balancer.
- *
- * @example switchLbVipPortRow({ port: 'web-vip.', vip: 'web-vip', subnet: 'net1', ips: ['10.0.0.100'], routerMac: '0a:58:0a:00:00:01' }).addresses
- * // ['0a:58:0a:00:00:01 10.0.0.100']
- */
-export function switchLbVipPortRow(v: SwitchLbVipPortInput): LogicalSwitchPort {
-  return {
-    name: v.port,
-    switch: v.subnet,
-    type: '',
-    addresses: [[v.routerMac, ...v.ips].join(' ')],
-    portSecurity: [],
-    options: { arp_proxy: 'true' },
-    externalIds: { vendor: 'kube-ovn', ls: v.subnet, vip: v.vip },
-  };
-}

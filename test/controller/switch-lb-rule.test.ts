@@ -50,18 +50,10 @@ describe('SwitchLBRule and Vip (scenarios/switch-lb-rule.yaml)', () => {
     expect(lb('vpc-lb-vpc-tcp-sess-load')).toEqual({ '10.140.0.101:3306': '10.141.0.10:3306' });
     // The default VPC's load balancers do not carry them.
     expect(Object.keys(lb('cluster-tcp-loadbalancer') ?? {})).not.toContain('10.140.0.100:8080');
-    // Kube-OVN's virtual port for a Vip with a namespace; for the switch_lb_vip a port holding the VIP with the
-    // router port's MAC, arp_proxy (vip.go handleAddVirtualIP), named PodNameToPortName(vip, '').
+    // Kube-OVN's virtual port for a Vip with a namespace; none for the switch_lb_vip without one.
     const spare = r.topology.switchPort.get('spare');
     expect(spare).toMatchObject({ switch: 'lb-net', type: 'virtual', options: { 'virtual-ip': '10.140.0.2' } });
-    const lrpMac = r.topology.routerPort.get('lb-vpc-lb-net')?.mac;
-    expect(lrpMac).toMatch(/^[0-9a-f:]{17}$/);
-    expect(r.topology.switchPort.get('web-vip.')).toMatchObject({
-      switch: 'lb-net',
-      type: '',
-      addresses: [`${lrpMac} 10.140.0.100`],
-      options: { arp_proxy: 'true' },
-    });
+    expect(r.topology.switchPort.get('web-vip')).toBeUndefined();
     const svc = (await r.cluster.get({ kind: 'Service', namespace: 'lb-web', name: 'slr-web' }))!;
     expect(svc.metadata.annotations?.['ovn.kubernetes.io/switch_lb_vip']).toBe('10.140.0.100');
     expect(svc.spec).toMatchObject({ clusterIP: 'None', selector: { app: 'web' }, ipFamilies: ['IPv4'] });

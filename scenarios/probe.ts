@@ -7,7 +7,7 @@
  * the ports that count as arriving; the answer comes from a world (the
  * simulator here, ovn-trace in scenarios/ovn-world.ts).
  */
-import { tryParseCIDR, containsCIDR, tryParseIP } from '../model/addr/index.ts';
+import { containsCIDR, containsIP, tryParseCIDR, tryParseIP } from '../model/addr/index.ts';
 import type { Packet } from '../model/packet/index.ts';
 import type { Topology } from '../model/topology/index.ts';
 import type { KubeObject } from '../kube/cluster/types.ts';
@@ -37,7 +37,7 @@ import { SWITCH_LB_VIP_ANNOTATION } from '../controller/translate/switch-lb-rule
 import type { ScenarioHost, ScenarioProbe } from './load.ts';
 import { spoofed } from './probe-spoof.ts';
 import { closeNames, packetFor, reachableVpcs } from './probe-util.ts';
-import { fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
+import { arpOwner, fromHost, type HostLeg, podToHost } from './probe-hosts.ts';
 import { natTargets } from './probe-nat.ts';
 
 export interface ProbePod {
@@ -416,7 +416,7 @@ function fromPod(
       };
     }
     case 'service':
-      return toService(e, src, to, gwMac, n);
+      return toService(ix, e, src, to, gwMac, n);
     case 'host':
       return legProbe(e, podToHost(ix.topology, ix.subnets, src, gwMac, to.host, to.ip), n, src.port);
     case 'cluster-ip': {
@@ -529,7 +529,14 @@ function masqueradeMismatch(
 }
 
 /** A probe to a Service's cluster IP: to any of its ready endpoints of that port. */
-function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac: string, n: number): ResolvedProbe {
+function toService(
+  ix: ProbeIndex,
+  e: ScenarioProbe,
+  src: ProbePod,
+  to: Ended<'service'>,
+  gwMac: string,
+  n: number,
+): ResolvedProbe {
   if (e.protocol === 'ICMP') throw new ProbeError(`ICMP is not a Service probe (${e.to})`);
   const sp = to.svc.ports.find((p) => p.port === e.port && p.protocol === e.protocol);
   if (sp === undefined) return { kind: 'denied', reason: `Service ${to.svc.key} has no ${e.protocol} port ${e.port}` };
@@ -538,6 +545,8 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     return { kind: 'denied', reason: `Service ${to.svc.key} has no cluster IP of ${e.from}'s family` };
   const eps = to.svc.endpoints.get(sp.name ?? '') ?? [];
   if (eps.length === 0) return { kind: 'denied', reason: `no endpoint: Service ${to.svc.key} has no ready endpoint` };
+  const unanswered = unansweredOnLink(ix, src, p.d);
+  if (unanswered !== undefined) return { kind: 'denied', reason: `${e.from} ${unanswered}` };
   return {
     kind: 'packet',
     inport: src.port,
@@ -545,6 +554,27 @@ function toService(e: ScenarioProbe, src: ProbePod, to: Ended<'service'>, gwMac:
     targets: [...new Set(eps.map((x) => x.port))],
     endpoints: eps,
   };
+}
+
+/**
+ * A VIP inside the source's own subnet (a SwitchLBRule's) is on-link for the pod: it ARPs for it
+ * rather than sending to its gateway, and OVN 23.03 installs no ARP responder for a load
+ * balancer's VIP. Real packets showed it: nothing answers, the connection never starts. Kube-OVN
+ * adds a port holding the VIP with the router's MAC (vip.go); kovn does not write it (on 23.03 it
+ * makes the switch's L2 lookup of that MAC ambiguous: docs/fields.md, Vip `spec.type`).
+ */
+function unansweredOnLink(ix: ProbeIndex, src: ProbePod, dst: string): string | undefined {
+  const a = tryParseIP(dst);
+  const own = ix.subnets.get(src.subnet)?.cidrs ?? [];
+  const onLink = own.some((c) => {
+    const net = tryParseCIDR(c);
+    return a !== undefined && net !== undefined && net.family === a.family && containsIP(net, a);
+  });
+  if (!onLink) return undefined;
+  const sw = ix.topology.switchPort.get(src.port)?.switch;
+  if (sw !== undefined && arpOwner(ix.topology, ix.hosts, sw, { provider: '', vlan: 0 }, dst) !== undefined)
+    return undefined;
+  return `ARPs for ${dst} on its own subnet ${src.subnet} and nothing answers (no ARP responder for a load balancer VIP)`;
 }
 
 /** The VPC a gateway's pod is in (its port's subnet's router). */

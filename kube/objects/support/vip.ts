@@ -20,8 +20,9 @@ export const VIP_SUPPORT: KindSupport = {
       note:
         "switch_lb_vip: the address is reserved and the virtual port written; the ARP port Kube-OVN adds (the router port's MAC, " +
         'options:arp_proxy) is not, since in OVN 23.03 a second port with the router MAC makes two ls_in_l2_lkup flows of one ' +
-        'match and priority (ovn-trace: "who cares" which wins) and arp_proxy is read on router ports only; probes address ' +
-        "the VIP at the router port's MAC, as that ARP answer would",
+        'match and priority (ovn-trace: "who cares" which wins) and arp_proxy is read on router ports only. So a pod on the ' +
+        "VIP's own subnet gets no ARP answer for it and its probes to the VIP are denied (real packets agree); from the VPC's " +
+        'other subnets the VIP is routed and load-balanced',
       verdict: 'none',
       inert: (v) => v === undefined || v === '',
     },

@@ -13,14 +13,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('kovn sim serve and what it does not act on', () => {
   it('logs a kind it does not act on, naming the object', async () => {
-    const file = join(dir, 'vip.yaml');
+    const file = join(dir, 'router-lb.yaml');
     writeFileSync(
       file,
       [
         'apiVersion: kubeovn.io/v1',
-        'kind: Vip',
+        'kind: RouterLBRule',
         'metadata: {name: reserved}',
-        'spec: {subnet: ovn-default, v4ip: 10.16.0.99}',
+        "spec: {vpc: ovn-cluster, vips: ['10.16.0.99']}",
         '---',
         'apiVersion: v1',
         'kind: Pod',
@@ -34,7 +34,7 @@ describe('kovn sim serve and what it does not act on', () => {
     await s.close();
     const told = lines.filter((l) => l.startsWith('not acted on:'));
     expect(told).toHaveLength(1);
-    expect(told[0]).toMatch(/Vip/);
+    expect(told[0]).toMatch(/RouterLBRule/);
     expect(told[0]).toMatch(/reserved/);
   });
 });

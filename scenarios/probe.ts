@@ -75,6 +75,11 @@ export interface ProbeIndex {
   >;
   /** Pods with an address but no node (pending: no node fits them): they have no interface. */
   readonly pending: ReadonlySet<string>;
+  /**
+   * Pods the controller gave no address (their Subnet, IPPool or annotations were refused; the
+   * run's warnings say why): their CNI ADD would fail, so, as pending pods, they have no interface.
+   */
+  readonly unaddressed: ReadonlySet<string>;
   /** VPC NAT gateways whose pod has its port, as appliances (scenarios/natgw.ts). */
   readonly natGateways: readonly NatAppliance[];
   /** The scenario's physical hosts (`spec.hosts`). */
@@ -89,12 +94,16 @@ export function buildIndex(
 ): ProbeIndex {
   const pods = new Map<string, ProbePod>();
   const pending = new Set<string>();
+  const unaddressed = new Set<string>();
   for (const o of objects.Pod ?? []) {
     const p = decodePod(o).value;
     const d = decodePodNetwork(p.annotations);
-    if (!d.ok) continue;
-    const net = d.value;
     const key = `${p.namespace}/${p.name}`;
+    if (!d.ok) {
+      if (!p.hostNetwork) unaddressed.add(key);
+      continue;
+    }
+    const net = d.value;
     if (p.nodeName === '') {
       pending.add(key);
       continue;
@@ -164,7 +173,7 @@ export function buildIndex(
     });
   }
   const natGateways = natAppliances(objects, topology, pods, subnets);
-  return { pods, services, nodes, topology, settings, subnets, pending, natGateways, hosts };
+  return { pods, services, nodes, topology, settings, subnets, pending, unaddressed, natGateways, hosts };
 }
 
 /**
@@ -252,7 +261,7 @@ function routerPortMac(t: Topology, router: string, subnet: string): string {
 }
 
 type End =
-  | { readonly kind: 'pending'; readonly key: string }
+  | { readonly kind: 'pending'; readonly key: string; readonly why: string }
   | { readonly kind: 'pod'; readonly pod: ProbePod; readonly ip?: string }
   | { readonly kind: 'service'; readonly svc: ServiceInfo; readonly ip?: string }
   | { readonly kind: 'cluster-ip'; readonly ip: string }
@@ -291,7 +300,9 @@ function resolveEnd(ix: ProbeIndex, text: string, vpc: string | undefined): End 
         if (pod.router === t.router && pod.ips.includes(t.ip)) return { kind: 'pod', pod, ip: text };
     return inCluster(ix, text, vpc) ? { kind: 'cluster-ip', ip: text } : { kind: 'outside', ip: text };
   }
-  if (ix.pending.has(text)) return { kind: 'pending', key: text };
+  if (ix.pending.has(text)) return { kind: 'pending', key: text, why: 'is pending (no node fits it)' };
+  if (ix.unaddressed.has(text))
+    return { kind: 'pending', key: text, why: 'has no address (the controller gave it none: see the warnings)' };
   const pod = ix.pods.get(text);
   if (pod === undefined) {
     const near = closeNames(text, ix.pods.keys());
@@ -320,13 +331,11 @@ function inCluster(ix: ProbeIndex, ip: string, vpc: string | undefined): boolean
  */
 export function resolveProbe(ix: ProbeIndex, e: ScenarioProbe, n: number): ResolvedProbe {
   const from = resolveEnd(ix, e.from, undefined);
-  if (from.kind === 'pending')
-    return { kind: 'denied', reason: `${e.from} is pending (no node fits it): it has no interface` };
+  if (from.kind === 'pending') return { kind: 'denied', reason: `${e.from} ${from.why}: it has no interface` };
   if (from.kind === 'service') throw new ProbeError(`a probe cannot start at a Service (${e.from})`);
   if (from.kind === 'cluster-ip') throw new ProbeError(`${e.from} is a cluster address no pod holds`);
   const to = resolveEnd(ix, e.to, from.kind === 'pod' ? from.pod.router : undefined);
-  if (to.kind === 'pending')
-    return { kind: 'denied', reason: `${e.to} is pending (no node fits it): it has no interface` };
+  if (to.kind === 'pending') return { kind: 'denied', reason: `${e.to} ${to.why}: it has no interface` };
   if (e.spoof !== undefined && from.kind !== 'pod') throw new ProbeError(`only a pod spoofs (${e.from})`);
   if ((e.via !== undefined || e.snat !== undefined) && (from.kind !== 'pod' || to.kind !== 'outside'))
     throw new ProbeError(`via and snat are for probes from a pod to an outside host (${e.from} → ${e.to})`);

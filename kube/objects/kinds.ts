@@ -31,10 +31,6 @@ type Obj = Readonly<Record<string, unknown>>;
 
 const rec = (v: unknown): Obj => (isPlainObject(v) ? v : {});
 const strs = (...vs: unknown[]) => vs.flatMap((v) => (typeof v === 'string' && v !== '' ? v.split(',') : []));
-const addresses = (...vs: unknown[]): VerdictScope[] => {
-  const cidrs = strs(...vs).map((s) => s.trim());
-  return cidrs.length > 0 ? [{ kind: 'addresses', cidrs }] : [];
-};
 const vpcOf = (...vs: unknown[]): VerdictScope[] => strs(...vs).map((name) => ({ kind: 'vpc', name }));
 
 interface Unhandled {
@@ -42,8 +38,6 @@ interface Unhandled {
   /** What a probe's verdict may depend on, from the object; absent: nothing. */
   readonly scope?: (o: Obj) => VerdictScope[];
 }
-
-const NS = 'north-south for VPCs (EIPs, NAT) is not modelled yet';
 
 /** Kube-OVN's kinds (kubeovn.io/v1) kovn does not act on yet, and what each may change. */
 const KUBE_OVN_UNHANDLED: Readonly<Record<string, Unhandled>> = {

@@ -382,15 +382,14 @@ export function qosCandidates(s: Shape): fc.Arbitrary<Candidates<'qos'>> {
     direction: fc.constantFrom('from-lport' as const, 'to-lport' as const),
     priority: fc.integer({ min: 0, max: 32767 }),
     match: matchArbitrary(s, { ports: true }),
-  });
-  const rest = fc.record({
+    // Action and bandwidth are key columns: variants differ only in external_ids.
     action: fc.record({ dscp: fc.integer({ min: 0, max: 63 }) }, { requiredKeys: [] }),
     bandwidth: fc.record(
       { rate: fc.integer({ min: 1, max: 10_000_000 }), burst: fc.integer({ min: 1, max: 100_000 }) },
       { requiredKeys: [] },
     ),
-    externalIds: ids,
   });
+  const rest = fc.record({ externalIds: ids });
   return fc.array(
     key.chain((k) => variants<QoS>(k, rest)),
     { maxLength: 3 },

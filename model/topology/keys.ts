@@ -11,7 +11,7 @@
  * parts reads them from the row (or the {@link RowKey}).
  */
 import { printMatch, type MatchExpr } from '../match/index.ts';
-import { type ColumnKind, type FieldSpec, TABLE_ORDER, type TABLES, tableSpec } from './tables.ts';
+import { type FieldSpec, TABLE_ORDER, type TABLES, tableSpec } from './tables.ts';
 import type { AclAttachment, TableName, Tables } from './types.ts';
 
 /** The fields that make up the key of a row of `T`. */
@@ -33,10 +33,22 @@ type Format = (key: Readonly<Record<string, unknown>>) => string;
 
 type Part = (v: unknown) => string;
 
-/** How one key field prints, by its kind: a match as its canonical text, a parent link record as kind and name. */
-function partOf(kind: ColumnKind, absent = ''): Part {
-  if (kind === 'match') return (v) => printMatch(v as MatchExpr);
-  if (kind === 'map') return (v) => (v as AclAttachment).kind + SEP + (v as AclAttachment).name;
+/** An NB map column's entries, sorted, `k=v` joined by `,`; an entry whose value is undefined is absent. */
+const printEntries: Part = (v) =>
+  Object.entries((v ?? {}) as Readonly<Record<string, unknown>>)
+    .filter(([, x]) => x !== undefined)
+    .map(([k, x]) => `${k}=${String(x)}`)
+    .sort()
+    .join(',');
+
+/**
+ * How one key field prints: a match as its canonical text; a map stored in an NB column (QoS action,
+ * bandwidth) as its entries; a map with no column (an ACL's attachment record) as kind and name.
+ */
+function partOf(spec: FieldSpec, absent = ''): Part {
+  if (spec.kind === 'match') return (v) => printMatch(v as MatchExpr);
+  if (spec.kind === 'map' && spec.column !== undefined) return printEntries;
+  if (spec.kind === 'map') return (v) => (v as AclAttachment).kind + SEP + (v as AclAttachment).name;
   return (v) => (v === undefined ? absent : String(v));
 }
 
@@ -48,7 +60,7 @@ function formatterOf(table: TableName): Format {
   if (fields.length === 1 && only !== undefined) return (k) => k[only] as string;
   const defaults = (spec.keyDefaults ?? {}) as Readonly<Record<string, string>>;
   const specs = spec.fields as Readonly<Record<string, FieldSpec>>;
-  const parts = fields.map((f) => partOf((specs[f] as FieldSpec).kind, defaults[f]));
+  const parts = fields.map((f) => partOf(specs[f] as FieldSpec, defaults[f]));
   return (k) => {
     let s = parts[0]!(k[fields[0]!]);
     for (let i = 1; i < fields.length; i++) s += SEP + parts[i]!(k[fields[i]!]);

@@ -257,7 +257,8 @@ export const TABLES = {
   },
   qos: {
     nb: 'QoS',
-    key: ['switch', 'direction', 'priority', 'match'],
+    // OVN has no uniqueness on a QoS row's match: two rules of one match (a rate and a DSCP mark) are two rows.
+    key: ['switch', 'direction', 'priority', 'match', 'action', 'bandwidth'],
     parent: { field: 'switch', slots: [{ table: 'switch', column: 'qos_rules', strength: 'strong' }] },
     fields: {
       switch: PARENT_LINK,

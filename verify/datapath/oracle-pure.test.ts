@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { arpRequest, udpPacket } from '../../model/packet/build.ts';
 import { TopoBuilder } from '../../model/topology/index.ts';
-import { bindingsOf, isAnnouncement, isGarp, oneNetworkPerLocalnet } from './oracle.ts';
+import { bindingsOf, isAnnouncement, isGarp, needsSecondSync, oneNetworkPerLocalnet } from './oracle.ts';
 
 const ln = (name: string, sw: string, network: string) => ({
   name,
@@ -62,5 +62,17 @@ describe('datapath oracle, pure parts', () => {
     expect(isAnnouncement(arpRequest({ sha: '0a:00:00:00:ff:01', spa: '172.20.0.1', tpa: '172.20.0.9' }), udp)).toBe(
       false,
     );
+  });
+
+  it('waits for the chassis twice only where a gateway port or a localnet port is loaded', () => {
+    expect(needsSecondSync(t)).toBe(true);
+    const pods = new TopoBuilder().switch('ls0').vif('pod0', 'ls0', '0a:58:0a:00:00:10', '10.16.0.10');
+    expect(needsSecondSync(pods.build())).toBe(false);
+    const routed = pods.router('lr0').connect('lr0', 'ls0', '0a:00:00:00:00:01', ['10.16.0.1/24']);
+    expect(needsSecondSync(routed.build())).toBe(false);
+    const gw = routed.switch('ext0').connect('lr0', 'ext0', '0a:00:00:00:ff:01', ['172.20.0.1/24'], {
+      gatewayChassis: 'hv1',
+    });
+    expect(needsSecondSync(gw.build())).toBe(true);
   });
 });

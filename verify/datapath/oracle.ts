@@ -126,6 +126,20 @@ export function isAnnouncement(out: Packet, sent: Packet): boolean {
   return !forwarded;
 }
 
+/**
+ * Whether loading the topology makes ovn-controller claim or plumb something whose flows can come
+ * after hv_cfg caught up: a gateway router port (its chassisredirect port) or a localnet port (its
+ * patch ports). See DatapathOracle.installed.
+ *
+ * @example needsSecondSync(topology) // true when some router port has gateway chassis
+ */
+export function needsSecondSync(t: Topology): boolean {
+  return (
+    [...t.routerPort.values()].some((p) => p.gatewayChassis.length > 0) ||
+    [...t.switchPort.values()].some((p) => p.type === 'localnet')
+  );
+}
+
 /** The ports of a topology the chassis binds: its VIFs and localnet ports. */
 export function bindingsOf(t: Topology): PortBinding[] {
   const out: PortBinding[] = [];
@@ -183,6 +197,8 @@ export class DatapathOracle {
   #affinity = false;
   /** Why the chassis cannot run the loaded topology (ovn-controller died on it), if so. */
   #unavailable: string | undefined;
+  /** The bound topology has a gateway router port or a localnet port (see {@link installed}). */
+  #claims = false;
 
   private constructor(
     readonly chassis: Chassis,
@@ -228,6 +244,7 @@ export class DatapathOracle {
     const ports = bindingsOf(topology);
     await this.chassis.bind(ports);
     this.#affinity = [...topology.loadBalancer.values()].some((lb) => affinityTimeout(lb) !== 0);
+    this.#claims = needsSecondSync(topology);
     this.#present.clear();
     for (const b of ports) this.#present.add(b.port);
     this.#learning.clear();
@@ -243,6 +260,13 @@ export class DatapathOracle {
    */
   async installed(opts: { readonly synced: boolean }): Promise<void> {
     await this.chassis.sync(this.#present, { hv: !opts.synced });
+    // hv_cfg can catch up before a gateway port's or a localnet port's flows exist: ovn-controller claims
+    // the chassisredirect port in an SB transaction, and until that claim comes back is_chassis_resident()
+    // is false (OVN 23.03 lport_is_chassis_resident reads Port_Binding.chassis), so the iteration that acks
+    // nb_cfg installs the gateway's flows without it; likewise a new localnet patch port has no ofport yet.
+    // A second wait starts after the first was acked, so after the claim was committed (one client's SB
+    // transactions apply in order): the flows it waits for were computed with the claim.
+    if (this.#claims) await this.chassis.sync(this.#present, { hv: true });
   }
 
   /** Whether ovn-controller and vswitchd still run (a wait for the chassis gives up when not). */

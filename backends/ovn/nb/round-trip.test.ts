@@ -64,9 +64,10 @@ describe.skipIf(!requireOvn('ovn backend round trip'))('OvnBackend round trip', 
     expect(await nbctl(remote, 'lr-policy-list', 'lr0')).toMatch(
       /29000\s+ip4\.src == 10\.17\.0\.10\s+reroute\s+100\.65\.0\.2, 100\.65\.0\.3/,
     );
-    expect(await nbctl(remote, 'qos-list', 'ls1')).toMatch(
-      /to-lport\s+200 \(ip4\.dst == 10\.17\.0\.10\) rate=10000 burst=1000/,
-    );
+    const qos = await nbctl(remote, 'qos-list', 'ls1');
+    expect(qos).toMatch(/to-lport\s+200 \(ip4\.dst == 10\.17\.0\.10\) rate=10000 burst=1000/);
+    // Two rules of one match are two rows.
+    expect(qos).toMatch(/to-lport\s+200 \(ip4\.dst == 10\.17\.0\.10\) dscp=46/);
     expect(await nbctl(remote, 'lsp-get-dhcpv4-options', 'web-0.default')).toMatch(/10\.16\.0\.0\/24/);
     expect(await nbctl(remote, 'lrp-get-gateway-chassis', 'lr0-ls1')).toMatch(
       /lr0-ls1-node-1\s+2\s+lr0-ls1-node-2\s+1/,
@@ -200,10 +201,11 @@ function edit(t: Topology): Topology {
         changes: { label: undefined, severity: undefined, meter: undefined, name: undefined },
       },
       {
+        // Action and bandwidth are key columns: an update changes the rest.
         op: 'update',
         table: 'qos',
         key: [...t.qos.keys()].find((k) => k.startsWith('ls1'))!,
-        changes: { action: { dscp: 3 }, bandwidth: {} },
+        changes: { externalIds: { owner: 'kovn' } },
       },
     ],
     t,

@@ -180,6 +180,16 @@ export function richTopology(): Topology {
     bandwidth: { rate: 10_000, burst: 1_000 },
     externalIds: {},
   });
+  // A second rule of the same match (a DSCP mark beside the rate): its own row, as the NB schema allows.
+  t.qos.push({
+    switch: 'ls1',
+    direction: 'to-lport',
+    priority: 200,
+    match: parseMatch('ip4.dst == 10.17.0.10'),
+    action: { dscp: 46 },
+    bandwidth: {},
+    externalIds: {},
+  });
   t.nat.push({
     router: 'lr1',
     type: 'dnat',

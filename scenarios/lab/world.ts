@@ -20,7 +20,7 @@ import { decodeNodeNetwork, decodePodNetwork, podPortName } from '../../kube/ann
 import type { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
 import { dstPort, ipDst, ipSrc } from '../../model/packet/index.ts';
-import { decodeNode, decodePod, decodeSubnet, } from '../../kube/objects/objects.ts';
+import { decodeNode, decodePod, decodeSubnet } from '../../kube/objects/objects.ts';
 import type { ControllerSettings } from '../../controller/config.ts';
 import type { ResolvedProbe } from '../probe.ts';
 import type { ProbeWorld } from '../run.ts';

@@ -9,24 +9,12 @@ import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { dnatLoadBalancer } from '../translate/ovn-nat.ts';
 import type { Handler } from './handler.ts';
 import type { Ctx } from './context.ts';
-import { eipForNat } from './ovn-eip.ts';
-import { applyRule, internalOf, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
+import { applyRule, bindRule, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
 
 export async function reconcileOvnDnatRule(ctx: Ctx, name: string): Promise<void> {
-  const o = ctx.cache('OvnDnatRule').get(name);
-  if (o === undefined) {
-    ctx.committer.delete({ kind: 'OvnDnatRule', name });
-    ctx.report({ kind: 'OvnDnatRule', name }, 'reconcile', []);
-    return;
-  }
-  const d = ctx.decode(o, decodeOvnDnatRule).value;
-  const eip = eipForNat(ctx, d.ovnEip);
-  const inner = internalOf(ctx, d);
-  const scope =
-    'vpc' in inner ? [{ kind: 'vpc' as const, name: inner.vpc }] : d.vpc ? [{ kind: 'vpc' as const, name: d.vpc }] : [];
-  if (typeof eip === 'string')
-    return applyRule(ctx, o, 'OvnDnatRule', { ok: false, refusal: { field: 'spec.ovnEip', message: eip }, scope });
-  if (!('vpc' in inner)) return applyRule(ctx, o, 'OvnDnatRule', { ok: false, refusal: inner, scope });
+  const r = await bindRule(ctx, 'OvnDnatRule', name, decodeOvnDnatRule);
+  if (r === undefined) return;
+  const { o, spec: d, eip, inner, scope } = r;
   const t = dnatLoadBalancer({
     name,
     eip,

@@ -10,24 +10,12 @@ import { fipNats } from '../translate/ovn-nat.ts';
 import type { TableRow } from '../desired/store.ts';
 import type { Handler } from './handler.ts';
 import type { Ctx } from './context.ts';
-import { eipForNat } from './ovn-eip.ts';
-import { applyRule, internalOf, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
+import { applyRule, bindRule, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
 
 export async function reconcileOvnFip(ctx: Ctx, name: string): Promise<void> {
-  const o = ctx.cache('OvnFip').get(name);
-  if (o === undefined) {
-    ctx.committer.delete({ kind: 'OvnFip', name });
-    ctx.report({ kind: 'OvnFip', name }, 'reconcile', []);
-    return;
-  }
-  const f = ctx.decode(o, decodeOvnFip).value;
-  const eip = eipForNat(ctx, f.ovnEip);
-  const inner = internalOf(ctx, f);
-  const scope =
-    'vpc' in inner ? [{ kind: 'vpc' as const, name: inner.vpc }] : f.vpc ? [{ kind: 'vpc' as const, name: f.vpc }] : [];
-  if (typeof eip === 'string')
-    return applyRule(ctx, o, 'OvnFip', { ok: false, refusal: { field: 'spec.ovnEip', message: eip }, scope });
-  if (!('vpc' in inner)) return applyRule(ctx, o, 'OvnFip', { ok: false, refusal: inner, scope });
+  const r = await bindRule(ctx, 'OvnFip', name, decodeOvnFip);
+  if (r === undefined) return;
+  const { o, spec: f, eip, inner, scope } = r;
   const t = fipNats({
     name,
     router: inner.vpc,

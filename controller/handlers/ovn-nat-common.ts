@@ -7,11 +7,12 @@
  * warnings of the answers built on it; Kube-OVN logs and retries instead.
  */
 import type { KubeObject } from '../../kube/cluster/types.ts';
+import type { Decoded } from '../../kube/objects/meta.ts';
 import { decodeIP, decodeSubnet } from '../../kube/objects/objects.ts';
 import { ALL, type Watch } from './handler.ts';
 import type { TableRow, Contribution } from '../desired/store.ts';
 import { type Ctx, sameJson } from './context.ts';
-import { pick } from './ovn-eip.ts';
+import { type EipAddresses, eipForNat, pick } from './ovn-eip.ts';
 import { subnetVpc } from './vpc.ts';
 
 export type NatKind = 'OvnFip' | 'OvnSnatRule' | 'OvnDnatRule';
@@ -75,6 +76,51 @@ export function internalOf(
   if (spec.v4Ip === '' && spec.v6Ip === '')
     return { field: 'spec.v4Ip', message: 'no internal address: set spec.v4Ip/v6Ip or spec.ipName' };
   return { vpc, v4: spec.v4Ip, v6: spec.v6Ip };
+}
+
+/** A rule bound to an EIP and an internal address (OvnFip, OvnDnatRule), both resolved. */
+export interface BoundRule<S> {
+  readonly o: KubeObject;
+  readonly spec: S;
+  readonly eip: EipAddresses;
+  readonly inner: Internal;
+  readonly scope: readonly { kind: 'vpc'; name: string }[];
+}
+
+type BoundSpec = Parameters<typeof internalOf>[1] & { readonly ovnEip: string };
+
+/**
+ * The start the OvnFip and OvnDnatRule handlers share: the rule's rows go with it when it is
+ * deleted; an EIP or internal address that does not resolve refuses it (undefined: done).
+ *
+ * @example const r = await bindRule(ctx, 'OvnFip', name, decodeOvnFip); if (r) ...
+ */
+export async function bindRule<S extends BoundSpec>(
+  ctx: Ctx,
+  kind: 'OvnFip' | 'OvnDnatRule',
+  name: string,
+  decode: (o: KubeObject) => Decoded<S>,
+): Promise<BoundRule<S> | undefined> {
+  const o = ctx.cache(kind).get(name);
+  if (o === undefined) {
+    ctx.committer.delete({ kind, name });
+    ctx.report({ kind, name }, 'reconcile', []);
+    return undefined;
+  }
+  const spec = ctx.decode(o, decode).value;
+  const eip = eipForNat(ctx, spec.ovnEip);
+  const inner = internalOf(ctx, spec);
+  const vpc = 'vpc' in inner ? inner.vpc : spec.vpc;
+  const scope = vpc ? [{ kind: 'vpc' as const, name: vpc }] : [];
+  if (typeof eip === 'string') {
+    await applyRule(ctx, o, kind, { ok: false, refusal: { field: 'spec.ovnEip', message: eip }, scope });
+    return undefined;
+  }
+  if (!('vpc' in inner)) {
+    await applyRule(ctx, o, kind, { ok: false, refusal: inner, scope });
+    return undefined;
+  }
+  return { o, spec, eip, inner, scope };
 }
 
 /** Applies a rule's rows, or refuses it; then writes its status. */

@@ -9,7 +9,7 @@ import { specLabelsOrDeletion } from '../../kube/runtime/changes.ts';
 import { dnatLoadBalancer } from '../translate/ovn-nat.ts';
 import type { Handler } from './handler.ts';
 import type { Ctx } from './context.ts';
-import { applyRule, bindRule, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
+import { applyRule, bindRule, boundStatus, NAT_RULE_WATCHES, refuseNoFamily } from './ovn-nat-common.ts';
 
 export async function reconcileOvnDnatRule(ctx: Ctx, name: string): Promise<void> {
   const r = await bindRule(ctx, 'OvnDnatRule', name, decodeOvnDnatRule);
@@ -30,22 +30,13 @@ export async function reconcileOvnDnatRule(ctx: Ctx, name: string): Promise<void
       refusal: bad ?? { field: 'spec.ovnEip', message: 'no address' },
       scope,
     });
-  if (Object.keys(t.value.vips).length === 0)
-    return applyRule(ctx, o, 'OvnDnatRule', {
-      ok: false,
-      refusal: { field: 'spec.ovnEip', message: `OvnEip ${d.ovnEip} has no address of the internal address's family` },
-      scope,
-    });
+  if (Object.keys(t.value.vips).length === 0) return refuseNoFamily(ctx, 'OvnDnatRule', r);
   await applyRule(ctx, o, 'OvnDnatRule', {
     ok: true,
     rows: [{ table: 'loadBalancer', row: t.value }],
     contributions: [{ table: 'router', key: inner.vpc, column: 'loadBalancers', members: [name] }],
     status: {
-      vpc: inner.vpc,
-      v4Eip: eip.v4,
-      v6Eip: eip.v6,
-      v4Ip: inner.v4,
-      v6Ip: inner.v6,
+      ...boundStatus(r),
       externalPort: d.externalPort,
       internalPort: d.internalPort,
       protocol: d.protocol,

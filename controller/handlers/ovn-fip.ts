@@ -10,7 +10,7 @@ import { fipNats } from '../translate/ovn-nat.ts';
 import type { TableRow } from '../desired/store.ts';
 import type { Handler } from './handler.ts';
 import type { Ctx } from './context.ts';
-import { applyRule, bindRule, NAT_RULE_WATCHES } from './ovn-nat-common.ts';
+import { applyRule, bindRule, boundStatus, NAT_RULE_WATCHES, refuseNoFamily } from './ovn-nat-common.ts';
 
 export async function reconcileOvnFip(ctx: Ctx, name: string): Promise<void> {
   const r = await bindRule(ctx, 'OvnFip', name, decodeOvnFip);
@@ -28,23 +28,11 @@ export async function reconcileOvnFip(ctx: Ctx, name: string): Promise<void> {
   });
   const bad = t.issues[0];
   if (bad !== undefined) return applyRule(ctx, o, 'OvnFip', { ok: false, refusal: bad, scope });
-  if (t.value.length === 0)
-    return applyRule(ctx, o, 'OvnFip', {
-      ok: false,
-      refusal: { field: 'spec.ovnEip', message: `OvnEip ${f.ovnEip} has no address of the internal address's family` },
-      scope,
-    });
+  if (t.value.length === 0) return refuseNoFamily(ctx, 'OvnFip', r);
   await applyRule(ctx, o, 'OvnFip', {
     ok: true,
     rows: t.value.map((row): TableRow => ({ table: 'nat', row })),
-    status: {
-      vpc: inner.vpc,
-      v4Eip: eip.v4,
-      v6Eip: eip.v6,
-      v4Ip: inner.v4,
-      v6Ip: inner.v6,
-      macAddress: inner.mac ?? '',
-    },
+    status: { ...boundStatus(r), macAddress: inner.mac ?? '' },
   });
 }
 

@@ -123,6 +123,17 @@ export async function bindRule<S extends BoundSpec>(
   return { o, spec, eip, inner, scope };
 }
 
+/** The status fields a bound rule shares (Kube-OVN's OvnFip and OvnDnatRule status: vpc, EIP and internal addresses). */
+export function boundStatus(r: BoundRule<unknown>): Record<string, unknown> {
+  return { vpc: r.inner.vpc, v4Eip: r.eip.v4, v6Eip: r.eip.v6, v4Ip: r.inner.v4, v6Ip: r.inner.v6 };
+}
+
+/** Refuses a bound rule whose EIP has no address of its internal address's family. */
+export function refuseNoFamily(ctx: Ctx, kind: 'OvnFip' | 'OvnDnatRule', r: BoundRule<BoundSpec>): Promise<void> {
+  const message = `OvnEip ${r.spec.ovnEip} has no address of the internal address's family`;
+  return applyRule(ctx, r.o, kind, { ok: false, refusal: { field: 'spec.ovnEip', message }, scope: r.scope });
+}
+
 /** Applies a rule's rows, or refuses it; then writes its status. */
 export async function applyRule(
   ctx: Ctx,

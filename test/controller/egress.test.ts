@@ -4,20 +4,14 @@
  * the 29000 router policy's next hops and external_ids, status.activateGateway
  * following node readiness, and natOutgoingPolicyRules' status and validation.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { SimBackend } from '../../backends/sim/index.ts';
-import { seededRandomBytes } from '../../model/ipam/index.ts';
+import { describe, expect, it } from 'vitest';
+import type { SimBackend } from '../../backends/sim/index.ts';
 import { printMatch } from '../../model/match/index.ts';
-import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import type { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
-import { Controller } from '../../controller/controller.ts';
+import type { Controller } from '../../controller/controller.ts';
 import { settled } from '../../controller/settle.ts';
-import { realClock } from '../../kube/runtime/clock.ts';
-
-const running: Controller[] = [];
-afterEach(async () => {
-  for (const c of running.splice(0)) await c.stop();
-});
+import { controllerOnSim } from './on-sim.ts';
 
 const node = (name: string, labels: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -25,16 +19,7 @@ const node = (name: string, labels: Record<string, string> = {}): KubeObject => 
   metadata: { name, labels },
 });
 
-async function setup(objects: readonly KubeObject[]) {
-  const cluster = new MemoryCluster({ now: () => 0 });
-  const backend = new SimBackend();
-  for (const o of objects) await cluster.create(o);
-  const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(5) });
-  running.push(c);
-  await c.start();
-  await settled(c);
-  return { cluster, backend, c };
-}
+const setup = controllerOnSim();
 
 const subnet = (name: string, spec: Record<string, unknown>): KubeObject => ({
   apiVersion: 'kubeovn.io/v1',

@@ -5,31 +5,15 @@
  * IPPools bound to namespaces, Services with ClientIP affinity on the session
  * load balancers, private subnets, the Subnet finalizer.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { SimBackend } from '../../backends/sim/index.ts';
-import { seededRandomBytes } from '../../model/ipam/index.ts';
-import { MemoryCluster } from '../../kube/cluster/memory.ts';
+import { describe, expect, it } from 'vitest';
+import type { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
-import { Controller } from '../../controller/controller.ts';
 import { settled } from '../../controller/settle.ts';
-import { realClock } from '../../kube/runtime/clock.ts';
+import { controllerOnSim } from './on-sim.ts';
 
-const running: Controller[] = [];
-afterEach(async () => {
-  for (const c of running.splice(0)) await c.stop();
-});
-
-async function setup(objects: readonly KubeObject[]) {
-  const cluster = new MemoryCluster({ now: () => 0 });
-  const backend = new SimBackend();
-  await cluster.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } });
-  for (const o of objects) await cluster.create(o);
-  const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(5) });
-  running.push(c);
-  await c.start();
-  await settled(c);
-  return { cluster, backend, c };
-}
+const start = controllerOnSim();
+const setup = (objects: readonly KubeObject[]) =>
+  start([{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }, ...objects]);
 
 const pod = (name: string, ns: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
   apiVersion: 'v1',

@@ -4,31 +4,12 @@
  * OvnSnatRule and OvnDnatRule as NAT rows and a router load balancer, the
  * statuses Kube-OVN writes, and rules that cannot apply failing closed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { SimBackend } from '../../backends/sim/index.ts';
-import { seededRandomBytes } from '../../model/ipam/index.ts';
-import { MemoryCluster } from '../../kube/cluster/memory.ts';
-import type { KubeObject } from '../../kube/cluster/types.ts';
-import { Controller } from '../../controller/controller.ts';
-import { settled } from '../../controller/settle.ts';
-import { realClock } from '../../kube/runtime/clock.ts';
+import { describe, expect, it } from 'vitest';
+import type { MemoryCluster } from '../../kube/cluster/memory.ts';
 import { ovnNatObjects } from './ovn-nat.fixture.ts';
+import { controllerOnSim } from './on-sim.ts';
 
-const running: Controller[] = [];
-afterEach(async () => {
-  for (const c of running.splice(0)) await c.stop();
-});
-
-async function setup(objects: readonly KubeObject[]) {
-  const cluster = new MemoryCluster({ now: () => 0 });
-  const backend = new SimBackend();
-  for (const o of objects) await cluster.create(o);
-  const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(5) });
-  running.push(c);
-  await c.start();
-  await settled(c);
-  return { cluster, backend, c };
-}
+const setup = controllerOnSim();
 
 const status = async (cluster: MemoryCluster, kind: string, name: string) =>
   (await cluster.get({ kind, name }))?.status as Record<string, unknown> | undefined;

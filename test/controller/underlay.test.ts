@@ -7,20 +7,12 @@
  * the ProviderNetwork and Vlan statuses, and what refuses an underlay subnet
  * (a missing Vlan, conflicting Vlans, logicalGateway with u2o).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { SimBackend } from '../../backends/sim/index.ts';
-import { Controller } from '../../controller/controller.ts';
+import { describe, expect, it } from 'vitest';
+import type { SimBackend } from '../../backends/sim/index.ts';
 import { settled } from '../../controller/settle.ts';
-import { MemoryCluster } from '../../kube/cluster/memory.ts';
 import type { KubeObject } from '../../kube/cluster/types.ts';
-import { realClock } from '../../kube/runtime/clock.ts';
-import { seededRandomBytes } from '../../model/ipam/index.ts';
 import { printMatch } from '../../model/match/index.ts';
-
-const running: Controller[] = [];
-afterEach(async () => {
-  for (const c of running.splice(0)) await c.stop();
-});
+import { controllerOnSim } from './on-sim.ts';
 
 const kubeovn = (kind: string, name: string, spec: Record<string, unknown>): KubeObject =>
   ({ apiVersion: 'kubeovn.io/v1', kind, metadata: { name }, spec }) as KubeObject;
@@ -42,22 +34,17 @@ const pod = (name: string): KubeObject => ({
   spec: { nodeName: 'n1', containers: [] },
 });
 
-async function setup(objects: readonly KubeObject[]) {
-  const cluster = new MemoryCluster({ now: () => 0 });
-  const backend = new SimBackend();
-  await cluster.create({
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: 'n1' },
-    status: { addresses: [{ type: 'InternalIP', address: '192.168.0.11' }] },
-  } as KubeObject);
-  for (const o of objects) await cluster.create(o);
-  const c = new Controller({ cluster, backend, clock: realClock, random: seededRandomBytes(3) });
-  running.push(c);
-  await c.start();
-  await settled(c);
-  return { cluster, backend, c };
-}
+const start = controllerOnSim(3);
+const setup = (objects: readonly KubeObject[]) =>
+  start([
+    {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1' },
+      status: { addresses: [{ type: 'InternalIP', address: '192.168.0.11' }] },
+    } as KubeObject,
+    ...objects,
+  ]);
 
 const policiesOf = async (backend: SimBackend, subnet: string) =>
   [...(await backend.read()).routerPolicy.values()]
